@@ -44,14 +44,14 @@ enum class WarningCode {
     TrailingBytes,      // bytes after the end the size prefix declares
     EventWithoutMember, // an Event table with no profile/debug/allocation member
     EventWithManyMembers,
-    ValuePayloadMissing,     // Value.val names a kind whose payload table is absent
-    UnknownValueType,        // Value.val outside ValueType
-    UnknownScalarType,       // Tensor.scalar_type outside ScalarType
-    InvalidTensorShape,      // negative size, overflowing element count, ...
-    StridesRankMismatch,     // strides vector length differs from sizes
-    TensorDataMissing,       // offset + nbytes past the end of the debug buffer
-    AllocatorIdOutOfRange,   // AllocationEvent.allocator_id not in 1..allocators
-    UnsupportedVersion,      // ETDump.version newer than the one we know
+    ValuePayloadMissing,   // Value.val names a kind whose payload table is absent
+    UnknownValueType,      // Value.val outside ValueType
+    UnknownScalarType,     // Tensor.scalar_type outside ScalarType
+    InvalidTensorShape,    // negative size, overflowing element count, ...
+    StridesRankMismatch,   // strides vector length differs from sizes
+    TensorDataMissing,     // offset + nbytes past the end of the debug buffer
+    AllocatorIdOutOfRange, // AllocationEvent.allocator_id not in 1..allocators
+    UnsupportedVersion,    // ETDump.version newer than the one we know
 };
 
 const char* warningCodeName(WarningCode code);

@@ -46,9 +46,9 @@ enum class ValueType : std::int8_t { Null = 0, Int, Bool, Float, Double, Tensor,
 const char* valueTypeName(ValueType type);
 
 struct Value {
-    std::int8_t val = 0;          // raw ValueType byte
-    bool known = true;            // val is a ValueType member and its payload was present
-    bool output = false;          // Value.output.bool_val: a program output
+    std::int8_t val = 0; // raw ValueType byte
+    bool known = true;   // val is a ValueType member and its payload was present
+    bool output = false; // Value.output.bool_val: a program output
     bool has_output_marker = false;
     std::int64_t int_val = 0;
     bool bool_val = false;

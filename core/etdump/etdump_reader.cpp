@@ -44,6 +44,19 @@ std::optional<std::string> toString(const flatbuffers::String* s) {
     return s->str();
 }
 
+// The verifier (flatbuffers 2.0.8) checks a vector's bounds but only 4-byte
+// alignment of its start, so a hostile file can misalign int64 elements: copy
+// them out bytewise instead of dereferencing.
+std::vector<std::int64_t> readInt64Vector(const flatbuffers::Vector<std::int64_t>* v) {
+    std::vector<std::int64_t> out;
+    if (!v)
+        return out;
+    out.resize(v->size());
+    if (!out.empty())
+        std::memcpy(out.data(), v->Data(), out.size() * sizeof(std::int64_t));
+    return out;
+}
+
 // Converts one verified FlatBuffer into the model, resolving tensors against the
 // debug buffer and collecting warnings with their locations.
 class Converter {
@@ -57,7 +70,8 @@ public:
         if (m_out.version > kKnownVersion)
             warn(WarningCode::UnsupportedVersion,
                  "ETDump version " + std::to_string(m_out.version) + " is newer than version " +
-                     std::to_string(kKnownVersion) + ", the one this reader knows; fields added later are ignored",
+                     std::to_string(kKnownVersion) +
+                     ", the one this reader knows; fields added later are ignored",
                  at("version", root));
         const auto* runs = root->run_data();
         if (!runs)
@@ -98,8 +112,9 @@ private:
     }
 
     Error cancelled() const {
-        return makeError(ErrorCode::Cancelled, "reading cancelled after " + std::to_string(m_done) + " of " +
-                                                   std::to_string(m_total) + " events",
+        return makeError(ErrorCode::Cancelled,
+                         "reading cancelled after " + std::to_string(m_done) + " of " +
+                             std::to_string(m_total) + " events",
                          at("", nullptr));
     }
 
@@ -127,16 +142,17 @@ private:
     }
 
     Event convertEvent(const fb::Event* in, const RunData& run) {
-        const int members = (in->profile_event() ? 1 : 0) + (in->allocation_event() ? 1 : 0) +
-                            (in->debug_event() ? 1 : 0);
+        const int members =
+            (in->profile_event() ? 1 : 0) + (in->allocation_event() ? 1 : 0) + (in->debug_event() ? 1 : 0);
         if (members == 0) {
-            warn(WarningCode::EventWithoutMember, "Event has none of profile_event, allocation_event, debug_event",
-                 at("", in));
+            warn(WarningCode::EventWithoutMember,
+                 "Event has none of profile_event, allocation_event, debug_event", at("", in));
             return EmptyEvent{};
         }
         if (members > 1)
             warn(WarningCode::EventWithManyMembers,
-                 "Event has " + std::to_string(members) + " members; using the first in schema order", at("", in));
+                 "Event has " + std::to_string(members) + " members; using the first in schema order",
+                 at("", in));
         if (const auto* p = in->profile_event())
             return convertProfile(p);
         if (const auto* a = in->allocation_event())
@@ -192,7 +208,8 @@ private:
         auto missing = [&](const char* payload) {
             v.known = false;
             warn(WarningCode::ValuePayloadMissing,
-                 std::string("Value.val is ") + valueTypeName(v.type()) + " but its " + payload + " table is absent",
+                 std::string("Value.val is ") + valueTypeName(v.type()) + " but its " + payload +
+                     " table is absent",
                  at(field + "." + payload, in));
         };
         switch (v.val) {
@@ -233,8 +250,8 @@ private:
             if (const auto* list = in->tensor_list()) {
                 if (const auto* tensors = list->tensors()) {
                     for (flatbuffers::uoffset_t i = 0; i < tensors->size(); ++i)
-                        v.tensors.push_back(convertTensor(
-                            tensors->Get(i), field + ".tensor_list.tensors[" + std::to_string(i) + "]"));
+                        v.tensors.push_back(convertTensor(tensors->Get(i), field + ".tensor_list.tensors[" +
+                                                                               std::to_string(i) + "]"));
                 }
             } else {
                 missing("tensor_list");
@@ -252,16 +269,15 @@ private:
     Tensor convertTensor(const fb::Tensor* in, const std::string& field) {
         Tensor t;
         t.scalar_type = in->scalar_type();
-        if (const auto* sizes = in->sizes())
-            t.sizes.assign(sizes->begin(), sizes->end());
-        if (const auto* strides = in->strides())
-            t.strides.assign(strides->begin(), strides->end());
+        t.sizes = readInt64Vector(in->sizes());
+        t.strides = readInt64Vector(in->strides());
         t.offset = in->offset();
         resolve(t, field, in);
         return t;
     }
 
-    void invalid(Tensor& t, WarningCode code, std::string problem, const std::string& field, const void* table) {
+    void invalid(Tensor& t, WarningCode code, std::string problem, const std::string& field,
+                 const void* table) {
         t.data = TensorData::Invalid;
         t.problem = problem;
         warn(code, std::move(problem), at(field, table));
@@ -278,7 +294,8 @@ private:
         for (std::size_t d = 0; d < t.sizes.size(); ++d) {
             if (t.sizes[d] < 0)
                 return invalid(t, WarningCode::InvalidTensorShape,
-                               "negative size " + std::to_string(t.sizes[d]) + " in dimension " + std::to_string(d),
+                               "negative size " + std::to_string(t.sizes[d]) + " in dimension " +
+                                   std::to_string(d),
                                field + ".sizes[" + std::to_string(d) + "]", table);
             auto next = checkedMul(numel, static_cast<std::uint64_t>(t.sizes[d]));
             if (!next)
@@ -306,7 +323,8 @@ private:
         }
         if (t.offset < 0)
             return invalid(t, WarningCode::InvalidTensorShape,
-                           "negative offset " + std::to_string(t.offset) + " (only -1, 'nothing written', is valid)",
+                           "negative offset " + std::to_string(t.offset) +
+                               " (only -1, 'nothing written', is valid)",
                            field + ".offset", table);
         if (!m_options.debug_buffer) {
             t.data = TensorData::None;
@@ -368,28 +386,32 @@ Result<EtDump> parseAligned(ByteSpan bytes, const EtdumpReadOptions& options) {
         if (end < bytes.size) {
             Location l = fileLoc;
             l.byteOffset = static_cast<std::int64_t>(end);
-            dump.warnings.push_back(Warning{WarningCode::TrailingBytes,
-                                            std::to_string(bytes.size - end) +
-                                                " bytes after the end declared by the size prefix are ignored",
-                                            l});
+            dump.warnings.push_back(
+                Warning{WarningCode::TrailingBytes,
+                        std::to_string(bytes.size - end) +
+                            " bytes after the end declared by the size prefix are ignored",
+                        l});
         }
         flatbuffer = bytes.subspan(0, static_cast<std::size_t>(end));
         dump.size_prefixed = true;
     } else if (bareId) {
         dump.size_prefixed = false;
     } else if (bytes.size < kHeaderBytes) {
-        return makeError(ErrorCode::Truncated,
-                         "file is " + std::to_string(bytes.size) +
-                             " bytes, too short for an ETDump header (size prefix, root offset and ED00 identifier "
-                             "take 12 bytes)",
-                         fileLoc);
+        return makeError(
+            ErrorCode::Truncated,
+            "file is " + std::to_string(bytes.size) +
+                " bytes, too short for an ETDump header (size prefix, root offset and ED00 identifier "
+                "take 12 bytes)",
+            fileLoc);
     } else {
         Location l = fileLoc;
         l.byteOffset = 8;
-        return makeError(ErrorCode::BadMagic,
-                         "not an ETDump: expected the identifier ED00 at bytes 8..11 (size-prefixed) or 4..7, found "
-                         "0x" + hexBytes(bytes.data + 8, 4) + " and 0x" + hexBytes(bytes.data + 4, 4),
-                         l);
+        return makeError(
+            ErrorCode::BadMagic,
+            "not an ETDump: expected the identifier ED00 at bytes 8..11 (size-prefixed) or 4..7, found "
+            "0x" +
+                hexBytes(bytes.data + 8, 4) + " and 0x" + hexBytes(bytes.data + 4, 4),
+            l);
     }
 
     Location failure = fileLoc;
@@ -399,7 +421,8 @@ Result<EtDump> parseAligned(ByteSpan bytes, const EtdumpReadOptions& options) {
         return makeError(ErrorCode::Malformed, "corrupt ETDump: " + what, failure);
     }
 
-    const auto* root = dump.size_prefixed ? fb::GetSizePrefixedETDump(flatbuffer.data) : fb::GetETDump(flatbuffer.data);
+    const auto* root =
+        dump.size_prefixed ? fb::GetSizePrefixedETDump(flatbuffer.data) : fb::GetETDump(flatbuffer.data);
     dump.debug_buffer = options.debug_buffer;
     Converter converter(flatbuffer, options, dump);
     if (auto err = converter.convert(root))

@@ -22,7 +22,9 @@ flatbuffers::Verifier makeVerifier(ByteSpan buf) {
 
 // The generated tables inherit flatbuffers::Table privately; the field-level
 // verification primitives live there.
-const flatbuffers::Table* asTable(const void* t) { return reinterpret_cast<const flatbuffers::Table*>(t); }
+const flatbuffers::Table* asTable(const void* t) {
+    return reinterpret_cast<const flatbuffers::Table*>(t);
+}
 
 std::int64_t offsetOf(ByteSpan buf, const void* p) {
     return static_cast<std::int64_t>(reinterpret_cast<const std::uint8_t*>(p) - buf.data);
@@ -93,7 +95,8 @@ bool locate(ByteSpan buf, bool sizePrefixed, Location& where, std::string& what)
                 if (!event->Verify(v)) {
                     where.event = e;
                     where.byteOffset = offsetOf(buf, event);
-                    what = "Event table (or a table, vector or string below it) is out of bounds or misaligned";
+                    what =
+                        "Event table (or a table, vector or string below it) is out of bounds or misaligned";
                     return false;
                 }
             }

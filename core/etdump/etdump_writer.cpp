@@ -32,10 +32,18 @@ flatbuffers::Offset<fb::Value> writeValue(Builder& b, const Value& v) {
     flatbuffers::Offset<fb::Bool> output;
     if (v.known) {
         switch (v.type()) {
-        case ValueType::Int: intValue = fb::CreateInt(b, v.int_val); break;
-        case ValueType::Bool: boolValue = fb::CreateBool(b, v.bool_val); break;
-        case ValueType::Float: floatValue = fb::CreateFloat(b, v.float_val); break;
-        case ValueType::Double: doubleValue = fb::CreateDouble(b, v.double_val); break;
+        case ValueType::Int:
+            intValue = fb::CreateInt(b, v.int_val);
+            break;
+        case ValueType::Bool:
+            boolValue = fb::CreateBool(b, v.bool_val);
+            break;
+        case ValueType::Float:
+            floatValue = fb::CreateFloat(b, v.float_val);
+            break;
+        case ValueType::Double:
+            doubleValue = fb::CreateDouble(b, v.double_val);
+            break;
         case ValueType::Tensor:
             if (!v.tensors.empty())
                 tensor = writeTensor(b, v.tensors.front());
@@ -47,7 +55,8 @@ flatbuffers::Offset<fb::Value> writeValue(Builder& b, const Value& v) {
             list = fb::CreateTensorList(b, b.CreateVector(items));
             break;
         }
-        default: break;
+        default:
+            break;
         }
     }
     if (v.has_output_marker)
@@ -61,8 +70,8 @@ flatbuffers::Offset<fb::Event> writeEvent(Builder& b, const Event& e) {
         if (p->delegate_debug_metadata)
             metadata = b.CreateVector(*p->delegate_debug_metadata);
         auto pe = fb::CreateProfileEvent(b, optString(b, p->name), p->chain_index, p->instruction_id,
-                                         p->delegate_debug_id_int, optString(b, p->delegate_debug_id_str), metadata,
-                                         p->start_time, p->end_time);
+                                         p->delegate_debug_id_int, optString(b, p->delegate_debug_id_str),
+                                         metadata, p->start_time, p->end_time);
         return fb::CreateEvent(b, pe);
     }
     if (const auto* a = std::get_if<AllocationEvent>(&e))
@@ -102,7 +111,8 @@ std::vector<std::uint8_t> writeEtdump(const EtDump& dump, bool sizePrefixed) {
 }
 
 DebugBufferBuilder::DebugBufferBuilder(std::size_t alignment, std::size_t baseMisalignment)
-    : m_alignment(alignment == 0 ? 1 : alignment), m_base(baseMisalignment % (alignment == 0 ? 1 : alignment)) {}
+    : m_alignment(alignment == 0 ? 1 : alignment),
+      m_base(baseMisalignment % (alignment == 0 ? 1 : alignment)) {}
 
 std::int64_t DebugBufferBuilder::append(const void* data, std::size_t size) {
     if (size == 0)

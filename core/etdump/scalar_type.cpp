@@ -50,10 +50,11 @@ std::optional<std::uint64_t> storageBytes(std::int8_t raw, std::uint64_t numel) 
     auto info = scalarTypeInfo(raw);
     if (!info)
         return std::nullopt;
-    auto bits = checkedMul(numel, info->bitsPerElement);
-    if (!bits)
-        return std::nullopt;
-    return *bits / 8 + (*bits % 8 != 0 ? 1 : 0);
+    if (info->bitsPerElement >= 8)
+        return checkedMul(numel, info->bitsPerElement / 8);
+    // Packed sub-byte types: several elements per byte, the last byte partly used.
+    const std::uint64_t perByte = 8 / info->bitsPerElement;
+    return numel / perByte + (numel % perByte != 0 ? 1 : 0);
 }
 
 } // namespace gapscope

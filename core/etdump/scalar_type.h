@@ -36,7 +36,7 @@ enum class ScalarType : std::int8_t {
 
 struct ScalarTypeInfo {
     ScalarType type;
-    const char* name;      // lower-case ExecuTorch/PyTorch name: "float32", "uint8", ...
+    const char* name;        // lower-case ExecuTorch/PyTorch name: "float32", "uint8", ...
     unsigned bitsPerElement; // 4 and 2 for the packed sub-byte types
     bool isFloatingPoint;
 };

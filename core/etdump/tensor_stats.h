@@ -12,12 +12,12 @@ namespace gapscope {
 // ExecuTorch's Python reader. Formulas in docs/formats/etdump.md.
 struct TensorStats {
     std::uint64_t count = 0;
-    double sum = 0;              // plain float64 sum in index order; NaN/Inf propagate
-    std::optional<double> min;   // over non-NaN elements; absent if there are none
+    double sum = 0;            // plain float64 sum in index order; NaN/Inf propagate
+    std::optional<double> min; // over non-NaN elements; absent if there are none
     std::optional<double> max;
-    double mean = 0;             // sum / count (NaN for count 0)
+    double mean = 0; // sum / count (NaN for count 0)
     std::uint64_t nan = 0;
-    std::uint64_t inf = 0;       // +Inf and -Inf
+    std::uint64_t inf = 0; // +Inf and -Inf
 };
 
 // `bytes` must hold storageBytes(type, numel) bytes.

@@ -11,7 +11,9 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-json optString(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+json optString(const std::optional<std::string>& s) {
+    return s ? json(*s) : json(nullptr);
+}
 
 json tensorJson(const EtDump& dump, const Tensor& t) {
     json j;
@@ -25,7 +27,8 @@ json tensorJson(const EtDump& dump, const Tensor& t) {
     if (!t.problem.empty())
         j["problem"] = t.problem;
     if (t.data == TensorData::Present && t.numel) {
-        const auto s = computeTensorStats(static_cast<ScalarType>(t.scalar_type), dump.tensorBytes(t), *t.numel);
+        const auto s =
+            computeTensorStats(static_cast<ScalarType>(t.scalar_type), dump.tensorBytes(t), *t.numel);
         j["stats"] = {{"sum", jsonNumber(s.sum)},
                       {"min", s.min ? jsonNumber(*s.min) : json(nullptr)},
                       {"max", s.max ? jsonNumber(*s.max) : json(nullptr)},
@@ -56,12 +59,22 @@ json valueJson(const EtDump& dump, const Value& v) {
         j["tensors"] = std::move(list);
         break;
     }
-    case ValueType::Int: j["value"] = v.known ? json(v.int_val) : json(nullptr); break;
-    case ValueType::Bool: j["value"] = v.known ? json(v.bool_val) : json(nullptr); break;
-    case ValueType::Float: j["value"] = v.known ? jsonNumber(static_cast<double>(v.float_val)) : json(nullptr); break;
-    case ValueType::Double: j["value"] = v.known ? jsonNumber(v.double_val) : json(nullptr); break;
+    case ValueType::Int:
+        j["value"] = v.known ? json(v.int_val) : json(nullptr);
+        break;
+    case ValueType::Bool:
+        j["value"] = v.known ? json(v.bool_val) : json(nullptr);
+        break;
+    case ValueType::Float:
+        j["value"] = v.known ? jsonNumber(static_cast<double>(v.float_val)) : json(nullptr);
+        break;
+    case ValueType::Double:
+        j["value"] = v.known ? jsonNumber(v.double_val) : json(nullptr);
+        break;
     case ValueType::String:
-    case ValueType::Null: j["value"] = nullptr; break;
+    case ValueType::Null:
+        j["value"] = nullptr;
+        break;
     }
     if (!v.known)
         j["problem"] = "payload table missing";
@@ -78,7 +91,8 @@ json eventJson(const EtDump& dump, const RunData& run, const Event& e) {
         j["instruction_id"] = p->instruction_id;
         j["delegate_debug_id_int"] = p->delegate_debug_id_int;
         j["delegate_debug_id_str"] = optString(p->delegate_debug_id_str);
-        j["delegate_debug_metadata"] = p->delegate_debug_metadata ? json(*p->delegate_debug_metadata) : json(nullptr);
+        j["delegate_debug_metadata"] =
+            p->delegate_debug_metadata ? json(*p->delegate_debug_metadata) : json(nullptr);
         j["start_time"] = p->start_time;
         j["end_time"] = p->end_time;
     } else if (const auto* d = std::get_if<DebugEvent>(&e)) {
@@ -93,8 +107,10 @@ json eventJson(const EtDump& dump, const RunData& run, const Event& e) {
         j["kind"] = "allocation";
         j["allocator_id"] = a->allocator_id;
         j["allocation_size"] = a->allocation_size;
-        const bool inRange = a->allocator_id >= 1 && static_cast<std::size_t>(a->allocator_id) <= run.allocators.size();
-        j["allocator"] = inRange ? json(run.allocators[static_cast<std::size_t>(a->allocator_id - 1)]) : json(nullptr);
+        const bool inRange =
+            a->allocator_id >= 1 && static_cast<std::size_t>(a->allocator_id) <= run.allocators.size();
+        j["allocator"] =
+            inRange ? json(run.allocators[static_cast<std::size_t>(a->allocator_id - 1)]) : json(nullptr);
     } else {
         j["kind"] = "empty";
     }
@@ -142,7 +158,8 @@ json etdumpToJson(const EtDump& dump) {
     doc["runs"] = std::move(runs);
     json warnings = json::array();
     for (const auto& w : dump.warnings)
-        warnings.push_back({{"code", warningCodeName(w.code)}, {"message", w.message}, {"where", locationJson(w.where)}});
+        warnings.push_back(
+            {{"code", warningCodeName(w.code)}, {"message", w.message}, {"where", locationJson(w.where)}});
     doc["warnings"] = std::move(warnings);
     return doc;
 }

@@ -33,13 +33,14 @@ std::string delegateIds(std::int32_t idInt, const std::optional<std::string>& id
 }
 
 std::string tensorText(const EtDump& dump, const Tensor& t) {
-    std::string s = scalarTypeName(t.scalar_type) + " sizes=" + list(t.sizes) + " strides=" + list(t.strides) +
-                    " offset=" + std::to_string(t.offset);
+    std::string s = scalarTypeName(t.scalar_type) + " sizes=" + list(t.sizes) +
+                    " strides=" + list(t.strides) + " offset=" + std::to_string(t.offset);
     if (t.nbytes)
         s += " nbytes=" + std::to_string(*t.nbytes);
     s += std::string(" data=") + tensorDataName(t.data);
     if (t.data == TensorData::Present && t.numel) {
-        const auto st = computeTensorStats(static_cast<ScalarType>(t.scalar_type), dump.tensorBytes(t), *t.numel);
+        const auto st =
+            computeTensorStats(static_cast<ScalarType>(t.scalar_type), dump.tensorBytes(t), *t.numel);
         s += " sum=" + num(st.sum);
         if (st.min)
             s += " min=" + num(*st.min) + " max=" + num(*st.max);
@@ -54,7 +55,9 @@ std::string tensorText(const EtDump& dump, const Tensor& t) {
 }
 
 void writeValue(std::ostream& out, const EtDump& dump, const Value& v) {
-    out << " val=" << (v.val >= 0 && v.val <= 7 ? valueTypeName(v.type()) : ("unknown(" + std::to_string(v.val) + ")").c_str());
+    out << " val="
+        << (v.val >= 0 && v.val <= 7 ? valueTypeName(v.type())
+                                     : ("unknown(" + std::to_string(v.val) + ")").c_str());
     if (v.output)
         out << " output=true";
     if (!v.known) {
@@ -70,11 +73,21 @@ void writeValue(std::ostream& out, const EtDump& dump, const Value& v) {
         for (std::size_t i = 0; i < v.tensors.size(); ++i)
             out << "       [" << i << "] " << tensorText(dump, v.tensors[i]) << '\n';
         return;
-    case ValueType::Int: out << ": " << v.int_val << '\n'; return;
-    case ValueType::Bool: out << ": " << (v.bool_val ? "true" : "false") << '\n'; return;
-    case ValueType::Float: out << ": " << num(static_cast<double>(v.float_val)) << '\n'; return;
-    case ValueType::Double: out << ": " << num(v.double_val) << '\n'; return;
-    default: out << '\n'; return;
+    case ValueType::Int:
+        out << ": " << v.int_val << '\n';
+        return;
+    case ValueType::Bool:
+        out << ": " << (v.bool_val ? "true" : "false") << '\n';
+        return;
+    case ValueType::Float:
+        out << ": " << num(static_cast<double>(v.float_val)) << '\n';
+        return;
+    case ValueType::Double:
+        out << ": " << num(v.double_val) << '\n';
+        return;
+    default:
+        out << '\n';
+        return;
     }
 }
 
@@ -82,9 +95,11 @@ void writeValue(std::ostream& out, const EtDump& dump, const Value& v) {
 
 void writeEtdumpText(std::ostream& out, const EtDump& dump) {
     out << "ETDump " << dump.etdump_path << ": version " << dump.version << ", "
-        << (dump.size_prefixed ? "size-prefixed" : "no size prefix") << ", " << dump.runs.size() << " run(s); ";
+        << (dump.size_prefixed ? "size-prefixed" : "no size prefix") << ", " << dump.runs.size()
+        << " run(s); ";
     if (dump.debug_buffer)
-        out << "debug buffer " << dump.debug_buffer->path() << " (" << dump.debug_buffer->size() << " bytes)\n";
+        out << "debug buffer " << dump.debug_buffer->path() << " (" << dump.debug_buffer->size()
+            << " bytes)\n";
     else
         out << "no debug buffer (tensor metadata only)\n";
 
@@ -103,8 +118,8 @@ void writeEtdumpText(std::ostream& out, const EtDump& dump) {
                 if (p->name)
                     out << " name=`" << *p->name << "`";
                 out << " chain_index=" << p->chain_index << " instruction_id=" << p->instruction_id
-                    << delegateIds(p->delegate_debug_id_int, p->delegate_debug_id_str) << " start_time=" << p->start_time
-                    << " end_time=" << p->end_time;
+                    << delegateIds(p->delegate_debug_id_int, p->delegate_debug_id_str)
+                    << " start_time=" << p->start_time << " end_time=" << p->end_time;
                 if (p->delegate_debug_metadata)
                     out << " delegate_debug_metadata=" << p->delegate_debug_metadata->size() << " bytes";
                 out << '\n';
@@ -118,8 +133,8 @@ void writeEtdumpText(std::ostream& out, const EtDump& dump) {
                 else
                     out << " (no debug_entry)\n";
             } else if (const auto* a = std::get_if<AllocationEvent>(&ev)) {
-                out << "AllocationEvent allocator_id=" << a->allocator_id << " allocation_size=" << a->allocation_size
-                    << '\n';
+                out << "AllocationEvent allocator_id=" << a->allocator_id
+                    << " allocation_size=" << a->allocation_size << '\n';
             } else {
                 out << "Event with no member\n";
             }

@@ -1,0 +1,48 @@
+#include "test_support.h"
+
+#include "core/etdump/etdump_reader.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+
+namespace gapscope::test {
+
+std::string fixturePath(const std::string& relative) {
+    return std::string(GAPSCOPE_FIXTURES_DIR) + "/" + relative;
+}
+
+std::vector<std::uint8_t> readBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(in.good());
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+EtDump loadFixture(const std::string& name, bool withDebugBuffer) {
+    std::optional<std::string> buffer;
+    if (withDebugBuffer)
+        buffer = fixturePath("etdump/" + name + ".debug.bin");
+    auto result = loadEtdump(fixturePath("etdump/" + name + ".etdp"), buffer);
+    if (!result)
+        FAIL(result.error().describe());
+    return std::move(result).value();
+}
+
+Result<EtDump> parseBytes(const std::vector<std::uint8_t>& etdump,
+                          const std::vector<std::uint8_t>* debugBuffer) {
+    EtdumpReadOptions options;
+    options.name = "test.etdp";
+    if (debugBuffer)
+        options.debug_buffer =
+            MappedFile::fromBytes("test.debug.bin", debugBuffer->data(), debugBuffer->size());
+    return parseEtdump({etdump.data(), etdump.size()}, options);
+}
+
+bool hasWarning(const EtDump& dump, WarningCode code) {
+    for (const auto& w : dump.warnings)
+        if (w.code == code)
+            return true;
+    return false;
+}
+
+} // namespace gapscope::test
