@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev libqcustomplot-dev
   libflatbuffers-dev flatbuffers-compiler
   libeigen3-dev catch2
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libzip-dev libssl-dev
   clang-format
 )
 

@@ -42,50 +42,32 @@ std::string Warning::describe() const {
 
 const char* errorCodeName(ErrorCode code) {
     switch (code) {
-    case ErrorCode::Io:
-        return "io";
-    case ErrorCode::Empty:
-        return "empty";
-    case ErrorCode::TooLarge:
-        return "too_large";
-    case ErrorCode::BadMagic:
-        return "bad_magic";
-    case ErrorCode::Truncated:
-        return "truncated";
-    case ErrorCode::Malformed:
-        return "malformed";
-    case ErrorCode::Unsupported:
-        return "unsupported";
-    case ErrorCode::Cancelled:
-        return "cancelled";
+    case ErrorCode::Io: return "io";
+    case ErrorCode::Empty: return "empty";
+    case ErrorCode::TooLarge: return "too_large";
+    case ErrorCode::BadMagic: return "bad_magic";
+    case ErrorCode::Truncated: return "truncated";
+    case ErrorCode::Malformed: return "malformed";
+    case ErrorCode::Unsupported: return "unsupported";
+    case ErrorCode::Cancelled: return "cancelled";
     }
     return "unknown";
 }
 
 const char* warningCodeName(WarningCode code) {
     switch (code) {
-    case WarningCode::TrailingBytes:
-        return "trailing_bytes";
-    case WarningCode::EventWithoutMember:
-        return "event_without_member";
-    case WarningCode::EventWithManyMembers:
-        return "event_with_many_members";
-    case WarningCode::ValuePayloadMissing:
-        return "value_payload_missing";
-    case WarningCode::UnknownValueType:
-        return "unknown_value_type";
-    case WarningCode::UnknownScalarType:
-        return "unknown_scalar_type";
-    case WarningCode::InvalidTensorShape:
-        return "invalid_tensor_shape";
-    case WarningCode::StridesRankMismatch:
-        return "strides_rank_mismatch";
-    case WarningCode::TensorDataMissing:
-        return "tensor_data_missing";
-    case WarningCode::AllocatorIdOutOfRange:
-        return "allocator_id_out_of_range";
-    case WarningCode::UnsupportedVersion:
-        return "unsupported_version";
+    case WarningCode::TrailingBytes: return "trailing_bytes";
+    case WarningCode::EventWithoutMember: return "event_without_member";
+    case WarningCode::EventWithManyMembers: return "event_with_many_members";
+    case WarningCode::ValuePayloadMissing: return "value_payload_missing";
+    case WarningCode::UnknownValueType: return "unknown_value_type";
+    case WarningCode::UnknownScalarType: return "unknown_scalar_type";
+    case WarningCode::InvalidTensorShape: return "invalid_tensor_shape";
+    case WarningCode::StridesRankMismatch: return "strides_rank_mismatch";
+    case WarningCode::TensorDataMissing: return "tensor_data_missing";
+    case WarningCode::AllocatorIdOutOfRange: return "allocator_id_out_of_range";
+    case WarningCode::UnsupportedVersion: return "unsupported_version";
+    case WarningCode::MissingEntry: return "missing_entry";
     }
     return "unknown";
 }

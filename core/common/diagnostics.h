@@ -52,6 +52,7 @@ enum class WarningCode {
     TensorDataMissing,     // offset + nbytes past the end of the debug buffer
     AllocatorIdOutOfRange, // AllocationEvent.allocator_id not in 1..allocators
     UnsupportedVersion,    // ETDump.version newer than the one we know
+    MissingEntry,          // an optional part of a container is absent
 };
 
 const char* warningCodeName(WarningCode code);

@@ -88,16 +88,11 @@ double bfloat16ToDouble(std::uint16_t bits) {
 
 double float8ToDouble(ScalarType type, std::uint8_t bits) {
     switch (type) {
-    case ScalarType::Float8E5M2:
-        return decodeMinifloat(bits, 5, 2, 15, SpecialValues::Ieee);
-    case ScalarType::Float8E4M3FN:
-        return decodeMinifloat(bits, 4, 3, 7, SpecialValues::FiniteN);
-    case ScalarType::Float8E5M2FNUZ:
-        return decodeMinifloat(bits, 5, 2, 16, SpecialValues::Fnuz);
-    case ScalarType::Float8E4M3FNUZ:
-        return decodeMinifloat(bits, 4, 3, 8, SpecialValues::Fnuz);
-    default:
-        return std::numeric_limits<double>::quiet_NaN();
+    case ScalarType::Float8E5M2: return decodeMinifloat(bits, 5, 2, 15, SpecialValues::Ieee);
+    case ScalarType::Float8E4M3FN: return decodeMinifloat(bits, 4, 3, 7, SpecialValues::FiniteN);
+    case ScalarType::Float8E5M2FNUZ: return decodeMinifloat(bits, 5, 2, 16, SpecialValues::Fnuz);
+    case ScalarType::Float8E4M3FNUZ: return decodeMinifloat(bits, 4, 3, 8, SpecialValues::Fnuz);
+    default: return std::numeric_limits<double>::quiet_NaN();
     }
 }
 
@@ -105,48 +100,24 @@ void decodeToDouble(ScalarType type, ByteSpan bytes, std::uint64_t first, std::s
     const std::uint8_t* b = bytes.data;
     switch (type) {
     case ScalarType::Byte:
-    case ScalarType::QUInt8:
-        decodePlain<std::uint8_t>(b, first, count, out);
-        return;
+    case ScalarType::QUInt8: decodePlain<std::uint8_t>(b, first, count, out); return;
     case ScalarType::Char:
-    case ScalarType::QInt8:
-        decodePlain<std::int8_t>(b, first, count, out);
-        return;
-    case ScalarType::Short:
-        decodePlain<std::int16_t>(b, first, count, out);
-        return;
+    case ScalarType::QInt8: decodePlain<std::int8_t>(b, first, count, out); return;
+    case ScalarType::Short: decodePlain<std::int16_t>(b, first, count, out); return;
     case ScalarType::Int:
-    case ScalarType::QInt32:
-        decodePlain<std::int32_t>(b, first, count, out);
-        return;
-    case ScalarType::Long:
-        decodePlain<std::int64_t>(b, first, count, out);
-        return;
-    case ScalarType::Float:
-        decodePlain<float>(b, first, count, out);
-        return;
-    case ScalarType::Double:
-        decodePlain<double>(b, first, count, out);
-        return;
+    case ScalarType::QInt32: decodePlain<std::int32_t>(b, first, count, out); return;
+    case ScalarType::Long: decodePlain<std::int64_t>(b, first, count, out); return;
+    case ScalarType::Float: decodePlain<float>(b, first, count, out); return;
+    case ScalarType::Double: decodePlain<double>(b, first, count, out); return;
     case ScalarType::Bits16:
-    case ScalarType::UInt16:
-        decodePlain<std::uint16_t>(b, first, count, out);
-        return;
-    case ScalarType::UInt32:
-        decodePlain<std::uint32_t>(b, first, count, out);
-        return;
-    case ScalarType::UInt64:
-        decodePlain<std::uint64_t>(b, first, count, out);
-        return;
+    case ScalarType::UInt16: decodePlain<std::uint16_t>(b, first, count, out); return;
+    case ScalarType::UInt32: decodePlain<std::uint32_t>(b, first, count, out); return;
+    case ScalarType::UInt64: decodePlain<std::uint64_t>(b, first, count, out); return;
     case ScalarType::Bool:
         decodeLoop<std::uint8_t>(b, first, count, out, [](std::uint8_t v) { return v != 0 ? 1.0 : 0.0; });
         return;
-    case ScalarType::Half:
-        decodeLoop<std::uint16_t>(b, first, count, out, halfToDouble);
-        return;
-    case ScalarType::BFloat16:
-        decodeLoop<std::uint16_t>(b, first, count, out, bfloat16ToDouble);
-        return;
+    case ScalarType::Half: decodeLoop<std::uint16_t>(b, first, count, out, halfToDouble); return;
+    case ScalarType::BFloat16: decodeLoop<std::uint16_t>(b, first, count, out, bfloat16ToDouble); return;
     case ScalarType::Float8E5M2:
     case ScalarType::Float8E4M3FN:
     case ScalarType::Float8E5M2FNUZ:
@@ -154,12 +125,8 @@ void decodeToDouble(ScalarType type, ByteSpan bytes, std::uint64_t first, std::s
         decodeLoop<std::uint8_t>(b, first, count, out,
                                  [type](std::uint8_t v) { return float8ToDouble(type, v); });
         return;
-    case ScalarType::QUInt4x2:
-        decodePacked(b, first, count, out, 4);
-        return;
-    case ScalarType::QUInt2x4:
-        decodePacked(b, first, count, out, 2);
-        return;
+    case ScalarType::QUInt4x2: decodePacked(b, first, count, out, 4); return;
+    case ScalarType::QUInt2x4: decodePacked(b, first, count, out, 2); return;
     }
     for (std::size_t i = 0; i < count; ++i)
         out[i] = std::numeric_limits<double>::quiet_NaN();

@@ -4,38 +4,25 @@ namespace gapscope {
 
 const char* tensorDataName(TensorData data) {
     switch (data) {
-    case TensorData::Present:
-        return "present";
-    case TensorData::Missing:
-        return "missing";
-    case TensorData::None:
-        return "none";
-    case TensorData::Empty:
-        return "empty";
-    case TensorData::Invalid:
-        return "invalid";
+    case TensorData::Present: return "present";
+    case TensorData::Missing: return "missing";
+    case TensorData::None: return "none";
+    case TensorData::Empty: return "empty";
+    case TensorData::Invalid: return "invalid";
     }
     return "invalid";
 }
 
 const char* valueTypeName(ValueType type) {
     switch (type) {
-    case ValueType::Null:
-        return "null";
-    case ValueType::Int:
-        return "int";
-    case ValueType::Bool:
-        return "bool";
-    case ValueType::Float:
-        return "float";
-    case ValueType::Double:
-        return "double";
-    case ValueType::Tensor:
-        return "tensor";
-    case ValueType::TensorList:
-        return "tensor_list";
-    case ValueType::String:
-        return "string";
+    case ValueType::Null: return "null";
+    case ValueType::Int: return "int";
+    case ValueType::Bool: return "bool";
+    case ValueType::Float: return "float";
+    case ValueType::Double: return "double";
+    case ValueType::Tensor: return "tensor";
+    case ValueType::TensorList: return "tensor_list";
+    case ValueType::String: return "string";
     }
     return "unknown";
 }

@@ -32,18 +32,10 @@ flatbuffers::Offset<fb::Value> writeValue(Builder& b, const Value& v) {
     flatbuffers::Offset<fb::Bool> output;
     if (v.known) {
         switch (v.type()) {
-        case ValueType::Int:
-            intValue = fb::CreateInt(b, v.int_val);
-            break;
-        case ValueType::Bool:
-            boolValue = fb::CreateBool(b, v.bool_val);
-            break;
-        case ValueType::Float:
-            floatValue = fb::CreateFloat(b, v.float_val);
-            break;
-        case ValueType::Double:
-            doubleValue = fb::CreateDouble(b, v.double_val);
-            break;
+        case ValueType::Int: intValue = fb::CreateInt(b, v.int_val); break;
+        case ValueType::Bool: boolValue = fb::CreateBool(b, v.bool_val); break;
+        case ValueType::Float: floatValue = fb::CreateFloat(b, v.float_val); break;
+        case ValueType::Double: doubleValue = fb::CreateDouble(b, v.double_val); break;
         case ValueType::Tensor:
             if (!v.tensors.empty())
                 tensor = writeTensor(b, v.tensors.front());
@@ -55,8 +47,7 @@ flatbuffers::Offset<fb::Value> writeValue(Builder& b, const Value& v) {
             list = fb::CreateTensorList(b, b.CreateVector(items));
             break;
         }
-        default:
-            break;
+        default: break;
         }
     }
     if (v.has_output_marker)

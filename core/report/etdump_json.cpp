@@ -59,22 +59,14 @@ json valueJson(const EtDump& dump, const Value& v) {
         j["tensors"] = std::move(list);
         break;
     }
-    case ValueType::Int:
-        j["value"] = v.known ? json(v.int_val) : json(nullptr);
-        break;
-    case ValueType::Bool:
-        j["value"] = v.known ? json(v.bool_val) : json(nullptr);
-        break;
+    case ValueType::Int: j["value"] = v.known ? json(v.int_val) : json(nullptr); break;
+    case ValueType::Bool: j["value"] = v.known ? json(v.bool_val) : json(nullptr); break;
     case ValueType::Float:
         j["value"] = v.known ? jsonNumber(static_cast<double>(v.float_val)) : json(nullptr);
         break;
-    case ValueType::Double:
-        j["value"] = v.known ? jsonNumber(v.double_val) : json(nullptr);
-        break;
+    case ValueType::Double: j["value"] = v.known ? jsonNumber(v.double_val) : json(nullptr); break;
     case ValueType::String:
-    case ValueType::Null:
-        j["value"] = nullptr;
-        break;
+    case ValueType::Null: j["value"] = nullptr; break;
     }
     if (!v.known)
         j["problem"] = "payload table missing";

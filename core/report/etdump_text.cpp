@@ -73,21 +73,11 @@ void writeValue(std::ostream& out, const EtDump& dump, const Value& v) {
         for (std::size_t i = 0; i < v.tensors.size(); ++i)
             out << "       [" << i << "] " << tensorText(dump, v.tensors[i]) << '\n';
         return;
-    case ValueType::Int:
-        out << ": " << v.int_val << '\n';
-        return;
-    case ValueType::Bool:
-        out << ": " << (v.bool_val ? "true" : "false") << '\n';
-        return;
-    case ValueType::Float:
-        out << ": " << num(static_cast<double>(v.float_val)) << '\n';
-        return;
-    case ValueType::Double:
-        out << ": " << num(v.double_val) << '\n';
-        return;
-    default:
-        out << '\n';
-        return;
+    case ValueType::Int: out << ": " << v.int_val << '\n'; return;
+    case ValueType::Bool: out << ": " << (v.bool_val ? "true" : "false") << '\n'; return;
+    case ValueType::Float: out << ": " << num(static_cast<double>(v.float_val)) << '\n'; return;
+    case ValueType::Double: out << ": " << num(v.double_val) << '\n'; return;
+    default: out << '\n'; return;
     }
 }
 

@@ -1,0 +1,272 @@
+#include "core/etrecord/etrecord_reader.h"
+
+#include "core/common/zip_archive.h"
+
+#include <nlohmann/json.hpp>
+
+namespace gapscope {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+constexpr char kMarker[] = "ETRECORD_V0";
+constexpr char kEdgePrefix[] = "edge_dialect_exported_program/";
+constexpr char kLegacyEdge[] = "edge_dialect_exported_program";
+constexpr char kExported[] = "exported_program";
+const char* const kCompanionSuffixes[] = {"state_dict", "constants", "example_inputs"};
+const char* const kReserved[] = {
+    "ETRECORD_V0",       "debug_handle_map",      "delegate_map",   "instruction_id_to_num_outs_map",
+    "reference_outputs", "representative_inputs", "export_graph_id"};
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool startsWith(const std::string& s, const std::string& prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+
+bool isCompanion(const std::string& name) {
+    for (const char* suffix : kCompanionSuffixes)
+        if (endsWith(name, suffix))
+            return true;
+    return false;
+}
+bool isReserved(const std::string& name) {
+    for (const char* r : kReserved)
+        if (name == r)
+            return true;
+    return false;
+}
+
+Error recordError(const std::string& file, const std::string& field, std::string message,
+                  ErrorCode code = ErrorCode::Malformed) {
+    Error e;
+    e.code = code;
+    e.message = std::move(message);
+    e.where.file = file;
+    e.where.field = field;
+    return e;
+}
+
+std::optional<std::int64_t> parseInstructionId(const std::string& key) {
+    if (key.empty() || key.size() > 18)
+        return std::nullopt;
+    std::int64_t v = 0;
+    for (char c : key) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+class MapsReader {
+public:
+    MapsReader(const std::string& file, EtRecord& out) : m_file(file), m_out(out) {}
+
+    std::optional<Error> read(const ZipArchive& zip) {
+        if (zip.contains("debug_handle_map")) {
+            if (auto err =
+                    forEachInstruction(zip, "debug_handle_map",
+                                       [this](MethodMaps& m, std::int64_t id, const ojson& v,
+                                              const std::string& where) { return handles(m, id, v, where); }))
+                return err;
+        } else {
+            warn("the ETRecord has no debug_handle_map: runtime operator events cannot be resolved to debug "
+                 "handles",
+                 "debug_handle_map");
+        }
+        if (zip.contains("delegate_map"))
+            if (auto err = forEachInstruction(
+                    zip, "delegate_map",
+                    [this](MethodMaps& m, std::int64_t id, const ojson& v, const std::string& where) {
+                        return delegate(m, id, v, where);
+                    }))
+                return err;
+        if (zip.contains("instruction_id_to_num_outs_map"))
+            if (auto err = forEachInstruction(zip, "instruction_id_to_num_outs_map",
+                                              [](MethodMaps& m, std::int64_t id, const ojson& v,
+                                                 const std::string&) -> std::optional<std::string> {
+                                                  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+                                                      return std::string(
+                                                          "number of outputs must be a non-negative integer");
+                                                  m.num_outs[id] = v.get<std::int64_t>();
+                                                  return std::nullopt;
+                                              }))
+                return err;
+        return std::nullopt;
+    }
+
+private:
+    template <typename F>
+    std::optional<Error> forEachInstruction(const ZipArchive& zip, const std::string& entry, F&& apply) {
+        auto text = zip.read(entry);
+        if (!text)
+            return text.error();
+        ojson doc = ojson::parse(text.value(), nullptr, false);
+        if (doc.is_discarded() || !doc.is_object())
+            return recordError(m_file, entry,
+                               "entry '" + entry + "' is not a JSON object (method → instruction → …)");
+        for (auto method = doc.begin(); method != doc.end(); ++method) {
+            if (!method.value().is_object())
+                return recordError(m_file, entry + "." + method.key(),
+                                   "entry '" + entry + "': method '" + method.key() +
+                                       "' does not map to an object");
+            MethodMaps& maps = m_out.methods[method.key()];
+            for (auto instr = method.value().begin(); instr != method.value().end(); ++instr) {
+                const std::string where = entry + "." + method.key() + "." + instr.key();
+                auto id = parseInstructionId(instr.key());
+                if (!id)
+                    return recordError(m_file, where,
+                                       "entry '" + entry + "': instruction id '" + instr.key() +
+                                           "' is not a decimal integer");
+                if (auto problem = apply(maps, *id, instr.value(), where))
+                    return recordError(m_file, where,
+                                       "entry '" + entry + "', method '" + method.key() + "', instruction " +
+                                           instr.key() + ": " + *problem);
+            }
+        }
+        return std::nullopt;
+    }
+
+    static std::optional<std::string> handleList(const ojson& v, std::vector<std::int64_t>& out) {
+        for (const auto& h : v) {
+            if (!h.is_number_integer())
+                return std::string("debug handles must be integers");
+            out.push_back(h.get<std::int64_t>());
+        }
+        return std::nullopt;
+    }
+
+    std::optional<std::string> handles(MethodMaps& m, std::int64_t id, const ojson& v, const std::string&) {
+        InstructionHandles h;
+        if (v.is_number_integer()) {
+            h.handles.push_back(v.get<std::int64_t>());
+        } else if (v.is_array()) {
+            h.is_list = true;
+            if (auto problem = handleList(v, h.handles))
+                return problem;
+        } else {
+            return std::string("value must be a debug handle or a list of them");
+        }
+        m.debug_handle_map[id] = std::move(h);
+        return std::nullopt;
+    }
+
+    std::optional<std::string> delegate(MethodMaps& m, std::int64_t id, const ojson& v, const std::string&) {
+        if (!v.is_object())
+            return std::string("value must be an object with 'name' and 'delegate_map'");
+        DelegateMapping d;
+        if (v.contains("name") && v["name"].is_string())
+            d.backend = v["name"].get<std::string>();
+        if (v.contains("delegate_map")) {
+            const auto& dm = v["delegate_map"];
+            if (!dm.is_object())
+                return std::string("'delegate_map' must be an object");
+            for (auto it = dm.begin(); it != dm.end(); ++it) {
+                std::vector<std::int64_t> hs;
+                if (it.value().is_number_integer())
+                    hs.push_back(it.value().get<std::int64_t>());
+                else if (!it.value().is_array())
+                    return "delegate id '" + it.key() + "' must map to a list of debug handles";
+                else if (auto problem = handleList(it.value(), hs))
+                    return problem;
+                d.identifiers.emplace_back(it.key(), std::move(hs));
+            }
+        }
+        m.delegate_map[id] = std::move(d);
+        return std::nullopt;
+    }
+
+    void warn(std::string message, std::string field) {
+        Location l;
+        l.file = m_file;
+        l.field = std::move(field);
+        m_out.warnings.push_back(Warning{WarningCode::MissingEntry, std::move(message), std::move(l)});
+    }
+
+    const std::string& m_file;
+    EtRecord& m_out;
+};
+
+} // namespace
+
+Result<EtRecord> readEtRecord(std::shared_ptr<const MappedFile> file, ProgressFn progress) {
+    const std::string path = file->path();
+    auto zip = ZipArchive::open(file);
+    if (!zip) {
+        Error e = zip.error();
+        e.message = "not an ETRecord: " + e.message;
+        return e;
+    }
+    const ZipArchive& archive = *zip.value();
+    if (!archive.contains(kMarker))
+        return recordError(path, kMarker, "not an ETRecord: the ZIP archive has no ETRECORD_V0 entry",
+                           ErrorCode::BadMagic);
+
+    EtRecord record;
+    record.path = path;
+    record.entries = archive.entries();
+    record.has_representative_inputs = archive.contains("representative_inputs");
+    record.has_reference_outputs = archive.contains("reference_outputs");
+
+    const std::uint64_t total = record.entries.size();
+    std::uint64_t done = 0;
+    auto step = [&]() { return !progress || progress(++done, total); };
+    auto cancelled = [&]() {
+        return recordError(path, "",
+                           "reading cancelled after " + std::to_string(done) + " of " +
+                               std::to_string(total) + " entries",
+                           ErrorCode::Cancelled);
+    };
+
+    if (auto err = MapsReader(path, record).read(archive))
+        return std::move(*err);
+
+    if (archive.contains("export_graph_id")) {
+        auto text = archive.read("export_graph_id");
+        if (!text)
+            return text.error();
+        auto j = nlohmann::json::parse(text.value(), nullptr, false);
+        if (j.is_number_integer())
+            record.export_graph_id = j.get<std::int64_t>();
+    }
+
+    for (const auto& name : record.entries) {
+        if (!step())
+            return cancelled();
+        if (isReserved(name) || isCompanion(name))
+            continue;
+        auto text = archive.read(name);
+        if (!text)
+            return text.error();
+        auto graph = parseExportGraph(text.value(), path, name);
+        if (!graph)
+            return graph.error();
+        if (name == kExported) {
+            record.exported_program = std::move(graph).value();
+        } else if (name == kLegacyEdge) {
+            record.legacy_layout = true;
+            record.edge_programs["forward"] = std::move(graph).value();
+        } else if (startsWith(name, kEdgePrefix)) {
+            record.edge_programs[name.substr(sizeof(kEdgePrefix) - 1)] = std::move(graph).value();
+        } else {
+            record.graph_map[name] = std::move(graph).value();
+        }
+    }
+    if (record.edge_programs.empty())
+        return recordError(
+            path, kEdgePrefix,
+            "the ETRecord holds no edge_dialect_exported_program (neither per method nor legacy)");
+    return record;
+}
+
+Result<EtRecord> loadEtRecord(const std::string& path, ProgressFn progress) {
+    auto file = MappedFile::open(path);
+    if (!file)
+        return file.error();
+    return readEtRecord(file.value(), std::move(progress));
+}
+
+} // namespace gapscope

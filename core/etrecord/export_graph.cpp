@@ -1,0 +1,176 @@
+#include "core/etrecord/export_graph.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace gapscope {
+
+using json = nlohmann::json;
+
+namespace {
+
+Error graphError(const std::string& file, const std::string& key, std::string message,
+                 std::int64_t byte = -1) {
+    Error e;
+    e.code = ErrorCode::Malformed;
+    e.message = std::move(message);
+    e.where.file = file;
+    e.where.field = key;
+    e.where.byteOffset = byte;
+    return e;
+}
+
+// A serialized union: {"as_tensor": {...}} (current) or every member listed with
+// all but one null (2024). Returns the active member's name and value.
+std::pair<std::string, const json*> activeMember(const json& u) {
+    if (!u.is_object())
+        return {"", nullptr};
+    for (auto it = u.begin(); it != u.end(); ++it) {
+        if (!it.value().is_null())
+            return {it.key(), &it.value()};
+    }
+    if (u.size() == 1 && u.contains("as_none"))
+        return {"as_none", &u["as_none"]};
+    return {"", nullptr};
+}
+
+void collectTensorNames(const json& argument, std::vector<std::string>& out) {
+    auto [kind, value] = activeMember(argument);
+    if (!value)
+        return;
+    auto nameOf = [](const json& t) -> std::optional<std::string> {
+        if (t.is_object() && t.contains("name") && t["name"].is_string())
+            return t["name"].get<std::string>();
+        return std::nullopt;
+    };
+    if (kind == "as_tensor") {
+        if (auto n = nameOf(*value))
+            out.push_back(*n);
+    } else if (kind == "as_tensors" && value->is_array()) {
+        for (const auto& t : *value)
+            if (auto n = nameOf(t))
+                out.push_back(*n);
+    } else if (kind == "as_optional_tensors" && value->is_array()) {
+        for (const auto& t : *value)
+            collectTensorNames(t, out);
+    } else if (kind == "as_optional_tensor") {
+        collectTensorNames(*value, out);
+    }
+}
+
+std::vector<std::int64_t> parseHandles(const std::string& text) {
+    // Usually a decimal integer; a list handle is serialized like "[3, 4]".
+    std::vector<std::int64_t> out;
+    std::int64_t current = 0;
+    bool inNumber = false;
+    for (char c : text) {
+        if (c >= '0' && c <= '9') {
+            if (current > (INT64_MAX - 9) / 10)
+                return {}; // absurd; treat as no handle rather than wrap
+            current = current * 10 + (c - '0');
+            inNumber = true;
+        } else if (inNumber) {
+            out.push_back(current);
+            current = 0;
+            inNumber = false;
+        }
+    }
+    if (inNumber)
+        out.push_back(current);
+    // ExecuTorch treats 0 as "unset".
+    out.erase(std::remove(out.begin(), out.end(), 0), out.end());
+    return out;
+}
+
+const json* metadataString(const json& metadata, const char* key) {
+    if (!metadata.is_object() || !metadata.contains(key) || !metadata[key].is_string())
+        return nullptr;
+    return &metadata[key];
+}
+
+} // namespace
+
+int ExportGraph::producerOf(const std::string& tensor) const {
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const auto& outs = nodes[i].output_tensors;
+        if (std::find(outs.begin(), outs.end(), tensor) != outs.end())
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+std::vector<std::int64_t> ExportGraph::allDebugHandles() const {
+    std::vector<std::int64_t> all;
+    for (const auto& n : nodes)
+        all.insert(all.end(), n.debug_handles.begin(), n.debug_handles.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+}
+
+Result<ExportGraph> parseExportGraph(const std::string& text, const std::string& file,
+                                     const std::string& key) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        return graphError(file, key, "entry '" + key + "' is not valid JSON: " + e.what(),
+                          static_cast<std::int64_t>(e.byte));
+    }
+    if (!doc.is_object() || !doc.contains("graph_module") || !doc["graph_module"].is_object() ||
+        !doc["graph_module"].contains("graph") || !doc["graph_module"]["graph"].is_object())
+        return graphError(file, key,
+                          "entry '" + key + "' is not a serialized ExportedProgram (no graph_module.graph)");
+
+    ExportGraph graph;
+    graph.key = key;
+    if (doc.contains("schema_version") && doc["schema_version"].is_object() &&
+        doc["schema_version"].contains("major") && doc["schema_version"]["major"].is_number_integer())
+        graph.schema_major = doc["schema_version"]["major"].get<int>();
+
+    const json& g = doc["graph_module"]["graph"];
+    if (g.contains("inputs") && g["inputs"].is_array())
+        for (const auto& a : g["inputs"])
+            collectTensorNames(a, graph.graph_inputs);
+    if (g.contains("outputs") && g["outputs"].is_array())
+        for (const auto& a : g["outputs"])
+            collectTensorNames(a, graph.graph_outputs);
+    if (!g.contains("nodes") || !g["nodes"].is_array())
+        return graphError(file, key, "entry '" + key + "': graph.nodes is missing or not a list");
+
+    std::size_t index = 0;
+    for (const auto& n : g["nodes"]) {
+        if (!n.is_object() || !n.contains("target") || !n["target"].is_string())
+            return graphError(file, key + ".nodes[" + std::to_string(index) + "]",
+                              "entry '" + key + "': node " + std::to_string(index) + " has no string target");
+        GraphNode node;
+        node.target = n["target"].get<std::string>();
+        if (n.contains("inputs") && n["inputs"].is_array())
+            for (const auto& in : n["inputs"])
+                if (in.is_object() && in.contains("arg"))
+                    collectTensorNames(in["arg"], node.input_tensors);
+        if (n.contains("outputs") && n["outputs"].is_array())
+            for (const auto& out : n["outputs"])
+                collectTensorNames(out, node.output_tensors);
+        if (n.contains("name") && n["name"].is_string())
+            node.name = n["name"].get<std::string>();
+        else if (!node.output_tensors.empty())
+            node.name = node.output_tensors.front();
+        else
+            node.name = "node_" + std::to_string(index);
+        if (n.contains("metadata")) {
+            const json& md = n["metadata"];
+            if (const json* h = metadataString(md, "debug_handle"))
+                node.debug_handles = parseHandles(h->get<std::string>());
+            if (const json* st = metadataString(md, "stack_trace"))
+                node.stack_trace = st->get<std::string>();
+            if (const json* fn = metadataString(md, "from_node"))
+                node.from_node = fn->get<std::string>();
+        }
+        graph.nodes.push_back(std::move(node));
+        ++index;
+    }
+    return graph;
+}
+
+} // namespace gapscope

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "core/common/result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// One call_function node of a serialized torch.export graph (ExecuTorch's copy of
+// the torch.export JSON schema; shared/formats/executorch-artifacts.md §4.5).
+struct GraphNode {
+    std::string name;   // FX node name: the "op name" ExecuTorch reports
+    std::string target; // e.g. executorch.exir.dialects.edge.ops.aten.relu.default
+    // metadata.debug_handle; empty when absent, "" or "0". A list handle keeps its order.
+    std::vector<std::int64_t> debug_handles;
+    std::optional<std::string> stack_trace;
+    std::optional<std::string> from_node;    // raw JSON string of the provenance chain
+    std::vector<std::string> input_tensors;  // tensor names consumed (producer edges)
+    std::vector<std::string> output_tensors; // tensor names produced, in output order
+};
+
+struct ExportGraph {
+    std::string key; // the ETRecord entry it came from
+    std::vector<GraphNode> nodes;
+    std::vector<std::string> graph_inputs;  // placeholder tensor names, in order
+    std::vector<std::string> graph_outputs; // tensor names returned, in order
+    std::optional<int> schema_major;
+
+    // Index of the node producing `tensor`, or -1 (graph input, constant).
+    int producerOf(const std::string& tensor) const;
+    // All handles carried by any node, sorted and unique.
+    std::vector<std::int64_t> allDebugHandles() const;
+};
+
+// Parses the JSON text of one serialized ExportedProgram. Accepts both argument
+// encodings (a single-key union object, and the 2024 form listing every member
+// with nulls) and node tables without a `name` (2023 files: the first output's
+// tensor name is the node name, as the deserializer of that time did).
+Result<ExportGraph> parseExportGraph(const std::string& json, const std::string& file,
+                                     const std::string& key);
+
+} // namespace gapscope

@@ -1,0 +1,221 @@
+// The ETRecord reader on ExecuTorch's own sample (legacy layout) and on archives
+// shaped like the current layout, plus bad input.
+
+#include "core/etrecord/etrecord_reader.h"
+#include "test_support.h"
+#include "zip_writer.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+using namespace gapscope;
+using namespace gapscope::test;
+
+namespace {
+
+// A node in the current torch.export encoding (single-key unions).
+std::string node(const std::string& name, const std::string& target, const std::string& input,
+                 const std::vector<std::string>& outputs, const std::string& handle) {
+    std::string outs;
+    for (const auto& o : outputs)
+        outs += std::string(outs.empty() ? "" : ",") + R"({"as_tensor":{"name":")" + o + R"("}})";
+    return R"({"name":")" + name + R"(","target":")" + target +
+           R"(","inputs":[{"name":"self","arg":{"as_tensor":{"name":")" + input +
+           R"("}}},{"name":"k","arg":{"as_int":3}}],"outputs":[)" + outs +
+           R"(],"metadata":{"debug_handle":")" + handle + R"(","stack_trace":"File \"m.py\", line 3"}})";
+}
+
+std::string program(const std::vector<std::string>& nodes, const std::string& output) {
+    std::string joined;
+    for (const auto& n : nodes)
+        joined += (joined.empty() ? "" : ",") + n;
+    return R"({"graph_module":{"graph":{"inputs":[{"as_tensor":{"name":"x"}}],"outputs":[{"as_tensor":{"name":")" +
+           output + R"("}}],"nodes":[)" + joined + R"(]}},"schema_version":{"major":8,"minor":1}})";
+}
+
+std::vector<std::pair<std::string, std::string>> currentLayout() {
+    const std::string edge = program(
+        {node("aten_convolution_default", "executorch.exir.dialects.edge.ops.aten.convolution.default", "x",
+              {"aten_convolution_default"}, "1"),
+         node("aten_relu_default", "executorch.exir.dialects.edge.ops.aten.relu.default",
+              "aten_convolution_default", {"aten_relu_default"}, "2"),
+         node("aten_topk_default", "executorch.exir.dialects.edge.ops.aten.topk.default", "aten_relu_default",
+              {"getitem", "getitem_1"}, "3")},
+        "getitem");
+    return {
+        {"ETRECORD_V0", ""},
+        {"edge_dialect_exported_program/forward", edge},
+        {"edge_dialect_exported_program/forward_state_dict", "\x80pickle-not-read"},
+        {"edge_after_transform/forward", edge},
+        {"debug_handle_map", R"({"forward": {"0": [1, 2], "1": 3}})"},
+        {"delegate_map",
+         R"({"forward": {"0": {"name": "QnnBackend", "delegate_map": {"aten_relu_default@0": [2], "aten_convolution_default@0": [1], "7": [1, 2]}}}})"},
+        {"instruction_id_to_num_outs_map", R"({"forward": {"0": 1}})"},
+        {"representative_inputs", "\x80pickle-not-read"},
+        {"export_graph_id", "140230123456"}};
+}
+
+Result<EtRecord> readZip(const std::string& name,
+                         const std::vector<std::pair<std::string, std::string>>& entries,
+                         bool deflate = false) {
+    const auto path = tempPath(name);
+    writeZip(path, entries, deflate);
+    return loadEtRecord(path);
+}
+
+} // namespace
+
+TEST_CASE("ExecuTorch's sample ETRecord: legacy single-method layout", "[etrecord][fixture]") {
+    auto r = loadEtRecord(fixturePath("executorch-samples/etrecord.bin"));
+    if (!r)
+        FAIL(r.error().describe());
+    const auto& rec = r.value();
+    CHECK(rec.legacy_layout);
+    CHECK(rec.entries.size() == 7);
+    CHECK_FALSE(rec.exported_program);
+    CHECK_FALSE(rec.has_representative_inputs);
+    CHECK(rec.methods.empty()); // debug_handle_map and delegate_map are {}
+
+    const auto* edge = rec.edgeProgram("forward");
+    REQUIRE(edge);
+    CHECK(edge->key == "edge_dialect_exported_program");
+    REQUIRE(edge->nodes.size() == 1);
+    // 2023 nodes carry no name: the output tensor's name stands in.
+    CHECK(edge->nodes[0].name == "aten_mul_tensor");
+    CHECK(edge->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.mul.Tensor");
+    CHECK(edge->nodes[0].debug_handles == std::vector<std::int64_t>{2});
+    CHECK(edge->nodes[0].input_tensors == std::vector<std::string>{"arg0_1", "arg1_1"});
+    REQUIRE(edge->nodes[0].stack_trace);
+    CHECK(edge->graph_outputs == std::vector<std::string>{"aten_mul_tensor"});
+
+    REQUIRE(rec.graph_map.count("aten_dialect_output/forward") == 1);
+    const auto& aten = rec.graph_map.at("aten_dialect_output/forward");
+    REQUIRE(aten.nodes.size() == 1);
+    CHECK(aten.nodes[0].name == "mul");
+    CHECK(aten.nodes[0].target == "torch.ops.aten.mul.Tensor");
+    CHECK(aten.nodes[0].debug_handles.empty());
+}
+
+TEST_CASE("current layout: maps, delegate identifiers in order, graphs, companions unread", "[etrecord]") {
+    for (bool deflate : {false, true}) {
+        INFO("deflate " << deflate);
+        auto r = readZip(deflate ? "current-deflate.etrecord" : "current.etrecord", currentLayout(), deflate);
+        if (!r)
+            FAIL(r.error().describe());
+        const auto& rec = r.value();
+        CHECK_FALSE(rec.legacy_layout);
+        CHECK(rec.has_representative_inputs);
+        CHECK(rec.export_graph_id == std::optional<std::int64_t>(140230123456));
+        const auto* maps = rec.maps("forward");
+        REQUIRE(maps);
+        REQUIRE(maps->debug_handle_map.size() == 2);
+        CHECK(maps->debug_handle_map.at(0).is_list);
+        CHECK(maps->debug_handle_map.at(0).handles == std::vector<std::int64_t>{1, 2});
+        CHECK_FALSE(maps->debug_handle_map.at(1).is_list);
+        CHECK(maps->debug_handle_map.at(1).handles == std::vector<std::int64_t>{3});
+        const auto& d = maps->delegate_map.at(0);
+        CHECK(d.backend == "QnnBackend");
+        REQUIRE(d.identifiers.size() == 3);
+        CHECK(d.identifiers[0].first == "aten_relu_default@0"); // JSON order kept
+        CHECK(d.identifiers[2].first == "7");
+        CHECK(d.identifiers[2].second == std::vector<std::int64_t>{1, 2});
+        CHECK(maps->numOutputs(0) == 1);
+        CHECK(maps->numOutputs(5) == 1); // default
+
+        const auto* edge = rec.edgeProgram("forward");
+        REQUIRE(edge);
+        REQUIRE(edge->nodes.size() == 3);
+        CHECK(edge->nodes[2].output_tensors == std::vector<std::string>{"getitem", "getitem_1"});
+        CHECK(edge->producerOf("aten_relu_default") == 1);
+        CHECK(edge->producerOf("x") == -1);
+        CHECK(edge->allDebugHandles() == std::vector<std::int64_t>{1, 2, 3});
+        CHECK(rec.graph_map.count("edge_after_transform/forward") == 1);
+        CHECK(rec.graph_map.count("edge_dialect_exported_program/forward_state_dict") == 0);
+    }
+}
+
+TEST_CASE("2024 union encoding: the one non-null member is used", "[etrecord]") {
+    const std::string old =
+        R"({"graph_module":{"graph":{"inputs":[],"outputs":[],"nodes":[{"name":"n","target":"t",
+      "inputs":[{"name":"self","arg":{"as_none":null,"as_tensor":{"name":"a"},"as_tensors":null,"as_int":null}}],
+      "outputs":[{"as_none":null,"as_tensor":null,"as_tensors":[{"name":"o0"},{"name":"o1"}]}],
+      "metadata":{"debug_handle":"0"}}]}}})";
+    auto r =
+        readZip("old-union.etrecord",
+                {{"ETRECORD_V0", ""}, {"edge_dialect_exported_program", old}, {"debug_handle_map", "{}"}});
+    REQUIRE(r);
+    const auto& n = r.value().edgeProgram()->nodes.at(0);
+    CHECK(n.input_tensors == std::vector<std::string>{"a"});
+    CHECK(n.output_tensors == std::vector<std::string>{"o0", "o1"});
+    CHECK(n.debug_handles.empty()); // "0" means unset
+}
+
+TEST_CASE("ETRecord bad input: each gives a specific error", "[etrecord][bogus]") {
+    SECTION("not a zip") {
+        auto r = loadEtRecord(fixturePath("etdump/a_fp32_op_chain.etdp"));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().code == ErrorCode::BadMagic);
+        CHECK_THAT(r.error().describe(),
+                   Catch::Contains("a_fp32_op_chain.etdp") && Catch::Contains("not an ETRecord"));
+    }
+    SECTION("empty file") {
+        const auto path = tempPath("empty.etrecord");
+        std::ofstream(path).close();
+        auto r = loadEtRecord(path);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().code == ErrorCode::Empty);
+    }
+    SECTION("a zip without ETRECORD_V0") {
+        auto entries = currentLayout();
+        entries.erase(entries.begin());
+        auto r = readZip("nomarker.etrecord", entries);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().code == ErrorCode::BadMagic);
+        CHECK_THAT(r.error().message, Catch::Contains("ETRECORD_V0"));
+    }
+    SECTION("no edge program") {
+        auto r = readZip("noedge.etrecord", {{"ETRECORD_V0", ""}, {"debug_handle_map", "{}"}});
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("edge_dialect_exported_program"));
+    }
+    SECTION("broken graph JSON names the entry and the byte") {
+        auto entries = currentLayout();
+        entries[1].second = R"({"graph_module": {"graph": {"nodes": [)";
+        auto r = readZip("badjson.etrecord", entries);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().where.field == "edge_dialect_exported_program/forward");
+        CHECK(r.error().where.byteOffset > 0);
+    }
+    SECTION("a map with a non-integer instruction id") {
+        auto entries = currentLayout();
+        entries[4].second = R"({"forward": {"zero": 1}})";
+        auto r = readZip("badmap.etrecord", entries);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().describe(), Catch::Contains("debug_handle_map") && Catch::Contains("'zero'"));
+    }
+    SECTION("a delegate map with a string handle") {
+        auto entries = currentLayout();
+        entries[5].second = R"({"forward": {"0": {"name": "X", "delegate_map": {"a": ["1"]}}}})";
+        auto r = readZip("baddelegate.etrecord", entries);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().describe(), Catch::Contains("delegate_map") && Catch::Contains("integers"));
+    }
+    SECTION("a missing debug_handle_map is a warning") {
+        auto entries = currentLayout();
+        entries.erase(entries.begin() + 4);
+        auto r = readZip("nomap.etrecord", entries);
+        REQUIRE(r);
+        REQUIRE(r.value().warnings.size() == 1);
+        CHECK(r.value().warnings[0].code == WarningCode::MissingEntry);
+    }
+}
+
+TEST_CASE("every truncation of the sample ETRecord is an error, never a crash", "[etrecord][bogus]") {
+    const auto bytes = readBytes(fixturePath("executorch-samples/etrecord.bin"));
+    for (std::size_t len = 0; len < bytes.size(); len += (len < 64 ? 1 : 97)) {
+        INFO("truncated to " << len);
+        auto file = MappedFile::fromBytes("cut.etrecord", bytes.data(), len);
+        auto r = readEtRecord(file);
+        CHECK_FALSE(r);
+    }
+}
