@@ -1,0 +1,81 @@
+#pragma once
+
+#include "core/capture/safetensors_file.h"
+#include "core/common/result.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gapscope {
+
+// The AOT capture (docs/formats/aot-capture.md): reference intermediate outputs
+// keyed by debug handle, stored in a safetensors file.
+
+struct CaptureValue {
+    enum class Kind { Tensor, Int, Float, Bool, Null, List };
+    Kind kind = Kind::Null;
+    std::string tensor; // name in the safetensors file, for Tensor
+    std::int64_t int_value = 0;
+    double float_value = 0;
+    bool bool_value = false;
+    std::vector<CaptureValue> items; // for List
+};
+
+struct QuantParams {
+    bool per_channel = false;
+    std::vector<double> scale;            // one entry per tensor, or one per channel
+    std::vector<std::int64_t> zero_point; // same length as scale
+    std::optional<std::int64_t> axis;     // per-channel axis
+    std::string dtype;                    // "int8", "uint8", ...
+    std::int64_t qmin = 0;
+    std::int64_t qmax = 0;
+};
+
+struct CaptureRecord {
+    std::vector<std::int64_t> debug_handle;
+    std::vector<std::string> ops;
+    std::vector<std::pair<std::string, std::optional<std::string>>> stack_traces;
+    bool sequence = false; // the node returned a tuple/list; outputs are its elements
+    std::vector<CaptureValue> outputs;
+    std::vector<std::optional<QuantParams>> quantization; // empty, or one per output
+    std::optional<std::vector<std::int64_t>> axis_order;
+};
+
+struct AotCapture {
+    static constexpr int kVersion = 1;
+    static constexpr const char* kMetadataKey = "gapscope.aot_capture";
+
+    int version = kVersion;
+    std::map<std::string, std::string> producer;
+    std::optional<std::string> reference_graph;
+    std::string method = "forward";
+    std::optional<std::string> etrecord_sha256;
+    std::optional<std::vector<CaptureValue>> inputs;
+    std::optional<std::vector<CaptureValue>> reference_outputs;
+    std::vector<CaptureRecord> records;
+
+    // The file the tensors live in (null for a capture being built in memory).
+    std::shared_ptr<const SafetensorsFile> file;
+
+    const SafetensorsTensor* tensor(const CaptureValue& v) const;
+};
+
+// Reads and validates the document in __metadata__["gapscope.aot_capture"];
+// every tensor a value names must exist in the file.
+Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> file);
+Result<AotCapture> loadAotCapture(const std::string& path);
+
+// The JSON document for the metadata key.
+std::string aotCaptureDocument(const AotCapture& capture);
+
+class SafetensorsWriter;
+// Stores the document in `tensors`' metadata and writes the file atomically. The
+// tensors the values name must have been added to `tensors`.
+std::optional<Error> writeAotCapture(const std::string& path, const AotCapture& capture, SafetensorsWriter& tensors);
+
+} // namespace gapscope

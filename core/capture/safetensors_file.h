@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/common/byte_span.h"
+#include "core/common/mapped_file.h"
+#include "core/common/result.h"
+#include "core/etdump/scalar_type.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// One tensor of a safetensors file: metadata plus where its bytes are.
+struct SafetensorsTensor {
+    std::string dtype; // safetensors name: "F32", "I64", "BOOL", ...
+    ScalarType scalar_type;
+    std::vector<std::int64_t> shape;
+    std::uint64_t numel = 1;
+    std::uint64_t begin = 0; // relative to the data section
+    std::uint64_t end = 0;
+};
+
+// A safetensors file (8-byte little-endian header length, JSON header, data),
+// memory-mapped read-only; tensors are views into the mapping. Every header
+// entry is checked: known dtype, non-negative shape, offsets inside the data
+// section and matching the shape's byte count.
+class SafetensorsFile {
+public:
+    static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file);
+    static Result<SafetensorsFile> load(const std::string& path);
+
+    const std::string& path() const { return m_file->path(); }
+    const std::map<std::string, std::string>& metadata() const { return m_metadata; }
+    const std::map<std::string, SafetensorsTensor>& tensors() const { return m_tensors; }
+    const SafetensorsTensor* find(const std::string& name) const;
+    ByteSpan bytes(const SafetensorsTensor& tensor) const;
+    std::uint64_t headerSize() const { return m_headerSize; }
+
+    // "F32" ↔ ScalarType; nullopt for names/types safetensors does not have.
+    static std::optional<ScalarType> scalarTypeFor(const std::string& dtype);
+    static std::optional<std::string> dtypeFor(ScalarType type);
+
+    static constexpr std::uint64_t kMaxHeaderBytes = 100ull << 20; // safetensors' own limit
+
+private:
+    std::shared_ptr<const MappedFile> m_file;
+    std::uint64_t m_headerSize = 0;
+    std::map<std::string, std::string> m_metadata;
+    std::map<std::string, SafetensorsTensor> m_tensors;
+};
+
+} // namespace gapscope

@@ -1,0 +1,60 @@
+#include "core/common/atomic_file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace gapscope {
+
+namespace {
+Error writeError(const std::string& path, const std::string& what) {
+    Error e;
+    e.code = ErrorCode::Io;
+    e.message = what + ": " + std::strerror(errno);
+    e.where.file = path;
+    return e;
+}
+} // namespace
+
+std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes) {
+    std::string pattern = path + ".tmp-XXXXXX";
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0)
+        return writeError(path, "cannot create a temporary file beside it");
+    const std::string tmp(name.data());
+    std::size_t done = 0;
+    while (done < bytes.size) {
+        const ssize_t n = ::write(fd, bytes.data + done, bytes.size - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            auto err = writeError(path, "cannot write");
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return err;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
+        auto err = writeError(path, "cannot flush");
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return err;
+    }
+    ::close(fd);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        auto err = writeError(path, "cannot move the finished file into place");
+        ::unlink(tmp.c_str());
+        return err;
+    }
+    return std::nullopt;
+}
+
+} // namespace gapscope

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "core/common/byte_span.h"
+#include "core/common/result.h"
+
+#include <optional>
+#include <string>
+
+namespace gapscope {
+
+// Writes `bytes` to `path` so that readers see either the old file or the whole
+// new one: a temporary file in the same directory, fsync, then rename.
+std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes);
+
+} // namespace gapscope
