@@ -1,0 +1,124 @@
+#include "core/align/debug_handle_resolver.h"
+
+namespace gapscope {
+
+const char* handleSourceName(HandleSource source) {
+    switch (source) {
+    case HandleSource::None: return "none";
+    case HandleSource::InstructionMap: return "instruction_map";
+    case HandleSource::DelegateExact: return "delegate_exact";
+    case HandleSource::DelegateSubstring: return "delegate_substring";
+    case HandleSource::DelegateFallback: return "delegate_fallback";
+    case HandleSource::DebugIdSuffix: return "debug_id_suffix";
+    }
+    return "none";
+}
+
+std::string EventKey::delegateId() const {
+    if (delegate_debug_id_str && !delegate_debug_id_str->empty())
+        return *delegate_debug_id_str;
+    return std::to_string(delegate_debug_id_int);
+}
+
+namespace {
+std::optional<std::int64_t> trailingNumber(const std::string& s, std::size_t from) {
+    if (from >= s.size() || s.size() - from > 18)
+        return std::nullopt;
+    std::int64_t v = 0;
+    for (std::size_t i = from; i < s.size(); ++i) {
+        if (s[i] < '0' || s[i] > '9')
+            return std::nullopt;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+} // namespace
+
+std::optional<std::int64_t> debugIdSuffix(const std::string& name) {
+    static const std::string marker = "__debugID_";
+    const auto at = name.rfind(marker);
+    if (at == std::string::npos)
+        return std::nullopt;
+    auto n = trailingNumber(name, at + marker.size());
+    if (!n || *n <= 0)
+        return std::nullopt;
+    return n;
+}
+
+std::optional<int> qnnOutputIndex(const std::string& name) {
+    const auto at = name.rfind('@');
+    if (at == std::string::npos)
+        return std::nullopt;
+    auto n = trailingNumber(name, at + 1);
+    if (!n || *n > 1'000'000)
+        return std::nullopt;
+    return static_cast<int>(*n);
+}
+
+ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key) {
+    ResolvedHandles out;
+    if (key.delegated()) {
+        const std::string id = key.delegateId();
+        out.output_index = qnnOutputIndex(id);
+        if (auto handle = debugIdSuffix(id)) {
+            out.handles = {*handle};
+            out.source = HandleSource::DebugIdSuffix;
+            return out;
+        }
+    }
+    if (!maps) {
+        out.reason = "no ETRecord debug_handle_map for this method";
+        return out;
+    }
+    auto instr = maps->debug_handle_map.find(key.instruction_id);
+    if (instr == maps->debug_handle_map.end()) {
+        // ExecuTorch resolves nothing, delegated or not, for an unmapped instruction.
+        out.reason = "instruction " + std::to_string(key.instruction_id) + " is not in the debug_handle_map";
+        return out;
+    }
+    auto delegate = maps->delegate_map.find(key.instruction_id);
+    if (delegate != maps->delegate_map.end())
+        out.backend = delegate->second.backend;
+    if (!key.delegated()) {
+        out.handles = instr->second.handles;
+        out.source = HandleSource::InstructionMap;
+        return out;
+    }
+    if (delegate == maps->delegate_map.end()) {
+        out.handles = instr->second.handles;
+        out.source = HandleSource::DelegateFallback;
+        return out;
+    }
+    const auto& ids = delegate->second.identifiers;
+    const std::string id = key.delegateId();
+    // ExecuTorch first looks the id up with its own type: only a string id can
+    // equal a JSON key, and an exact string hit ends the search.
+    if (key.delegate_debug_id_str && !key.delegate_debug_id_str->empty()) {
+        for (const auto& [k, handles] : ids) {
+            if (k == id) {
+                out.handles = handles;
+                out.source = HandleSource::DelegateExact;
+                return out;
+            }
+        }
+    }
+    // Then str(id), overridden by every key that is a substring of str(id).
+    for (const auto& [k, handles] : ids) {
+        if (k == id) {
+            out.handles = handles;
+            out.source = HandleSource::DelegateExact;
+        }
+    }
+    for (const auto& [k, handles] : ids) {
+        if (id.find(k) != std::string::npos) {
+            out.handles = handles;
+            out.source = k == id ? HandleSource::DelegateExact : HandleSource::DelegateSubstring;
+        }
+    }
+    if (out.source == HandleSource::None)
+        out.reason = "delegate id '" + id + "' matches no key of the delegate_map of instruction " +
+                     std::to_string(key.instruction_id);
+    return out;
+}
+
+} // namespace gapscope
