@@ -1,4 +1,5 @@
 #include "app/cli/dump_command.h"
+#include "app/cli/inspect_commands.h"
 
 #include <CLI/CLI.hpp>
 
@@ -7,6 +8,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     int exitCode = 0;
     gapscope::cli::addDumpCommand(app, exitCode);
+    gapscope::cli::addInspectCommands(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
