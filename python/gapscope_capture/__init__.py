@@ -1,0 +1,10 @@
+"""Write Gapscope AOT capture files: reference intermediate outputs of an ExecuTorch model.
+
+Submodules: ``capture_format`` reads and writes the file format without
+importing ExecuTorch; ``capture`` produces captures from an ETRecord or an
+in-memory program; ``quantization`` reads quantisation parameters off graph
+nodes; ``demo`` builds the demo session; ``cli`` is the ``gapscope-capture``
+command.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,337 @@
+"""Capture reference intermediate outputs with ExecuTorch's own machinery.
+
+Gapscope must compare the device's outputs against exactly what ExecuTorch's
+Inspector would use as the AOT side, so this module reuses the Inspector's
+building blocks (``IntermediateOutputCapturer``, the debug-handle-to-op-name
+helper, debug-handle back-propagation) and mirrors its reference-graph choice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+from executorch.devtools.etrecord import ETRecord, parse_etrecord
+from executorch.devtools.inspector._inspector_utils import (
+    NodeFilter,
+    get_aot_debug_handle_to_op_name_mapping,
+    propagate_back_debug_handle,
+)
+from executorch.devtools.inspector._intermediate_output_capturer import (
+    IntermediateOutputCapturer,
+)
+from executorch.exir import EdgeProgramManager, ExecutorchProgramManager
+from torch.export import ExportedProgram
+from torch.fx import GraphModule, Interpreter, Node
+from torch.utils._pytree import tree_leaves
+
+from gapscope_capture.capture_format import CaptureRecord, write_capture
+from gapscope_capture.quantization import output_axis_order, output_quantization
+
+log = logging.getLogger(__name__)
+
+FORWARD = "forward"
+EXPORTED_PROGRAM = "exported_program"
+EDGE_DIALECT_PROGRAM = "edge_dialect_exported_program"
+
+DebugHandle = tuple[int, ...]
+
+
+class CaptureError(Exception):
+    """A problem with the ETRecord, program or inputs the user gave, worded for them."""
+
+
+@dataclass
+class CaptureResult:
+    """Everything a capture file holds, before it is written."""
+
+    records: list[CaptureRecord]
+    inputs: list[Any]
+    reference_outputs: list[Any]
+    reference_graph: str | None
+    method: str
+    etrecord_sha256: str | None
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Write this capture to ``path`` in the AOT capture format."""
+        write_capture(
+            path,
+            self.records,
+            inputs=self.inputs,
+            reference_outputs=self.reference_outputs,
+            reference_graph=self.reference_graph,
+            method=self.method,
+            etrecord_sha256=self.etrecord_sha256,
+        )
+
+    def fill_quantization(self, source: "CaptureResult") -> int:
+        """Take quantisation and ``axis_order`` this capture lacks from ``source``.
+
+        A saved ETRecord drops custom node metadata (QNN's ``quant_attrs`` and
+        ``axis_order``), which the in-memory program still has; records are
+        matched by debug handle and output count. Returns how many records
+        gained information.
+        """
+        by_handle = {record.debug_handle: record for record in source.records}
+        filled = 0
+        for record in self.records:
+            other = by_handle.get(record.debug_handle)
+            if other is None or len(other.outputs) != len(record.outputs):
+                continue
+            changed = False
+            if other.quantization is not None:
+                mine = record.quantization or [None] * len(record.outputs)
+                merged = [m if m is not None else t for m, t in zip(mine, other.quantization)]
+                if merged != mine:
+                    record.quantization = merged
+                    changed = True
+            if record.axis_order is None and other.axis_order is not None:
+                record.axis_order = list(other.axis_order)
+                changed = True
+            filled += changed
+        return filled
+
+
+def capture_from_etrecord(
+    etrecord_path: str | os.PathLike[str],
+    inputs: Sequence[Any] | None = None,
+    reference_graph: str | None = None,
+) -> CaptureResult:
+    """Capture the reference graph of a saved ETRecord, as the Inspector would.
+
+    ``inputs`` default to the ETRecord's representative inputs; the reference
+    graph is chosen by ``resolve_reference_graph``.
+    """
+    path = Path(etrecord_path)
+    try:
+        digest = _sha256(path)
+    except OSError as exc:
+        raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
+    try:
+        etrecord = parse_etrecord(str(path))
+    except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
+        raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    program, graph_name = resolve_reference_graph(etrecord, reference_graph)
+    result = _capture_program(
+        program.module(),
+        _inputs_or_representative(inputs, etrecord, path),
+        reference_graph=graph_name,
+        method=_method_of(graph_name),
+    )
+    result.etrecord_sha256 = digest
+    return result
+
+
+def capture_from_program(
+    program: ETRecord | ExecutorchProgramManager | EdgeProgramManager | ExportedProgram | GraphModule,
+    inputs: Sequence[Any] | None = None,
+    *,
+    reference_graph: str | None = None,
+    method: str = FORWARD,
+) -> CaptureResult:
+    """Capture an in-memory program, e.g. the one just lowered, with its node metadata intact.
+
+    - ``ETRecord``, ``ExecutorchProgramManager`` or ``EdgeProgramManager`` made
+      with ``generate_etrecord=True``: the reference graph is resolved from the
+      ETRecord as ``capture_from_etrecord`` does (forward method), and
+      ``inputs`` default to its representative inputs. Like the Inspector, the
+      default choice propagates debug handles into the ETRecord's ATen program.
+    - ``EdgeProgramManager`` without an ETRecord: ``exported_program(method)``.
+      Pass it before partitioning: a lowered program's delegated part is one
+      opaque call.
+    - ``ExportedProgram`` (with debug handles, i.e. edge dialect) or a
+      ``GraphModule``: captured as given; ``method`` is only recorded.
+
+    Quantisation parameters and ``axis_order`` are read from the graph's nodes
+    (see ``quantization.output_quantization``). The capture's
+    ``reference_graph`` is ``None``: the graph lives in memory only.
+    """
+    etrecord = _etrecord_of(program)
+    if etrecord is not None:
+        resolved, graph_name = resolve_reference_graph(etrecord, reference_graph)
+        graph_module = resolved.module()
+        method = _method_of(graph_name)
+        model_inputs = _inputs_or_representative(inputs, etrecord, "the in-memory ETRecord")
+    else:
+        if reference_graph is not None:
+            raise CaptureError(
+                "reference_graph selects a graph of an ETRecord; this program has no ETRecord"
+            )
+        if isinstance(program, EdgeProgramManager):
+            program = program.exported_program(method)
+        graph_module = program.module() if isinstance(program, ExportedProgram) else program
+        if not isinstance(graph_module, GraphModule):
+            raise CaptureError(f"cannot capture a {type(program).__name__}")
+        if inputs is None:
+            raise CaptureError("this program carries no representative inputs: pass inputs")
+        model_inputs = list(inputs)
+    return _capture_program(graph_module, model_inputs, reference_graph=None, method=method)
+
+
+def resolve_reference_graph(
+    etrecord: ETRecord, reference_graph: str | None = None
+) -> tuple[ExportedProgram, str]:
+    """Pick the ETRecord graph to capture, by ExecuTorch 1.5's ``Inspector._resolve_reference_graph`` rule.
+
+    - ``None``: ``exported_program`` (ATen) if present and debug-handle
+      back-propagation from the edge program succeeds, else
+      ``edge_dialect_exported_program``;
+    - ``"exported_program"``: that, or an error if back-propagation fails;
+    - ``"edge_dialect_exported_program"``: the edge dialect program;
+    - anything else: a ``graph_map`` key, ``/forward`` appended when the name
+      has no ``/``.
+
+    Returns the program and its name (graph-map names with the method). The
+    Inspector handles only ``forward``; a multi-method edge program is
+    therefore looked up by ``forward`` too.
+    """
+    edge_program = etrecord.edge_dialect_program
+    if isinstance(edge_program, dict):
+        edge_program = edge_program.get(FORWARD)
+    name = reference_graph
+    if reference_graph is None or reference_graph == EXPORTED_PROGRAM:
+        if (
+            etrecord.exported_program is not None
+            and edge_program is not None
+            and propagate_back_debug_handle(
+                etrecord.exported_program, etrecord.export_graph_id, edge_program
+            )
+        ):
+            name = EXPORTED_PROGRAM
+        elif reference_graph is None:
+            log.warning(
+                "ATen exported program missing from the ETRecord or debug handle "
+                "back-propagation failed; using '%s' as the reference graph",
+                EDGE_DIALECT_PROGRAM,
+            )
+            name = EDGE_DIALECT_PROGRAM
+        else:
+            raise CaptureError(
+                "cannot use 'exported_program': the ETRecord has no ATen exported program "
+                "or debug handle back-propagation from the edge program failed"
+            )
+    if name == EXPORTED_PROGRAM:
+        return etrecord.exported_program, name
+    if name == EDGE_DIALECT_PROGRAM:
+        if edge_program is None:
+            raise CaptureError("the ETRecord has no edge dialect program for 'forward'")
+        return edge_program, name
+    lookup = name if "/" in name else f"{name}/{FORWARD}"
+    graph_map = etrecord.graph_map or {}
+    if lookup not in graph_map:
+        raise CaptureError(
+            f"reference graph '{lookup}' not found; available: '{EXPORTED_PROGRAM}', "
+            f"'{EDGE_DIALECT_PROGRAM}'" + "".join(f", '{key}'" for key in graph_map)
+        )
+    return graph_map[lookup], lookup
+
+
+def _capture_program(
+    graph_module: GraphModule, inputs: Sequence[Any], *, reference_graph: str | None, method: str
+) -> CaptureResult:
+    flat_inputs = tree_leaves(list(inputs))
+    try:
+        with torch.no_grad():
+            captured = IntermediateOutputCapturer(graph_module).run_and_capture(*flat_inputs)
+            outputs = Interpreter(graph_module).run(*flat_inputs)
+    except Exception as exc:  # the graph rejects these inputs (count, shape, dtype)
+        raise CaptureError(
+            f"running the reference graph on the inputs failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    records = _records(graph_module, captured)
+    if not records:
+        raise CaptureError(
+            "no node of the reference graph has a debug handle: capture an edge dialect "
+            "program or an ETRecord, not a plain torch.export program"
+        )
+    return CaptureResult(
+        records=records,
+        inputs=flat_inputs,
+        reference_outputs=tree_leaves(outputs),
+        reference_graph=reference_graph,
+        method=method,
+        etrecord_sha256=None,
+    )
+
+
+def _records(graph_module: GraphModule, captured: dict[DebugHandle, Any]) -> list[CaptureRecord]:
+    """Records in graph execution order, one per captured key.
+
+    Keys holding a handle below 1 are dropped: back-propagation marks ATen
+    nodes that have no edge counterpart with ``UNSET_DEBUG_HANDLE`` (0), and
+    no runtime event can refer to them.
+    """
+    op_names = get_aot_debug_handle_to_op_name_mapping(graph_module)
+    nodes = _captured_nodes(graph_module)
+    records = []
+    for key, ops in op_names.items():  # built in graph order, like the capture dict
+        if key not in captured or min(key) < 1:
+            continue
+        record = CaptureRecord.from_intermediate_output(
+            key, captured[key], ops, {node.name: node.meta.get("stack_trace") for node in nodes[key]}
+        )
+        stored = nodes[key][-1]  # the capture keeps the last value written for a key
+        quantization = output_quantization(stored, graph_module, len(record.outputs), record.sequence)
+        if any(q is not None for q in quantization):
+            record.quantization = quantization
+        record.axis_order = output_axis_order(stored, record.sequence)
+        records.append(record)
+    return records
+
+
+def _captured_nodes(graph_module: GraphModule) -> dict[DebugHandle, list[Node]]:
+    """Nodes per debug-handle key, selected with the capturer's own node filter."""
+    node_filter = NodeFilter("debug_handle", "call_function", exclude_ops=["getitem"])
+    result: dict[DebugHandle, list[Node]] = {}
+    for node in graph_module.graph.nodes:
+        if node_filter.matches(node):
+            handle = node.meta["debug_handle"]
+            key = (handle,) if isinstance(handle, int) else tuple(handle)
+            result.setdefault(key, []).append(node)
+    return result
+
+
+def _etrecord_of(program: Any) -> ETRecord | None:
+    if isinstance(program, ETRecord):
+        return program
+    if isinstance(program, ExecutorchProgramManager):
+        try:
+            return program.get_etrecord()
+        except RuntimeError as exc:
+            raise CaptureError(
+                "this ExecuTorch program has no ETRecord: lower it with generate_etrecord=True"
+            ) from exc
+    if isinstance(program, EdgeProgramManager):
+        return program._etrecord  # set by to_edge*(generate_etrecord=True); no public getter
+    return None
+
+
+def _inputs_or_representative(
+    inputs: Sequence[Any] | None, etrecord: ETRecord, source: str | os.PathLike[str]
+) -> list[Any]:
+    if inputs is not None:
+        return list(inputs)
+    # The Inspector reads this same private attribute; ETRecord has no getter.
+    representative = etrecord._representative_inputs
+    if representative is None:
+        raise CaptureError(
+            f"{source}: the ETRecord has no representative inputs; give the inputs explicitly"
+        )
+    return list(representative)
+
+
+def _method_of(graph_name: str) -> str:
+    return graph_name.split("/", 1)[1] if "/" in graph_name else FORWARD
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

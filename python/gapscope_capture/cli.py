@@ -1,0 +1,125 @@
+"""The ``gapscope-capture`` command.
+
+User errors (missing or invalid files, unknown reference graph, inputs the
+graph rejects) end with one message on stderr and exit code 1; a traceback
+means a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from gapscope_capture import __version__
+from gapscope_capture.capture_format import CaptureFormatError
+
+PROG = "gapscope-capture"
+
+_FROM_ETRECORD_HELP = """\
+Capture the reference intermediate outputs of an ETRecord into an AOT capture
+file (docs/formats/aot-capture.md), choosing the reference graph like
+ExecuTorch's Inspector.calculate_numeric_gap does.
+
+--inputs FILE is a safetensors file holding the model's positional input
+tensors named inputs/0, inputs/1, ... (a capture file also works: its inputs/<i>
+tensors are used). Without it, the ETRecord's representative inputs are used.
+
+--reference-graph NAME is one of exported_program, edge_dialect_exported_program
+or a graph_map key of the ETRecord (e.g. edge_after_transform/forward; "/forward"
+is added to a name without "/"). Default: exported_program when debug handles
+can be propagated back to it, else edge_dialect_exported_program.
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the process exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _configure_logging()
+    # Imported here so that --help and argument errors do not wait for ExecuTorch.
+    from gapscope_capture.capture import CaptureError
+
+    try:
+        return args.run(args)
+    except (CaptureError, CaptureFormatError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+    return 1
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from gapscope_capture.demo import run_demo
+
+    started = time.monotonic()
+    for directory in run_demo(args.outdir):
+        print(directory)
+    print(f"demo written in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _run_from_etrecord(args: argparse.Namespace) -> int:
+    from gapscope_capture.capture import capture_from_etrecord
+    from gapscope_capture.capture_format import read_inputs
+
+    inputs = read_inputs(args.inputs) if args.inputs is not None else None
+    result = capture_from_etrecord(args.etrecord, inputs=inputs, reference_graph=args.reference_graph)
+    result.write(args.output)
+    print(
+        f"{args.output}: {len(result.records)} records from '{result.reference_graph}'",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Write Gapscope AOT capture files from ExecuTorch models."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo",
+        help="build the demo session (fp32 and int8 XNNPACK variants)",
+        description="Lower a tiny seeded model to XNNPACK as fp32 and PT2E int8, run it with "
+        "ETDump and a debug buffer, and write into OUTDIR/<variant>/: model.pte, etrecord.bin, "
+        "run.etdp, run.debug.bin, capture.gscap.safetensors, executorch_gap_{mse,l1,snr}.json "
+        "and manifest.json.",
+    )
+    demo.add_argument("outdir", metavar="OUTDIR", type=Path)
+    demo.set_defaults(run=_run_demo)
+
+    from_etrecord = commands.add_parser(
+        "from-etrecord",
+        help="capture an ETRecord's reference graph",
+        description=_FROM_ETRECORD_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from_etrecord.add_argument("etrecord", metavar="ETRECORD", type=Path)
+    from_etrecord.add_argument(
+        "--inputs", metavar="FILE", type=Path, help="safetensors file with inputs/0, inputs/1, ..."
+    )
+    from_etrecord.add_argument(
+        "--reference-graph", metavar="NAME", help="graph to capture (default: as the Inspector)"
+    )
+    from_etrecord.add_argument(
+        "-o", "--output", metavar="CAPTURE", type=Path, required=True, help="capture file to write"
+    )
+    from_etrecord.set_defaults(run=_run_from_etrecord)
+    return parser
+
+
+def _configure_logging() -> None:
+    package_log = logging.getLogger("gapscope_capture")
+    if not package_log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+        package_log.addHandler(handler)
+    package_log.setLevel(logging.INFO)
+    package_log.propagate = False  # ExecuTorch configures the root logger too

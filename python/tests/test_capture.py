@@ -1,0 +1,50 @@
+"""Capturing in-memory programs, and that the in-memory and ETRecord paths agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from executorch.exir import to_edge
+
+from gapscope_capture.capture import CaptureError, capture_from_etrecord, capture_from_program
+from gapscope_capture.demo import lower, seeded_model_and_inputs
+
+
+def test_edge_program_without_etrecord() -> None:
+    model, inputs = seeded_model_and_inputs()
+    edge = to_edge(torch.export.export(model, inputs))
+    result = capture_from_program(edge, inputs)
+    assert result.reference_graph is None and result.etrecord_sha256 is None
+    assert result.method == "forward"
+    handles = [record.debug_handle for record in result.records]
+    assert handles == sorted(handles) and len(set(handles)) == len(handles)
+    expected = model(*inputs)
+    torch.testing.assert_close(result.reference_outputs[0], expected[0])
+    assert torch.equal(result.reference_outputs[1], expected[1])
+
+    with pytest.raises(CaptureError, match="pass inputs"):
+        capture_from_program(edge)
+    with pytest.raises(CaptureError, match="has no ETRecord"):
+        capture_from_program(edge, inputs, reference_graph="exported_program")
+    with pytest.raises(CaptureError, match="running the reference graph on the inputs failed"):
+        capture_from_program(edge, [torch.zeros(2, 2)])
+    with pytest.raises(CaptureError, match="no node of the reference graph has a debug handle"):
+        capture_from_program(torch.export.export(model, inputs), inputs)
+
+
+def test_in_memory_int8_program_agrees_with_its_saved_etrecord(tmp_path: Path) -> None:
+    model, inputs = seeded_model_and_inputs()
+    program = lower(model, inputs, "int8")
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(inputs)
+    etrecord.save(str(tmp_path / "etrecord.bin"))
+
+    from_file = capture_from_etrecord(tmp_path / "etrecord.bin")
+    in_memory = capture_from_program(program)
+    assert in_memory.reference_graph is None
+    assert [r.debug_handle for r in in_memory.records] == [r.debug_handle for r in from_file.records]
+    assert [r.quantization for r in in_memory.records] == [r.quantization for r in from_file.records]
+    assert any(r.quantization for r in in_memory.records)
+    assert from_file.fill_quantization(in_memory) == 0

@@ -1,0 +1,100 @@
+"""The gapscope-capture command: from-etrecord results and error handling."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import save_file
+
+from gapscope_capture.capture_format import read_capture
+from gapscope_capture.cli import main
+
+
+def test_from_etrecord_reproduces_the_demo_capture(demo_dir: Path, tmp_path: Path) -> None:
+    output = tmp_path / "fp32.gscap.safetensors"
+    assert main(["from-etrecord", str(demo_dir / "fp32" / "etrecord.bin"), "-o", str(output)]) == 0
+    expected = read_capture(demo_dir / "fp32" / "capture.gscap.safetensors")
+    actual = read_capture(output)
+    assert actual.etrecord_sha256 == expected.etrecord_sha256
+    assert [(r.debug_handle, r.ops) for r in actual.records] == [
+        (r.debug_handle, r.ops) for r in expected.records
+    ]
+    for a, e in zip(actual.records, expected.records):
+        assert all(torch.equal(x, y) for x, y in zip(a.outputs, e.outputs))
+
+
+def test_from_etrecord_with_inputs_and_reference_graph(demo_dir: Path, tmp_path: Path) -> None:
+    inputs = tmp_path / "inputs.safetensors"
+    x = torch.full((1, 3, 4, 4), 0.5)
+    save_file({"inputs/0": x}, str(inputs))
+    output = tmp_path / "edge.gscap.safetensors"
+    argv = [
+        "from-etrecord",
+        str(demo_dir / "int8" / "etrecord.bin"),
+        "--inputs",
+        str(inputs),
+        "--reference-graph",
+        "edge_dialect_exported_program",
+        "-o",
+        str(output),
+    ]
+    assert main(argv) == 0
+    capture = read_capture(output)
+    assert capture.reference_graph == "edge_dialect_exported_program"
+    assert torch.equal(capture.inputs[0], x)
+    assert capture.records
+
+
+@pytest.mark.parametrize(
+    ("make_args", "message"),
+    [
+        (lambda d, t: [str(t / "missing.bin")], "missing.bin: cannot read the ETRecord"),
+        (lambda d, t: [str(t / "garbage.bin")], "garbage.bin: not a readable ETRecord"),
+        (
+            lambda d, t: [str(d / "fp32" / "etrecord.bin"), "--reference-graph", "nope"],
+            "reference graph 'nope/forward' not found; available: 'exported_program'",
+        ),
+        (
+            lambda d, t: [str(d / "fp32" / "etrecord.bin"), "--inputs", str(t / "bad_shape.safetensors")],
+            "running the reference graph on the inputs failed",
+        ),
+        (
+            lambda d, t: [str(d / "fp32" / "etrecord.bin"), "--inputs", str(t / "garbage.bin")],
+            "garbage.bin: not a safetensors file",
+        ),
+    ],
+)
+def test_user_errors_exit_1_with_a_message(
+    demo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], make_args, message: str
+) -> None:
+    (tmp_path / "garbage.bin").write_bytes(b"not a zip, not safetensors")
+    save_file({"inputs/0": torch.zeros(2, 2)}, str(tmp_path / "bad_shape.safetensors"))
+    argv = ["from-etrecord", *make_args(demo_dir, tmp_path), "-o", str(tmp_path / "out.gscap.safetensors")]
+    assert main(argv) == 1
+    stderr = capsys.readouterr().err
+    assert stderr.startswith("gapscope-capture: error: ")
+    assert message in stderr
+    assert not (tmp_path / "out.gscap.safetensors").exists()
+
+
+def test_unwritable_output_is_a_user_error(demo_dir: Path, tmp_path: Path, capsys) -> None:
+    output = tmp_path / "no" / "such" / "dir" / "c.gscap.safetensors"
+    argv = ["from-etrecord", str(demo_dir / "fp32" / "etrecord.bin"), "-o", str(output)]
+    assert main(argv) == 1
+    assert f"{output.parent}: output directory does not exist" in capsys.readouterr().err
+
+
+def test_command_line_error_has_no_traceback(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "gapscope_capture", "from-etrecord", str(tmp_path / "x.bin"), "-o", "c"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+    )
+    assert completed.returncode == 1
+    assert "Traceback" not in completed.stderr
+    assert "x.bin: cannot read the ETRecord: No such file or directory" in completed.stderr

@@ -1,0 +1,10 @@
+// The committed demo session (resources/demo: real ExecuTorch output) read by
+// the core, without Python: runs in every CI configuration, asan included.
+
+#include "session_consistency.h"
+
+#include <catch2/catch.hpp>
+
+TEST_CASE("the embedded int8 demo session is consistent", "[demo][e2e-files]") {
+    gapscope::test::checkSessionConsistency(GAPSCOPE_DEMO_DIR);
+}

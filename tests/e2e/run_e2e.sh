@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# End-to-end test: installs the Python exporter with torch 2.13.0 and ExecuTorch
+# from PyPI into a virtual environment inside the build tree, runs
+# `gapscope-capture demo` (real export, lowering, runtime run with ETDump and
+# debug buffer, AOT capture, ExecuTorch's own gap tables) and checks every
+# produced file with the C++ core.
+# usage: run_e2e.sh SOURCE_DIR WORK_DIR E2E_CHECK_BINARY
+set -euo pipefail
+src=$1
+work=$2
+check=$3
+
+venv="$work/venv"
+stamp="$venv/.gapscope-installed"
+mkdir -p "$work"
+if [ ! -f "$stamp" ] || [ "$src/python/pyproject.toml" -nt "$stamp" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$src/python" pytest
+  touch "$stamp"
+else
+  # Dependencies are in place; pick up changes to the exporter's own code.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$src/python"
+fi
+"$venv/bin/python" -c 'import torch, executorch; print("e2e: torch", torch.__version__, "executorch", executorch.version.__version__)' 2>/dev/null || true
+
+echo "e2e: Python exporter tests"
+(cd "$src/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider --basetemp "$work/pytest" tests)
+
+echo "e2e: gapscope-capture demo"
+rm -rf "$work/demo"
+time "$venv/bin/gapscope-capture" demo "$work/demo"
+
+echo "e2e: C++ consistency checks"
+GAPSCOPE_E2E_DIR="$work/demo" "$check"
