@@ -26,9 +26,9 @@ const char* handleSourceName(HandleSource source);
 struct ResolvedHandles {
     std::vector<std::int64_t> handles;
     HandleSource source = HandleSource::None;
-    std::string backend;                 // delegate backend name when known
-    std::optional<int> output_index;     // from a QNN tensor name "<node>@<idx>"
-    std::string reason;                  // why nothing was resolved
+    std::string backend;             // delegate backend name when known
+    std::optional<int> output_index; // from a QNN tensor name "<node>@<idx>"
+    std::string reason;              // why nothing was resolved
 };
 
 // The identity of a runtime event for resolution purposes.

@@ -26,14 +26,16 @@ public:
 
     std::optional<Error> read(const json& doc, AotCapture& out) {
         if (!doc.is_object() || doc.value("format", "") != "gapscope.aot_capture")
-            return fail("", "the metadata document is not a gapscope.aot_capture (missing or wrong 'format')");
+            return fail("",
+                        "the metadata document is not a gapscope.aot_capture (missing or wrong 'format')");
         if (!doc.contains("version") || !doc["version"].is_number_integer())
             return fail("version", "'version' must be an integer");
         out.version = doc["version"].get<int>();
         if (out.version > AotCapture::kVersion || out.version < 1)
-            return fail("version", "capture format version " + std::to_string(out.version) +
-                                       " is not supported (this Gapscope reads version " +
-                                       std::to_string(AotCapture::kVersion) + ")",
+            return fail("version",
+                        "capture format version " + std::to_string(out.version) +
+                            " is not supported (this Gapscope reads version " +
+                            std::to_string(AotCapture::kVersion) + ")",
                         ErrorCode::Unsupported);
         if (doc.contains("producer") && doc["producer"].is_object())
             for (auto it = doc["producer"].begin(); it != doc["producer"].end(); ++it)
@@ -208,10 +210,12 @@ private:
         if (!j.is_object())
             return fail(field, "a record must be an object");
         if (!j.contains("debug_handle") || !j["debug_handle"].is_array() || j["debug_handle"].empty())
-            return fail(field + ".debug_handle", "'debug_handle' must be a non-empty list of positive integers");
+            return fail(field + ".debug_handle",
+                        "'debug_handle' must be a non-empty list of positive integers");
         for (const auto& h : j["debug_handle"]) {
             if (!h.is_number_integer() || h.get<std::int64_t>() <= 0)
-                return fail(field + ".debug_handle", "'debug_handle' must be a non-empty list of positive integers");
+                return fail(field + ".debug_handle",
+                            "'debug_handle' must be a non-empty list of positive integers");
             r.debug_handle.push_back(h.get<std::int64_t>());
         }
         if (j.contains("ops") && j["ops"].is_array())
@@ -220,9 +224,10 @@ private:
                     r.ops.push_back(op.get<std::string>());
         if (j.contains("stack_traces") && j["stack_traces"].is_object())
             for (auto it = j["stack_traces"].begin(); it != j["stack_traces"].end(); ++it)
-                r.stack_traces.emplace_back(it.key(), it.value().is_string()
-                                                          ? std::optional<std::string>(it.value().get<std::string>())
-                                                          : std::nullopt);
+                r.stack_traces.emplace_back(it.key(),
+                                            it.value().is_string()
+                                                ? std::optional<std::string>(it.value().get<std::string>())
+                                                : std::nullopt);
         r.sequence = j.value("sequence", false);
         if (!j.contains("outputs"))
             return fail(field + ".outputs", "a record needs 'outputs'");
@@ -324,7 +329,8 @@ Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> mapped) {
     if (it == shared->metadata().end()) {
         Error e;
         e.code = ErrorCode::BadMagic;
-        e.message = "a safetensors file but not a Gapscope AOT capture: __metadata__ has no 'gapscope.aot_capture'";
+        e.message =
+            "a safetensors file but not a Gapscope AOT capture: __metadata__ has no 'gapscope.aot_capture'";
         e.where.file = path;
         return e;
     }
@@ -387,7 +393,8 @@ std::string aotCaptureDocument(const AotCapture& c) {
     return doc.dump();
 }
 
-std::optional<Error> writeAotCapture(const std::string& path, const AotCapture& capture, SafetensorsWriter& tensors) {
+std::optional<Error> writeAotCapture(const std::string& path, const AotCapture& capture,
+                                     SafetensorsWriter& tensors) {
     tensors.setMetadata(AotCapture::kMetadataKey, aotCaptureDocument(capture));
     return tensors.write(path);
 }

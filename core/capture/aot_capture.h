@@ -76,6 +76,7 @@ std::string aotCaptureDocument(const AotCapture& capture);
 class SafetensorsWriter;
 // Stores the document in `tensors`' metadata and writes the file atomically. The
 // tensors the values name must have been added to `tensors`.
-std::optional<Error> writeAotCapture(const std::string& path, const AotCapture& capture, SafetensorsWriter& tensors);
+std::optional<Error> writeAotCapture(const std::string& path, const AotCapture& capture,
+                                     SafetensorsWriter& tensors);
 
 } // namespace gapscope

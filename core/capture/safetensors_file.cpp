@@ -16,11 +16,21 @@ struct DtypeName {
     ScalarType type;
 };
 constexpr DtypeName kDtypes[] = {
-    {"F64", ScalarType::Double},         {"F32", ScalarType::Float},        {"F16", ScalarType::Half},
-    {"BF16", ScalarType::BFloat16},      {"I64", ScalarType::Long},         {"I32", ScalarType::Int},
-    {"I16", ScalarType::Short},          {"I8", ScalarType::Char},          {"U8", ScalarType::Byte},
-    {"U16", ScalarType::UInt16},         {"U32", ScalarType::UInt32},       {"U64", ScalarType::UInt64},
-    {"BOOL", ScalarType::Bool},          {"F8_E5M2", ScalarType::Float8E5M2}, {"F8_E4M3", ScalarType::Float8E4M3FN},
+    {"F64", ScalarType::Double},
+    {"F32", ScalarType::Float},
+    {"F16", ScalarType::Half},
+    {"BF16", ScalarType::BFloat16},
+    {"I64", ScalarType::Long},
+    {"I32", ScalarType::Int},
+    {"I16", ScalarType::Short},
+    {"I8", ScalarType::Char},
+    {"U8", ScalarType::Byte},
+    {"U16", ScalarType::UInt16},
+    {"U32", ScalarType::UInt32},
+    {"U64", ScalarType::UInt64},
+    {"BOOL", ScalarType::Bool},
+    {"F8_E5M2", ScalarType::Float8E5M2},
+    {"F8_E4M3", ScalarType::Float8E4M3FN},
 };
 
 Error stError(const std::string& file, std::string message, ErrorCode code = ErrorCode::Malformed,
@@ -74,31 +84,33 @@ Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> 
         return stError(path, "file is empty; a safetensors file starts with an 8-byte header length",
                        ErrorCode::Empty);
     if (all.size < 8)
-        return stError(path, "file is " + std::to_string(all.size) + " bytes, too short for the 8-byte header length",
-                       ErrorCode::Truncated);
+        return stError(
+            path, "file is " + std::to_string(all.size) + " bytes, too short for the 8-byte header length",
+            ErrorCode::Truncated);
     std::uint64_t headerSize = 0;
     std::memcpy(&headerSize, all.data, 8);
     if (headerSize > kMaxHeaderBytes)
         return stError(path,
-                       "header length " + std::to_string(headerSize) + " exceeds safetensors' 100 MiB limit; not a "
-                       "safetensors file",
+                       "header length " + std::to_string(headerSize) +
+                           " exceeds safetensors' 100 MiB limit; not a "
+                           "safetensors file",
                        ErrorCode::BadMagic, "header length", 0);
     if (8 + headerSize > all.size)
         return stError(path,
-                       "truncated: the header length says " + std::to_string(headerSize) + " bytes but only " +
-                           std::to_string(all.size - 8) + " follow",
+                       "truncated: the header length says " + std::to_string(headerSize) +
+                           " bytes but only " + std::to_string(all.size - 8) + " follow",
                        ErrorCode::Truncated, "header length", 0);
     if (headerSize == 0 || all.data[8] != '{')
-        return stError(path, "not a safetensors file: the header is not a JSON object", ErrorCode::BadMagic, "header",
-                       8);
+        return stError(path, "not a safetensors file: the header is not a JSON object", ErrorCode::BadMagic,
+                       "header", 8);
 
     json header;
     try {
         header = json::parse(reinterpret_cast<const char*>(all.data) + 8,
                              reinterpret_cast<const char*>(all.data) + 8 + headerSize);
     } catch (const json::parse_error& e) {
-        return stError(path, std::string("safetensors header is not valid JSON: ") + e.what(), ErrorCode::Malformed,
-                       "header", static_cast<std::int64_t>(8 + e.byte));
+        return stError(path, std::string("safetensors header is not valid JSON: ") + e.what(),
+                       ErrorCode::Malformed, "header", static_cast<std::int64_t>(8 + e.byte));
     }
     if (!header.is_object())
         return stError(path, "safetensors header is not a JSON object", ErrorCode::Malformed, "header", 8);
@@ -116,8 +128,8 @@ Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> 
                                "__metadata__");
             for (auto m = it.value().begin(); m != it.value().end(); ++m) {
                 if (!m.value().is_string())
-                    return stError(path, "__metadata__['" + m.key() + "'] is not a string", ErrorCode::Malformed,
-                                   "__metadata__." + m.key());
+                    return stError(path, "__metadata__['" + m.key() + "'] is not a string",
+                                   ErrorCode::Malformed, "__metadata__." + m.key());
                 out.m_metadata[m.key()] = m.value().get<std::string>();
             }
             continue;

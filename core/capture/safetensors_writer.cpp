@@ -9,7 +9,8 @@
 
 namespace gapscope {
 
-std::optional<Error> SafetensorsWriter::add(const std::string& name, ScalarType type, std::vector<std::int64_t> shape,
+std::optional<Error> SafetensorsWriter::add(const std::string& name, ScalarType type,
+                                            std::vector<std::int64_t> shape,
                                             std::vector<std::uint8_t> bytes) {
     Error e;
     e.code = ErrorCode::Malformed;
@@ -29,7 +30,8 @@ std::optional<Error> SafetensorsWriter::add(const std::string& name, ScalarType 
         numel = *n;
     }
     if (storageBytes(static_cast<std::int8_t>(type), numel) != bytes.size()) {
-        e.message = "tensor '" + name + "': " + std::to_string(bytes.size()) + " bytes do not match its shape";
+        e.message =
+            "tensor '" + name + "': " + std::to_string(bytes.size()) + " bytes do not match its shape";
         return e;
     }
     m_tensors[name] = Entry{type, std::move(shape), std::move(bytes)};

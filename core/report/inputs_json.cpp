@@ -82,7 +82,8 @@ json etrecordToJson(const EtRecord& r) {
         json outs = json::object();
         for (const auto& [instr, n] : m.num_outs)
             outs[std::to_string(instr)] = n;
-        methods[name] = {{"debug_handle_map", dhm}, {"delegate_map", dm}, {"instruction_id_to_num_outs_map", outs}};
+        methods[name] = {
+            {"debug_handle_map", dhm}, {"delegate_map", dm}, {"instruction_id_to_num_outs_map", outs}};
     }
     doc["methods"] = methods;
     json edge = json::object();

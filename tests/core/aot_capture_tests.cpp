@@ -1,12 +1,11 @@
 // The AOT capture reader and writer: round trip of every value kind, quantisation
 // parameters and layouts; bad safetensors files and bad documents.
 
-#include "test_support.h"
-#include "zip_writer.h"
-
 #include "core/capture/aot_capture.h"
 #include "core/capture/safetensors_writer.h"
 #include "core/etdump/element_decode.h"
+#include "test_support.h"
+#include "zip_writer.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -38,7 +37,8 @@ CaptureValue tensorValue(const std::string& name) {
 // topk pair, a scalar, and model inputs/outputs.
 std::string writeSample(const std::string& file) {
     SafetensorsWriter tensors;
-    REQUIRE_FALSE(tensors.add("records/0/0", ScalarType::Float, {1, 2, 2, 2}, raw<float>({1, -2, 3, -4, 5, -6, 7, -8})));
+    REQUIRE_FALSE(tensors.add("records/0/0", ScalarType::Float, {1, 2, 2, 2},
+                              raw<float>({1, -2, 3, -4, 5, -6, 7, -8})));
     REQUIRE_FALSE(tensors.add("records/1/0", ScalarType::Float, {1, 3}, raw<float>({0.5f, 0.25f, 0.125f})));
     REQUIRE_FALSE(tensors.add("records/1/1", ScalarType::Long, {1, 3}, raw<std::int64_t>({4, 0, 2})));
     REQUIRE_FALSE(tensors.add("inputs/0", ScalarType::Half, {2}, raw<std::uint16_t>({0x3C00, 0xC000})));
@@ -109,7 +109,9 @@ Result<AotCapture> readCaptureBytes(const std::vector<std::uint8_t>& bytes) {
 }
 
 std::string docWith(const std::string& records, int version = 1) {
-    nlohmann::json doc = {{"format", "gapscope.aot_capture"}, {"version", version}, {"records", nlohmann::json::parse(records)}};
+    nlohmann::json doc = {{"format", "gapscope.aot_capture"},
+                          {"version", version},
+                          {"records", nlohmann::json::parse(records)}};
     return doc.dump();
 }
 
@@ -248,7 +250,8 @@ TEST_CASE("safetensors bad input: each gives a specific error", "[capture][bogus
 }
 
 TEST_CASE("capture documents: bad records are located errors", "[capture][bogus]") {
-    const auto ok = R"([{"debug_handle":[1],"ops":["a"],"sequence":false,"outputs":[{"kind":"tensor","name":"t"}]}])";
+    const auto ok =
+        R"([{"debug_handle":[1],"ops":["a"],"sequence":false,"outputs":[{"kind":"tensor","name":"t"}]}])";
     REQUIRE(readCaptureDoc(docWith(ok)));
 
     auto expectError = [](const std::string& doc, const std::string& field, const std::string& text) {
@@ -264,8 +267,9 @@ TEST_CASE("capture documents: bad records are located errors", "[capture][bogus]
     expectError(docWith(R"([{"debug_handle":[0],"outputs":[]}])"), "records[0].debug_handle", "positive");
     expectError(docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"missing"}]}])"),
                 "records[0].outputs[0]", "'missing'");
-    expectError(docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"int","value":1},{"kind":"int","value":2}]}])"),
-                "records[0].outputs", "exactly one output");
+    expectError(
+        docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"int","value":1},{"kind":"int","value":2}]}])"),
+        "records[0].outputs", "exactly one output");
     expectError(docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"complex"}]}])"), "records[0].outputs[0]",
                 "unknown value kind");
     expectError(docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t"}],
@@ -274,6 +278,7 @@ TEST_CASE("capture documents: bad records are located errors", "[capture][bogus]
     expectError(docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t"}],
                 "quantization":[{"scheme":"per_channel","scale":[1,2],"zero_point":[0,0],"qmin":0,"qmax":255}]}])"),
                 "records[0].quantization[0].axis", "axis");
-    expectError(docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t"}],"axis_order":[0,0,1]}])"),
-                "records[0].axis_order", "permutation");
+    expectError(
+        docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t"}],"axis_order":[0,0,1]}])"),
+        "records[0].axis_order", "permutation");
 }

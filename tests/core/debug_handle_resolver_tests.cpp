@@ -1,8 +1,7 @@
 // Debug-handle resolution: ExecuTorch's Inspector rules and the QNN conventions.
 
-#include "test_support.h"
-
 #include "core/align/debug_handle_resolver.h"
+#include "test_support.h"
 
 #include <catch2/catch.hpp>
 

@@ -18,18 +18,12 @@ namespace {
 
 std::string valueTypeLabel(const Value& v) {
     switch (v.type()) {
-    case ValueType::Tensor:
-        return "Tensor";
-    case ValueType::TensorList:
-        return "TensorList";
-    case ValueType::Int:
-        return "Int";
-    case ValueType::Bool:
-        return "Bool";
-    case ValueType::Double:
-        return "Double";
-    default:
-        return "other";
+    case ValueType::Tensor: return "Tensor";
+    case ValueType::TensorList: return "TensorList";
+    case ValueType::Int: return "Int";
+    case ValueType::Bool: return "Bool";
+    case ValueType::Double: return "Double";
+    default: return "other";
     }
 }
 

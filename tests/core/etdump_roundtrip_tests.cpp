@@ -102,29 +102,18 @@ private:
             v.output = coin();
         }
         switch (v.type()) {
-        case ValueType::Int:
-            v.int_val = static_cast<std::int64_t>(m_rng()) * (coin() ? 1 : -1);
-            break;
-        case ValueType::Bool:
-            v.bool_val = coin();
-            break;
-        case ValueType::Float:
-            v.float_val = static_cast<float>(pick(-1000, 1000)) / 8.0f;
-            break;
-        case ValueType::Double:
-            v.double_val = static_cast<double>(m_rng()) / 3.0;
-            break;
-        case ValueType::Tensor:
-            v.tensors.push_back(makeTensor(g));
-            break;
+        case ValueType::Int: v.int_val = static_cast<std::int64_t>(m_rng()) * (coin() ? 1 : -1); break;
+        case ValueType::Bool: v.bool_val = coin(); break;
+        case ValueType::Float: v.float_val = static_cast<float>(pick(-1000, 1000)) / 8.0f; break;
+        case ValueType::Double: v.double_val = static_cast<double>(m_rng()) / 3.0; break;
+        case ValueType::Tensor: v.tensors.push_back(makeTensor(g)); break;
         case ValueType::TensorList: {
             const int n = pick(0, 3);
             for (int i = 0; i < n; ++i)
                 v.tensors.push_back(makeTensor(g));
             break;
         }
-        default:
-            break;
+        default: break;
         }
         return v;
     }
@@ -163,20 +152,11 @@ void compareValue(const EtDump& got, const Value& a, const Value& b, std::size_t
     CHECK(a.has_output_marker == b.has_output_marker);
     CHECK(a.known);
     switch (b.type()) {
-    case ValueType::Int:
-        CHECK(a.int_val == b.int_val);
-        break;
-    case ValueType::Bool:
-        CHECK(a.bool_val == b.bool_val);
-        break;
-    case ValueType::Float:
-        CHECK(a.float_val == b.float_val);
-        break;
-    case ValueType::Double:
-        CHECK(a.double_val == b.double_val);
-        break;
-    default:
-        break;
+    case ValueType::Int: CHECK(a.int_val == b.int_val); break;
+    case ValueType::Bool: CHECK(a.bool_val == b.bool_val); break;
+    case ValueType::Float: CHECK(a.float_val == b.float_val); break;
+    case ValueType::Double: CHECK(a.double_val == b.double_val); break;
+    default: break;
     }
     REQUIRE(a.tensors.size() == b.tensors.size());
     for (std::size_t i = 0; i < a.tensors.size(); ++i) {

@@ -17,10 +17,13 @@ namespace gapscope::test {
 namespace {
 
 bool isFramework(const ProfileEvent& p) {
-    return p.chain_index == -1 || (p.name && (p.name->rfind("Method::", 0) == 0 || p.name->rfind("Program::", 0) == 0));
+    return p.chain_index == -1 ||
+           (p.name && (p.name->rfind("Method::", 0) == 0 || p.name->rfind("Program::", 0) == 0));
 }
 
-bool isProgramOutput(const DebugEvent& d) { return d.debug_entry && d.debug_entry->output; }
+bool isProgramOutput(const DebugEvent& d) {
+    return d.debug_entry && d.debug_entry->output;
+}
 
 std::vector<std::vector<std::int64_t>> shapesOf(const Value& v) {
     std::vector<std::vector<std::int64_t>> out;
@@ -77,13 +80,15 @@ void checkSessionConsistency(const std::string& dir) {
             // profiling events) leaves its events opaque, as in ExecuTorch: they
             // belong to their DELEGATE_CALL's instruction, which must resolve.
             const auto delegate = maps->delegate_map.find(key.instruction_id);
-            if (key.delegated() && delegate != maps->delegate_map.end() && delegate->second.identifiers.empty()) {
+            if (key.delegated() && delegate != maps->delegate_map.end() &&
+                delegate->second.identifiers.empty()) {
                 CHECK(maps->debug_handle_map.count(key.instruction_id) == 1);
                 ++opaqueEvents;
                 continue;
             }
             const auto r = resolveDebugHandles(maps, key);
-            INFO("instruction " << key.instruction_id << " delegate id " << key.delegateId() << ": " << r.reason);
+            INFO("instruction " << key.instruction_id << " delegate id " << key.delegateId() << ": "
+                                << r.reason);
             REQUIRE_FALSE(r.handles.empty());
             for (auto h : r.handles)
                 CHECK(graphHandles.count(h) == 1);
@@ -92,7 +97,7 @@ void checkSessionConsistency(const std::string& dir) {
     }
     CHECK(resolvedEvents > 0);
     WARN(dir << ": " << resolvedEvents << " runtime events resolved, " << opaqueEvents
-              << " opaque delegate-internal events");
+             << " opaque delegate-internal events");
 
     // Every capture record's handles exist in the graph.
     const auto& c = capture.value();
