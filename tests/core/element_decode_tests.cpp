@@ -1,6 +1,7 @@
 // Conversion of every ScalarType to float64, including the types ExecuTorch's
 // stock ETDumpGen cannot write (other producers can).
 
+#include "core/common/sha256.h"
 #include "core/etdump/element_decode.h"
 #include "core/etdump/scalar_type.h"
 #include "core/etdump/tensor_stats.h"
@@ -178,4 +179,11 @@ TEST_CASE("tensor statistics count NaN and Inf and skip NaN for min/max", "[dtyp
     CHECK(rs.sum == want);
     CHECK(rs.mean == want / 10000.0);
     CHECK(*rs.max == 6.0);
+}
+
+TEST_CASE("SHA-256 of known inputs", "[hash]") {
+    const std::string abc = "abc";
+    CHECK(gapscope::sha256Hex({reinterpret_cast<const std::uint8_t*>(abc.data()), abc.size()}) ==
+          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(gapscope::sha256Hex({nullptr, 0}) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }

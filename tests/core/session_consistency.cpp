@@ -2,6 +2,7 @@
 
 #include "core/align/debug_handle_resolver.h"
 #include "core/capture/aot_capture.h"
+#include "core/common/sha256.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 
@@ -99,8 +100,13 @@ void checkSessionConsistency(const std::string& dir) {
     WARN(dir << ": " << resolvedEvents << " runtime events resolved, " << opaqueEvents
              << " opaque delegate-internal events");
 
-    // Every capture record's handles exist in the graph.
+    // The capture names the ETRecord it was made from.
     const auto& c = capture.value();
+    auto etrecordBytes = MappedFile::open(dir + "/etrecord.bin");
+    REQUIRE(etrecordBytes);
+    CHECK(c.etrecord_sha256 == std::optional<std::string>(sha256Hex(etrecordBytes.value()->bytes())));
+
+    // Every capture record's handles exist in the graph.
     REQUIRE_FALSE(c.records.empty());
     std::map<std::int64_t, const CaptureRecord*> byLastHandle;
     for (const auto& r : c.records) {

@@ -1,0 +1,21 @@
+#include "core/common/sha256.h"
+
+#include <openssl/evp.h>
+
+namespace gapscope {
+
+std::string sha256Hex(ByteSpan bytes) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_Digest(bytes.data, bytes.size, digest, &length, EVP_sha256(), nullptr);
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * length);
+    for (unsigned int i = 0; i < length; ++i) {
+        out += hex[digest[i] >> 4];
+        out += hex[digest[i] & 15];
+    }
+    return out;
+}
+
+} // namespace gapscope
