@@ -15,9 +15,10 @@ const char* handleSourceName(HandleSource source) {
 }
 
 std::string EventKey::delegateId() const {
-    if (delegate_debug_id_str && !delegate_debug_id_str->empty())
-        return *delegate_debug_id_str;
-    return std::to_string(delegate_debug_id_int);
+    // ExecuTorch's Inspector prefers the int id when both are set.
+    if (delegate_debug_id_int != -1)
+        return std::to_string(delegate_debug_id_int);
+    return delegate_debug_id_str.value_or("");
 }
 
 namespace {
@@ -93,7 +94,7 @@ ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key)
     const std::string id = key.delegateId();
     // ExecuTorch first looks the id up with its own type: only a string id can
     // equal a JSON key, and an exact string hit ends the search.
-    if (key.delegate_debug_id_str && !key.delegate_debug_id_str->empty()) {
+    if (key.delegate_debug_id_int == -1) {
         for (const auto& [k, handles] : ids) {
             if (k == id) {
                 out.handles = handles;

@@ -40,7 +40,7 @@ struct EventKey {
     bool delegated() const {
         return delegate_debug_id_int != -1 || (delegate_debug_id_str && !delegate_debug_id_str->empty());
     }
-    // ExecuTorch renders the id as a string: the string id if any, else the int.
+    // The id as ExecuTorch names the event: the int id if set, else the string.
     std::string delegateId() const;
 };
 

@@ -23,3 +23,13 @@ TEST_CASE("e2e: the fp32 XNNPACK session is consistent", "[e2e]") {
 TEST_CASE("e2e: the int8 XNNPACK session is consistent", "[e2e]") {
     gapscope::test::checkSessionConsistency(demoDir() + "/int8");
 }
+
+#include "../core/executorch_parity.h"
+
+TEST_CASE("e2e: fp32 rows equal ExecuTorch's calculate_numeric_gap", "[e2e][parity]") {
+    gapscope::test::checkExecuTorchParity(demoDir() + "/fp32");
+}
+
+TEST_CASE("e2e: int8 rows equal ExecuTorch's calculate_numeric_gap", "[e2e][parity]") {
+    gapscope::test::checkExecuTorchParity(demoDir() + "/int8");
+}

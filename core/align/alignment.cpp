@@ -1,0 +1,258 @@
+#include "core/align/alignment.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace gapscope {
+
+namespace {
+
+bool overlap(const HandleTuple& a, const HandleTuple& b) {
+    for (auto x : a)
+        if (std::find(b.begin(), b.end(), x) != b.end())
+            return true;
+    return false;
+}
+
+bool subsetOf(const HandleTuple& a, const HandleTuple& b) {
+    for (auto x : a)
+        if (std::find(b.begin(), b.end(), x) == b.end())
+            return false;
+    return true;
+}
+
+// §5.2: keep per handle key the event with the largest instruction id, then merge
+// overlapping keys, the higher instruction id winning.
+std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& events,
+                                         std::vector<std::pair<HandleTuple, std::string>>& opNames) {
+    // Handles covered by fine-grained delegated events, per backend.
+    std::map<std::string, std::set<std::int64_t>> inner;
+    for (const auto& e : events)
+        if (e.delegated && e.has_op_types && !e.debug_data.empty() && !e.resolved.handles.empty())
+            inner[e.resolved.backend].insert(e.resolved.handles.begin(), e.resolved.handles.end());
+
+    std::vector<RuntimeEntry> byKey; // insertion-ordered "dict"
+    for (const auto& e : events) {
+        if (e.name == "OPERATOR_CALL" || !e.has_op_types)
+            continue;
+        const HandleTuple& key = e.resolved.handles;
+        if (e.name == "DELEGATE_CALL") {
+            auto it = inner.find(e.resolved.backend);
+            if (it != inner.end() && !it->second.empty()) {
+                bool disjoint = true;
+                for (auto h : key)
+                    disjoint = disjoint && !it->second.count(h);
+                if (!disjoint)
+                    continue;
+            }
+        }
+        auto existing =
+            std::find_if(byKey.begin(), byKey.end(), [&](const RuntimeEntry& r) { return r.handles == key; });
+        if (existing == byKey.end()) {
+            byKey.push_back(RuntimeEntry{key, e.instruction_id, &e, e.num_outputs});
+            opNames.emplace_back(key, e.name);
+        } else if (e.instruction_id > existing->instruction_id) {
+            existing->instruction_id = e.instruction_id;
+            existing->event = &e;
+            existing->num_outputs = e.num_outputs;
+            for (auto& [k, name] : opNames)
+                if (k == key)
+                    name = e.name;
+        }
+    }
+
+    std::vector<RuntimeEntry> merged;
+    for (const auto& entry : byKey) {
+        HandleTuple current = entry.handles;
+        RuntimeEntry value = entry;
+        std::vector<std::size_t> remove;
+        for (std::size_t i = 0; i < merged.size(); ++i) {
+            if (!overlap(entry.handles, merged[i].handles))
+                continue;
+            if (merged[i].instruction_id < entry.instruction_id) {
+                current = mergeHandleTuples(merged[i].handles, current);
+            } else {
+                current = mergeHandleTuples(current, merged[i].handles);
+                value = merged[i];
+            }
+            remove.push_back(i);
+        }
+        for (auto it = remove.rbegin(); it != remove.rend(); ++it)
+            merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(*it));
+        value.handles = current;
+        merged.push_back(value);
+    }
+    return merged;
+}
+
+// ExecuTorch's _find_matching_runtime_output_by_shape_and_dtype.
+std::size_t pickByShape(const std::vector<RuntimeValue>& items, const SafetensorsTensor& aot,
+                        std::string& how) {
+    std::vector<std::size_t> shape;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        if (items[i].isTensor() && items[i].tensor->sizes == aot.shape)
+            shape.push_back(i);
+    if (shape.size() == 1) {
+        how = "the only runtime output of the reference's shape";
+        return shape[0];
+    }
+    if (shape.size() > 1) {
+        std::vector<std::size_t> dtype;
+        for (auto i : shape)
+            if (static_cast<ScalarType>(items[i].tensor->scalar_type) == aot.scalar_type)
+                dtype.push_back(i);
+        if (dtype.size() == 1) {
+            how = "the only runtime output of the reference's shape and dtype";
+            return dtype[0];
+        }
+    }
+    how = "no unique shape/dtype match among " + std::to_string(items.size()) +
+          " runtime outputs: the last one";
+    return items.size() - 1;
+}
+
+} // namespace
+
+HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& second) {
+    HandleTuple out;
+    const std::set<std::int64_t> inSecond(second.begin(), second.end());
+    for (auto h : first)
+        if (!inSecond.count(h))
+            out.push_back(h);
+    std::set<std::int64_t> seen(out.begin(), out.end());
+    for (auto h : second)
+        if (seen.insert(h).second)
+            out.push_back(h);
+    return out;
+}
+
+std::vector<std::string> opNamesWithin(const HandleTuple& target,
+                                       const std::vector<std::pair<HandleTuple, std::string>>& names) {
+    std::vector<std::string> out;
+    for (const auto& [key, name] : names)
+        if (subsetOf(key, target))
+            out.push_back(name);
+    return out;
+}
+
+std::vector<std::string> aotOpNamesWithin(const HandleTuple& target, const AotCapture& capture) {
+    std::vector<std::string> out;
+    for (const auto& r : capture.records)
+        if (subsetOf(r.debug_handle, target))
+            out.insert(out.end(), r.ops.begin(), r.ops.end());
+    return out;
+}
+
+Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture) {
+    Alignment a;
+    a.runtime = runtimeEntries(events, a.runtime_op_names);
+
+    // Bipartite overlap graph: AOT nodes first, then runtime nodes (§5.4).
+    const std::size_t nAot = capture.records.size();
+    const std::size_t n = nAot + a.runtime.size();
+    auto handlesOf = [&](std::size_t i) -> const HandleTuple& {
+        return i < nAot ? capture.records[i].debug_handle : a.runtime[i - nAot].handles;
+    };
+    std::vector<std::vector<std::size_t>> edges(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j)
+            if ((i < nAot) != (j < nAot) && overlap(handlesOf(i), handlesOf(j))) {
+                edges[i].push_back(j);
+                edges[j].push_back(i);
+            }
+    std::vector<bool> visited(n, false);
+    std::function<void(std::size_t, std::vector<std::size_t>&)> dfs = [&](std::size_t v,
+                                                                          std::vector<std::size_t>& comp) {
+        visited[v] = true;
+        comp.push_back(v);
+        for (auto w : edges[v])
+            if (!visited[w])
+                dfs(w, comp);
+    };
+    for (std::size_t start = 0; start < n; ++start) {
+        if (visited[start])
+            continue;
+        std::vector<std::size_t> comp;
+        dfs(start, comp);
+        std::vector<const CaptureRecord*> aotList;
+        std::vector<const RuntimeEntry*> runtimeList;
+        for (auto v : comp) {
+            if (v < nAot)
+                aotList.push_back(&capture.records[v]);
+            else
+                runtimeList.push_back(&a.runtime[v - nAot]);
+        }
+        if (runtimeList.empty()) {
+            a.aot_without_runtime.insert(a.aot_without_runtime.end(), aotList.begin(), aotList.end());
+            continue;
+        }
+        if (aotList.empty()) {
+            a.runtime_without_aot.insert(a.runtime_without_aot.end(), runtimeList.begin(), runtimeList.end());
+            continue;
+        }
+        if (runtimeList.size() != 1) {
+            a.errors.push_back("a component holds " + std::to_string(runtimeList.size()) +
+                               " runtime entries (ExecuTorch raises here)");
+            continue;
+        }
+        const RuntimeEntry& rt = *runtimeList.front();
+        // AOT keys by their first handle (ExecuTorch's dict(aot_nodes) + t[0]).
+        std::map<HandleTuple, const CaptureRecord*> aotMap;
+        HandleTuple combined;
+        for (const auto* r : aotList) {
+            aotMap[r->debug_handle] = r;
+            combined.push_back(r->debug_handle.front());
+        }
+        for (std::int64_t i = 0; i < rt.num_outputs; ++i) {
+            if (!subsetOf(combined, rt.handles))
+                break; // same for every i: the AOT handles are not a subset of the runtime tuple
+            const auto k = static_cast<std::int64_t>(rt.handles.size()) - 1 - i;
+            if (k < 0)
+                break;
+            auto found = aotMap.find(HandleTuple{rt.handles[static_cast<std::size_t>(k)]});
+            if (found == aotMap.end())
+                continue;
+            AlignedPair pair;
+            pair.handles = rt.handles;
+            pair.output_index = static_cast<int>(i);
+            pair.aot.record = found->second;
+            pair.aot.sequence = found->second->sequence;
+            pair.runtime = &rt;
+            const auto& data = rt.event->debug_data;
+            const auto negative = static_cast<std::size_t>(i + 1);
+            if (data.size() < negative) {
+                pair.runtime_value_valid = false;
+                pair.problem = "the runtime event logged " + std::to_string(data.size()) +
+                               " values, fewer than output " + std::to_string(i + 1) + " from the end";
+                a.pairs.push_back(std::move(pair));
+                continue;
+            }
+            const RuntimeValue& element = data[data.size() - negative];
+            if (pair.aot.sequence) {
+                if (element.isSequence()) {
+                    pair.runtime_value = element;
+                    pair.selection = "the logged tensor list";
+                } else if (element.isTensor()) {
+                    pair.runtime_value.kind = RuntimeValue::Kind::List;
+                    pair.runtime_value.items = data;
+                    pair.selection = "all logged values";
+                } else {
+                    pair.runtime_value_valid = false;
+                    pair.problem = "the reference is a sequence but the runtime value is a scalar";
+                }
+            } else {
+                pair.runtime_value = element;
+                const auto* aotTensor = capture.tensor(found->second->outputs.front());
+                if (rt.num_outputs == 1 && data.size() > 1 && aotTensor) {
+                    pair.runtime_value = data[pickByShape(data, *aotTensor, pair.selection)];
+                }
+            }
+            a.pairs.push_back(std::move(pair));
+        }
+    }
+    return a;
+}
+
+} // namespace gapscope

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "core/align/inspector_events.h"
+#include "core/capture/aot_capture.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+using HandleTuple = std::vector<std::int64_t>;
+
+// A runtime entry after §5.2: the event kept for a handle key (largest
+// instruction id), merged with every overlapping key.
+struct RuntimeEntry {
+    HandleTuple handles;
+    std::int32_t instruction_id = -1;
+    const InspectorEvent* event = nullptr; // whose debug data is compared
+    std::int64_t num_outputs = 1;
+};
+
+// The AOT side of a row: one value, or the whole record output when the
+// reference produced a sequence (topk) — ExecuTorch skips those, we keep them.
+struct AotSide {
+    const CaptureRecord* record = nullptr;
+    bool sequence = false;
+};
+
+// One ExecuTorch mapping entry (§5.4): both sides carry the runtime tuple.
+struct AlignedPair {
+    HandleTuple handles;  // runtime_debug_handle == aot_debug_handle
+    int output_index = 0; // i in 0..num_outputs-1 (negative index -(i+1))
+    AotSide aot;
+    const RuntimeEntry* runtime = nullptr;
+    // The runtime value ExecuTorch compares: a tensor/scalar, or a list.
+    RuntimeValue runtime_value;
+    bool runtime_value_valid = true;
+    std::string problem;   // why ExecuTorch would raise (mapping error), if it would
+    std::string selection; // how a multi-output runtime value was chosen (shape/dtype/last)
+};
+
+struct Alignment {
+    std::vector<RuntimeEntry> runtime; // after merging, in insertion order
+    std::vector<AlignedPair> pairs;    // ExecuTorch's mapping order
+    // Op names per pre-merge runtime key (ExecuTorch's runtime_debug_handle_to_op_names).
+    std::vector<std::pair<HandleTuple, std::string>> runtime_op_names;
+    // Components that had AOT nodes but no runtime node, and vice versa.
+    std::vector<const CaptureRecord*> aot_without_runtime;
+    std::vector<const RuntimeEntry*> runtime_without_aot;
+    std::vector<std::string> errors; // component errors ExecuTorch raises on (e.g. two runtime nodes)
+};
+
+// §5.2 + §5.4 over one run's Inspector events and a capture.
+Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture);
+
+// ExecuTorch's find_op_names: names of every key that is a subset of `target`.
+std::vector<std::string> opNamesWithin(const HandleTuple& target,
+                                       const std::vector<std::pair<HandleTuple, std::string>>& names);
+std::vector<std::string> aotOpNamesWithin(const HandleTuple& target, const AotCapture& capture);
+
+// Exposed for tests: ExecuTorch's _merge_runtime_debug_handles.
+HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& second);
+
+} // namespace gapscope

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/align/debug_handle_resolver.h"
+#include "core/align/runtime_value.h"
+#include "core/etdump/etdump_model.h"
+#include "core/etrecord/etrecord_model.h"
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// One event as ExecuTorch's Inspector builds it from a run (§5.1): ETDump
+// events grouped by (instruction id, chain index, delegate ids); one event per
+// ProfileEvent of a group (or one for a group of DebugEvents only), carrying the
+// group's debug data.
+struct InspectorEvent {
+    std::string name; // profile name; the delegate id for delegated events
+    std::int32_t instruction_id = -1;
+    EventKey key;
+    bool delegated = false;
+    std::vector<RuntimeValue> debug_data;  // one per DebugEvent of the group, in file order
+    std::vector<std::size_t> debug_events; // their indices in RunData.events
+    ResolvedHandles resolved;
+    std::int64_t num_outputs = 1;
+    bool has_op_types = false; // a handle names a node of the op graph (and not a framework event)
+};
+
+bool isFrameworkEventName(const std::string& name);
+
+// `maps` and `opGraphHandles` come from the ETRecord (may be null / empty).
+std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
+                                                 const std::set<std::int64_t>& opGraphHandles);
+
+// Program outputs of a run (DebugEvents whose Value carries output = true), in order.
+std::vector<RuntimeValue> programOutputs(const RunData& run);
+
+} // namespace gapscope

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "core/align/alignment.h"
+#include "core/capture/aot_capture.h"
+#include "core/etdump/etdump_model.h"
+#include "core/etrecord/etrecord_model.h"
+#include "core/metrics/gap_metrics.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// Whether a row's numbers can be trusted, and why not (docs/metrics.md).
+enum class RowStatus {
+    Ok,          // compared element for element
+    Broadcast,   // shapes differed; compared with torch broadcasting as ExecuTorch does
+    MissingData, // a runtime tensor's bytes are missing or no debug buffer was given
+    Invalid,     // cannot be compared (shapes, list against tensor, ...): no number shown
+};
+
+const char* rowStatusName(RowStatus status);
+
+struct ComparisonRow {
+    std::size_t index = 0; // ExecuTorch's row order
+    HandleTuple aot_debug_handle;
+    HandleTuple runtime_debug_handle;
+    std::vector<std::string> aot_ops;
+    std::vector<std::string> runtime_ops;
+    std::int32_t instruction_id = -1;
+    int output_index = 0;
+    bool in_executorch = true; // ExecuTorch's calculate_numeric_gap has this row
+    RowStatus status = RowStatus::Ok;
+    std::string reason;
+    std::string selection; // how the runtime output was chosen among several
+    // One entry per compared element (ExecuTorch's `gap` is a list); empty when invalid.
+    std::vector<GapMetrics> gaps;
+    std::vector<std::string> shapes; // "1x4x16" per element: reference shape
+    std::vector<std::string> dtypes; // "float32 vs float32"
+    bool dequantized = false;
+    const AlignedPair* pair = nullptr;
+};
+
+struct CoverageItem {
+    std::string kind; // aot_without_runtime, runtime_without_aot, unresolved_event, opaque_delegate_event,
+                      // missing_data, invalid_comparison, alignment_error
+    std::string what; // op or event name
+    HandleTuple handles;
+    std::string reason;
+};
+
+struct ComparisonOptions {
+    std::string method = "forward";
+    std::optional<std::size_t> run; // RunData index; default: the first run with debug events
+};
+
+struct Comparison {
+    std::size_t run = 0;
+    std::vector<InspectorEvent> events;
+    Alignment alignment;
+    std::vector<ComparisonRow> rows;
+    std::vector<CoverageItem> coverage;
+    std::vector<std::string> warnings;
+};
+
+// ETDump + ETRecord + AOT capture → one row per compared op. `etrecord` may be
+// null (QNN __debugID_ names still resolve). The result points into the inputs,
+// which must outlive it.
+Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, const AotCapture& capture,
+                                  const ComparisonOptions& options = {});
+
+} // namespace gapscope

@@ -1,0 +1,294 @@
+#include "core/metrics/gap_metrics.h"
+
+#include "core/etdump/element_decode.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace gapscope {
+
+namespace {
+
+constexpr std::size_t kBlock = 4096;
+
+// Neumaier-compensated sum: keeps float64 reductions within a few ulps of the
+// exact value, so results agree with torch's pairwise reductions to ~1e-15.
+struct Sum {
+    double s = 0, c = 0;
+    void add(double x) {
+        const double t = s + x;
+        if (std::fabs(s) >= std::fabs(x))
+            c += (s - t) + x;
+        else
+            c += (x - t) + s;
+        s = t;
+    }
+    double value() const { return s + c; }
+};
+
+struct NanScan {
+    std::uint64_t nan = 0, inf = 0;
+};
+
+NanScan scan(const Operand& o) {
+    NanScan r;
+    std::array<double, kBlock> buf{};
+    for (std::uint64_t first = 0; first < o.numel; first += kBlock) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, o.numel - first));
+        o.decode(first, n, buf.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            r.nan += std::isnan(buf[i]) ? 1 : 0;
+            r.inf += std::isinf(buf[i]) ? 1 : 0;
+        }
+    }
+    return r;
+}
+
+// torch.nan_to_num, applied by ExecuTorch only when a tensor holds a NaN.
+double nanToNum(double x) {
+    if (std::isnan(x))
+        return 0.0;
+    if (std::isinf(x))
+        return x > 0 ? std::numeric_limits<double>::max() : std::numeric_limits<double>::lowest();
+    return x;
+}
+
+std::vector<std::int64_t> unravel(std::uint64_t flat, const std::vector<std::int64_t>& shape) {
+    std::vector<std::int64_t> idx(shape.size());
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
+        idx[d] = static_cast<std::int64_t>(flat % extent);
+        flat /= extent;
+    }
+    return idx;
+}
+
+std::vector<std::uint64_t> rowMajorStrides(const std::vector<std::int64_t>& shape) {
+    std::vector<std::uint64_t> s(shape.size(), 1);
+    for (std::size_t d = shape.size(); d-- > 1;)
+        s[d - 1] = s[d] * static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
+    return s;
+}
+
+struct Accumulator {
+    Sum d2, d1, a2, b2, ab;
+    double maxAbs = -1;
+    std::uint64_t maxAt = 0;
+    std::uint64_t saturated = 0;
+};
+
+} // namespace
+
+GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOptions& options) {
+    GapResult result;
+    const auto& tf = options.runtime_transform;
+
+    // The runtime tensor's shape in the reference layout.
+    std::vector<std::int64_t> rtShape = runtime.shape;
+    std::vector<std::uint64_t> rtStridesRef; // stride of each reference dim in runtime storage
+    const auto rtStrides = rowMajorStrides(runtime.shape);
+    if (tf.axis_order && !runtime.is_scalar) {
+        const auto& p = *tf.axis_order;
+        if (p.size() != runtime.shape.size()) {
+            result.problem = "axis_order has " + std::to_string(p.size()) +
+                             " axes but the runtime tensor has rank " + std::to_string(runtime.shape.size());
+            return result;
+        }
+        rtShape.assign(p.size(), 0);
+        rtStridesRef.assign(p.size(), 0);
+        for (std::size_t j = 0; j < p.size(); ++j) {
+            rtShape[static_cast<std::size_t>(p[j])] = runtime.shape[j];
+            rtStridesRef[static_cast<std::size_t>(p[j])] = rtStrides[j];
+        }
+    } else {
+        rtStridesRef = rtStrides;
+    }
+
+    // Broadcast like torch: right-aligned, each pair equal or 1.
+    const auto& aShape = aot.shape;
+    const std::size_t rank = std::max(aShape.size(), rtShape.size());
+    std::vector<std::int64_t> out(rank, 1);
+    std::vector<std::uint64_t> aStep(rank, 0), bStep(rank, 0);
+    const auto aStrides = rowMajorStrides(aShape);
+    bool broadcast = aShape.size() != rtShape.size();
+    for (std::size_t k = 0; k < rank; ++k) {
+        const std::size_t d = rank - 1 - k;
+        const std::int64_t ad = k < aShape.size() ? aShape[aShape.size() - 1 - k] : 1;
+        const std::int64_t bd = k < rtShape.size() ? rtShape[rtShape.size() - 1 - k] : 1;
+        if (ad != bd && ad != 1 && bd != 1) {
+            result.problem = "shapes do not broadcast: reference dimension " + std::to_string(ad) +
+                             " against runtime dimension " + std::to_string(bd);
+            return result;
+        }
+        broadcast = broadcast || ad != bd;
+        out[d] = std::max(ad, bd);
+        if (ad == 0 || bd == 0)
+            out[d] = 0;
+        if (k < aShape.size() && ad != 1)
+            aStep[d] = aStrides[aShape.size() - 1 - k];
+        if (k < rtShape.size() && bd != 1)
+            bStep[d] = rtStridesRef[rtShape.size() - 1 - k];
+    }
+    std::uint64_t total = 1;
+    for (auto e : out)
+        total *= static_cast<std::uint64_t>(e);
+
+    if (tf.dequantizes()) {
+        if (tf.axis && (*tf.axis < 0 || static_cast<std::size_t>(*tf.axis) >= rtShape.size())) {
+            result.problem = "per-channel axis " + std::to_string(*tf.axis) + " is outside the tensor's rank";
+            return result;
+        }
+        if (tf.axis &&
+            static_cast<std::size_t>(rtShape[static_cast<std::size_t>(*tf.axis)]) != tf.scale.size()) {
+            result.problem = std::to_string(tf.scale.size()) + " per-channel scales for " +
+                             std::to_string(rtShape[static_cast<std::size_t>(*tf.axis)]) + " channels";
+            return result;
+        }
+    }
+
+    const NanScan aScan = scan(aot), bScan = scan(runtime);
+    const bool aFix = aScan.nan > 0, bFix = bScan.nan > 0;
+
+    GapMetrics m;
+    m.nan_aot = aScan.nan;
+    m.inf_aot = aScan.inf;
+    m.nan_runtime = bScan.nan;
+    m.inf_runtime = bScan.inf;
+    m.elements = total;
+    m.broadcast = broadcast;
+    m.compared_shape = out;
+
+    // Reference-layout channel index of the runtime element, for per-channel scales.
+    const std::size_t axisDim = tf.axis ? rank - rtShape.size() + static_cast<std::size_t>(*tf.axis)
+                                        : std::numeric_limits<std::size_t>::max();
+
+    Accumulator acc;
+    auto visit = [&](std::uint64_t flat, double a, double qb, std::size_t channel) {
+        if (options.qmin && options.qmax &&
+            (qb == static_cast<double>(*options.qmin) || qb == static_cast<double>(*options.qmax)))
+            ++acc.saturated;
+        double b = qb;
+        if (tf.dequantizes())
+            b = (qb - static_cast<double>(tf.zero_point[channel])) * tf.scale[channel];
+        if (aFix)
+            a = nanToNum(a);
+        if (bFix)
+            b = nanToNum(b);
+        const double d = a - b;
+        acc.d2.add(d * d);
+        acc.d1.add(std::fabs(d));
+        acc.a2.add(a * a);
+        acc.b2.add(b * b);
+        acc.ab.add(a * b);
+        // A NaN difference (Inf − Inf) makes the maximum undefined; keep the first.
+        if (std::isnan(d)) {
+            if (!std::isnan(acc.maxAbs)) {
+                acc.maxAbs = d;
+                acc.maxAt = flat;
+            }
+        } else if (std::fabs(d) > acc.maxAbs) {
+            acc.maxAbs = std::fabs(d);
+            acc.maxAt = flat;
+        }
+    };
+
+    const bool contiguous =
+        !broadcast && !tf.axis_order && !tf.axis && aot.numel == total && runtime.numel == total;
+    if (contiguous) {
+        std::array<double, kBlock> ab{}, bb{};
+        for (std::uint64_t first = 0; first < total; first += kBlock) {
+            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - first));
+            aot.decode(first, n, ab.data());
+            runtime.decode(first, n, bb.data());
+            for (std::size_t i = 0; i < n; ++i)
+                visit(first + i, ab[i], bb[i], 0);
+        }
+    } else {
+        std::vector<std::int64_t> idx(rank, 0);
+        std::uint64_t aAt = 0, bAt = 0;
+        for (std::uint64_t flat = 0; flat < total; ++flat) {
+            double a = 0, qb = 0;
+            aot.decode(aot.is_scalar ? 0 : aAt, 1, &a);
+            runtime.decode(runtime.is_scalar ? 0 : bAt, 1, &qb);
+            const std::size_t channel = axisDim < rank ? static_cast<std::size_t>(idx[axisDim]) : 0;
+            visit(flat, a, qb, channel);
+            // Odometer increment over the compared shape.
+            for (std::size_t d = rank; d-- > 0;) {
+                if (++idx[d] < out[d]) {
+                    aAt += aStep[d];
+                    bAt += bStep[d];
+                    break;
+                }
+                aAt -= aStep[d] * static_cast<std::uint64_t>(out[d] - 1);
+                bAt -= bStep[d] * static_cast<std::uint64_t>(out[d] - 1);
+                idx[d] = 0;
+            }
+        }
+    }
+
+    const double n = static_cast<double>(total);
+    const double d2 = acc.d2.value(), a2 = acc.a2.value(), b2 = acc.b2.value();
+    m.mse = d2 / n;
+    m.l1 = acc.d1.value();
+    m.snr = 10.0 * std::log10((a2 / n) / (d2 / n));
+    m.mean_abs = m.l1 / n;
+    m.max_abs = total > 0 ? acc.maxAbs : 0;
+    if (total > 0)
+        m.max_abs_index = unravel(acc.maxAt, out);
+    m.rel_l2 =
+        a2 > 0 ? std::sqrt(d2) / std::sqrt(a2) : (d2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    const double norms = std::sqrt(a2) * std::sqrt(b2);
+    m.cosine = norms > 0 ? acc.ab.value() / norms : (a2 == 0 && b2 == 0 ? 1.0 : 0.0);
+    m.sqnr = 20.0 * std::log10(std::sqrt(a2) / std::sqrt(d2));
+    if (tf.dequantizes() && tf.scale.size() == 1) {
+        m.rmse_steps = std::sqrt(m.mse) / tf.scale[0];
+        m.max_abs_steps = m.max_abs / tf.scale[0];
+    }
+    if (options.qmin && options.qmax && total > 0)
+        m.saturation = static_cast<double>(acc.saturated) / n;
+
+    // Top-k agreement along the last dimension for logits-shaped float outputs.
+    if (contiguous && !aot.is_scalar && !out.empty() && out.back() >= 2 && total > 0) {
+        const auto info = scalarTypeInfo(static_cast<std::int8_t>(aot.type));
+        if (info && info->isFloatingPoint) {
+            const auto row = static_cast<std::size_t>(out.back());
+            const std::uint64_t rows = total / row;
+            std::vector<double> ra(row), rb(row);
+            std::vector<std::size_t> ia(row), ib(row);
+            std::uint64_t top1 = 0, top5 = 0;
+            for (std::uint64_t r = 0; r < rows; ++r) {
+                aot.decode(r * row, row, ra.data());
+                runtime.decode(r * row, row, rb.data());
+                if (tf.dequantizes())
+                    for (auto& v : rb)
+                        v = (v - static_cast<double>(tf.zero_point[0])) * tf.scale[0];
+                std::iota(ia.begin(), ia.end(), 0);
+                std::iota(ib.begin(), ib.end(), 0);
+                const std::size_t k = std::min<std::size_t>(5, row);
+                auto byA = [&](std::size_t x, std::size_t y) {
+                    return ra[x] > ra[y] || (ra[x] == ra[y] && x < y);
+                };
+                auto byB = [&](std::size_t x, std::size_t y) {
+                    return rb[x] > rb[y] || (rb[x] == rb[y] && x < y);
+                };
+                std::partial_sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ia.end(), byA);
+                std::partial_sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k), ib.end(), byB);
+                top1 += ia[0] == ib[0] ? 1 : 0;
+                std::sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k));
+                std::sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k));
+                top5 +=
+                    std::equal(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ib.begin()) ? 1 : 0;
+            }
+            m.top1_agreement = static_cast<double>(top1) / static_cast<double>(rows);
+            if (row >= 5)
+                m.top5_agreement = static_cast<double>(top5) / static_cast<double>(rows);
+        }
+    }
+    result.metrics = m;
+    return result;
+}
+
+} // namespace gapscope

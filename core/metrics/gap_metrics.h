@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/metrics/operand.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// Every number Gapscope reports for one compared pair (formulas in
+// docs/metrics.md). a = reference (AOT), b = runtime, d = a − b, all float64
+// after ExecuTorch's conversion (NaN→0, ±Inf→±max when a side holds a NaN).
+struct GapMetrics {
+    // ExecuTorch's.
+    double mse = 0;
+    double l1 = 0;
+    double snr = 0;
+    // Ours.
+    double mean_abs = 0;
+    double max_abs = 0;
+    std::vector<std::int64_t> max_abs_index; // coordinates in the compared (broadcast) shape
+    double rel_l2 = 0;                       // ‖d‖ / ‖a‖
+    double cosine = 0;                       // a·b / (‖a‖‖b‖)
+    double sqnr = 0;                         // 20·log10(‖a‖ / ‖d‖)
+    std::uint64_t nan_aot = 0, inf_aot = 0, nan_runtime = 0, inf_runtime = 0;
+    std::uint64_t elements = 0;
+    bool broadcast = false; // shapes differed but torch-broadcast
+    std::vector<std::int64_t> compared_shape;
+    // When a quantisation scale is known.
+    std::optional<double> rmse_steps;    // √mse / scale
+    std::optional<double> max_abs_steps; // max|d| / scale
+    std::optional<double> saturation;    // share of runtime values at qmin or qmax
+    // For logits-shaped outputs (last dim ≥ 2): share of rows whose arg-max agrees,
+    // and whose top-5 sets agree.
+    std::optional<double> top1_agreement;
+    std::optional<double> top5_agreement;
+};
+
+struct GapOptions {
+    OperandTransform runtime_transform;
+    std::optional<std::int64_t> qmin, qmax; // for saturation
+};
+
+// Computes every metric, or returns why the pair cannot be compared (shapes
+// that do not broadcast, transforms that do not fit).
+struct GapResult {
+    std::optional<GapMetrics> metrics;
+    std::string problem;
+};
+
+GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOptions& options = {});
+
+} // namespace gapscope

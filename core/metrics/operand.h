@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/common/byte_span.h"
+#include "core/etdump/scalar_type.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// One side of a comparison as float64 numbers: a tensor view (dtype, shape, raw
+// bytes, never copied) or a scalar (a 0-dim tensor, as torch.as_tensor makes it).
+struct Operand {
+    ScalarType type = ScalarType::Double;
+    std::vector<std::int64_t> shape;
+    ByteSpan bytes;
+    std::uint64_t numel = 1;
+    bool is_scalar = false;
+    double scalar = 0;
+
+    static Operand tensor(ScalarType type, std::vector<std::int64_t> shape, ByteSpan bytes,
+                          std::uint64_t numel);
+    static Operand number(double value);
+
+    // Elements [first, first + count) as float64.
+    void decode(std::uint64_t first, std::size_t count, double* out) const;
+};
+
+// How a runtime tensor maps back to the reference: dequantisation and layout.
+struct OperandTransform {
+    // real = (q − zero_point[c]) × scale[c], c the index along `axis` (reference
+    // layout) or 0 for per-tensor.
+    std::vector<double> scale;
+    std::vector<std::int64_t> zero_point;
+    std::optional<std::int64_t> axis;
+    // runtime = reference.permute(axis_order)
+    std::optional<std::vector<std::int64_t>> axis_order;
+
+    bool dequantizes() const { return !scale.empty(); }
+};
+
+} // namespace gapscope

@@ -1,0 +1,87 @@
+#include "executorch_parity.h"
+
+#include "core/capture/aot_capture.h"
+#include "core/compare/comparison.h"
+#include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace gapscope::test {
+
+namespace {
+
+double jsonDouble(const nlohmann::json& j) {
+    if (j.is_number())
+        return j.get<double>();
+    const auto s = j.get<std::string>();
+    if (s == "Infinity")
+        return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity")
+        return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+void checkClose(double ours, double theirs) {
+    if (std::isnan(theirs)) {
+        CHECK(std::isnan(ours));
+    } else if (std::isinf(theirs)) {
+        CHECK(ours == theirs);
+    } else if (theirs == 0.0) {
+        CHECK(std::fabs(ours) <= 1e-300);
+    } else {
+        CHECK(std::fabs(ours - theirs) <= 1e-9 * std::fabs(theirs));
+    }
+}
+
+} // namespace
+
+void checkExecuTorchParity(const std::string& dir) {
+    INFO("session " << dir);
+    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
+    REQUIRE(dump);
+    auto record = loadEtRecord(dir + "/etrecord.bin");
+    REQUIRE(record);
+    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
+    REQUIRE(capture);
+    auto comparison = compareSession(dump.value(), &record.value(), capture.value());
+    if (!comparison)
+        FAIL(comparison.error().describe());
+    std::vector<const ComparisonRow*> rows;
+    for (const auto& r : comparison.value().rows)
+        if (r.in_executorch)
+            rows.push_back(&r);
+
+    for (const char* metric : {"mse", "l1", "snr"}) {
+        INFO("metric " << metric);
+        std::ifstream in(dir + "/executorch_gap_" + metric + ".json");
+        REQUIRE(in.good());
+        const auto expected = nlohmann::json::parse(in);
+        REQUIRE(rows.size() == expected.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            INFO("row " << i);
+            const auto& want = expected[i];
+            const auto& got = *rows[i];
+            CHECK(got.aot_debug_handle == want.at("aot_debug_handle").get<std::vector<std::int64_t>>());
+            CHECK(got.runtime_debug_handle ==
+                  want.at("runtime_debug_handle").get<std::vector<std::int64_t>>());
+            CHECK(got.aot_ops == want.at("aot_ops").get<std::vector<std::string>>());
+            CHECK(got.runtime_ops == want.at("runtime_ops").get<std::vector<std::string>>());
+            const auto& gap = want.at("gap");
+            REQUIRE(got.gaps.size() == gap.size());
+            for (std::size_t g = 0; g < gap.size(); ++g) {
+                const auto& m = got.gaps[g];
+                const double ours = std::string(metric) == "mse"  ? m.mse
+                                    : std::string(metric) == "l1" ? m.l1
+                                                                  : m.snr;
+                checkClose(ours, jsonDouble(gap[g]));
+            }
+        }
+    }
+}
+
+} // namespace gapscope::test
