@@ -1,3 +1,4 @@
+#include "app/cli/compare_command.h"
 #include "app/cli/dump_command.h"
 #include "app/cli/inspect_commands.h"
 
@@ -9,6 +10,7 @@ int main(int argc, char** argv) {
     int exitCode = 0;
     gapscope::cli::addDumpCommand(app, exitCode);
     gapscope::cli::addInspectCommands(app, exitCode);
+    gapscope::cli::addCompareCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

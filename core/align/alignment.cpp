@@ -205,15 +205,24 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             aotMap[r->debug_handle] = r;
             combined.push_back(r->debug_handle.front());
         }
+        const std::size_t pairsBefore = a.pairs.size();
+        std::string skipReason;
         for (std::int64_t i = 0; i < rt.num_outputs; ++i) {
-            if (!subsetOf(combined, rt.handles))
-                break; // same for every i: the AOT handles are not a subset of the runtime tuple
+            if (!subsetOf(combined, rt.handles)) {
+                skipReason = "the reference handles are not a subset of the runtime handles";
+                break; // same for every i
+            }
             const auto k = static_cast<std::int64_t>(rt.handles.size()) - 1 - i;
             if (k < 0)
                 break;
             auto found = aotMap.find(HandleTuple{rt.handles[static_cast<std::size_t>(k)]});
-            if (found == aotMap.end())
+            if (found == aotMap.end()) {
+                skipReason =
+                    "no reference output is keyed by handle " +
+                    std::to_string(rt.handles[static_cast<std::size_t>(k)]) +
+                    ", the runtime group's last handle (ExecuTorch compares a fused group's last op)";
                 continue;
+            }
             AlignedPair pair;
             pair.handles = rt.handles;
             pair.output_index = static_cast<int>(i);
@@ -250,6 +259,17 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 }
             }
             a.pairs.push_back(std::move(pair));
+        }
+        if (a.pairs.size() == pairsBefore) {
+            a.skipped.push_back({aotList, &rt, skipReason.empty() ? "no output to compare" : skipReason});
+        } else {
+            for (const auto* r : aotList) {
+                bool used = false;
+                for (std::size_t p = pairsBefore; p < a.pairs.size(); ++p)
+                    used = used || a.pairs[p].aot.record == r;
+                if (!used)
+                    a.fused.emplace_back(r, &rt);
+            }
         }
     }
     return a;

@@ -49,6 +49,16 @@ struct Alignment {
     std::vector<const CaptureRecord*> aot_without_runtime;
     std::vector<const RuntimeEntry*> runtime_without_aot;
     std::vector<std::string> errors; // component errors ExecuTorch raises on (e.g. two runtime nodes)
+    // Components with both sides where ExecuTorch's rules produced no pair.
+    struct Skipped {
+        std::vector<const CaptureRecord*> aot;
+        const RuntimeEntry* runtime = nullptr;
+        std::string reason;
+    };
+    std::vector<Skipped> skipped;
+    // Reference records inside a compared runtime group that are not its compared
+    // (last) output: fused ops whose own result the device never exposed.
+    std::vector<std::pair<const CaptureRecord*, const RuntimeEntry*>> fused;
 };
 
 // §5.2 + §5.4 over one run's Inspector events and a capture.

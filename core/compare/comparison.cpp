@@ -89,6 +89,9 @@ ElementOutcome compareElement(const EtDump& dump, const AotCapture& capture, con
         runtime =
             Operand::tensor(static_cast<ScalarType>(t.scalar_type), t.sizes, dump.tensorBytes(t), *t.numel);
         const auto type = static_cast<ScalarType>(t.scalar_type);
+        if (element < record.quantization.size() && record.quantization[element] &&
+            !record.quantization[element]->per_channel)
+            options.step = record.quantization[element]->scale.front();
         if (element < record.quantization.size() && record.quantization[element] && isIntegerType(type)) {
             const auto& q = *record.quantization[element];
             options.runtime_transform.scale = q.scale;
@@ -271,6 +274,14 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
         if (row.status == RowStatus::Invalid)
             c.coverage.push_back({"invalid_comparison", row.aot_ops.empty() ? "" : row.aot_ops.back(),
                                   row.aot_debug_handle, row.reason});
+    for (const auto& skipped : c.alignment.skipped)
+        for (const auto* r : skipped.aot)
+            c.coverage.push_back({"unmatched_group", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
+                                  skipped.reason + " (runtime " + skipped.runtime->event->name + ")"});
+    for (const auto& [r, rt] : c.alignment.fused)
+        c.coverage.push_back({"fused", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
+                              "inside the runtime group of " + rt->event->name +
+                                  "; only the group's last output is compared"});
     for (const auto& err : c.alignment.errors)
         c.coverage.push_back({"alignment_error", "", {}, err});
     return c;

@@ -20,13 +20,16 @@ struct Sum {
     double s = 0, c = 0;
     void add(double x) {
         const double t = s + x;
-        if (std::fabs(s) >= std::fabs(x))
-            c += (s - t) + x;
-        else
-            c += (x - t) + s;
+        // Infinities and NaN propagate through s alone; compensating them gives NaN.
+        if (std::isfinite(t)) {
+            if (std::fabs(s) >= std::fabs(x))
+                c += (s - t) + x;
+            else
+                c += (x - t) + s;
+        }
         s = t;
     }
-    double value() const { return s + c; }
+    double value() const { return std::isfinite(s) ? s + c : s; }
 };
 
 struct NanScan {
@@ -243,9 +246,13 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     const double norms = std::sqrt(a2) * std::sqrt(b2);
     m.cosine = norms > 0 ? acc.ab.value() / norms : (a2 == 0 && b2 == 0 ? 1.0 : 0.0);
     m.sqnr = 20.0 * std::log10(std::sqrt(a2) / std::sqrt(d2));
-    if (tf.dequantizes() && tf.scale.size() == 1) {
-        m.rmse_steps = std::sqrt(m.mse) / tf.scale[0];
-        m.max_abs_steps = m.max_abs / tf.scale[0];
+    const std::optional<double> step =
+        options.step
+            ? options.step
+            : (tf.dequantizes() && tf.scale.size() == 1 ? std::optional<double>(tf.scale[0]) : std::nullopt);
+    if (step && *step > 0) {
+        m.rmse_steps = std::sqrt(m.mse) / *step;
+        m.max_abs_steps = m.max_abs / *step;
     }
     if (options.qmin && options.qmax && total > 0)
         m.saturation = static_cast<double>(acc.saturated) / n;

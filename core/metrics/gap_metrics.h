@@ -40,7 +40,10 @@ struct GapMetrics {
 
 struct GapOptions {
     OperandTransform runtime_transform;
-    std::optional<std::int64_t> qmin, qmax; // for saturation
+    std::optional<std::int64_t> qmin, qmax; // for saturation (integer runtime tensors only)
+    // The quantisation step of the compared output, when known (per-tensor scale):
+    // errors are also reported in steps even when the runtime value is float.
+    std::optional<double> step;
 };
 
 // Computes every metric, or returns why the pair cannot be compared (shapes

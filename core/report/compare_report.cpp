@@ -1,0 +1,263 @@
+#include "core/report/compare_report.h"
+
+#include "core/report/etdump_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace gapscope {
+
+using json = nlohmann::ordered_json;
+
+std::string gapscopeVersion() {
+    return "0.1.0";
+}
+
+namespace {
+
+const char* const kCsvMetrics[] = {"mse",        "l1",     "snr",  "mean_abs",   "max_abs",
+                                   "rel_l2",     "cosine", "sqnr", "rmse_steps", "max_abs_steps",
+                                   "saturation", "top1",   "top5"};
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        s += (i ? sep : "") + v[i];
+    return s;
+}
+
+std::string joinHandles(const HandleTuple& h, const char* sep = " ") {
+    std::string s;
+    for (std::size_t i = 0; i < h.size(); ++i)
+        s += (i ? sep : "") + std::to_string(h[i]);
+    return s;
+}
+
+std::string number(double x) {
+    if (std::isnan(x))
+        return "NaN";
+    if (std::isinf(x))
+        return x > 0 ? "Infinity" : "-Infinity";
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, r.ptr);
+}
+
+std::string shortNumber(double x) {
+    if (std::isnan(x) || std::isinf(x))
+        return number(x);
+    std::ostringstream s;
+    s << std::setprecision(3) << x;
+    return s.str();
+}
+
+json metricsJson(const GapMetrics& m) {
+    json j;
+    for (const auto& info : metricCatalog()) {
+        const auto v = metricValue(m, info.name);
+        j[info.name] = v ? jsonNumber(*v) : json(nullptr);
+    }
+    j["max_abs_index"] = m.max_abs_index;
+    j["nan_aot"] = m.nan_aot;
+    j["inf_aot"] = m.inf_aot;
+    j["nan_runtime"] = m.nan_runtime;
+    j["inf_runtime"] = m.inf_runtime;
+    j["elements"] = m.elements;
+    j["broadcast"] = m.broadcast;
+    return j;
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char ch : s) {
+        if (ch == '"')
+            q += '"';
+        q += ch;
+    }
+    return q + "\"";
+}
+
+} // namespace
+
+json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
+    json doc;
+    json rows = json::array();
+    for (const auto& r : c.rows) {
+        json j;
+        j["index"] = r.index;
+        j["aot_debug_handle"] = r.aot_debug_handle;
+        j["aot_ops"] = r.aot_ops;
+        j["runtime_ops"] = r.runtime_ops;
+        j["runtime_debug_handle"] = r.runtime_debug_handle;
+        j["status"] = rowStatusName(r.status);
+        j["reason"] = r.reason.empty() ? json(nullptr) : json(r.reason);
+        j["in_executorch"] = r.in_executorch;
+        j["instruction_id"] = r.instruction_id;
+        j["output_index"] = r.output_index;
+        j["shapes"] = r.shapes;
+        j["dtypes"] = r.dtypes;
+        j["dequantized"] = r.dequantized;
+        j["selection"] = r.selection.empty() ? json(nullptr) : json(r.selection);
+        json metrics = json::object();
+        if (!r.gaps.empty())
+            for (const auto& info : metricCatalog()) {
+                const auto v = rowMetric(r, info.name);
+                metrics[info.name] = v ? jsonNumber(*v) : json(nullptr);
+            }
+        j["metrics"] = metrics;
+        json elements = json::array();
+        for (const auto& g : r.gaps)
+            elements.push_back(metricsJson(g));
+        j["elements"] = elements;
+        rows.push_back(j);
+    }
+    doc["rows"] = rows;
+
+    json coverage = json::object();
+    json items = json::array();
+    json counts = json::object();
+    for (const auto& item : c.coverage) {
+        items.push_back({{"kind", item.kind},
+                         {"what", item.what},
+                         {"debug_handle", item.handles},
+                         {"reason", item.reason}});
+        counts[item.kind] = counts.value(item.kind, 0) + 1;
+    }
+    coverage["counts"] = counts;
+    coverage["items"] = items;
+    doc["coverage"] = coverage;
+
+    if (ctx.first_divergence) {
+        const auto& fd = *ctx.first_divergence;
+        doc["first_divergence"] = {{"row", fd.row},
+                                   {"aot_ops", c.rows[fd.row].aot_ops},
+                                   {"metric", fd.threshold.metric},
+                                   {"threshold", fd.threshold.value},
+                                   {"value", jsonNumber(fd.value)}};
+    } else {
+        doc["first_divergence"] = nullptr;
+    }
+    json introducers = json::array();
+    for (const auto& in : ctx.introducers)
+        introducers.push_back({{"row", in.row},
+                               {"aot_ops", c.rows[in.row].aot_ops},
+                               {"rel_l2", jsonNumber(in.own)},
+                               {"worst_producer_rel_l2", jsonNumber(in.worst_producer)},
+                               {"added_rel_l2", jsonNumber(in.added)},
+                               {"producer_rows", in.producers}});
+    doc["introducers"] = introducers;
+
+    json inputs = json::array();
+    for (const auto& i : ctx.inputs)
+        inputs.push_back({{"role", i.role}, {"path", i.path}, {"bytes", i.bytes}, {"sha256", i.sha256}});
+    json gates = json::array();
+    for (const auto& g : ctx.gates)
+        gates.push_back({{"metric", g.metric}, {"value", g.value}});
+    doc["provenance"] = {{"gapscope_version", gapscopeVersion()},
+                         {"inputs", inputs},
+                         {"settings",
+                          {{"method", ctx.method},
+                           {"run", c.run},
+                           {"threshold", {{"metric", ctx.threshold.metric}, {"value", ctx.threshold.value}}},
+                           {"fail_above", gates}}}};
+    return doc;
+}
+
+void writeComparisonCsv(std::ostream& out, const Comparison& c) {
+    out << "index,aot_debug_handle,aot_ops,runtime_ops,runtime_debug_handle,status,reason,in_executorch,"
+           "shape,dtype";
+    for (const char* m : kCsvMetrics)
+        out << ',' << m;
+    out << ",max_abs_index\r\n";
+    for (const auto& r : c.rows) {
+        out << r.index << ',' << csvField(joinHandles(r.aot_debug_handle)) << ','
+            << csvField(join(r.aot_ops, "; ")) << ',' << csvField(join(r.runtime_ops, "; ")) << ','
+            << csvField(joinHandles(r.runtime_debug_handle)) << ',' << rowStatusName(r.status) << ','
+            << csvField(r.reason) << ',' << (r.in_executorch ? "true" : "false") << ','
+            << csvField(join(r.shapes, "; ")) << ',' << csvField(join(r.dtypes, "; "));
+        for (const char* m : kCsvMetrics) {
+            const auto v = rowMetric(r, m);
+            out << ',' << (v ? number(*v) : std::string());
+        }
+        out << ',' << csvField(r.gaps.empty() ? std::string() : joinHandles(r.gaps.front().max_abs_index))
+            << "\r\n";
+    }
+}
+
+void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const ReportContext& ctx) {
+    out << "# Gapscope comparison\n\n";
+    out << "| # | aot ops | runtime ops | handles | status | MSE | L1 | SNR (dB) | max abs | cosine |\n";
+    out << "|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : c.rows) {
+        auto m = [&](const char* name) {
+            const auto v = rowMetric(r, name);
+            return v ? shortNumber(*v) : std::string("—");
+        };
+        const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
+        out << "| " << r.index << (first ? " ⚑" : "") << " | " << join(r.aot_ops, ", ") << " | "
+            << join(r.runtime_ops, ", ") << " | " << joinHandles(r.aot_debug_handle, ",") << " | "
+            << rowStatusName(r.status) << " | " << m("mse") << " | " << m("l1") << " | " << m("snr") << " | "
+            << m("max_abs") << " | " << m("cosine") << " |\n";
+    }
+    if (ctx.first_divergence)
+        out << "\n⚑ first divergence: " << ctx.first_divergence->threshold.metric << " "
+            << shortNumber(ctx.first_divergence->value) << " (threshold "
+            << ctx.first_divergence->threshold.value << ")\n";
+    if (!c.coverage.empty()) {
+        out << "\n## Coverage\n\n| kind | what | handles | reason |\n|---|---|---|---|\n";
+        for (const auto& i : c.coverage)
+            out << "| " << i.kind << " | " << i.what << " | " << joinHandles(i.handles, ",") << " | "
+                << i.reason << " |\n";
+    }
+}
+
+void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportContext& ctx) {
+    auto clip = [](std::string s, std::size_t n) {
+        if (s.size() > n)
+            s = s.substr(0, n - 1) + "~";
+        return s;
+    };
+    out << std::left << std::setw(4) << "#" << std::setw(34) << "aot_ops" << std::setw(22) << "runtime_ops"
+        << std::setw(18) << "handles" << std::setw(13) << "status" << std::setw(11) << "mse" << std::setw(11)
+        << "l1" << std::setw(11) << "snr" << std::setw(11) << "max_abs"
+        << "cosine\n";
+    for (const auto& r : c.rows) {
+        auto m = [&](const char* name) {
+            const auto v = rowMetric(r, name);
+            return v ? shortNumber(*v) : std::string("-");
+        };
+        const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
+        out << std::setw(4) << (std::to_string(r.index) + (first ? "!" : "")) << std::setw(34)
+            << clip(join(r.aot_ops, ","), 33) << std::setw(22) << clip(join(r.runtime_ops, ","), 21)
+            << std::setw(18) << clip(joinHandles(r.aot_debug_handle, ","), 17) << std::setw(13)
+            << (std::string(rowStatusName(r.status)) + (r.in_executorch ? "" : "*")) << std::setw(11)
+            << m("mse") << std::setw(11) << m("l1") << std::setw(11) << m("snr") << std::setw(11)
+            << m("max_abs") << m("cosine") << '\n';
+        if (!r.reason.empty())
+            out << "    " << r.reason << '\n';
+    }
+    out << "\n* not a row of ExecuTorch's calculate_numeric_gap\n";
+    if (ctx.first_divergence)
+        out << "! first divergence: row " << ctx.first_divergence->row << " ("
+            << join(c.rows[ctx.first_divergence->row].aot_ops, ",") << "), "
+            << ctx.first_divergence->threshold.metric << " = " << shortNumber(ctx.first_divergence->value)
+            << ", threshold " << ctx.first_divergence->threshold.value << '\n';
+    else
+        out << "no row crosses " << ctx.threshold.metric << " " << ctx.threshold.value << '\n';
+    std::map<std::string, int> counts;
+    for (const auto& i : c.coverage)
+        ++counts[i.kind];
+    if (!counts.empty()) {
+        out << "coverage:";
+        for (const auto& [k, n] : counts)
+            out << ' ' << k << '=' << n;
+        out << '\n';
+    }
+}
+
+} // namespace gapscope

@@ -1,0 +1,138 @@
+// Gap metrics on hand-computed cases: ExecuTorch's MSE/L1/SNR, ours, NaN rules,
+// broadcasting, dequantisation, layout permutation, top-k agreement.
+
+#include "core/metrics/gap_metrics.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace gapscope;
+
+namespace {
+
+template <typename T> struct Buffer {
+    std::vector<T> values;
+    Operand operand(ScalarType type, std::vector<std::int64_t> shape) const {
+        return Operand::tensor(
+            type, std::move(shape),
+            {reinterpret_cast<const std::uint8_t*>(values.data()), values.size() * sizeof(T)}, values.size());
+    }
+};
+
+GapMetrics gap(const Operand& a, const Operand& b, const GapOptions& o = {}) {
+    auto r = computeGap(a, b, o);
+    if (!r.metrics)
+        FAIL(r.problem);
+    return *r.metrics;
+}
+
+} // namespace
+
+TEST_CASE("ExecuTorch's metrics and ours on a hand-computed pair", "[metrics]") {
+    Buffer<float> a{{1, 2, 3, 4}}, b{{1, 2, 3, 5}};
+    const auto m = gap(a.operand(ScalarType::Float, {2, 2}), b.operand(ScalarType::Float, {2, 2}));
+    CHECK(m.mse == 0.25);
+    CHECK(m.l1 == 1.0);
+    CHECK(m.snr == Approx(10 * std::log10(7.5 / 0.25)).epsilon(1e-15));
+    CHECK(m.mean_abs == 0.25);
+    CHECK(m.max_abs == 1.0);
+    CHECK(m.max_abs_index == std::vector<std::int64_t>{1, 1});
+    CHECK(m.rel_l2 == Approx(1.0 / std::sqrt(30.0)).epsilon(1e-15));
+    CHECK(m.cosine == Approx(34.0 / (std::sqrt(30.0) * std::sqrt(39.0))).epsilon(1e-15));
+    CHECK(m.sqnr == Approx(m.snr).epsilon(1e-12));
+    CHECK(m.elements == 4);
+    CHECK_FALSE(m.broadcast);
+    CHECK(m.top1_agreement == std::optional<double>(1.0)); // argmax per row of 2: [1,1] both
+}
+
+TEST_CASE("identical tensors: SNR is +inf, zero signal gives NaN like torch", "[metrics]") {
+    Buffer<float> a{{1, -2}}, zero{{0, 0}};
+    CHECK(std::isinf(gap(a.operand(ScalarType::Float, {2}), a.operand(ScalarType::Float, {2})).snr));
+    CHECK(std::isnan(gap(zero.operand(ScalarType::Float, {2}), zero.operand(ScalarType::Float, {2})).snr));
+}
+
+TEST_CASE("NaN handling follows ExecuTorch: a side with a NaN gets nan_to_num", "[metrics]") {
+    const double nan = std::numeric_limits<double>::quiet_NaN(),
+                 inf = std::numeric_limits<double>::infinity();
+    Buffer<double> a{{nan, 1.0, inf}}, b{{0.0, 1.0, 0.0}};
+    const auto m = gap(a.operand(ScalarType::Double, {3}), b.operand(ScalarType::Double, {3}));
+    CHECK(m.nan_aot == 1);
+    CHECK(m.inf_aot == 1);
+    // NaN → 0, +inf → max double: the differences are 0, 0, DBL_MAX.
+    CHECK(m.l1 == std::numeric_limits<double>::max());
+    // Without a NaN on that side, an Inf stays Inf (torch does not touch it).
+    Buffer<double> c{{inf, 1.0}}, d{{0.0, 1.0}};
+    CHECK(std::isinf(gap(c.operand(ScalarType::Double, {2}), d.operand(ScalarType::Double, {2})).l1));
+}
+
+TEST_CASE("shapes broadcast as in torch and are flagged; incompatible shapes are a problem", "[metrics]") {
+    Buffer<float> a{{1, 2, 3}}, b{{1, 2, 4}};
+    const auto m = gap(a.operand(ScalarType::Float, {1, 3}), b.operand(ScalarType::Float, {3}));
+    CHECK(m.broadcast);
+    CHECK(m.mse == Approx(1.0 / 3.0));
+    CHECK(m.compared_shape == std::vector<std::int64_t>{1, 3});
+    Buffer<float> col{{1, 2}};
+    const auto outer = gap(col.operand(ScalarType::Float, {2, 1}), a.operand(ScalarType::Float, {3}));
+    CHECK(outer.elements == 6);
+    CHECK(outer.l1 == Approx(0 + 1 + 2 + 1 + 0 + 1));
+    Buffer<float> four{{1, 2, 3, 4}};
+    auto bad = computeGap(a.operand(ScalarType::Float, {3}), four.operand(ScalarType::Float, {4}));
+    CHECK_FALSE(bad.metrics);
+    CHECK_THAT(bad.problem, Catch::Contains("do not broadcast"));
+}
+
+TEST_CASE("scalars compare as 0-dim tensors", "[metrics]") {
+    const auto m = gap(Operand::number(3.0), Operand::number(2.5));
+    CHECK(m.mse == 0.25);
+    CHECK(m.elements == 1);
+}
+
+TEST_CASE("quantised runtime tensors are dequantised per tensor and per channel", "[metrics][quant]") {
+    Buffer<float> ref{{-1.0f, 0.0f, 0.5f, 1.0f}};
+    Buffer<std::int8_t> q{{-3, -1, 0, 1}}; // zero point -1, scale 0.5 → -1, 0, 0.5, 1
+    GapOptions o;
+    o.runtime_transform.scale = {0.5};
+    o.runtime_transform.zero_point = {-1};
+    o.qmin = -3;
+    o.qmax = 1;
+    const auto m = gap(ref.operand(ScalarType::Float, {4}), q.operand(ScalarType::Char, {4}), o);
+    CHECK(m.mse == 0.0);
+    CHECK(m.rmse_steps == std::optional<double>(0.0));
+    CHECK(m.saturation == std::optional<double>(0.5)); // -3 and 1 sit at qmin/qmax
+
+    Buffer<float> ref2{{1.0f, 2.0f, 10.0f, 20.0f}};
+    Buffer<std::uint8_t> q2{{1, 2, 1, 2}}; // channel 0 scale 1, channel 1 scale 10 (axis 0 of 2x2)
+    GapOptions pc;
+    pc.runtime_transform.scale = {1.0, 10.0};
+    pc.runtime_transform.zero_point = {0, 0};
+    pc.runtime_transform.axis = 0;
+    CHECK(gap(ref2.operand(ScalarType::Float, {2, 2}), q2.operand(ScalarType::Byte, {2, 2}), pc).mse == 0.0);
+    pc.runtime_transform.scale = {1.0, 10.0, 3.0};
+    pc.runtime_transform.zero_point = {0, 0, 0};
+    CHECK_FALSE(computeGap(ref2.operand(ScalarType::Float, {2, 2}), q2.operand(ScalarType::Byte, {2, 2}), pc)
+                    .metrics);
+}
+
+TEST_CASE("a channels-last runtime tensor is permuted back before comparing", "[metrics][layout]") {
+    // Reference NCHW (1,2,1,2): c0 = [1,2], c1 = [3,4]. Runtime NHWC (1,1,2,2): [1,3,2,4].
+    Buffer<float> nchw{{1, 2, 3, 4}}, nhwc{{1, 3, 2, 4}};
+    GapOptions o;
+    o.runtime_transform.axis_order = std::vector<std::int64_t>{0, 2, 3, 1};
+    const auto m =
+        gap(nchw.operand(ScalarType::Float, {1, 2, 1, 2}), nhwc.operand(ScalarType::Float, {1, 1, 2, 2}), o);
+    CHECK(m.mse == 0.0);
+    CHECK_FALSE(m.broadcast);
+    // Without the permutation the same bytes differ.
+    CHECK(gap(nchw.operand(ScalarType::Float, {1, 2, 1, 2}), nhwc.operand(ScalarType::Float, {1, 2, 1, 2}))
+              .mse > 0);
+}
+
+TEST_CASE("top-1 and top-5 agreement on logits rows", "[metrics]") {
+    Buffer<float> a{{0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1}}, b{{0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 7}};
+    const auto m = gap(a.operand(ScalarType::Float, {2, 6}), b.operand(ScalarType::Float, {2, 6}));
+    CHECK(m.top1_agreement == std::optional<double>(0.5));
+    CHECK(m.top5_agreement == std::optional<double>(0.5));
+}
