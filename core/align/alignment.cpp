@@ -89,7 +89,7 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
 
 // ExecuTorch's _find_matching_runtime_output_by_shape_and_dtype.
 std::size_t pickByShape(const std::vector<RuntimeValue>& items, const SafetensorsTensor& aot,
-                        std::string& how) {
+                        std::string& how, bool& ambiguous) {
     std::vector<std::size_t> shape;
     for (std::size_t i = 0; i < items.size(); ++i)
         if (items[i].isTensor() && items[i].tensor->sizes == aot.shape)
@@ -108,8 +108,10 @@ std::size_t pickByShape(const std::vector<RuntimeValue>& items, const Safetensor
             return dtype[0];
         }
     }
-    how = "no unique shape/dtype match among " + std::to_string(items.size()) +
-          " runtime outputs: the last one";
+    ambiguous = shape.size() > 1;
+    how = (ambiguous ? std::to_string(shape.size()) + " runtime outputs match the reference's shape and dtype"
+                     : std::string("no runtime output has the reference's shape")) +
+          "; ExecuTorch takes the last of " + std::to_string(items.size());
     return items.size() - 1;
 }
 
@@ -255,7 +257,23 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 pair.runtime_value = element;
                 const auto* aotTensor = capture.tensor(found->second->outputs.front());
                 if (rt.num_outputs == 1 && data.size() > 1 && aotTensor) {
-                    pair.runtime_value = data[pickByShape(data, *aotTensor, pair.selection)];
+                    bool ambiguous = false;
+                    const std::size_t picked = pickByShape(data, *aotTensor, pair.selection, ambiguous);
+                    pair.runtime_value = data[picked];
+                    if (rt.event->name == "DELEGATE_CALL") {
+                        // A delegate call logs its inputs first and its outputs last: the
+                        // last value is the output, but a shape match may pick an input.
+                        if (picked + 1 != data.size()) {
+                            pair.ambiguous_selection = true;
+                            pair.selection = "ExecuTorch's shape match picks logged argument " +
+                                             std::to_string(picked) + " of " + std::to_string(data.size()) +
+                                             ", a delegate input, not its output";
+                        } else if (ambiguous) {
+                            pair.selection = "the delegate call's last logged argument (its output)";
+                        }
+                    } else {
+                        pair.ambiguous_selection = ambiguous;
+                    }
                 }
             }
             a.pairs.push_back(std::move(pair));

@@ -38,6 +38,9 @@ struct AlignedPair {
     bool runtime_value_valid = true;
     std::string problem;   // why ExecuTorch would raise (mapping error), if it would
     std::string selection; // how a multi-output runtime value was chosen (shape/dtype/last)
+    // Several runtime outputs had the reference's shape and dtype: ExecuTorch
+    // compares the last one, which may be the wrong output (native_layer_norm).
+    bool ambiguous_selection = false;
 };
 
 struct Alignment {

@@ -233,6 +233,12 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
             if (outcome.metrics)
                 row.gaps.push_back(*outcome.metrics);
         }
+        if (pair.ambiguous_selection) {
+            row.status = RowStatus::Invalid;
+            row.reason = pair.selection +
+                         ": which runtime output corresponds to the reference cannot be told, so no "
+                         "number is shown";
+        }
         if (row.status == RowStatus::Invalid)
             row.gaps.clear();
         c.rows.push_back(std::move(row));

@@ -1,0 +1,307 @@
+// Alignment rules on hand-made sessions: each case is one rule of ExecuTorch's
+// Inspector (§5 of the spec) or of the QNN conventions, plus what Gapscope adds.
+
+#include "core/align/alignment.h"
+#include "core/compare/comparison.h"
+#include "session_builder.h"
+
+#include <catch2/catch.hpp>
+
+using namespace gapscope;
+using namespace gapscope::test;
+
+namespace {
+
+Comparison compare(SessionBuilder&, const EtDump& dump, const EtRecord* record, const AotCapture& capture) {
+    auto c = compareSession(dump, record, capture);
+    if (!c)
+        FAIL(c.error().describe());
+    return std::move(c).value();
+}
+
+bool hasCoverage(const Comparison& c, const std::string& kind) {
+    for (const auto& i : c.coverage)
+        if (i.kind == kind)
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("operator chain: one row per kernel, ExecuTorch's columns and gaps", "[align]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{1}, false};
+    b.maps.debug_handle_map[1] = {{2}, false};
+    b.node("add", {1});
+    b.node("relu", {2}, {"add"});
+    b.kernel(0, "add.out", {b.tensor({1, -2}, {2})});
+    b.kernel(1, "relu.out", {b.tensor({1, 0.5f}, {2})});
+    b.record({1}, {"add"}, {{{1, -2}, {2}}});
+    b.record({2}, {"relu"}, {{{1, 0}, {2}}});
+    const auto dump = b.dump();
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.rows.size() == 2);
+    CHECK(c.rows[0].aot_ops == std::vector<std::string>{"add"});
+    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"native_call_add.out"});
+    CHECK(c.rows[0].gaps.at(0).mse == 0.0);
+    CHECK(c.rows[1].runtime_debug_handle == HandleTuple{2});
+    CHECK(c.rows[1].gaps.at(0).mse == 0.125);
+    CHECK(c.rows[1].gaps.at(0).l1 == 0.5);
+    CHECK(c.rows[1].status == RowStatus::Ok);
+    CHECK(c.coverage.empty());
+}
+
+TEST_CASE("torch.cond branches repeat a handle: the largest instruction id wins", "[align]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[2] = {{7}, false};
+    b.maps.debug_handle_map[5] = {{7}, false};
+    b.node("cond_true_mul", {7});
+    b.kernel(2, "mul.out", {b.tensor({9, 9}, {2})});
+    b.kernel(5, "mul.out", {b.tensor({3, 4}, {2})});
+    b.record({7}, {"cond_true_mul"}, {{{3, 4}, {2}}});
+    const auto dump = b.dump();
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.rows.size() == 1);
+    CHECK(c.rows[0].instruction_id == 5);
+    CHECK(c.rows[0].gaps.at(0).mse == 0.0);
+}
+
+TEST_CASE("topk: two outputs under the producer's handle, compared element for element", "[align]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{4}, false};
+    b.node("topk", {4}, {"x"}, {"getitem", "getitem_1"});
+    b.kernel(0, "topk.values", {b.tensor({0.9f, 0.5f}, {2}), b.tensor({3, 1}, {2})});
+    b.record({4}, {"topk"}, {{{0.9f, 0.5f}, {2}}, {{3, 0}, {2}}}, true);
+    const auto dump = b.dump();
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.rows.size() == 1);
+    const auto& row = c.rows[0];
+    CHECK_FALSE(row.in_executorch); // ExecuTorch skips AOT sequences longer than one
+    REQUIRE(row.gaps.size() == 2);
+    CHECK(row.gaps[0].mse == 0.0);
+    CHECK(row.gaps[1].l1 == 1.0);
+    CHECK_THAT(row.reason, Catch::Contains("2 outputs"));
+}
+
+TEST_CASE("layer_norm: one reference output against native_layer_norm's three", "[align]") {
+    SECTION("the output with the reference's shape is chosen") {
+        SessionBuilder b;
+        b.maps.debug_handle_map[0] = {{5}, false};
+        b.node("layer_norm", {5});
+        b.kernel(0, "native_layer_norm.out",
+                 {b.tensor({1, -1, 1, -1}, {1, 4}), b.tensor({0.5f}, {1, 1}), b.tensor({2}, {1, 1})});
+        b.record({5}, {"layer_norm"}, {{{1, -1, 1, -1}, {1, 4}}});
+        const auto dump = b.dump();
+        const auto rec = b.etrecord();
+        const auto cap = b.capture();
+        const auto c = compare(b, dump, &rec, cap);
+        REQUIRE(c.rows.size() == 1);
+        CHECK(c.rows[0].status == RowStatus::Ok);
+        CHECK(c.rows[0].gaps.at(0).mse == 0.0);
+        CHECK_THAT(c.rows[0].selection, Catch::Contains("only runtime output of the reference's shape"));
+    }
+    SECTION("when mean and rstd share the output's shape the row is invalid, not a misleading number") {
+        SessionBuilder b;
+        b.maps.debug_handle_map[0] = {{5}, false};
+        b.node("layer_norm", {5});
+        b.kernel(0, "native_layer_norm.out",
+                 {b.tensor({1}, {1}), b.tensor({0.5f}, {1}), b.tensor({19.7f}, {1})});
+        b.record({5}, {"layer_norm"}, {{{1}, {1}}});
+        const auto dump = b.dump();
+        const auto rec = b.etrecord();
+        const auto cap = b.capture();
+        const auto c = compare(b, dump, &rec, cap);
+        REQUIRE(c.rows.size() == 1);
+        CHECK(c.rows[0].status == RowStatus::Invalid);
+        CHECK(c.rows[0].gaps.empty());
+        CHECK_THAT(c.rows[0].reason, Catch::Contains("3 runtime outputs match"));
+        CHECK(hasCoverage(c, "invalid_comparison"));
+    }
+}
+
+TEST_CASE("QNN: <node>@<idx> names through a string-keyed delegate map; DELEGATE_CALL gives way",
+          "[align][qnn]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{1, 2}, true};
+    DelegateMapping d;
+    d.backend = "QnnBackend";
+    d.identifiers = {{"aten_convolution_default@0", {1}}, {"aten_relu_default@0", {2}}};
+    b.maps.delegate_map[0] = d;
+    b.node("aten_convolution_default", {1});
+    b.node("aten_relu_default", {2}, {"aten_convolution_default"});
+    b.debug(0, b.tensor({-1, 2}, {2}), -1, "aten_convolution_default@0");
+    b.debug(0, b.tensor({0, 2}, {2}), -1, "aten_relu_default@0");
+    b.delegateCall(0, {b.tensor({5, 5}, {2}), b.tensor({0, 2}, {2})});
+    b.record({1}, {"aten_convolution_default"}, {{{-1, 2}, {2}}});
+    b.record({2}, {"aten_relu_default"}, {{{0, 2}, {2}}});
+    const auto dump = b.dump();
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.rows.size() == 2);
+    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"aten_convolution_default@0"});
+    CHECK(c.rows[1].runtime_ops == std::vector<std::string>{"aten_relu_default@0"});
+    for (const auto& r : c.rows)
+        CHECK(r.gaps.at(0).mse == 0.0);
+}
+
+TEST_CASE("QNN: __debugID_<N> names resolve without any ETRecord", "[align][qnn]") {
+    SessionBuilder b;
+    b.debug(0, b.tensor({1, 2}, {2}), -1, "aten_convolution_default__debugID_3");
+    b.debug(0, b.tensor({0, 2}, {2}), -1, "relu__debugID_4");
+    b.record({3}, {"conv2d"}, {{{1, 2}, {2}}});
+    b.record({4}, {"relu"}, {{{0, 3}, {2}}});
+    const auto dump = b.dump();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, nullptr, cap);
+    REQUIRE(c.rows.size() == 2);
+    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"aten_convolution_default__debugID_3"});
+    CHECK(c.rows[1].gaps.at(0).mse == 0.5);
+}
+
+TEST_CASE("integer delegate ids through an int-keyed delegate map", "[align]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{1, 2}, true};
+    DelegateMapping d;
+    d.backend = "XnnpackBackend";
+    d.identifiers = {{"0", {1}}, {"1", {2}}};
+    b.maps.delegate_map[0] = d;
+    b.node("linear", {1});
+    b.node("gelu", {2}, {"linear"});
+    b.debug(0, b.tensor({1}, {1}), 0);
+    b.debug(0, b.tensor({2}, {1}), 1);
+    b.record({1}, {"linear"}, {{{1}, {1}}});
+    b.record({2}, {"gelu"}, {{{2.5f}, {1}}});
+    const auto dump = b.dump();
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.rows.size() == 2);
+    CHECK(c.rows[1].runtime_ops == std::vector<std::string>{"1"});
+    CHECK(c.rows[1].gaps.at(0).mse == 0.25);
+}
+
+TEST_CASE("a delegate group is compared at its last handle; inner ops are listed as fused", "[align]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{1, 2, 3}, true};
+    b.maps.delegate_map[0] = DelegateMapping{"XnnpackBackend", {}};
+    b.node("conv2d", {1});
+    b.node("relu", {2});
+    b.node("reshape", {3});
+    b.profile(0, "", -1, "Convolution (NHWC, F32) IGEMM #1");
+    b.delegateCall(0, {b.tensor({7, 7}, {2}), b.tensor({1, 2}, {2})});
+    b.record({1}, {"conv2d"}, {{{3, 3}, {2}}});
+    b.record({2}, {"relu"}, {{{3, 3}, {2}}});
+    b.record({3}, {"reshape"}, {{{1, 2}, {2}}});
+    const auto dump = b.dump();
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.rows.size() == 1);
+    CHECK(c.rows[0].aot_ops == std::vector<std::string>{"conv2d", "relu", "reshape"});
+    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
+    CHECK(c.rows[0].gaps.at(0).mse == 0.0); // the last logged argument is the output
+    CHECK(hasCoverage(c, "fused"));
+    CHECK(hasCoverage(c, "opaque_delegate_event"));
+}
+
+TEST_CASE("groups ExecuTorch cannot pair are reported, not dropped", "[align]") {
+    SECTION("no reference output at the group's last handle") {
+        SessionBuilder b;
+        b.maps.debug_handle_map[0] = {{1, 2, 3}, true};
+        b.node("a", {1});
+        b.node("b", {2});
+        b.node("c", {3});
+        b.delegateCall(0, {b.tensor({1}, {1})});
+        b.record({1}, {"a"}, {{{1}, {1}}});
+        const auto dump = b.dump();
+        const auto rec = b.etrecord();
+        const auto cap = b.capture();
+        const auto c = compare(b, dump, &rec, cap);
+        CHECK(c.rows.empty());
+        REQUIRE(hasCoverage(c, "unmatched_group"));
+        CHECK_THAT(c.coverage.front().reason, Catch::Contains("handle 3"));
+    }
+    SECTION("reference handles that are not a subset of the runtime group") {
+        SessionBuilder b;
+        b.maps.debug_handle_map[0] = {{1, 2}, true};
+        b.node("a", {1});
+        b.node("b", {2});
+        b.delegateCall(0, {b.tensor({1}, {1})});
+        b.record({1}, {"a"}, {{{1}, {1}}});
+        b.record({4, 2}, {"b"}, {{{1}, {1}}});
+        const auto dump = b.dump();
+        const auto rec = b.etrecord();
+        const auto cap = b.capture();
+        const auto c = compare(b, dump, &rec, cap);
+        CHECK(c.rows.empty());
+        REQUIRE(hasCoverage(c, "unmatched_group"));
+        CHECK_THAT(c.coverage.front().reason, Catch::Contains("not a subset"));
+    }
+    SECTION("reference ops the runtime never ran") {
+        SessionBuilder b;
+        b.maps.debug_handle_map[0] = {{1}, false};
+        b.node("a", {1});
+        b.node("dead", {9});
+        b.kernel(0, "a.out", {b.tensor({1}, {1})});
+        b.record({1}, {"a"}, {{{1}, {1}}});
+        b.record({9}, {"dead"}, {{{1}, {1}}});
+        const auto dump = b.dump();
+        const auto rec = b.etrecord();
+        const auto cap = b.capture();
+        const auto c = compare(b, dump, &rec, cap);
+        CHECK(c.rows.size() == 1);
+        CHECK(hasCoverage(c, "aot_without_runtime"));
+    }
+}
+
+TEST_CASE("missing tensor data makes a missing_data row and a coverage entry", "[align]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{1}, false};
+    b.maps.debug_handle_map[1] = {{2}, false};
+    b.node("add", {1});
+    b.node("relu", {2});
+    b.kernel(0, "add.out", {b.tensor({1, 2}, {2})});
+    b.kernel(1, "relu.out", {b.tensor({3, 4}, {2})});
+    b.record({1}, {"add"}, {{{1, 2}, {2}}});
+    b.record({2}, {"relu"}, {{{3, 4}, {2}}});
+    const auto dump =
+        b.dump(std::size_t{40}); // keeps the first tensor (offset 0), cuts the second (offset 64)
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.rows.size() == 2);
+    CHECK(c.rows[0].status == RowStatus::Ok);
+    CHECK(c.rows[1].status == RowStatus::MissingData);
+    CHECK(c.rows[1].gaps.empty());
+    CHECK(hasCoverage(c, "missing_data"));
+}
+
+TEST_CASE("overlapping runtime keys merge and the higher instruction id wins", "[align]") {
+    CHECK(mergeHandleTuples({1, 2, 3}, {3, 4, 4}) == HandleTuple{1, 2, 3, 4});
+    CHECK(mergeHandleTuples({3, 4}, {1, 2, 3}) == HandleTuple{4, 1, 2, 3});
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{1, 2}, true};
+    b.maps.debug_handle_map[1] = {{2, 3}, true};
+    b.node("a", {1});
+    b.node("b", {2});
+    b.node("c", {3});
+    b.delegateCall(0, {b.tensor({9}, {1})});
+    b.delegateCall(1, {b.tensor({5}, {1})});
+    b.record({3}, {"c"}, {{{5}, {1}}});
+    const auto dump = b.dump();
+    const auto rec = b.etrecord();
+    const auto cap = b.capture();
+    const auto c = compare(b, dump, &rec, cap);
+    REQUIRE(c.alignment.runtime.size() == 1);
+    CHECK(c.alignment.runtime[0].handles == HandleTuple{1, 2, 3});
+    CHECK(c.alignment.runtime[0].instruction_id == 1);
+    REQUIRE(c.rows.size() == 1);
+    CHECK(c.rows[0].gaps.at(0).mse == 0.0);
+}
