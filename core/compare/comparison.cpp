@@ -2,6 +2,7 @@
 
 #include "core/etdump/scalar_type.h"
 
+#include <algorithm>
 #include <set>
 
 namespace gapscope {
@@ -41,7 +42,7 @@ struct ElementOutcome {
     bool dequantized = false;
 };
 
-ElementOutcome compareElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord& record,
+ElementOutcome compareElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
                               std::size_t element, const CaptureValue& aotValue, const RuntimeValue& rt) {
     ElementOutcome out;
     Operand aot;
@@ -89,11 +90,12 @@ ElementOutcome compareElement(const EtDump& dump, const AotCapture& capture, con
         runtime =
             Operand::tensor(static_cast<ScalarType>(t.scalar_type), t.sizes, dump.tensorBytes(t), *t.numel);
         const auto type = static_cast<ScalarType>(t.scalar_type);
-        if (element < record.quantization.size() && record.quantization[element] &&
-            !record.quantization[element]->per_channel)
-            options.step = record.quantization[element]->scale.front();
-        if (element < record.quantization.size() && record.quantization[element] && isIntegerType(type)) {
-            const auto& q = *record.quantization[element];
+        const std::optional<QuantParams>* quant =
+            record && element < record->quantization.size() ? &record->quantization[element] : nullptr;
+        if (quant && *quant && !(*quant)->per_channel)
+            options.step = (*quant)->scale.front();
+        if (quant && *quant && isIntegerType(type)) {
+            const auto& q = **quant;
             options.runtime_transform.scale = q.scale;
             options.runtime_transform.zero_point = q.zero_point;
             if (q.per_channel)
@@ -102,8 +104,8 @@ ElementOutcome compareElement(const EtDump& dump, const AotCapture& capture, con
             options.qmax = q.qmax;
             out.dequantized = true;
         }
-        if (record.axis_order && t.sizes.size() == record.axis_order->size())
-            options.runtime_transform.axis_order = record.axis_order;
+        if (record && record->axis_order && t.sizes.size() == record->axis_order->size())
+            options.runtime_transform.axis_order = record->axis_order;
         break;
     }
     case RuntimeValue::Kind::Int:
@@ -222,7 +224,7 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
             elements.emplace_back(&rec.outputs.front(), &pair.runtime_value);
         }
         for (std::size_t i = 0; i < elements.size(); ++i) {
-            auto outcome = compareElement(dump, capture, rec, i, *elements[i].first, *elements[i].second);
+            auto outcome = compareElement(dump, capture, &rec, i, *elements[i].first, *elements[i].second);
             row.shapes.push_back(outcome.shape);
             row.dtypes.push_back(outcome.dtype);
             row.dequantized = row.dequantized || outcome.dequantized;
@@ -242,6 +244,37 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
         if (row.status == RowStatus::Invalid)
             row.gaps.clear();
         c.rows.push_back(std::move(row));
+    }
+
+    // Program outputs against the reference outputs, in order.
+    if (capture.reference_outputs) {
+        const auto runtimeOutputs = programOutputs(run);
+        const auto& reference = *capture.reference_outputs;
+        // A TensorList program output counts as its tensors, like the flattened reference.
+        std::vector<RuntimeValue> flat;
+        for (const auto& v : runtimeOutputs) {
+            if (v.isSequence())
+                flat.insert(flat.end(), v.items.begin(), v.items.end());
+            else
+                flat.push_back(v);
+        }
+        for (std::size_t i = 0; i < std::max(flat.size(), reference.size()); ++i) {
+            OutputComparison oc;
+            oc.index = i;
+            if (i >= flat.size() || i >= reference.size()) {
+                oc.status = RowStatus::Invalid;
+                oc.reason = "the device logged " + std::to_string(flat.size()) +
+                            " program outputs, the reference has " + std::to_string(reference.size());
+            } else {
+                auto outcome = compareElement(dump, capture, nullptr, i, reference[i], flat[i]);
+                oc.status = outcome.status;
+                oc.reason = outcome.reason;
+                oc.shape = outcome.shape;
+                oc.dtype = outcome.dtype;
+                oc.metrics = outcome.metrics;
+            }
+            c.outputs.push_back(std::move(oc));
+        }
     }
 
     // Coverage: nothing disappears silently.

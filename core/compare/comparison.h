@@ -56,8 +56,18 @@ struct ComparisonOptions {
     std::optional<std::size_t> run; // RunData index; default: the first run with debug events
 };
 
+// The program's outputs on the device against the capture's reference outputs.
+struct OutputComparison {
+    std::size_t index = 0;
+    RowStatus status = RowStatus::Ok;
+    std::string reason;
+    std::string shape, dtype;
+    std::optional<GapMetrics> metrics;
+};
+
 struct Comparison {
     std::size_t run = 0;
+    std::vector<OutputComparison> outputs; // empty when the capture has no reference outputs
     std::vector<InspectorEvent> events;
     Alignment alignment;
     std::vector<ComparisonRow> rows;

@@ -117,6 +117,15 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         rows.push_back(j);
     }
     doc["rows"] = rows;
+    json outputs = json::array();
+    for (const auto& o : c.outputs)
+        outputs.push_back({{"index", o.index},
+                           {"status", rowStatusName(o.status)},
+                           {"reason", o.reason.empty() ? json(nullptr) : json(o.reason)},
+                           {"shape", o.shape},
+                           {"dtype", o.dtype},
+                           {"metrics", o.metrics ? metricsJson(*o.metrics) : json(nullptr)}});
+    doc["program_outputs"] = outputs;
 
     json coverage = json::object();
     json items = json::array();
@@ -240,6 +249,15 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
             << m("max_abs") << m("cosine") << '\n';
         if (!r.reason.empty())
             out << "    " << r.reason << '\n';
+    }
+    for (const auto& o : c.outputs) {
+        out << "program output " << o.index << ": " << rowStatusName(o.status);
+        if (o.metrics)
+            out << "  mse " << shortNumber(o.metrics->mse) << "  snr " << shortNumber(o.metrics->snr)
+                << "  max_abs " << shortNumber(o.metrics->max_abs);
+        if (!o.reason.empty())
+            out << "  (" << o.reason << ")";
+        out << '\n';
     }
     out << "\n* not a row of ExecuTorch's calculate_numeric_gap\n";
     if (ctx.first_divergence)

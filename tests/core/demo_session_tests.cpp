@@ -14,3 +14,40 @@ TEST_CASE("the embedded int8 demo session is consistent", "[demo][e2e-files]") {
 TEST_CASE("the embedded demo session: Gapscope's rows equal ExecuTorch's tables", "[demo][parity]") {
     gapscope::test::checkExecuTorchParity(GAPSCOPE_DEMO_DIR);
 }
+
+#include "core/capture/aot_capture.h"
+#include "core/compare/comparison.h"
+#include "core/compare/findings.h"
+#include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
+
+TEST_CASE("the embedded demo session: program outputs, coverage and findings", "[demo][compare]") {
+    using namespace gapscope;
+    const std::string dir = GAPSCOPE_DEMO_DIR;
+    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
+    auto record = loadEtRecord(dir + "/etrecord.bin");
+    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
+    REQUIRE((dump && record && capture));
+    auto c = compareSession(dump.value(), &record.value(), capture.value());
+    REQUIRE(c);
+    const auto& cmp = c.value();
+    // topk's values and indices, the program's two outputs.
+    REQUIRE(cmp.outputs.size() == 2);
+    CHECK(cmp.outputs[0].status == RowStatus::Ok);
+    CHECK(cmp.outputs[0].shape == "1x4x3");
+    CHECK(cmp.outputs[1].metrics->mse == 0.0); // same indices
+    // Every reference record is accounted for: compared, or listed in coverage.
+    std::size_t accounted = cmp.rows.size(); // each row compares one record
+    for (const auto& item : cmp.coverage)
+        accounted +=
+            item.kind == "fused" || item.kind == "aot_without_runtime" || item.kind == "unmatched_group";
+    CHECK(accounted == capture.value().records.size());
+    // The int8 XNNPACK run tracks PT2E's simulation closely: nothing crosses 20 dB.
+    CHECK_FALSE(firstDivergence(cmp, {"snr", 20.0}));
+    const auto fd = firstDivergence(cmp, {"mse", 1e-16});
+    REQUIRE(fd);
+    CHECK(cmp.rows[fd->row].instruction_id == 1); // layer_norm runs second
+    const auto introducers = errorIntroducers(cmp, referenceGraphFor(record.value(), capture.value()));
+    REQUIRE(introducers.size() == 4);
+    CHECK(cmp.rows[introducers.front().row].aot_ops == std::vector<std::string>{"layer_norm"});
+}
