@@ -1,5 +1,6 @@
 #include "core/compare/comparison.h"
 
+#include "core/common/parallel.h"
 #include "core/etdump/scalar_type.h"
 
 #include <algorithm>
@@ -43,7 +44,8 @@ struct ElementOutcome {
 };
 
 ElementOutcome compareElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
-                              std::size_t element, const CaptureValue& aotValue, const RuntimeValue& rt) {
+                              std::size_t element, const CaptureValue& aotValue, const RuntimeValue& rt,
+                              unsigned threads = 0) {
     ElementOutcome out;
     Operand aot;
     std::string aotType = "scalar";
@@ -69,6 +71,7 @@ ElementOutcome compareElement(const EtDump& dump, const AotCapture& capture, con
     Operand runtime;
     std::string rtType = "scalar";
     GapOptions options;
+    options.threads = threads;
     switch (rt.kind) {
     case RuntimeValue::Kind::Tensor: {
         const Tensor& t = *rt.tensor;
@@ -184,6 +187,15 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
     c.events = buildInspectorEvents(run, maps, opHandles);
     c.alignment = alignRuntimeWithCapture(c.events, capture);
 
+    // Rows first, then every element of every row computed in parallel (big
+    // tensors are also split inside computeGap when there are few of them).
+    struct Task {
+        std::size_t row;
+        std::size_t element;
+        const CaptureValue* aot;
+        const RuntimeValue* runtime;
+    };
+    std::vector<Task> tasks;
     for (const auto& pair : c.alignment.pairs) {
         ComparisonRow row;
         row.index = c.rows.size();
@@ -200,11 +212,7 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
             row.status = RowStatus::Invalid;
             row.reason = pair.problem;
             row.in_executorch = false;
-            c.rows.push_back(std::move(row));
-            continue;
-        }
-        std::vector<std::pair<const CaptureValue*, const RuntimeValue*>> elements;
-        if (rec.sequence) {
+        } else if (rec.sequence) {
             row.in_executorch = rec.outputs.size() <= 1;
             if (!row.in_executorch)
                 row.reason =
@@ -215,35 +223,44 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
                 row.status = RowStatus::Invalid;
                 row.reason = std::to_string(rec.outputs.size()) + " reference outputs against " +
                              std::to_string(items.size()) + " runtime values";
-                c.rows.push_back(std::move(row));
-                continue;
+            } else {
+                for (std::size_t i = 0; i < items.size(); ++i)
+                    tasks.push_back({row.index, i, &rec.outputs[i], &items[i]});
             }
-            for (std::size_t i = 0; i < items.size(); ++i)
-                elements.emplace_back(&rec.outputs[i], &items[i]);
         } else {
-            elements.emplace_back(&rec.outputs.front(), &pair.runtime_value);
+            tasks.push_back({row.index, 0, &rec.outputs.front(), &pair.runtime_value});
         }
-        for (std::size_t i = 0; i < elements.size(); ++i) {
-            auto outcome = compareElement(dump, capture, &rec, i, *elements[i].first, *elements[i].second);
-            row.shapes.push_back(outcome.shape);
-            row.dtypes.push_back(outcome.dtype);
-            row.dequantized = row.dequantized || outcome.dequantized;
-            if (outcome.status > row.status) {
-                row.status = outcome.status;
-                row.reason = outcome.reason;
-            }
-            if (outcome.metrics)
-                row.gaps.push_back(*outcome.metrics);
+        c.rows.push_back(std::move(row));
+    }
+    std::vector<ElementOutcome> outcomes(tasks.size());
+    const unsigned inner = tasks.size() >= defaultThreadCount() ? 1u : 0u;
+    parallelFor(tasks.size(), [&](std::size_t t) {
+        const Task& task = tasks[t];
+        outcomes[t] = compareElement(dump, capture, c.rows[task.row].pair->aot.record, task.element,
+                                     *task.aot, *task.runtime, inner);
+    });
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        ComparisonRow& row = c.rows[tasks[t].row];
+        ElementOutcome& outcome = outcomes[t];
+        row.shapes.push_back(outcome.shape);
+        row.dtypes.push_back(outcome.dtype);
+        row.dequantized = row.dequantized || outcome.dequantized;
+        if (outcome.status > row.status) {
+            row.status = outcome.status;
+            row.reason = outcome.reason;
         }
-        if (pair.ambiguous_selection) {
+        if (outcome.metrics)
+            row.gaps.push_back(*outcome.metrics);
+    }
+    for (auto& row : c.rows) {
+        if (row.pair->ambiguous_selection) {
             row.status = RowStatus::Invalid;
-            row.reason = pair.selection +
-                         ": which runtime output corresponds to the reference cannot be told, so no "
-                         "number is shown";
+            row.reason =
+                row.pair->selection +
+                ": which runtime output corresponds to the reference cannot be told, so no number is shown";
         }
         if (row.status == RowStatus::Invalid)
             row.gaps.clear();
-        c.rows.push_back(std::move(row));
     }
 
     // Program outputs against the reference outputs, in order.

@@ -1,5 +1,6 @@
 #include "core/metrics/gap_metrics.h"
 
+#include "core/common/parallel.h"
 #include "core/etdump/element_decode.h"
 
 #include <algorithm>
@@ -81,7 +82,31 @@ struct Accumulator {
     double maxAbs = -1;
     std::uint64_t maxAt = 0;
     std::uint64_t saturated = 0;
+
+    // Folds a later chunk in; chunks merge in index order, so the result does not
+    // depend on how many threads ran them.
+    void merge(const Accumulator& o) {
+        for (auto [mine, theirs] : {std::pair<Sum*, const Sum*>{&d2, &o.d2},
+                                    {&d1, &o.d1},
+                                    {&a2, &o.a2},
+                                    {&b2, &o.b2},
+                                    {&ab, &o.ab}}) {
+            mine->add(theirs->s);
+            mine->c += theirs->c;
+        }
+        if (std::isnan(o.maxAbs) && !std::isnan(maxAbs)) {
+            maxAbs = o.maxAbs;
+            maxAt = o.maxAt;
+        } else if (!std::isnan(maxAbs) && o.maxAbs > maxAbs) {
+            maxAbs = o.maxAbs;
+            maxAt = o.maxAt;
+        }
+        saturated += o.saturated;
+    }
 };
+
+// Large contiguous tensors are reduced in fixed-size chunks on several threads.
+constexpr std::uint64_t kChunk = 1u << 20;
 
 } // namespace
 
@@ -168,8 +193,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     const std::size_t axisDim = tf.axis ? rank - rtShape.size() + static_cast<std::size_t>(*tf.axis)
                                         : std::numeric_limits<std::size_t>::max();
 
-    Accumulator acc;
-    auto visit = [&](std::uint64_t flat, double a, double qb, std::size_t channel) {
+    auto visit = [&](Accumulator& acc, std::uint64_t flat, double a, double qb, std::size_t channel) {
         if (options.qmin && options.qmax &&
             (qb == static_cast<double>(*options.qmin) || qb == static_cast<double>(*options.qmax)))
             ++acc.saturated;
@@ -198,17 +222,42 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     };
 
-    const bool contiguous =
-        !broadcast && !tf.axis_order && !tf.axis && aot.numel == total && runtime.numel == total;
-    if (contiguous) {
-        std::array<double, kBlock> ab{}, bb{};
-        for (std::uint64_t first = 0; first < total; first += kBlock) {
-            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - first));
-            aot.decode(first, n, ab.data());
-            runtime.decode(first, n, bb.data());
-            for (std::size_t i = 0; i < n; ++i)
-                visit(first + i, ab[i], bb[i], 0);
+    std::optional<std::size_t> breakdown;
+    if (options.breakdown_axis) {
+        const auto axis = *options.breakdown_axis < 0
+                              ? *options.breakdown_axis + static_cast<std::int64_t>(rank)
+                              : *options.breakdown_axis;
+        if (axis < 0 || axis >= static_cast<std::int64_t>(rank)) {
+            result.problem = "breakdown axis " + std::to_string(*options.breakdown_axis) +
+                             " is outside rank " + std::to_string(rank);
+            return result;
         }
+        breakdown = static_cast<std::size_t>(axis);
+    }
+    std::vector<Accumulator> channels(breakdown ? static_cast<std::size_t>(out[*breakdown]) : 0);
+
+    Accumulator acc;
+    const bool contiguous = !breakdown && !broadcast && !tf.axis_order && !tf.axis && aot.numel == total &&
+                            runtime.numel == total;
+    if (contiguous) {
+        const auto chunks = static_cast<std::size_t>((total + kChunk - 1) / kChunk);
+        std::vector<Accumulator> partial(chunks);
+        parallelFor(
+            chunks,
+            [&](std::size_t c) {
+                std::vector<double> ab(kBlock), bb(kBlock);
+                const std::uint64_t begin = c * kChunk, end = std::min<std::uint64_t>(total, begin + kChunk);
+                for (std::uint64_t first = begin; first < end; first += kBlock) {
+                    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
+                    aot.decode(first, n, ab.data());
+                    runtime.decode(first, n, bb.data());
+                    for (std::size_t i = 0; i < n; ++i)
+                        visit(partial[c], first + i, ab[i], bb[i], 0);
+                }
+            },
+            options.threads);
+        for (const auto& p : partial)
+            acc.merge(p);
     } else {
         std::vector<std::int64_t> idx(rank, 0);
         std::uint64_t aAt = 0, bAt = 0;
@@ -217,7 +266,9 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             aot.decode(aot.is_scalar ? 0 : aAt, 1, &a);
             runtime.decode(runtime.is_scalar ? 0 : bAt, 1, &qb);
             const std::size_t channel = axisDim < rank ? static_cast<std::size_t>(idx[axisDim]) : 0;
-            visit(flat, a, qb, channel);
+            visit(acc, flat, a, qb, channel);
+            if (breakdown)
+                visit(channels[static_cast<std::size_t>(idx[*breakdown])], flat, a, qb, channel);
             // Odometer increment over the compared shape.
             for (std::size_t d = rank; d-- > 0;) {
                 if (++idx[d] < out[d]) {
@@ -233,6 +284,12 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     }
 
     const double n = static_cast<double>(total);
+    for (const auto& ch : channels) {
+        const double per = breakdown ? n / static_cast<double>(out[*breakdown]) : n;
+        const double cd2 = ch.d2.value(), ca2 = ch.a2.value();
+        m.per_channel.push_back(
+            {cd2 / per, std::max(0.0, ch.maxAbs), 10.0 * std::log10((ca2 / per) / (cd2 / per))});
+    }
     const double d2 = acc.d2.value(), a2 = acc.a2.value(), b2 = acc.b2.value();
     m.mse = d2 / n;
     m.l1 = acc.d1.value();

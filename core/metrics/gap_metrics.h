@@ -12,6 +12,13 @@ namespace gapscope {
 // Every number Gapscope reports for one compared pair (formulas in
 // docs/metrics.md). a = reference (AOT), b = runtime, d = a − b, all float64
 // after ExecuTorch's conversion (NaN→0, ±Inf→±max when a side holds a NaN).
+// One channel of a per-channel breakdown.
+struct ChannelGap {
+    double mse = 0;
+    double max_abs = 0;
+    double snr = 0;
+};
+
 struct GapMetrics {
     // ExecuTorch's.
     double mse = 0;
@@ -36,6 +43,8 @@ struct GapMetrics {
     // and whose top-5 sets agree.
     std::optional<double> top1_agreement;
     std::optional<double> top5_agreement;
+    // Filled when GapOptions::breakdown_axis is set: one entry per index along it.
+    std::vector<ChannelGap> per_channel;
 };
 
 struct GapOptions {
@@ -44,6 +53,11 @@ struct GapOptions {
     // The quantisation step of the compared output, when known (per-tensor scale):
     // errors are also reported in steps even when the runtime value is float.
     std::optional<double> step;
+    // Threads for big tensors (0 = all cores, 1 = this thread only).
+    unsigned threads = 0;
+    // Break the error down along this axis of the compared shape (negative counts
+    // from the end, like torch).
+    std::optional<std::int64_t> breakdown_axis;
 };
 
 // Computes every metric, or returns why the pair cannot be compared (shapes

@@ -136,3 +136,44 @@ TEST_CASE("top-1 and top-5 agreement on logits rows", "[metrics]") {
     CHECK(m.top1_agreement == std::optional<double>(0.5));
     CHECK(m.top5_agreement == std::optional<double>(0.5));
 }
+
+TEST_CASE("per-channel breakdown along a chosen axis", "[metrics]") {
+    // 2 channels x 3 values; channel 1 carries all the error.
+    Buffer<float> a{{1, 2, 3, 4, 5, 6}}, b{{1, 2, 3, 4, 5, 9}};
+    GapOptions o;
+    o.breakdown_axis = 0;
+    const auto m = gap(a.operand(ScalarType::Float, {2, 3}), b.operand(ScalarType::Float, {2, 3}), o);
+    REQUIRE(m.per_channel.size() == 2);
+    CHECK(m.per_channel[0].mse == 0.0);
+    CHECK(std::isinf(m.per_channel[0].snr));
+    CHECK(m.per_channel[1].mse == 3.0);
+    CHECK(m.per_channel[1].max_abs == 3.0);
+    CHECK(m.mse == 1.5); // the overall numbers are unchanged by the breakdown
+    o.breakdown_axis = -1;
+    CHECK(gap(a.operand(ScalarType::Float, {2, 3}), b.operand(ScalarType::Float, {2, 3}), o)
+              .per_channel.size() == 3);
+    o.breakdown_axis = 2;
+    CHECK_FALSE(
+        computeGap(a.operand(ScalarType::Float, {2, 3}), b.operand(ScalarType::Float, {2, 3}), o).metrics);
+}
+
+TEST_CASE("big tensors give the same numbers on one thread and on all", "[metrics]") {
+    std::vector<float> av(3'000'001), bv(av.size());
+    for (std::size_t i = 0; i < av.size(); ++i) {
+        av[i] = static_cast<float>(std::sin(static_cast<double>(i)));
+        bv[i] = av[i] + (i % 7 == 0 ? 1e-3f : 0.0f);
+    }
+    Buffer<float> a{av}, b{bv};
+    GapOptions one;
+    one.threads = 1;
+    const auto n = static_cast<std::int64_t>(av.size());
+    const auto single = gap(a.operand(ScalarType::Float, {n}), b.operand(ScalarType::Float, {n}), one);
+    GapOptions many;
+    many.threads = 4;
+    const auto multi = gap(a.operand(ScalarType::Float, {n}), b.operand(ScalarType::Float, {n}), many);
+    CHECK(single.mse == multi.mse);
+    CHECK(single.l1 == multi.l1);
+    CHECK(single.snr == multi.snr);
+    CHECK(single.max_abs_index == multi.max_abs_index);
+    CHECK(single.max_abs == multi.max_abs);
+}

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace gapscope {
+
+// Runs fn(i) for i in [0, n) on up to `threads` threads (0 = the machine's
+// cores), each thread taking the next index. Blocks until all are done; fn must
+// be safe to call concurrently for different i.
+void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn, unsigned threads = 0);
+
+// The thread count parallelFor uses for 0.
+unsigned defaultThreadCount();
+
+} // namespace gapscope
