@@ -35,13 +35,7 @@ constexpr DtypeName kDtypes[] = {
 
 Error stError(const std::string& file, std::string message, ErrorCode code = ErrorCode::Malformed,
               std::string field = {}, std::int64_t byte = -1) {
-    Error e;
-    e.code = code;
-    e.message = std::move(message);
-    e.where.file = file;
-    e.where.field = std::move(field);
-    e.where.byteOffset = byte;
-    return e;
+    return makeError(code, std::move(message), file, std::move(field), byte);
 }
 
 } // namespace

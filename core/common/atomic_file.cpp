@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
@@ -11,15 +10,7 @@
 
 namespace gapscope {
 
-namespace {
-Error writeError(const std::string& path, const std::string& what) {
-    Error e;
-    e.code = ErrorCode::Io;
-    e.message = what + ": " + std::strerror(errno);
-    e.where.file = path;
-    return e;
-}
-} // namespace
+namespace {} // namespace
 
 std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes) {
     std::string pattern = path + ".tmp-XXXXXX";
@@ -27,7 +18,7 @@ std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes
     name.push_back('\0');
     const int fd = ::mkstemp(name.data());
     if (fd < 0)
-        return writeError(path, "cannot create a temporary file beside it");
+        return errnoError(path, "cannot create a temporary file beside it");
     const std::string tmp(name.data());
     std::size_t done = 0;
     while (done < bytes.size) {
@@ -35,7 +26,7 @@ std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            auto err = writeError(path, "cannot write");
+            auto err = errnoError(path, "cannot write");
             ::close(fd);
             ::unlink(tmp.c_str());
             return err;
@@ -43,14 +34,14 @@ std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes
         done += static_cast<std::size_t>(n);
     }
     if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
-        auto err = writeError(path, "cannot flush");
+        auto err = errnoError(path, "cannot flush");
         ::close(fd);
         ::unlink(tmp.c_str());
         return err;
     }
     ::close(fd);
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        auto err = writeError(path, "cannot move the finished file into place");
+        auto err = errnoError(path, "cannot move the finished file into place");
         ::unlink(tmp.c_str());
         return err;
     }

@@ -1,5 +1,8 @@
 #include "core/common/diagnostics.h"
 
+#include <cerrno>
+#include <cstring>
+
 namespace gapscope {
 
 std::string Location::describe() const {
@@ -32,6 +35,21 @@ std::string withLocation(const std::string& message, const Location& where) {
     return out;
 }
 } // namespace
+
+Error makeError(ErrorCode code, std::string message, std::string file, std::string field,
+                std::int64_t byteOffset) {
+    Error e;
+    e.code = code;
+    e.message = std::move(message);
+    e.where.file = std::move(file);
+    e.where.field = std::move(field);
+    e.where.byteOffset = byteOffset;
+    return e;
+}
+
+Error errnoError(const std::string& file, const std::string& what) {
+    return makeError(ErrorCode::Io, what + ": " + std::strerror(errno), file);
+}
 
 std::string Error::describe() const {
     return withLocation(message, where);

@@ -67,4 +67,10 @@ struct Warning {
 
 using Warnings = std::vector<Warning>;
 
+// The one way readers build errors: what went wrong, in which file, and where.
+Error makeError(ErrorCode code, std::string message, std::string file, std::string field = {},
+                std::int64_t byteOffset = -1);
+// An Io error for a failed system call, with strerror(errno) appended.
+Error errnoError(const std::string& file, const std::string& what);
+
 } // namespace gapscope

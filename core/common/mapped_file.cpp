@@ -10,13 +10,6 @@
 namespace gapscope {
 
 namespace {
-Error ioError(const std::string& path, const std::string& what) {
-    Error e;
-    e.code = ErrorCode::Io;
-    e.message = what + ": " + std::strerror(errno);
-    e.where.file = path;
-    return e;
-}
 
 // Closes the descriptor on every path out of open().
 struct FdGuard {
@@ -31,10 +24,10 @@ struct FdGuard {
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
     FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     if (guard.fd < 0)
-        return ioError(path, "cannot open for reading");
+        return errnoError(path, "cannot open for reading");
     struct stat st {};
     if (::fstat(guard.fd, &st) != 0)
-        return ioError(path, "cannot stat");
+        return errnoError(path, "cannot stat");
     if (S_ISDIR(st.st_mode)) {
         Error e;
         e.code = ErrorCode::Io;
@@ -49,7 +42,7 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
         return std::shared_ptr<const MappedFile>(std::move(file));
     void* p = ::mmap(nullptr, file->m_size, PROT_READ, MAP_PRIVATE, guard.fd, 0);
     if (p == MAP_FAILED)
-        return ioError(path, "cannot map into memory");
+        return errnoError(path, "cannot map into memory");
     file->m_data = static_cast<const std::uint8_t*>(p);
     file->m_mapped = true;
     return std::shared_ptr<const MappedFile>(std::move(file));

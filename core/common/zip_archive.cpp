@@ -19,12 +19,7 @@ struct ZipArchive::Handle {
 namespace {
 Error zipError(const std::string& file, const std::string& entry, const std::string& message,
                ErrorCode code = ErrorCode::Malformed) {
-    Error e;
-    e.code = code;
-    e.message = message;
-    e.where.file = file;
-    e.where.field = entry;
-    return e;
+    return makeError(code, message, file, entry);
 }
 } // namespace
 

@@ -20,7 +20,7 @@ constexpr std::size_t kHeaderBytes = 12; // size prefix + root offset + identifi
 constexpr std::uint32_t kKnownVersion = 0;
 constexpr std::uint64_t kProgressEvery = 1024;
 
-Error makeError(ErrorCode code, std::string message, Location where) {
+Error locatedError(ErrorCode code, std::string message, Location where) {
     Error e;
     e.code = code;
     e.message = std::move(message);
@@ -112,10 +112,10 @@ private:
     }
 
     Error cancelled() const {
-        return makeError(ErrorCode::Cancelled,
-                         "reading cancelled after " + std::to_string(m_done) + " of " +
-                             std::to_string(m_total) + " events",
-                         at("", nullptr));
+        return locatedError(ErrorCode::Cancelled,
+                            "reading cancelled after " + std::to_string(m_done) + " of " +
+                                std::to_string(m_total) + " events",
+                            at("", nullptr));
     }
 
     std::optional<Error> convertRun(const fb::RunData* in) {
@@ -357,13 +357,13 @@ Result<EtDump> parseAligned(ByteSpan bytes, const EtdumpReadOptions& options) {
     fileLoc.file = options.name;
 
     if (bytes.size == 0)
-        return makeError(ErrorCode::Empty,
-                         "file is empty; an ETDump starts with a 4-byte size prefix and the identifier ED00",
-                         fileLoc);
+        return locatedError(
+            ErrorCode::Empty,
+            "file is empty; an ETDump starts with a 4-byte size prefix and the identifier ED00", fileLoc);
     if (bytes.size > FLATBUFFERS_MAX_BUFFER_SIZE - 1)
-        return makeError(ErrorCode::TooLarge,
-                         "file is " + std::to_string(bytes.size) + " bytes; a FlatBuffer cannot exceed 2 GiB",
-                         fileLoc);
+        return locatedError(
+            ErrorCode::TooLarge,
+            "file is " + std::to_string(bytes.size) + " bytes; a FlatBuffer cannot exceed 2 GiB", fileLoc);
 
     const bool prefixedId = bytes.size >= kHeaderBytes && std::memcmp(bytes.data + 8, kIdentifier, 4) == 0;
     const bool bareId = bytes.size >= 8 && std::memcmp(bytes.data + 4, kIdentifier, 4) == 0;
@@ -378,10 +378,10 @@ Result<EtDump> parseAligned(ByteSpan bytes, const EtdumpReadOptions& options) {
             Location l = fileLoc;
             l.byteOffset = 0;
             l.field = "size prefix";
-            return makeError(ErrorCode::Truncated,
-                             "truncated: the size prefix declares " + std::to_string(declared) +
-                                 " bytes after it but the file has only " + std::to_string(bytes.size - 4),
-                             l);
+            return locatedError(ErrorCode::Truncated,
+                                "truncated: the size prefix declares " + std::to_string(declared) +
+                                    " bytes after it but the file has only " + std::to_string(bytes.size - 4),
+                                l);
         }
         if (end < bytes.size) {
             Location l = fileLoc;
@@ -397,7 +397,7 @@ Result<EtDump> parseAligned(ByteSpan bytes, const EtdumpReadOptions& options) {
     } else if (bareId) {
         dump.size_prefixed = false;
     } else if (bytes.size < kHeaderBytes) {
-        return makeError(
+        return locatedError(
             ErrorCode::Truncated,
             "file is " + std::to_string(bytes.size) +
                 " bytes, too short for an ETDump header (size prefix, root offset and ED00 identifier "
@@ -406,7 +406,7 @@ Result<EtDump> parseAligned(ByteSpan bytes, const EtdumpReadOptions& options) {
     } else {
         Location l = fileLoc;
         l.byteOffset = 8;
-        return makeError(
+        return locatedError(
             ErrorCode::BadMagic,
             "not an ETDump: expected the identifier ED00 at bytes 8..11 (size-prefixed) or 4..7, found "
             "0x" +
@@ -418,7 +418,7 @@ Result<EtDump> parseAligned(ByteSpan bytes, const EtdumpReadOptions& options) {
     std::string what;
     if (!verifyEtdumpFlatbuffer(flatbuffer, dump.size_prefixed, failure, what)) {
         failure.file = options.name;
-        return makeError(ErrorCode::Malformed, "corrupt ETDump: " + what, failure);
+        return locatedError(ErrorCode::Malformed, "corrupt ETDump: " + what, failure);
     }
 
     const auto* root =

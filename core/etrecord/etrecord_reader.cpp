@@ -41,12 +41,7 @@ bool isReserved(const std::string& name) {
 
 Error recordError(const std::string& file, const std::string& field, std::string message,
                   ErrorCode code = ErrorCode::Malformed) {
-    Error e;
-    e.code = code;
-    e.message = std::move(message);
-    e.where.file = file;
-    e.where.field = field;
-    return e;
+    return makeError(code, std::move(message), file, field);
 }
 
 std::optional<std::int64_t> parseInstructionId(const std::string& key) {

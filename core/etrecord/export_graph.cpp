@@ -11,13 +11,7 @@ namespace {
 
 Error graphError(const std::string& file, const std::string& key, std::string message,
                  std::int64_t byte = -1) {
-    Error e;
-    e.code = ErrorCode::Malformed;
-    e.message = std::move(message);
-    e.where.file = file;
-    e.where.field = key;
-    e.where.byteOffset = byte;
-    return e;
+    return makeError(ErrorCode::Malformed, std::move(message), file, key, byte);
 }
 
 // A serialized union: {"as_tensor": {...}} (current) or every member listed with
