@@ -37,16 +37,32 @@ struct NanScan {
     std::uint64_t nan = 0, inf = 0;
 };
 
-NanScan scan(const Operand& o) {
+constexpr std::uint64_t kScanChunk = 1u << 20;
+
+NanScan scan(const Operand& o, unsigned threads) {
+    const auto chunks = static_cast<std::size_t>((o.numel + kScanChunk - 1) / kScanChunk);
+    std::vector<NanScan> partial(chunks);
+    parallelFor(
+        chunks,
+        [&](std::size_t c) {
+            std::vector<double> buf(kBlock);
+            NanScan local;
+            const std::uint64_t end = std::min<std::uint64_t>(o.numel, (c + 1) * kScanChunk);
+            for (std::uint64_t first = c * kScanChunk; first < end; first += kBlock) {
+                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
+                o.decode(first, n, buf.data());
+                for (std::size_t i = 0; i < n; ++i) {
+                    local.nan += std::isnan(buf[i]) ? 1 : 0;
+                    local.inf += std::isinf(buf[i]) ? 1 : 0;
+                }
+            }
+            partial[c] = local;
+        },
+        threads);
     NanScan r;
-    std::array<double, kBlock> buf{};
-    for (std::uint64_t first = 0; first < o.numel; first += kBlock) {
-        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, o.numel - first));
-        o.decode(first, n, buf.data());
-        for (std::size_t i = 0; i < n; ++i) {
-            r.nan += std::isnan(buf[i]) ? 1 : 0;
-            r.inf += std::isinf(buf[i]) ? 1 : 0;
-        }
+    for (const auto& p : partial) {
+        r.nan += p.nan;
+        r.inf += p.inf;
     }
     return r;
 }
@@ -177,7 +193,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     }
 
-    const NanScan aScan = scan(aot), bScan = scan(runtime);
+    const NanScan aScan = scan(aot, options.threads), bScan = scan(runtime, options.threads);
     const bool aFix = aScan.nan > 0, bFix = bScan.nan > 0;
 
     GapMetrics m;
@@ -246,14 +262,17 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             chunks,
             [&](std::size_t c) {
                 std::vector<double> ab(kBlock), bb(kBlock);
+                // A local accumulator: neighbours in `partial` share cache lines.
+                Accumulator local;
                 const std::uint64_t begin = c * kChunk, end = std::min<std::uint64_t>(total, begin + kChunk);
                 for (std::uint64_t first = begin; first < end; first += kBlock) {
                     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
                     aot.decode(first, n, ab.data());
                     runtime.decode(first, n, bb.data());
                     for (std::size_t i = 0; i < n; ++i)
-                        visit(partial[c], first + i, ab[i], bb[i], 0);
+                        visit(local, first + i, ab[i], bb[i], 0);
                 }
+                partial[c] = local;
             },
             options.threads);
         for (const auto& p : partial)
@@ -315,7 +334,9 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         m.saturation = static_cast<double>(acc.saturated) / n;
 
     // Top-k agreement along the last dimension for logits-shaped float outputs.
-    if (contiguous && !aot.is_scalar && !out.empty() && out.back() >= 2 && total > 0) {
+    // (rank ≥ 2: a batch of rows; a flat vector or a huge last dimension is not logits.)
+    if (contiguous && !aot.is_scalar && out.size() >= 2 && out.back() >= 2 && out.back() <= (1 << 20) &&
+        total > 0) {
         const auto info = scalarTypeInfo(static_cast<std::int8_t>(aot.type));
         if (info && info->isFloatingPoint) {
             const auto row = static_cast<std::size_t>(out.back());
