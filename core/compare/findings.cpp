@@ -31,11 +31,36 @@ const ExportGraph* referenceGraphFor(const EtRecord& record, const AotCapture& c
     const std::string name = capture.reference_graph.value_or("");
     if (name == "exported_program" && record.exported_program)
         return &*record.exported_program;
-    if (name == "edge_dialect_exported_program" || name.empty())
+    if (name == "edge_dialect_exported_program")
         return record.edgeProgram(capture.method);
     const std::string key = name.find('/') == std::string::npos ? name + "/forward" : name;
-    auto it = record.graph_map.find(key);
-    return it == record.graph_map.end() ? nullptr : &it->second;
+    if (auto it = record.graph_map.find(key); it != record.graph_map.end())
+        return &it->second;
+    // A capture of another graph (a float reference, an in-memory program): the
+    // ETRecord graph that names most of its ops.
+    std::vector<const ExportGraph*> candidates;
+    if (record.exported_program)
+        candidates.push_back(&*record.exported_program);
+    if (const auto* edge = record.edgeProgram(capture.method))
+        candidates.push_back(edge);
+    for (const auto& [k, g] : record.graph_map)
+        candidates.push_back(&g);
+    const ExportGraph* best = nullptr;
+    std::size_t bestScore = 0;
+    for (const auto* g : candidates) {
+        std::set<std::string> names;
+        for (const auto& n : g->nodes)
+            names.insert(n.name);
+        std::size_t score = 0;
+        for (const auto& r : capture.records)
+            for (const auto& op : r.ops)
+                score += names.count(op);
+        if (score > bestScore) {
+            best = g;
+            bestScore = score;
+        }
+    }
+    return best;
 }
 
 std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph* graph) {
@@ -55,19 +80,29 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
         const auto own = rowMetric(r, "rel_l2");
         if (!own)
             continue;
+        // Producer rows: walk up from the row's inputs through nodes no row compares
+        // (quantize/dequantize pairs, views) until a compared node is reached.
         std::set<std::size_t> producers;
-        for (const auto& op : r.aot_ops) {
-            auto node = nodeByName.find(op);
-            if (node == nodeByName.end())
+        std::set<std::string> seen;
+        std::vector<std::string> frontier;
+        for (const auto& op : r.aot_ops)
+            if (auto node = nodeByName.find(op); node != nodeByName.end())
+                frontier.insert(frontier.end(), node->second->input_tensors.begin(),
+                                node->second->input_tensors.end());
+        while (!frontier.empty()) {
+            const std::string tensor = frontier.back();
+            frontier.pop_back();
+            if (!seen.insert(tensor).second)
                 continue;
-            for (const auto& input : node->second->input_tensors) {
-                const int p = graph->producerOf(input);
-                if (p < 0)
-                    continue;
-                auto pr = rowOfOp.find(graph->nodes[static_cast<std::size_t>(p)].name);
-                if (pr != rowOfOp.end() && pr->second != r.index)
-                    producers.insert(pr->second);
-            }
+            const int p = graph->producerOf(tensor);
+            if (p < 0)
+                continue;
+            const GraphNode& producer = graph->nodes[static_cast<std::size_t>(p)];
+            auto pr = rowOfOp.find(producer.name);
+            if (pr == rowOfOp.end())
+                frontier.insert(frontier.end(), producer.input_tensors.begin(), producer.input_tensors.end());
+            else if (pr->second != r.index)
+                producers.insert(pr->second);
         }
         Introducer in;
         in.row = r.index;

@@ -30,7 +30,8 @@ struct Introducer {
 std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph* referenceGraph);
 
 // The ETRecord graph a capture was taken from (exported_program, the Edge
-// program of its method, or a graph-map key); null if the ETRecord lacks it.
+// program of its method, or a graph-map key); for another reference (a float
+// model) the ETRecord graph that names most of its ops; null if none does.
 const ExportGraph* referenceGraphFor(const EtRecord& record, const AotCapture& capture);
 
 } // namespace gapscope

@@ -2,7 +2,7 @@
 
 Submodules: ``capture_format`` reads and writes the file format without
 importing ExecuTorch; ``capture`` produces captures from an ETRecord or an
-in-memory program; ``quantization`` reads quantisation parameters off graph
+in-memory program, and float references of quantised ones; ``quantization`` reads quantisation parameters off graph
 nodes; ``demo`` builds the demo session; ``cli`` is the ``gapscope-capture``
 command.
 """

@@ -90,7 +90,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Lower a tiny seeded model to XNNPACK as fp32 and PT2E int8, run it with "
         "ETDump and a debug buffer, and write into OUTDIR/<variant>/: model.pte, etrecord.bin, "
         "run.etdp, run.debug.bin, capture.gscap.safetensors, executorch_gap_{mse,l1,snr}.json "
-        "and manifest.json.",
+        "and manifest.json; int8 also capture_float.gscap.safetensors, the float model "
+        "captured under the int8 capture's debug handles.",
     )
     demo.add_argument("outdir", metavar="OUTDIR", type=Path)
     demo.set_defaults(run=_run_demo)

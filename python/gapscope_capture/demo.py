@@ -24,10 +24,10 @@ from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
 from executorch.devtools import Inspector
 from executorch.exir import ExecutorchProgramManager, to_edge_transform_and_lower
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
-from torch.export import export
+from torch.export import ExportedProgram, export
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-from gapscope_capture.capture import capture_from_etrecord, capture_from_program
+from gapscope_capture.capture import capture_float_reference, capture_from_etrecord, capture_from_program
 from gapscope_capture.capture_format import json_float, producer_versions
 
 if TYPE_CHECKING:
@@ -40,9 +40,8 @@ INPUT_SHAPE = (1, 3, 4, 4)
 VARIANTS = ("fp32", "int8")
 METRICS = ("MSE", "L1", "SNR")
 CALIBRATION_BATCHES = 4
-# ETDumpGen aborts the whole process when intermediate outputs overflow the
-# debug buffer. This model logs about 1.5 KiB; the buffer is written out whole,
-# so it is generous but not large.
+# ETDumpGen aborts the whole process when intermediate outputs overflow the debug buffer. This
+# model logs about 1.5 KiB; the buffer is written out whole, so it is generous but not large.
 DEBUG_BUFFER_SIZE = 64 * 1024
 
 PTE = "model.pte"
@@ -50,6 +49,7 @@ ETRECORD = "etrecord.bin"
 ETDUMP = "run.etdp"
 DEBUG_BUFFER = "run.debug.bin"
 CAPTURE = "capture.gscap.safetensors"
+CAPTURE_FLOAT = "capture_float.gscap.safetensors"  # int8 only
 MANIFEST = "manifest.json"
 
 
@@ -76,11 +76,18 @@ def run_demo(outdir: str | Path, seed: int = SEED) -> list[Path]:
 
 
 def write_variant(directory: Path, variant: str, seed: int = SEED) -> Path:
-    """Lower, run, capture and compare one variant into ``directory``."""
+    """Lower, run, capture and compare one variant into ``directory``.
+
+    ``int8`` also gets ``capture_float.gscap.safetensors``: the float model,
+    exported before quantisation, captured under the int8 capture's keys
+    (``capture_float_reference``), against which the quantisation error shows.
+    """
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)
     model, inputs = seeded_model_and_inputs(seed)
-    program = lower(model, inputs, variant, seed)
+    # int8: the float program, exported before quantisation, is the float capture's reference.
+    float_program = export(model, inputs) if variant == "int8" else None
+    program = lower(model, inputs, variant, seed, exported=float_program)
 
     etrecord = program.get_etrecord()
     etrecord.update_representative_inputs(inputs)
@@ -97,6 +104,10 @@ def write_variant(directory: Path, variant: str, seed: int = SEED) -> Path:
     # The in-memory program still has node metadata a saved ETRecord drops.
     capture.fill_quantization(capture_from_program(program))
     capture.write(directory / CAPTURE)
+    files = [PTE, ETRECORD, ETDUMP, DEBUG_BUFFER, CAPTURE]
+    if float_program is not None:
+        capture_float_reference(float_program, capture).write(directory / CAPTURE_FLOAT)
+        files.append(CAPTURE_FLOAT)
 
     inspector = Inspector(
         etdump_path=str(directory / ETDUMP),
@@ -116,7 +127,7 @@ def write_variant(directory: Path, variant: str, seed: int = SEED) -> Path:
             "debug_buffer_size": DEBUG_BUFFER_SIZE,
             "reference_graph": capture.reference_graph,
             "versions": producer_versions(),
-            "files": _file_entries(directory, [PTE, ETRECORD, ETDUMP, DEBUG_BUFFER, CAPTURE, *gap_files]),
+            "files": _file_entries(directory, [*files, *gap_files]),
         },
     )
     log.info("%s: written to %s in %.1f s", variant, directory, time.monotonic() - started)
@@ -146,23 +157,35 @@ def seeded_model_and_inputs(seed: int = SEED) -> tuple[TinyModel, tuple[torch.Te
 
 
 def lower(
-    model: TinyModel, inputs: tuple[torch.Tensor], variant: str, seed: int = SEED
+    model: TinyModel,
+    inputs: tuple[torch.Tensor],
+    variant: str,
+    seed: int = SEED,
+    *,
+    exported: ExportedProgram | None = None,
 ) -> ExecutorchProgramManager:
-    """Lower ``model`` to XNNPACK as the ``fp32`` or ``int8`` variant, with an ETRecord."""
-    if variant == "int8":
-        model = _quantize_int8(model, inputs, seed)
-    elif variant != "fp32":
+    """Lower ``model`` to XNNPACK as the ``fp32`` or ``int8`` variant, with an ETRecord.
+
+    ``exported`` is ``export(model, inputs)`` if the caller has it (it is
+    exported here otherwise); ``int8`` quantises its ``.module()``, which
+    leaves ``exported`` itself unchanged, so it stays the float reference.
+    """
+    if variant not in VARIANTS:
         raise ValueError(f"unknown demo variant {variant!r}; expected one of {VARIANTS}")
+    if exported is None:
+        exported = export(model, inputs)
+    if variant == "int8":
+        exported = export(_quantize_int8(exported, seed), inputs)
     edge = to_edge_transform_and_lower(
-        export(model, inputs), partitioner=[XnnpackPartitioner()], generate_etrecord=True
+        exported, partitioner=[XnnpackPartitioner()], generate_etrecord=True
     )
     return edge.to_executorch()
 
 
-def _quantize_int8(model: TinyModel, inputs: tuple[torch.Tensor], seed: int) -> torch.nn.Module:
+def _quantize_int8(exported: ExportedProgram, seed: int) -> torch.nn.Module:
     """PT2E static int8 quantisation for XNNPACK, calibrated on seeded random inputs."""
     prepared = prepare_pt2e(
-        export(model, inputs).module(),
+        exported.module(),
         XNNPACKQuantizer().set_global(get_symmetric_quantization_config()),
     )
     generator = torch.Generator().manual_seed(seed + 1)

@@ -51,7 +51,9 @@ def test_files_and_manifest(demo_dir: Path, variant: str) -> None:
     assert manifest["input_shapes"] == [[1, 3, 4, 4]]
     assert set(manifest["versions"]) == {"torch", "executorch", "gapscope_capture"}
     listed = {entry["name"]: entry for entry in manifest["files"]}
-    assert set(listed) == set(FILES) - {"manifest.json"}
+    extra = {"capture_float.gscap.safetensors"} if variant == "int8" else set()
+    assert set(listed) == set(FILES) - {"manifest.json"} | extra
+    assert (directory / "capture_float.gscap.safetensors").is_file() == bool(extra)
     for name, entry in listed.items():
         data = (directory / name).read_bytes()
         assert entry["bytes"] == len(data)

@@ -51,3 +51,9 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
     REQUIRE(introducers.size() == 4);
     CHECK(cmp.rows[introducers.front().row].aot_ops == std::vector<std::string>{"layer_norm"});
 }
+
+#include "quantization_error_checks.h"
+
+TEST_CASE("the embedded demo against its float model: quantised ops introduce the error", "[demo][quant]") {
+    gapscope::test::checkQuantizationErrorVisible(GAPSCOPE_DEMO_DIR);
+}

@@ -33,3 +33,9 @@ TEST_CASE("e2e: fp32 rows equal ExecuTorch's calculate_numeric_gap", "[e2e][pari
 TEST_CASE("e2e: int8 rows equal ExecuTorch's calculate_numeric_gap", "[e2e][parity]") {
     gapscope::test::checkExecuTorchParity(demoDir() + "/int8");
 }
+
+#include "../core/quantization_error_checks.h"
+
+TEST_CASE("e2e: against the float model the quantised ops introduce the error", "[e2e][quant]") {
+    gapscope::test::checkQuantizationErrorVisible(demoDir() + "/int8");
+}

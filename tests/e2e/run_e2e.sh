@@ -13,19 +13,24 @@ check=$3
 venv="$work/venv"
 stamp="$venv/.gapscope-installed"
 mkdir -p "$work"
+# setuptools builds in the source folder; build from a copy so tests leave the
+# checkout untouched.
+rm -rf "$work/python-src"
+cp -r "$src/python" "$work/python-src"
+pkg="$work/python-src"
 if [ ! -f "$stamp" ] || [ "$src/python/pyproject.toml" -nt "$stamp" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "$src/python" pytest
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$pkg" pytest
   touch "$stamp"
 else
   # Dependencies are in place; pick up changes to the exporter's own code.
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$src/python"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$pkg"
 fi
 "$venv/bin/python" -c 'import torch, executorch; print("e2e: torch", torch.__version__, "executorch", executorch.version.__version__)' 2>/dev/null || true
 
 echo "e2e: Python exporter tests"
-(cd "$src/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider --basetemp "$work/pytest" tests)
+(cd "$pkg" && "$venv/bin/python" -m pytest -q -p no:cacheprovider --basetemp "$work/pytest" tests)
 
 echo "e2e: gapscope-capture demo"
 rm -rf "$work/demo"
