@@ -1,0 +1,158 @@
+#include "core/session/session.h"
+
+#include "core/capture/safetensors_file.h"
+#include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+namespace gapscope {
+
+const char* fileKindName(FileKind kind) {
+    switch (kind) {
+    case FileKind::EtDump: return "ETDump";
+    case FileKind::EtRecord: return "ETRecord";
+    case FileKind::Capture: return "AOT capture";
+    case FileKind::Raw: return "raw data";
+    }
+    return "raw data";
+}
+
+FileKind detectFileKind(ByteSpan b) {
+    if (b.size >= 12 && std::memcmp(b.data + 8, "ED00", 4) == 0)
+        return FileKind::EtDump;
+    if (b.size >= 8 && std::memcmp(b.data + 4, "ED00", 4) == 0)
+        return FileKind::EtDump;
+    if (b.size >= 4 && std::memcmp(b.data, "PK\x03\x04", 4) == 0)
+        return FileKind::EtRecord; // confirmed (ETRECORD_V0 entry) by the reader
+    if (b.size >= 9) {
+        std::uint64_t header = 0;
+        std::memcpy(&header, b.data, 8);
+        if (header > 1 && header <= SafetensorsFile::kMaxHeaderBytes && 8 + header <= b.size &&
+            b.data[8] == '{') {
+            const std::string text(reinterpret_cast<const char*>(b.data) + 8,
+                                   static_cast<std::size_t>(header));
+            if (text.find(AotCapture::kMetadataKey) != std::string::npos)
+                return FileKind::Capture;
+        }
+    }
+    return FileKind::Raw;
+}
+
+SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std::vector<Error>& errors) {
+    SessionInputs in;
+    std::vector<std::string> files;
+    for (const auto& p : paths) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(p, ec)) {
+            std::vector<std::string> inside;
+            for (const auto& entry : std::filesystem::directory_iterator(p, ec))
+                if (entry.is_regular_file(ec))
+                    inside.push_back(entry.path().string());
+            std::sort(inside.begin(), inside.end());
+            files.insert(files.end(), inside.begin(), inside.end());
+        } else {
+            files.push_back(p);
+        }
+    }
+    for (const auto& f : files) {
+        auto mapped = MappedFile::open(f);
+        if (mapped)
+            in.files.push_back(mapped.value());
+        else
+            errors.push_back(mapped.error());
+    }
+    return in;
+}
+
+std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
+    auto s = std::make_unique<Session>();
+    std::vector<std::shared_ptr<const MappedFile>> raw;
+    for (const auto& f : inputs.files) {
+        switch (detectFileKind(f->bytes())) {
+        case FileKind::EtDump:
+            if (!s->etdump_file)
+                s->etdump_file = f;
+            break;
+        case FileKind::EtRecord:
+            if (!s->etrecord_file)
+                s->etrecord_file = f;
+            break;
+        case FileKind::Capture:
+            // A float reference beside the default one: the default wins.
+            if (!s->capture_file || f->path().find("float") == std::string::npos)
+                s->capture_file = f;
+            break;
+        case FileKind::Raw: raw.push_back(f); break;
+        }
+    }
+    // The debug buffer is the raw file beside the ETDump: prefer one sharing its
+    // stem (run.etdp → run.debug.bin), else the only raw file that is not JSON/text.
+    if (s->etdump_file && !raw.empty()) {
+        const auto stem = std::filesystem::path(s->etdump_file->path()).stem().string();
+        for (const auto& r : raw)
+            if (std::filesystem::path(r->path()).filename().string().rfind(stem + ".", 0) == 0)
+                s->debug_buffer_file = r;
+        if (!s->debug_buffer_file) {
+            std::vector<std::shared_ptr<const MappedFile>> binary;
+            for (const auto& r : raw)
+                if (r->size() > 0 && r->bytes().data[0] != '{' && r->bytes().data[0] != '[' &&
+                    r->bytes().data[0] != '#')
+                    binary.push_back(r);
+            if (binary.size() == 1)
+                s->debug_buffer_file = binary.front();
+        }
+    }
+
+    if (s->etdump_file) {
+        EtdumpReadOptions o;
+        o.name = s->etdump_file->path();
+        o.debug_buffer = s->debug_buffer_file;
+        auto d = parseEtdump(s->etdump_file->bytes(), o);
+        if (d)
+            s->dump = std::move(d).value();
+        else
+            s->errors.push_back(d.error());
+    } else {
+        s->missing.push_back("ETDump");
+    }
+    if (s->etdump_file && !s->debug_buffer_file)
+        s->missing.push_back("debug buffer");
+    if (s->etrecord_file) {
+        auto r = readEtRecord(s->etrecord_file);
+        if (r)
+            s->etrecord = std::move(r).value();
+        else
+            s->errors.push_back(r.error());
+    } else {
+        s->missing.push_back("ETRecord");
+    }
+    if (s->capture_file) {
+        auto c = readAotCapture(s->capture_file);
+        if (c)
+            s->capture = std::move(c).value();
+        else
+            s->errors.push_back(c.error());
+    } else {
+        s->missing.push_back("AOT capture");
+    }
+
+    if (s->dump && s->capture) {
+        auto c =
+            compareSession(*s->dump, s->etrecord ? &*s->etrecord : nullptr, *s->capture, options.comparison);
+        if (c) {
+            s->comparison = std::move(c).value();
+            s->first_divergence = firstDivergence(*s->comparison, options.threshold);
+            if (s->etrecord)
+                s->introducers =
+                    errorIntroducers(*s->comparison, referenceGraphFor(*s->etrecord, *s->capture));
+        } else {
+            s->errors.push_back(c.error());
+        }
+    }
+    return s;
+}
+
+} // namespace gapscope

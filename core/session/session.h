@@ -1,0 +1,57 @@
+#pragma once
+
+#include "core/capture/aot_capture.h"
+#include "core/common/mapped_file.h"
+#include "core/common/progress.h"
+#include "core/common/result.h"
+#include "core/compare/comparison.h"
+#include "core/compare/findings.h"
+#include "core/etdump/etdump_model.h"
+#include "core/etrecord/etrecord_model.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// What a file is, told from its content (never its name).
+enum class FileKind { EtDump, EtRecord, Capture, Raw };
+const char* fileKindName(FileKind kind);
+FileKind detectFileKind(ByteSpan bytes);
+
+// The files of one session, as given (paths or in-memory blobs).
+struct SessionInputs {
+    std::vector<std::shared_ptr<const MappedFile>> files;
+};
+
+// A loaded session: the inputs, what was missing or could not be read, and (when
+// an ETDump and a capture are there) the comparison. Owns everything the
+// comparison points into.
+struct Session {
+    std::shared_ptr<const MappedFile> etdump_file, debug_buffer_file, etrecord_file, capture_file;
+    std::optional<EtDump> dump;
+    std::optional<EtRecord> etrecord;
+    std::optional<AotCapture> capture;
+    std::optional<Comparison> comparison;
+    std::optional<FirstDivergence> first_divergence;
+    std::vector<Introducer> introducers;
+    std::vector<std::string> missing; // "debug buffer", "ETRecord", "AOT capture", "ETDump"
+    std::vector<Error> errors;        // files that could not be read, with the reader's message
+};
+
+struct SessionOptions {
+    MetricThreshold threshold{"snr", 20.0};
+    ComparisonOptions comparison;
+};
+
+// Sorts the files by kind (the debug buffer is the raw file beside the ETDump),
+// reads them and compares. Never fails as a whole: errors and missing parts are
+// reported in the Session so a UI can show them and stay usable.
+std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options = {});
+
+// Expands folders (one level) and maps the files; unreadable paths become errors.
+SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std::vector<Error>& errors);
+
+} // namespace gapscope

@@ -1,0 +1,61 @@
+// Sessions: files sorted by content, the debug buffer found beside the ETDump,
+// missing parts and unreadable files reported instead of failing.
+
+#include "core/session/session.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace gapscope;
+using namespace gapscope::test;
+
+TEST_CASE("file kinds come from content, not names", "[session]") {
+    const auto kind = [](const std::string& path) {
+        const auto b = readBytes(path);
+        return detectFileKind({b.data(), b.size()});
+    };
+    const std::string demo = GAPSCOPE_DEMO_DIR;
+    CHECK(kind(demo + "/run.etdp") == FileKind::EtDump);
+    CHECK(kind(demo + "/etrecord.bin") == FileKind::EtRecord);
+    CHECK(kind(demo + "/capture.gscap.safetensors") == FileKind::Capture);
+    CHECK(kind(demo + "/run.debug.bin") == FileKind::Raw);
+    CHECK(kind(fixturePath("executorch-samples/etrecord.bin")) == FileKind::EtRecord);
+    CHECK(detectFileKind({nullptr, 0}) == FileKind::Raw);
+}
+
+TEST_CASE("the demo folder loads as one compared session", "[session]") {
+    std::vector<Error> errors;
+    const auto inputs = sessionInputsFromPaths({GAPSCOPE_DEMO_DIR}, errors);
+    CHECK(errors.empty());
+    const auto s = loadSession(inputs);
+    CHECK(s->errors.empty());
+    CHECK(s->missing.empty());
+    REQUIRE(s->debug_buffer_file);
+    CHECK_THAT(s->debug_buffer_file->path(), Catch::EndsWith("run.debug.bin"));
+    CHECK_THAT(s->capture_file->path(), Catch::EndsWith("capture.gscap.safetensors"));
+    REQUIRE(s->comparison);
+    CHECK(s->comparison->rows.size() == 4);
+    CHECK(s->introducers.size() == 4);
+}
+
+TEST_CASE("a partial session says what is missing; a bad file is an error, not a failure", "[session]") {
+    const std::string demo = GAPSCOPE_DEMO_DIR;
+    std::vector<Error> errors;
+    auto s = loadSession(
+        sessionInputsFromPaths({demo + "/run.etdp", fixturePath("etdump/c_mixed_dtypes.etdp")}, errors));
+    CHECK(s->dump);
+    CHECK_FALSE(s->comparison);
+    CHECK(s->missing == std::vector<std::string>{"debug buffer", "ETRecord", "AOT capture"});
+
+    const auto bytes = readBytes(demo + "/run.etdp");
+    std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + 100);
+    SessionInputs broken;
+    broken.files.push_back(MappedFile::fromBytes("broken.etdp", cut.data(), cut.size()));
+    s = loadSession(broken);
+    REQUIRE(s->errors.size() == 1);
+    CHECK_THAT(s->errors[0].describe(), Catch::StartsWith("broken.etdp: truncated"));
+
+    auto missing = sessionInputsFromPaths({"/nonexistent/x.etdp"}, errors);
+    CHECK(missing.files.empty());
+    CHECK_THAT(errors.back().describe(), Catch::Contains("/nonexistent/x.etdp"));
+}
