@@ -69,6 +69,7 @@ SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std:
 
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
     auto s = std::make_unique<Session>();
+    s->threshold = options.threshold;
     std::vector<std::shared_ptr<const MappedFile>> raw;
     for (const auto& f : inputs.files) {
         switch (detectFileKind(f->bytes())) {

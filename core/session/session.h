@@ -35,6 +35,7 @@ struct Session {
     std::optional<EtRecord> etrecord;
     std::optional<AotCapture> capture;
     std::optional<Comparison> comparison;
+    MetricThreshold threshold; // the first-divergence threshold used
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
     std::vector<std::string> missing; // "debug buffer", "ETRecord", "AOT capture", "ETDump"

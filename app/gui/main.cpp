@@ -1,0 +1,50 @@
+#include "app/gui/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Gapscope"));
+    QApplication::setApplicationName(QStringLiteral("gapscope"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Gapscope: which op made an ExecuTorch model drift"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Open the embedded demo session."));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Load, render the window to OUT.png and exit."),
+                                  QStringLiteral("OUT"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH (default 1500x1000)."),
+                            QStringLiteral("WxH"), QStringLiteral("1500x1000"));
+    parser.addOptions({demo, screenshot, size});
+    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Session files or folders."));
+    parser.process(app);
+
+    gapscope::MainWindow window;
+    const auto wh = parser.value(size).split(QLatin1Char('x'));
+    window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
+                  wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
+    if (parser.isSet(demo))
+        window.openDemo();
+    else if (!parser.positionalArguments().isEmpty())
+        window.openPaths(parser.positionalArguments());
+
+    if (parser.isSet(screenshot)) {
+        window.show();
+        int status = 0;
+        window.screenshotWhenLoaded(parser.value(screenshot), [&](bool ok) {
+            if (!ok)
+                std::fprintf(stderr, "gapscope: could not write %s\n", qPrintable(parser.value(screenshot)));
+            status = ok ? 0 : 1;
+            QApplication::exit(status);
+        });
+        return QApplication::exec();
+    }
+    window.show();
+    return QApplication::exec();
+}

@@ -1,0 +1,328 @@
+#include "app/gui/main_window.h"
+
+#include "app/gui/session_loader.h"
+#include "core/common/atomic_file.h"
+#include "core/compare/metric_catalog.h"
+#include "core/report/compare_report.h"
+#include "widgets/coverage_model.h"
+#include "widgets/gap_chart.h"
+#include "widgets/op_filter_proxy.h"
+#include "widgets/op_table_model.h"
+#include "widgets/tensor_panel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <sstream>
+
+namespace gapscope {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_loader(new SessionLoader(this)), m_model(new OpTableModel(this)),
+      m_proxy(new OpFilterProxy(this)), m_coverage(new CoverageModel(this)), m_table(new QTableView),
+      m_coverageView(new QTableView), m_chart(new GapChart), m_tensors(new TensorPanel), m_banner(new QLabel),
+      m_filter(new QLineEdit), m_aboveThreshold(new QCheckBox(tr("only gaps past the threshold"))),
+      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))), m_pages(new QStackedWidget) {
+    setWindowTitle(tr("Gapscope"));
+    setAcceptDrops(true);
+
+    m_proxy->setSourceModel(m_model);
+    for (QTableView* view : {m_table, m_coverageView}) {
+        view->setSelectionBehavior(QAbstractItemView::SelectRows);
+        view->setSelectionMode(QAbstractItemView::SingleSelection);
+        view->verticalHeader()->hide();
+        view->setAlternatingRowColors(true);
+        view->setWordWrap(false);
+    }
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(OpTableModel::Index, Qt::AscendingOrder);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_coverageView->setModel(m_coverage);
+    m_coverageView->horizontalHeader()->setStretchLastSection(true);
+
+    // Welcome page: what to drop, and the demo.
+    auto* welcome = new QWidget;
+    auto* wl = new QVBoxLayout(welcome);
+    auto* hello = new QLabel(tr("<h2>Gapscope</h2><p>Drop the files a device run produced here: the ETDump "
+                                "(<tt>.etdp</tt>), its debug buffer, the ETRecord and the AOT capture — or a "
+                                "folder holding them.</p>"));
+    hello->setAlignment(Qt::AlignCenter);
+    auto* demo = new QPushButton(tr("Open the demo session"));
+    connect(demo, &QPushButton::clicked, this, &MainWindow::openDemo);
+    wl->addStretch();
+    wl->addWidget(hello);
+    wl->addWidget(demo, 0, Qt::AlignCenter);
+    wl->addStretch();
+
+    auto* filterRow = new QHBoxLayout;
+    m_filter->setPlaceholderText(tr("Filter ops, handles, status…"));
+    m_filter->setClearButtonEnabled(true);
+    filterRow->addWidget(m_filter, 1);
+    filterRow->addWidget(m_aboveThreshold);
+    auto* tableBox = new QWidget;
+    auto* tl = new QVBoxLayout(tableBox);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->addLayout(filterRow);
+    auto* tabs = new QTabWidget;
+    tabs->addTab(m_table, tr("Ops"));
+    tabs->addTab(m_coverageView, tr("Coverage"));
+    tl->addWidget(tabs, 1);
+
+    auto* top = new QSplitter(Qt::Vertical);
+    top->addWidget(tableBox);
+    top->addWidget(m_tensors);
+    auto* main = new QSplitter(Qt::Vertical);
+    main->addWidget(top);
+    main->addWidget(m_chart);
+    main->setStretchFactor(0, 3);
+    main->setStretchFactor(1, 2);
+    main->setSizes({620, 300});
+    top->setStretchFactor(0, 1);
+    top->setStretchFactor(1, 1);
+
+    auto* central = new QWidget;
+    auto* cl = new QVBoxLayout(central);
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff3cd; border: 1px solid #e0c36a; padding: 6px; }"));
+    m_banner->hide();
+    cl->addWidget(m_banner);
+    cl->addWidget(m_pages, 1);
+    m_pages->addWidget(welcome);
+    m_pages->addWidget(main);
+    setCentralWidget(central);
+
+    m_progress->setRange(0, 0);
+    m_progress->setMaximumWidth(160);
+    m_progress->hide();
+    m_cancel->hide();
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+
+    buildMenus();
+
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &OpFilterProxy::setText);
+    connect(m_aboveThreshold, &QCheckBox::toggled, this, [this](bool on) {
+        if (!m_session)
+            return;
+        m_proxy->setThreshold(QString::fromStdString(m_session->threshold.metric),
+                              on ? std::optional<double>(m_session->threshold.value) : std::nullopt);
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!current.isValid())
+                    return;
+                selectRow(static_cast<std::size_t>(current.data(OpTableModel::RowIndexRole).toULongLong()));
+            });
+    connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
+    connect(m_loader, &SessionLoader::started, this, [this] {
+        m_progress->show();
+        m_cancel->show();
+        statusBar()->showMessage(tr("Loading…"));
+    });
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        m_loader->cancel();
+        m_progress->hide();
+        m_cancel->hide();
+        statusBar()->showMessage(tr("Loading cancelled"), 3000);
+    });
+    connect(m_loader, &SessionLoader::finished, this, &MainWindow::showSession);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+}
+
+MainWindow::~MainWindow() {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+}
+
+void MainWindow::buildMenus() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* open = file->addAction(tr("&Open…"), this, [this] {
+        const auto files = QFileDialog::getOpenFileNames(this, tr("Open session files"));
+        if (!files.isEmpty())
+            openPaths(files);
+    });
+    open->setShortcut(QKeySequence::Open);
+    auto* csv = file->addAction(tr("&Export table as CSV…"), this, [this] {
+        const auto path =
+            QFileDialog::getSaveFileName(this, tr("Export CSV"), QStringLiteral("gapscope.csv"));
+        if (!path.isEmpty() && !exportCsv(path))
+            statusBar()->showMessage(tr("Could not write %1").arg(path), 5000);
+    });
+    csv->setShortcut(QKeySequence(tr("Ctrl+E")));
+    file->addAction(tr("Export gap chart as &PNG…"), this, [this] {
+        const auto path =
+            QFileDialog::getSaveFileName(this, tr("Export PNG"), QStringLiteral("gap-chart.png"));
+        if (!path.isEmpty())
+            m_chart->grab().save(path);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), qApp, &QApplication::quit)->setShortcut(QKeySequence::Quit);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Find op"), this, [this] { m_filter->setFocus(); })->setShortcut(QKeySequence::Find);
+    view->addAction(tr("&Next divergent op"), this, [this] { stepDivergent(+1); })
+        ->setShortcut(QKeySequence(Qt::Key_F3));
+    view->addAction(tr("&Previous divergent op"), this, [this] { stepDivergent(-1); })
+        ->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("Open &demo"), this, &MainWindow::openDemo);
+}
+
+void MainWindow::openPaths(const QStringList& paths) {
+    // Newly dropped files come first: they replace files of the same kind.
+    QStringList merged = paths;
+    for (const auto& p : m_paths)
+        if (!merged.contains(p))
+            merged << p;
+    m_paths = merged;
+    m_loader->loadPaths(m_paths);
+}
+
+void MainWindow::openDemo() {
+    m_paths.clear();
+    m_loader->loadDemo();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const auto& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    if (!paths.isEmpty()) {
+        openPaths(paths);
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors) {
+    m_progress->hide();
+    m_cancel->hide();
+    m_session = std::move(session);
+    m_model->setSession(m_session);
+    m_coverage->setSession(m_session);
+    m_chart->setSession(m_session);
+    m_tensors->setSession(m_session);
+    m_chart->setMetric(QStringLiteral("rel_l2"));
+
+    QStringList lines = pathErrors;
+    for (const auto& e : m_session->errors)
+        lines << QString::fromStdString(e.describe());
+    for (const auto& m : m_session->missing)
+        lines << tr("%1 missing: drop it here").arg(QString::fromStdString(m));
+    m_banner->setText(lines.join(QLatin1Char('\n')));
+    m_banner->setVisible(!lines.isEmpty());
+    m_pages->setCurrentIndex(m_session->comparison ? 1 : 0);
+    m_table->resizeColumnsToContents();
+    // Fused groups list many ops: keep the op columns readable, the numbers visible.
+    for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
+        m_table->setColumnWidth(col, std::min(m_table->columnWidth(col), 280));
+    m_table->setColumnWidth(OpTableModel::Handles,
+                            std::min(m_table->columnWidth(OpTableModel::Handles), 120));
+    m_coverageView->resizeColumnsToContents();
+    if (m_session->comparison) {
+        const auto rows = m_session->comparison->rows.size();
+        statusBar()->showMessage(
+            tr("%1 ops compared, %2 coverage items%3")
+                .arg(rows)
+                .arg(m_session->comparison->coverage.size())
+                .arg(m_session->first_divergence
+                         ? tr(", first divergence at row %1").arg(m_session->first_divergence->row)
+                         : QString()));
+        const std::size_t first = m_session->first_divergence ? m_session->first_divergence->row : 0;
+        if (rows > 0)
+            selectRow(first);
+    }
+    emit sessionShown();
+}
+
+void MainWindow::selectRow(std::optional<std::size_t> row) {
+    if (m_selecting)
+        return;
+    m_selecting = true;
+    m_chart->setSelectedRow(row);
+    m_tensors->setRow(row);
+    if (row) {
+        const int source = m_model->modelRow(*row);
+        const QModelIndex proxy = m_proxy->mapFromSource(m_model->index(source, 0));
+        if (proxy.isValid()) {
+            m_table->selectionModel()->setCurrentIndex(proxy, QItemSelectionModel::ClearAndSelect |
+                                                                  QItemSelectionModel::Rows);
+            m_table->scrollTo(proxy);
+        }
+    }
+    m_selecting = false;
+}
+
+void MainWindow::stepDivergent(int direction) {
+    if (!m_session || !m_session->comparison)
+        return;
+    const auto& order = m_chart->order();
+    const auto info = findMetric(m_session->threshold.metric);
+    if (!info || order.empty())
+        return;
+    auto pos =
+        std::find(order.begin(), order.end(), m_chart->selectedRow().value_or(order.front())) - order.begin();
+    for (std::size_t step = 1; step <= order.size(); ++step) {
+        const auto i = static_cast<std::size_t>(
+            (pos + direction * static_cast<long>(step) + static_cast<long>(order.size()) * 2) %
+            static_cast<long>(order.size()));
+        const auto v = rowMetric(m_session->comparison->rows[order[i]], m_session->threshold.metric);
+        if (v && worseThan(*info, *v, m_session->threshold.value)) {
+            selectRow(order[i]);
+            return;
+        }
+    }
+    statusBar()->showMessage(tr("No op is past the threshold"), 3000);
+}
+
+bool MainWindow::exportCsv(const QString& path) {
+    if (!m_session || !m_session->comparison)
+        return false;
+    std::ostringstream out;
+    writeComparisonCsv(out, *m_session->comparison);
+    const std::string text = out.str();
+    return !writeFileAtomically(path.toStdString(),
+                                {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
+
+void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bool)> done) {
+    auto shoot = [this, path, done] {
+        // Let layouts and plots settle before grabbing.
+        QTimer::singleShot(200, this, [this, path, done] { done(grab().save(path, "PNG")); });
+    };
+    if (m_loader->busy())
+        connect(this, &MainWindow::sessionShown, this, shoot, Qt::SingleShotConnection);
+    else
+        shoot();
+}
+
+} // namespace gapscope

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "core/session/session.h"
+
+#include <QObject>
+#include <QStringList>
+#include <memory>
+
+namespace gapscope {
+
+// Loads and compares a session off the UI thread. Every request gets a
+// generation number; a result that arrives after a newer request is dropped.
+class SessionLoader : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionLoader(QObject* parent = nullptr);
+
+    void loadPaths(const QStringList& paths);
+    // The demo session compiled into the binary (resources/demo via Qt resources).
+    void loadDemo();
+    void cancel();
+    bool busy() const { return m_busy; }
+
+signals:
+    void started();
+    void finished(std::shared_ptr<const Session> session, QStringList pathErrors);
+
+private:
+    void run(std::function<SessionInputs(std::vector<Error>&)> gather);
+
+    quint64 m_generation = 0;
+    bool m_busy = false;
+};
+
+// Reads the embedded demo files into memory (names keep their file names).
+SessionInputs embeddedDemoInputs();
+
+} // namespace gapscope

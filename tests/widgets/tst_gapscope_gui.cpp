@@ -1,0 +1,232 @@
+// Qt Test suite for the widgets and the main window, offscreen. Models are
+// checked with QAbstractItemModelTester; expectations are computed from the core
+// on the same files, not hard-coded.
+
+#include "app/gui/main_window.h"
+#include "core/compare/metric_catalog.h"
+#include "widgets/coverage_model.h"
+#include "widgets/gap_chart.h"
+#include "widgets/op_filter_proxy.h"
+#include "widgets/op_table_model.h"
+#include "widgets/tensor_panel.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+using namespace gapscope;
+
+namespace {
+
+QStringList demoFiles() {
+    const QDir dir(QStringLiteral(GAPSCOPE_DEMO_DIR));
+    QStringList files;
+    for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin", "capture.gscap.safetensors"})
+        files << dir.filePath(QString::fromLatin1(name));
+    return files;
+}
+
+std::shared_ptr<const Session> demoSession() {
+    std::vector<std::string> paths;
+    for (const auto& f : demoFiles())
+        paths.push_back(f.toStdString());
+    std::vector<Error> errors;
+    return loadSession(sessionInputsFromPaths(paths, errors));
+}
+
+void dropFiles(MainWindow& window, const QStringList& files) {
+    auto* mime = new QMimeData;
+    QList<QUrl> urls;
+    for (const auto& f : files)
+        urls << QUrl::fromLocalFile(f);
+    mime->setUrls(urls);
+    // As a real drag does: enter (which makes the window the drop target), then drop.
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &drop);
+    delete mime;
+}
+
+} // namespace
+
+class GapscopeGuiTest : public QObject {
+    Q_OBJECT
+private slots:
+    void modelsPassTheModelTester();
+    void sortsOnNumbersAndFilters();
+    void demoOpensAndSelectionIsLinked();
+    void droppedFilesBuildASession();
+    void bogusFileRaisesTheBanner();
+    void exportsCsvAndScreenshot();
+};
+
+void GapscopeGuiTest::modelsPassTheModelTester() {
+    auto session = demoSession();
+    QVERIFY(session->comparison);
+    OpTableModel model;
+    OpFilterProxy proxy;
+    CoverageModel coverage;
+    QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(&coverage, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    proxy.setSourceModel(&model);
+    model.setSession(session);
+    coverage.setSession(session);
+    QCOMPARE(model.rowCount(), static_cast<int>(session->comparison->rows.size()));
+    QCOMPARE(coverage.rowCount(), static_cast<int>(session->comparison->coverage.size()));
+    proxy.sort(OpTableModel::Mse, Qt::DescendingOrder);
+    proxy.setText(QStringLiteral("layer"));
+    proxy.setThreshold(QStringLiteral("rel_l2"), 0.0);
+    model.setSession(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void GapscopeGuiTest::sortsOnNumbersAndFilters() {
+    auto session = demoSession();
+    OpTableModel model;
+    OpFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    model.setSession(session);
+    const auto& rows = session->comparison->rows;
+
+    proxy.sort(OpTableModel::Mse, Qt::DescendingOrder);
+    double previous = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < proxy.rowCount(); ++r) {
+        const double v = proxy.index(r, OpTableModel::Mse).data(OpTableModel::SortRole).toDouble();
+        QVERIFY(v <= previous);
+        previous = v;
+    }
+    // Sorting is numeric: 1e-15 sorts below 2e-16 as text would not.
+    const auto top = proxy.index(0, 0).data(OpTableModel::RowIndexRole).toULongLong();
+    double largest = 0;
+    for (const auto& r : rows)
+        largest = std::max(largest, rowMetric(r, "mse").value_or(0));
+    QCOMPARE(*rowMetric(rows[top], "mse"), largest);
+
+    proxy.setText(QStringLiteral("layer_norm"));
+    QCOMPARE(proxy.rowCount(), 1);
+    QVERIFY(proxy.index(0, OpTableModel::AotOps).data().toString().contains(QStringLiteral("layer_norm")));
+    proxy.setText(QString());
+
+    // "Gap above threshold": as many rows as the core counts.
+    const double limit = *rowMetric(rows[top], "mse") / 2;
+    int expected = 0;
+    for (const auto& r : rows)
+        expected += rowMetric(r, "mse").value_or(0) > limit ? 1 : 0;
+    proxy.setThreshold(QStringLiteral("mse"), limit);
+    QCOMPARE(proxy.rowCount(), expected);
+    proxy.setThreshold(QStringLiteral("mse"), std::nullopt);
+    QCOMPARE(proxy.rowCount(), static_cast<int>(rows.size()));
+}
+
+void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openDemo();
+    QVERIFY(shown.wait(20000));
+    QVERIFY(window.session()->comparison);
+    QCOMPARE(window.opModel()->rowCount(), static_cast<int>(window.session()->comparison->rows.size()));
+    QVERIFY(!window.banner()->isVisible());
+
+    // Table → chart and heatmaps.
+    const QModelIndex idx = window.opProxy()->index(2, 0);
+    window.opView()->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
+                                                                QItemSelectionModel::Rows);
+    const auto row = static_cast<std::size_t>(idx.data(OpTableModel::RowIndexRole).toULongLong());
+    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(row));
+    QCOMPARE(window.tensorPanel()->row(), std::optional<std::size_t>(row));
+    const auto& ref = window.tensorPanel()->values(0);
+    const auto& rt = window.tensorPanel()->values(1);
+    const auto& diff = window.tensorPanel()->values(2);
+    QVERIFY(!ref.empty());
+    QCOMPARE(rt.size(), ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i)
+        QCOMPARE(diff[i], ref[i] - rt[i]);
+
+    // Chart → table.
+    const std::size_t other = window.chart()->order().front();
+    emit window.chart()->rowClicked(other);
+    QCOMPARE(window.opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
+             static_cast<qulonglong>(other));
+    QCOMPARE(window.tensorPanel()->row(), std::optional<std::size_t>(other));
+}
+
+void GapscopeGuiTest::droppedFilesBuildASession() {
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    // Without the debug buffer: a banner asks for it.
+    QStringList files = demoFiles();
+    files.removeAt(1);
+    dropFiles(window, files);
+    QVERIFY(shown.wait(20000));
+    QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing")));
+    QVERIFY(window.session()->comparison);
+    QCOMPARE(window.session()->comparison->rows.front().status, RowStatus::MissingData);
+    // Dropping it completes the session.
+    dropFiles(window, {demoFiles().at(1)});
+    QVERIFY(shown.wait(20000));
+    QVERIFY(window.banner()->text().isEmpty());
+    QCOMPARE(window.session()->comparison->rows.front().status, RowStatus::Ok);
+}
+
+void GapscopeGuiTest::bogusFileRaisesTheBanner() {
+    QTemporaryDir dir;
+    const QString bogus = dir.filePath(QStringLiteral("bogus.etdp"));
+    QFile source(demoFiles().at(0));
+    QVERIFY(source.open(QIODevice::ReadOnly));
+    QFile out(bogus);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(source.read(100)); // a truncated ETDump
+    out.close();
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openPaths({bogus});
+    QVERIFY(shown.wait(20000));
+    QVERIFY(window.banner()->text().contains(QStringLiteral("bogus.etdp: truncated")));
+    QVERIFY(!window.session()->comparison);
+}
+
+void GapscopeGuiTest::exportsCsvAndScreenshot() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openPaths(demoFiles());
+    QVERIFY(shown.wait(20000));
+    const QString csv = dir.filePath(QStringLiteral("ops.csv"));
+    QVERIFY(window.exportCsv(csv));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const auto lines = QString::fromUtf8(f.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), static_cast<int>(window.session()->comparison->rows.size()) + 1);
+    QVERIFY(lines.front().startsWith(QStringLiteral("index,aot_debug_handle,aot_ops")));
+
+    const QString png = dir.filePath(QStringLiteral("window.png"));
+    bool done = false, ok = false;
+    window.screenshotWhenLoaded(png, [&](bool result) {
+        done = true;
+        ok = result;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QVERIFY(ok);
+    QImage image(png);
+    QCOMPARE(image.size(), window.size());
+}
+
+QTEST_MAIN(GapscopeGuiTest)
+#include "tst_gapscope_gui.moc"

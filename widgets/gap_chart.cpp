@@ -1,0 +1,222 @@
+#include "widgets/gap_chart.h"
+
+#include "core/compare/metric_catalog.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <qcustomplot.h>
+
+namespace gapscope {
+
+std::string displayOpName(const ComparisonRow& row) {
+    // The last op that computes something: quantize/dequantize pairs only frame it.
+    for (auto it = row.aot_ops.rbegin(); it != row.aot_ops.rend(); ++it)
+        if (it->rfind("quantize_per_", 0) != 0 && it->rfind("dequantize_per_", 0) != 0)
+            return *it;
+    return row.aot_ops.empty() ? std::string() : row.aot_ops.back();
+}
+
+GapChart::GapChart(QWidget* parent)
+    : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)) {
+    for (const char* name : {"rel_l2", "mse", "l1", "snr", "max_abs", "cosine", "sqnr", "mean_abs"})
+        m_metricBox->addItem(QString::fromLatin1(name));
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Gap per op, in execution order:"), this));
+    top->addWidget(m_metricBox);
+    top->addStretch();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(top);
+    layout->addWidget(m_plot, 1);
+
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    m_plot->setMouseTracking(true);
+    m_plot->setMinimumHeight(220);
+    m_plot->xAxis->setLabel(tr("op (execution order)"));
+
+    connect(m_metricBox, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        if (auto row = rowNear(e); row && m_session && m_session->comparison) {
+            const auto& r = m_session->comparison->rows[*row];
+            QStringList ops;
+            for (const auto& o : r.aot_ops)
+                ops << QString::fromStdString(o);
+            const auto v = rowMetric(r, metric().toStdString());
+            QToolTip::showText(e->globalPosition().toPoint(),
+                               tr("row %1: %2\n%3 = %4")
+                                   .arg(r.index)
+                                   .arg(ops.join(QStringLiteral(", ")))
+                                   .arg(metric())
+                                   .arg(v ? QString::number(*v, 'g', 4) : tr("n/a")),
+                               m_plot);
+        }
+    });
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+        if (auto row = rowNear(e))
+            emit rowClicked(*row);
+    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
+        m_plot->rescaleAxes();
+        m_plot->replot();
+    });
+}
+
+void GapChart::setSession(std::shared_ptr<const Session> session) {
+    m_session = std::move(session);
+    m_selected.reset();
+    rebuild();
+}
+
+void GapChart::setMetric(const QString& metric) {
+    m_metricBox->setCurrentText(metric);
+}
+QString GapChart::metric() const {
+    return m_metricBox->currentText();
+}
+
+void GapChart::setSelectedRow(std::optional<std::size_t> row) {
+    m_selected = row;
+    showSelection();
+}
+
+std::optional<std::size_t> GapChart::rowNear(QMouseEvent* event) const {
+    if (m_order.empty())
+        return std::nullopt;
+    const double x = m_plot->xAxis->pixelToCoord(event->position().x());
+    const auto pos = static_cast<long>(std::lround(x));
+    if (pos < 0 || pos >= static_cast<long>(m_order.size()) || std::fabs(x - static_cast<double>(pos)) > 0.4)
+        return std::nullopt;
+    return m_order[static_cast<std::size_t>(pos)];
+}
+
+void GapChart::rebuild() {
+    m_plot->clearGraphs();
+    m_plot->clearItems();
+    m_graph = m_marker = nullptr;
+    m_order.clear();
+    if (!m_session || !m_session->comparison) {
+        m_plot->replot();
+        return;
+    }
+    const auto& rows = m_session->comparison->rows;
+    for (const auto& r : rows)
+        m_order.push_back(r.index);
+    std::stable_sort(m_order.begin(), m_order.end(), [&](std::size_t a, std::size_t b) {
+        return rows[a].instruction_id != rows[b].instruction_id
+                   ? rows[a].instruction_id < rows[b].instruction_id
+                   : rows[a].output_index < rows[b].output_index;
+    });
+
+    const std::string name = metric().toStdString();
+    QVector<double> xs, ys;
+    bool nonNegative = true;
+    double finiteMax = 0, minPositive = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < m_order.size(); ++i) {
+        const auto v = rowMetric(rows[m_order[i]], name);
+        if (!v || std::isnan(*v))
+            continue;
+        if (std::isfinite(*v))
+            finiteMax = std::max(finiteMax, std::fabs(*v));
+        if (*v > 0 && std::isfinite(*v))
+            minPositive = std::min(minPositive, *v);
+        xs << static_cast<double>(i);
+        ys << *v;
+        nonNegative = nonNegative && *v >= 0;
+    }
+    // Exact zeros (identical outputs) sit at the floor of a log axis; infinite
+    // values (SNR of identical outputs) at the top.
+    const bool logAxis = nonNegative && std::isfinite(minPositive);
+    for (auto& y : ys) {
+        if (std::isinf(y))
+            y = y > 0 ? (finiteMax > 0 ? finiteMax * 1.5 : 1.0) : -finiteMax;
+        else if (logAxis && y == 0)
+            y = minPositive / 10;
+    }
+
+    m_graph = m_plot->addGraph();
+    m_graph->setData(xs, ys, true);
+    m_graph->setPen(QPen(QColor(40, 90, 170), 1.5));
+    m_graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 90, 170), Qt::white, 7));
+    m_graph->setName(metric());
+
+    m_plot->yAxis->setScaleType(logAxis ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (logAxis)
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    else
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    m_plot->yAxis->setLabel(metric());
+
+    // Op names as x tick labels.
+    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    for (std::size_t i = 0; i < m_order.size(); ++i) {
+        QString label = QString::fromStdString(displayOpName(rows[m_order[i]]));
+        if (label.isEmpty())
+            label = QString::number(m_order[i]);
+        if (label.size() > 18)
+            label = label.left(17) + QStringLiteral("…");
+        ticker->addTick(static_cast<double>(i), label);
+    }
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 ? 30 : 0);
+
+    // The threshold line when the chart shows the threshold's metric.
+    if (m_session->threshold.metric == name) {
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->point1->setCoords(0, m_session->threshold.value);
+        line->point2->setCoords(1, m_session->threshold.value);
+        line->setPen(QPen(QColor(200, 60, 60), 1, Qt::DashLine));
+    }
+    if (m_session->first_divergence) {
+        const auto it = std::find(m_order.begin(), m_order.end(), m_session->first_divergence->row);
+        if (it != m_order.end()) {
+            const double x = static_cast<double>(it - m_order.begin());
+            auto* v = new QCPItemStraightLine(m_plot);
+            v->point1->setCoords(x, 0);
+            v->point2->setCoords(x, 1);
+            v->setPen(QPen(QColor(200, 60, 60), 1.5));
+            auto* text = new QCPItemText(m_plot);
+            text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            text->position->setCoords(x, 0.05);
+            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            text->setText(tr(" first divergence"));
+            text->setColor(QColor(200, 60, 60));
+        }
+    }
+    m_marker = m_plot->addGraph();
+    m_marker->setLineStyle(QCPGraph::lsNone);
+    m_marker->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(230, 120, 0), 2), QColor(255, 200, 80), 13));
+    m_plot->rescaleAxes();
+    m_plot->xAxis->setRange(-0.5, static_cast<double>(std::max<std::size_t>(m_order.size(), 1)) - 0.5);
+    if (logAxis)
+        m_plot->yAxis->setRange(m_plot->yAxis->range().lower / 3, m_plot->yAxis->range().upper * 3);
+    else
+        m_plot->yAxis->scaleRange(1.15);
+    showSelection();
+}
+
+void GapChart::showSelection() {
+    if (!m_marker || !m_graph)
+        return;
+    m_marker->data()->clear();
+    if (m_selected) {
+        const auto it = std::find(m_order.begin(), m_order.end(), *m_selected);
+        if (it != m_order.end()) {
+            const double x = static_cast<double>(it - m_order.begin());
+            for (auto p = m_graph->data()->constBegin(); p != m_graph->data()->constEnd(); ++p)
+                if (p->key == x)
+                    m_marker->addData(x, p->value);
+        }
+    }
+    m_plot->replot();
+}
+
+} // namespace gapscope

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/session/session.h"
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+class QComboBox;
+class QMouseEvent;
+
+namespace gapscope {
+
+// The name that says what a row computes: its last op that is not a
+// quantize/dequantize node.
+std::string displayOpName(const ComparisonRow& row);
+
+// The chosen metric per op in execution order (log axis when every value is
+// positive), the threshold line, the first-divergence marker, the selected op;
+// hover shows op names, a click selects, wheel/drag zoom and pan, double-click resets.
+class GapChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit GapChart(QWidget* parent = nullptr);
+
+    void setSession(std::shared_ptr<const Session> session);
+    void setMetric(const QString& metric);
+    QString metric() const;
+    void setSelectedRow(std::optional<std::size_t> row);
+    std::optional<std::size_t> selectedRow() const { return m_selected; }
+    QCustomPlot* plot() const { return m_plot; }
+    // Execution-order position → Comparison row index.
+    const std::vector<std::size_t>& order() const { return m_order; }
+
+signals:
+    void rowClicked(std::size_t row);
+
+private:
+    void rebuild();
+    void showSelection();
+    std::optional<std::size_t> rowNear(QMouseEvent* event) const;
+
+    QCustomPlot* m_plot;
+    QComboBox* m_metricBox;
+    QCPGraph* m_graph = nullptr;
+    QCPGraph* m_marker = nullptr;
+    std::shared_ptr<const Session> m_session;
+    std::vector<std::size_t> m_order;
+    std::optional<std::size_t> m_selected;
+};
+
+} // namespace gapscope

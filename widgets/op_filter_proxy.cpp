@@ -1,0 +1,51 @@
+#include "widgets/op_filter_proxy.h"
+
+#include "core/compare/metric_catalog.h"
+#include "widgets/op_table_model.h"
+
+namespace gapscope {
+
+OpFilterProxy::OpFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    setSortRole(OpTableModel::SortRole);
+    setDynamicSortFilter(true);
+}
+
+void OpFilterProxy::setText(const QString& text) {
+    m_text = text.trimmed();
+    invalidateFilter();
+}
+
+void OpFilterProxy::setThreshold(const QString& metric, std::optional<double> value) {
+    m_metric = metric;
+    m_threshold = value;
+    invalidateFilter();
+}
+
+bool OpFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    const auto* model = qobject_cast<const OpTableModel*>(sourceModel());
+    if (!model)
+        return true;
+    const ComparisonRow* row = model->comparisonRow(sourceRow);
+    if (!row)
+        return true;
+    if (!m_text.isEmpty()) {
+        bool hit = false;
+        for (int col :
+             {OpTableModel::Handles, OpTableModel::AotOps, OpTableModel::RuntimeOps, OpTableModel::Status})
+            hit = hit || model->index(sourceRow, col, sourceParent)
+                             .data()
+                             .toString()
+                             .contains(m_text, Qt::CaseInsensitive);
+        if (!hit)
+            return false;
+    }
+    if (m_threshold) {
+        const auto info = findMetric(m_metric.toStdString());
+        const auto v = rowMetric(*row, m_metric.toStdString());
+        if (!info || !v || !worseThan(*info, *v, *m_threshold))
+            return false;
+    }
+    return true;
+}
+
+} // namespace gapscope

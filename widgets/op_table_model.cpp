@@ -1,0 +1,150 @@
+#include "widgets/op_table_model.h"
+
+#include "core/compare/metric_catalog.h"
+#include "widgets/metric_colors.h"
+
+#include <QBrush>
+#include <QFont>
+#include <QStringList>
+#include <cmath>
+
+namespace gapscope {
+
+namespace {
+
+QString joined(const std::vector<std::string>& items, const char* sep) {
+    QStringList l;
+    for (const auto& i : items)
+        l << QString::fromStdString(i);
+    return l.join(QString::fromLatin1(sep));
+}
+
+QString handles(const HandleTuple& h) {
+    QStringList l;
+    for (auto x : h)
+        l << QString::number(x);
+    return l.join(QLatin1Char(','));
+}
+
+QString number(double v) {
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    return QString::number(v, 'g', 3);
+}
+
+} // namespace
+
+OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void OpTableModel::setSession(std::shared_ptr<const Session> session) {
+    beginResetModel();
+    m_session = std::move(session);
+    endResetModel();
+}
+
+const ComparisonRow* OpTableModel::comparisonRow(int row) const {
+    if (!m_session || !m_session->comparison || row < 0 ||
+        static_cast<std::size_t>(row) >= m_session->comparison->rows.size())
+        return nullptr;
+    return &m_session->comparison->rows[static_cast<std::size_t>(row)];
+}
+
+int OpTableModel::modelRow(std::size_t index) const {
+    return comparisonRow(static_cast<int>(index)) ? static_cast<int>(index) : -1;
+}
+
+const char* OpTableModel::metricOf(int column) {
+    switch (column) {
+    case Mse: return "mse";
+    case L1: return "l1";
+    case Snr: return "snr";
+    case MaxAbs: return "max_abs";
+    case RelL2: return "rel_l2";
+    case Cosine: return "cosine";
+    default: return nullptr;
+    }
+}
+
+int OpTableModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() || !m_session || !m_session->comparison)
+        return 0;
+    return static_cast<int>(m_session->comparison->rows.size());
+}
+
+int OpTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char* const names[] = {"#",       "Debug handles", "AOT ops", "Runtime ops", "Shape",
+                                        "Dtype",   "MSE",           "L1",      "SNR dB",      "Max |Δ|",
+                                        "Rel. L2", "Cosine",        "Status"};
+    return section >= 0 && section < ColumnCount ? QString::fromUtf8(names[section]) : QVariant();
+}
+
+QVariant OpTableModel::data(const QModelIndex& index, int role) const {
+    const ComparisonRow* r = index.isValid() ? comparisonRow(index.row()) : nullptr;
+    if (!r)
+        return {};
+    const int col = index.column();
+    const char* metric = metricOf(col);
+    const std::optional<double> value = metric ? rowMetric(*r, metric) : std::nullopt;
+    const bool firstDivergence = m_session->first_divergence && m_session->first_divergence->row == r->index;
+
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (col) {
+        case Index:
+            return QString(QString::number(r->index) + (firstDivergence ? QStringLiteral(" ⚑") : QString()));
+        case Handles: return handles(r->aot_debug_handle);
+        case AotOps: return joined(r->aot_ops, ", ");
+        case RuntimeOps: return joined(r->runtime_ops, ", ");
+        case Shape: return joined(r->shapes, "; ");
+        case Dtype: return joined(r->dtypes, "; ");
+        case Status:
+            return QString(QString::fromLatin1(rowStatusName(r->status)) +
+                           (r->in_executorch ? QString() : QStringLiteral(" *")));
+        default: return value ? number(*value) : QStringLiteral("—");
+        }
+    case SortRole:
+        if (metric) // rows without the number sort last in ascending order
+            return value && !std::isnan(*value) ? *value : std::numeric_limits<double>::infinity();
+        if (col == Index)
+            return static_cast<qulonglong>(r->index);
+        if (col == Status)
+            return static_cast<int>(r->status);
+        return data(index, Qt::DisplayRole);
+    case RowIndexRole: return static_cast<qulonglong>(r->index);
+    case MetricNameRole: return metric ? QString::fromLatin1(metric) : QVariant();
+    case Qt::BackgroundRole:
+        if (metric && value) {
+            const auto rel = rowMetric(*r, "rel_l2");
+            return QBrush(gapColor(rel.value_or(0)));
+        }
+        if (col == Status && r->status != RowStatus::Ok)
+            return QBrush(r->status == RowStatus::Broadcast ? QColor(255, 235, 156) : QColor(230, 230, 230));
+        return {};
+    case Qt::FontRole:
+        if (firstDivergence) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (!r->reason.empty())
+            return QString::fromStdString(r->reason);
+        if (!r->selection.empty())
+            return QString::fromStdString(r->selection);
+        return {};
+    case Qt::TextAlignmentRole:
+        return metric || col == Index ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    default: return {};
+    }
+}
+
+} // namespace gapscope

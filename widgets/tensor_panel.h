@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/session/session.h"
+
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+class QCustomPlot;
+class QCPColorMap;
+class QLabel;
+class QSpinBox;
+class QCheckBox;
+
+namespace gapscope {
+
+// Reference, runtime and difference heatmaps of the selected op: a 2-D slice
+// (the last two dimensions; the others indexed by spin boxes), shared or separate
+// colour scale, the value under the cursor for all three. Large slices are
+// downsampled by striding so drawing never blocks on big tensors.
+class TensorPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorPanel(QWidget* parent = nullptr);
+
+    void setSession(std::shared_ptr<const Session> session);
+    void setRow(std::optional<std::size_t> row);
+    std::optional<std::size_t> row() const { return m_row; }
+    QCustomPlot* plot(int which) const { return m_plots[static_cast<std::size_t>(which)]; }
+    // Values shown (reference, runtime, difference), row-major over the slice.
+    const std::vector<double>& values(int which) const { return m_values[static_cast<std::size_t>(which)]; }
+
+    static constexpr int kMaxSide = 256;
+
+private:
+    void refresh();
+    void showValueAt(int which, const QPointF& pixel);
+
+    std::shared_ptr<const Session> m_session;
+    std::optional<std::size_t> m_row;
+    QLabel* m_title;
+    QLabel* m_hover;
+    QSpinBox* m_element;
+    QSpinBox* m_leading;
+    QCheckBox* m_shared;
+    std::vector<QCustomPlot*> m_plots;
+    std::vector<QCPColorMap*> m_maps;
+    std::vector<std::vector<double>> m_values{3};
+    int m_width = 0, m_height = 0, m_stride = 1;
+};
+
+} // namespace gapscope
