@@ -12,13 +12,6 @@ using namespace gapscope::test;
 
 namespace {
 
-Comparison compare(SessionBuilder&, const EtDump& dump, const EtRecord* record, const AotCapture& capture) {
-    auto c = compareSession(dump, record, capture);
-    if (!c)
-        FAIL(c.error().describe());
-    return std::move(c).value();
-}
-
 bool hasCoverage(const Comparison& c, const std::string& kind) {
     for (const auto& i : c.coverage)
         if (i.kind == kind)
@@ -38,10 +31,7 @@ TEST_CASE("operator chain: one row per kernel, ExecuTorch's columns and gaps", "
     b.kernel(1, "relu.out", {b.tensor({1, 0.5f}, {2})});
     b.record({1}, {"add"}, {{{1, -2}, {2}}});
     b.record({2}, {"relu"}, {{{1, 0}, {2}}});
-    const auto dump = b.dump();
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    const auto& c = b.compare();
     REQUIRE(c.rows.size() == 2);
     CHECK(c.rows[0].aot_ops == std::vector<std::string>{"add"});
     CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"native_call_add.out"});
@@ -61,10 +51,7 @@ TEST_CASE("torch.cond branches repeat a handle: the largest instruction id wins"
     b.kernel(2, "mul.out", {b.tensor({9, 9}, {2})});
     b.kernel(5, "mul.out", {b.tensor({3, 4}, {2})});
     b.record({7}, {"cond_true_mul"}, {{{3, 4}, {2}}});
-    const auto dump = b.dump();
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    const auto& c = b.compare();
     REQUIRE(c.rows.size() == 1);
     CHECK(c.rows[0].instruction_id == 5);
     CHECK(c.rows[0].gaps.at(0).mse == 0.0);
@@ -76,10 +63,7 @@ TEST_CASE("topk: two outputs under the producer's handle, compared element for e
     b.node("topk", {4}, {"x"}, {"getitem", "getitem_1"});
     b.kernel(0, "topk.values", {b.tensor({0.9f, 0.5f}, {2}), b.tensor({3, 1}, {2})});
     b.record({4}, {"topk"}, {{{0.9f, 0.5f}, {2}}, {{3, 0}, {2}}}, true);
-    const auto dump = b.dump();
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    const auto& c = b.compare();
     REQUIRE(c.rows.size() == 1);
     const auto& row = c.rows[0];
     CHECK_FALSE(row.in_executorch); // ExecuTorch skips AOT sequences longer than one
@@ -97,10 +81,7 @@ TEST_CASE("layer_norm: one reference output against native_layer_norm's three", 
         b.kernel(0, "native_layer_norm.out",
                  {b.tensor({1, -1, 1, -1}, {1, 4}), b.tensor({0.5f}, {1, 1}), b.tensor({2}, {1, 1})});
         b.record({5}, {"layer_norm"}, {{{1, -1, 1, -1}, {1, 4}}});
-        const auto dump = b.dump();
-        const auto rec = b.etrecord();
-        const auto cap = b.capture();
-        const auto c = compare(b, dump, &rec, cap);
+        const auto& c = b.compare();
         REQUIRE(c.rows.size() == 1);
         CHECK(c.rows[0].status == RowStatus::Ok);
         CHECK(c.rows[0].gaps.at(0).mse == 0.0);
@@ -113,10 +94,7 @@ TEST_CASE("layer_norm: one reference output against native_layer_norm's three", 
         b.kernel(0, "native_layer_norm.out",
                  {b.tensor({1}, {1}), b.tensor({0.5f}, {1}), b.tensor({19.7f}, {1})});
         b.record({5}, {"layer_norm"}, {{{1}, {1}}});
-        const auto dump = b.dump();
-        const auto rec = b.etrecord();
-        const auto cap = b.capture();
-        const auto c = compare(b, dump, &rec, cap);
+        const auto& c = b.compare();
         REQUIRE(c.rows.size() == 1);
         CHECK(c.rows[0].status == RowStatus::Invalid);
         CHECK(c.rows[0].gaps.empty());
@@ -140,10 +118,7 @@ TEST_CASE("QNN: <node>@<idx> names through a string-keyed delegate map; DELEGATE
     b.delegateCall(0, {b.tensor({5, 5}, {2}), b.tensor({0, 2}, {2})});
     b.record({1}, {"aten_convolution_default"}, {{{-1, 2}, {2}}});
     b.record({2}, {"aten_relu_default"}, {{{0, 2}, {2}}});
-    const auto dump = b.dump();
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    const auto& c = b.compare();
     REQUIRE(c.rows.size() == 2);
     CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"aten_convolution_default@0"});
     CHECK(c.rows[1].runtime_ops == std::vector<std::string>{"aten_relu_default@0"});
@@ -157,9 +132,7 @@ TEST_CASE("QNN: __debugID_<N> names resolve without any ETRecord", "[align][qnn]
     b.debug(0, b.tensor({0, 2}, {2}), -1, "relu__debugID_4");
     b.record({3}, {"conv2d"}, {{{1, 2}, {2}}});
     b.record({4}, {"relu"}, {{{0, 3}, {2}}});
-    const auto dump = b.dump();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, nullptr, cap);
+    const auto& c = b.compare(std::nullopt, false);
     REQUIRE(c.rows.size() == 2);
     CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"aten_convolution_default__debugID_3"});
     CHECK(c.rows[1].gaps.at(0).mse == 0.5);
@@ -178,10 +151,7 @@ TEST_CASE("integer delegate ids through an int-keyed delegate map", "[align]") {
     b.debug(0, b.tensor({2}, {1}), 1);
     b.record({1}, {"linear"}, {{{1}, {1}}});
     b.record({2}, {"gelu"}, {{{2.5f}, {1}}});
-    const auto dump = b.dump();
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    const auto& c = b.compare();
     REQUIRE(c.rows.size() == 2);
     CHECK(c.rows[1].runtime_ops == std::vector<std::string>{"1"});
     CHECK(c.rows[1].gaps.at(0).mse == 0.25);
@@ -199,10 +169,7 @@ TEST_CASE("a delegate group is compared at its last handle; inner ops are listed
     b.record({1}, {"conv2d"}, {{{3, 3}, {2}}});
     b.record({2}, {"relu"}, {{{3, 3}, {2}}});
     b.record({3}, {"reshape"}, {{{1, 2}, {2}}});
-    const auto dump = b.dump();
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    const auto& c = b.compare();
     REQUIRE(c.rows.size() == 1);
     CHECK(c.rows[0].aot_ops == std::vector<std::string>{"conv2d", "relu", "reshape"});
     CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
@@ -220,10 +187,7 @@ TEST_CASE("groups ExecuTorch cannot pair are reported, not dropped", "[align]") 
         b.node("c", {3});
         b.delegateCall(0, {b.tensor({1}, {1})});
         b.record({1}, {"a"}, {{{1}, {1}}});
-        const auto dump = b.dump();
-        const auto rec = b.etrecord();
-        const auto cap = b.capture();
-        const auto c = compare(b, dump, &rec, cap);
+        const auto& c = b.compare();
         CHECK(c.rows.empty());
         REQUIRE(hasCoverage(c, "unmatched_group"));
         CHECK_THAT(c.coverage.front().reason, Catch::Contains("handle 3"));
@@ -236,10 +200,7 @@ TEST_CASE("groups ExecuTorch cannot pair are reported, not dropped", "[align]") 
         b.delegateCall(0, {b.tensor({1}, {1})});
         b.record({1}, {"a"}, {{{1}, {1}}});
         b.record({4, 2}, {"b"}, {{{1}, {1}}});
-        const auto dump = b.dump();
-        const auto rec = b.etrecord();
-        const auto cap = b.capture();
-        const auto c = compare(b, dump, &rec, cap);
+        const auto& c = b.compare();
         CHECK(c.rows.empty());
         REQUIRE(hasCoverage(c, "unmatched_group"));
         CHECK_THAT(c.coverage.front().reason, Catch::Contains("not a subset"));
@@ -252,10 +213,7 @@ TEST_CASE("groups ExecuTorch cannot pair are reported, not dropped", "[align]") 
         b.kernel(0, "a.out", {b.tensor({1}, {1})});
         b.record({1}, {"a"}, {{{1}, {1}}});
         b.record({9}, {"dead"}, {{{1}, {1}}});
-        const auto dump = b.dump();
-        const auto rec = b.etrecord();
-        const auto cap = b.capture();
-        const auto c = compare(b, dump, &rec, cap);
+        const auto& c = b.compare();
         CHECK(c.rows.size() == 1);
         CHECK(hasCoverage(c, "aot_without_runtime"));
     }
@@ -271,11 +229,8 @@ TEST_CASE("missing tensor data makes a missing_data row and a coverage entry", "
     b.kernel(1, "relu.out", {b.tensor({3, 4}, {2})});
     b.record({1}, {"add"}, {{{1, 2}, {2}}});
     b.record({2}, {"relu"}, {{{3, 4}, {2}}});
-    const auto dump =
-        b.dump(std::size_t{40}); // keeps the first tensor (offset 0), cuts the second (offset 64)
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    // A 40-byte buffer keeps the first tensor (offset 0) and cuts the second (offset 64).
+    const auto& c = b.compare(std::size_t{40});
     REQUIRE(c.rows.size() == 2);
     CHECK(c.rows[0].status == RowStatus::Ok);
     CHECK(c.rows[1].status == RowStatus::MissingData);
@@ -295,10 +250,7 @@ TEST_CASE("overlapping runtime keys merge and the higher instruction id wins", "
     b.delegateCall(0, {b.tensor({9}, {1})});
     b.delegateCall(1, {b.tensor({5}, {1})});
     b.record({3}, {"c"}, {{{5}, {1}}});
-    const auto dump = b.dump();
-    const auto rec = b.etrecord();
-    const auto cap = b.capture();
-    const auto c = compare(b, dump, &rec, cap);
+    const auto& c = b.compare();
     REQUIRE(c.alignment.runtime.size() == 1);
     CHECK(c.alignment.runtime[0].handles == HandleTuple{1, 2, 3});
     CHECK(c.alignment.runtime[0].instruction_id == 1);

@@ -185,5 +185,6 @@ TEST_CASE("SHA-256 of known inputs", "[hash]") {
     const std::string abc = "abc";
     CHECK(gapscope::sha256Hex({reinterpret_cast<const std::uint8_t*>(abc.data()), abc.size()}) ==
           "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    CHECK(gapscope::sha256Hex({nullptr, 0}) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(gapscope::sha256Hex({nullptr, 0}) ==
+          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }

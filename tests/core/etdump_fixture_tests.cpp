@@ -223,12 +223,15 @@ TEST_CASE("ExecuTorch's tutorial ETDump: two runs of profile events", "[etdump][
 TEST_CASE("the fixture files are the ones the README describes", "[etdump][fixture]") {
     const std::pair<const char*, const char*> files[] = {
         {"etdump/a_fp32_op_chain.etdp", "28f8f79e31faa212aa3efdaaa98551b74e2be5c981024ad84e53a5c1094b42c3"},
-        {"etdump/a_fp32_op_chain.debug.bin", "4e5e76eeac487550d1a71575fa181182538f4aa31ea29d4175ddff26574af02e"},
-        {"etdump/b_qnn_delegate_intermediates.etdp", "3c5a604edf9549bd679b6cbc10fbcf3855b94e371b97443a04631c0eeed43dce"},
+        {"etdump/a_fp32_op_chain.debug.bin",
+         "4e5e76eeac487550d1a71575fa181182538f4aa31ea29d4175ddff26574af02e"},
+        {"etdump/b_qnn_delegate_intermediates.etdp",
+         "3c5a604edf9549bd679b6cbc10fbcf3855b94e371b97443a04631c0eeed43dce"},
         {"etdump/b_qnn_delegate_intermediates.debug.bin",
          "9118cd4c1ecccc807dcfbdc5dae4e8dc13bbfe44c92e79e76c76f9a105f96b0c"},
         {"etdump/c_mixed_dtypes.etdp", "9c3f668f4889478661643149a94c6d8bee1532048a8a42401b9d1b76f256fd42"},
-        {"etdump/c_mixed_dtypes.debug.bin", "68b23b89a31516ff404f10f0b32d590a127288849d8158cd33085f9932ee7eb8"},
+        {"etdump/c_mixed_dtypes.debug.bin",
+         "68b23b89a31516ff404f10f0b32d590a127288849d8158cd33085f9932ee7eb8"},
     };
     for (const auto& [name, sha] : files) {
         INFO(name);

@@ -129,4 +129,16 @@ AotCapture SessionBuilder::capture() {
     return std::move(r).value();
 }
 
+const Comparison& SessionBuilder::compare(std::optional<std::size_t> truncateBufferTo, bool withEtRecord) {
+    m_builtDump = dump(truncateBufferTo);
+    if (withEtRecord)
+        m_builtRecord = etrecord();
+    m_builtCapture = capture();
+    auto c = compareSession(*m_builtDump, withEtRecord ? &*m_builtRecord : nullptr, *m_builtCapture);
+    if (!c)
+        FAIL(c.error().describe());
+    m_comparison = std::move(c).value();
+    return *m_comparison;
+}
+
 } // namespace gapscope::test

@@ -2,6 +2,7 @@
 
 #include "core/capture/aot_capture.h"
 #include "core/capture/safetensors_writer.h"
+#include "core/compare/comparison.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etdump/etdump_writer.h"
 #include "core/etrecord/etrecord_model.h"
@@ -44,6 +45,10 @@ public:
     EtDump dump(std::optional<std::size_t> truncateBufferTo = std::nullopt);
     EtRecord etrecord() const;
     AotCapture capture();
+    // Builds all three and compares them; the builder keeps what the comparison
+    // points into. Without an ETRecord only __debugID_ names resolve.
+    const Comparison& compare(std::optional<std::size_t> truncateBufferTo = std::nullopt,
+                              bool withEtRecord = true);
 
 private:
     DebugBufferBuilder m_buffer;
@@ -53,6 +58,10 @@ private:
     SafetensorsWriter m_tensors;
     std::vector<std::uint8_t> m_captureBytes;
     std::vector<std::uint8_t> m_dumpBytes;
+    std::optional<EtDump> m_builtDump;
+    std::optional<EtRecord> m_builtRecord;
+    std::optional<AotCapture> m_builtCapture;
+    std::optional<Comparison> m_comparison;
 };
 
 } // namespace gapscope::test
