@@ -2,6 +2,7 @@
 
 #include "core/etdump/element_decode.h"
 #include "core/etdump/scalar_type.h"
+#include "core/metrics/gap_metrics.h"
 
 #include <QCheckBox>
 #include <QGridLayout>
@@ -74,7 +75,9 @@ QCPColorGradient divergingGradient() {
 
 TensorPanel::TensorPanel(QWidget* parent)
     : QWidget(parent), m_title(new QLabel(this)), m_hover(new QLabel(this)), m_element(new QSpinBox(this)),
-      m_leading(new QSpinBox(this)), m_shared(new QCheckBox(tr("shared colour scale"), this)) {
+      m_leading(new QSpinBox(this)), m_shared(new QCheckBox(tr("shared colour scale"), this)),
+      m_histogram(new QCustomPlot(this)), m_scatter(new QCustomPlot(this)), m_channels(new QCustomPlot(this)),
+      m_worst(new QLabel(this)) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_title, 1);
     controls->addWidget(new QLabel(tr("output"), this));
@@ -105,11 +108,24 @@ TensorPanel::TensorPanel(QWidget* parent)
         m_maps.push_back(map);
         grid->addWidget(plot, 0, i);
     }
+    const char* const detailTitles[] = {"difference histogram", "runtime vs reference",
+                                        "error per channel (MSE)"};
+    QCustomPlot* details[] = {m_histogram, m_scatter, m_channels};
+    for (int i = 0; i < 3; ++i) {
+        details[i]->setMinimumSize(160, 120);
+        details[i]->plotLayout()->insertRow(0);
+        details[i]->plotLayout()->addElement(
+            0, 0, new QCPTextElement(details[i], tr(detailTitles[i]), QFont(font().family(), 9)));
+        grid->addWidget(details[i], 1, i);
+    }
+    m_worst->setTextFormat(Qt::PlainText);
+    m_worst->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addLayout(grid, 1);
     layout->addWidget(m_hover);
+    layout->addWidget(m_worst);
     m_hover->setText(tr("Select an op to see its tensors."));
     connect(m_element, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
     connect(m_leading, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
@@ -139,9 +155,16 @@ void TensorPanel::refresh() {
         row = &m_session->comparison->rows[*m_row];
     for (auto* map : m_maps)
         map->data()->setSize(1, 1), map->data()->fill(0);
+    for (auto* p : {m_histogram, m_scatter, m_channels}) {
+        p->clearPlottables();
+        p->clearItems();
+    }
+    m_worst->clear();
     if (!row) {
         m_title->setText(tr("No op selected"));
         for (auto* p : m_plots)
+            p->replot();
+        for (auto* p : {m_histogram, m_scatter, m_channels})
             p->replot();
         return;
     }
@@ -237,6 +260,7 @@ void TensorPanel::refresh() {
     }
     for (auto* p : m_plots)
         p->replot();
+    refreshDetails(*row, element);
     m_hover->setText(
         rt ? (sameShape ? tr("%1 × %2 slice%3")
                               .arg(h)
@@ -264,6 +288,119 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
                          .arg(y * m_stride)
                          .arg(x * m_stride)
                          .arg(value(0), value(1), value(2)));
+}
+
+QString TensorPanel::worstElementsText() const {
+    return m_worst->text();
+}
+
+void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
+    const auto ref = referenceView(*m_session, row, element);
+    const auto rt = runtimeView(*m_session, row, element);
+    if (!ref || !rt || ref->shape != rt->shape) {
+        for (auto* p : {m_histogram, m_scatter, m_channels})
+            p->replot();
+        return;
+    }
+    std::uint64_t numel = 1;
+    for (auto d : ref->shape)
+        numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+    Operand a = Operand::tensor(ref->type, ref->shape, ref->bytes, numel);
+    Operand b = Operand::tensor(rt->type, rt->shape, rt->bytes, numel);
+    OperandTransform tf;
+    if (rt->dequant) {
+        tf.scale = {rt->dequant->first};
+        tf.zero_point = {rt->dequant->second};
+    }
+
+    // Evenly strided sample of the whole tensor for the histogram and the scatter.
+    const std::uint64_t step = std::max<std::uint64_t>(1, numel / kMaxSamples);
+    QVector<double> xs, ys, diffs;
+    for (std::uint64_t i = 0; i < numel; i += step) {
+        double x = decodeElement(a.type, a.bytes, i), y = decodeElement(b.type, b.bytes, i);
+        if (rt->dequant)
+            y = (y - static_cast<double>(rt->dequant->second)) * rt->dequant->first;
+        xs << x;
+        ys << y;
+        diffs << x - y;
+    }
+
+    // Histogram of the difference: 41 bins over ±max|d|.
+    double m = 0;
+    for (double d : diffs)
+        if (std::isfinite(d))
+            m = std::max(m, std::fabs(d));
+    const int bins = 41;
+    const double width = m > 0 ? 2 * m / bins : 1.0;
+    QVector<double> centers(bins), counts(bins, 0);
+    for (int i = 0; i < bins; ++i)
+        centers[i] = -m + (i + 0.5) * width;
+    for (double d : diffs)
+        if (std::isfinite(d))
+            counts[std::clamp(static_cast<int>((d + m) / width), 0, bins - 1)] += 1;
+    auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
+    bars->setData(centers, counts, true);
+    bars->setWidth(width);
+    bars->setBrush(QColor(90, 120, 190));
+    bars->setPen(Qt::NoPen);
+    m_histogram->rescaleAxes();
+    m_histogram->yAxis->setRangeLower(0);
+    m_histogram->replot();
+
+    // Runtime against reference: clipping and quantisation steps show as shapes.
+    auto* dots = m_scatter->addGraph();
+    dots->setData(xs, ys);
+    dots->setLineStyle(QCPGraph::lsNone);
+    dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(40, 90, 170, 140), 3));
+    dots->setAdaptiveSampling(false);
+    auto* diagonal = new QCPItemStraightLine(m_scatter);
+    diagonal->point1->setCoords(0, 0);
+    diagonal->point2->setCoords(1, 1);
+    diagonal->setPen(QPen(QColor(200, 60, 60), 1, Qt::DashLine));
+    m_scatter->xAxis->setLabel(tr("reference"));
+    m_scatter->yAxis->setLabel(tr("runtime"));
+    m_scatter->rescaleAxes();
+    m_scatter->replot();
+
+    // Error per channel: axis 1 (NCHW channels) for rank ≥ 2, else the only axis.
+    GapOptions options;
+    options.runtime_transform = tf;
+    options.breakdown_axis = ref->shape.size() >= 2 ? 1 : 0;
+    if (!ref->shape.empty()) {
+        const auto g = computeGap(a, b, options);
+        if (g.metrics) {
+            QVector<double> keys, values;
+            for (std::size_t c = 0; c < g.metrics->per_channel.size(); ++c) {
+                keys << static_cast<double>(c);
+                values << g.metrics->per_channel[c].mse;
+            }
+            auto* perChannel = new QCPBars(m_channels->xAxis, m_channels->yAxis);
+            perChannel->setData(keys, values, true);
+            perChannel->setBrush(QColor(230, 120, 60));
+            perChannel->setPen(Qt::NoPen);
+            m_channels->xAxis->setLabel(tr("index along axis %1").arg(*options.breakdown_axis));
+            m_channels->rescaleAxes();
+            m_channels->xAxis->scaleRange(1.1);
+            m_channels->yAxis->setRangeLower(0);
+        }
+    }
+    m_channels->replot();
+
+    // The worst elements, exactly, over the whole tensor.
+    const auto worst = largestDifferences(a, b, tf, 5);
+    QStringList lines;
+    for (const auto& w : worst) {
+        QStringList idx;
+        for (auto i : w.index)
+            idx << QString::number(i);
+        lines << tr("[%1] ref %2  runtime %3  Δ %4")
+                     .arg(idx.join(QStringLiteral(", ")))
+                     .arg(w.aot, 0, 'g', 5)
+                     .arg(w.runtime, 0, 'g', 5)
+                     .arg(w.difference, 0, 'g', 3);
+    }
+    m_worst->setText(lines.isEmpty() ? QString()
+                                     : tr("Worst elements: ") + lines.join(QStringLiteral("   ·   ")));
 }
 
 } // namespace gapscope

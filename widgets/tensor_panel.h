@@ -31,9 +31,17 @@ public:
     const std::vector<double>& values(int which) const { return m_values[static_cast<std::size_t>(which)]; }
 
     static constexpr int kMaxSide = 256;
+    static constexpr std::size_t kMaxSamples = 65536;
+    // The details row: difference histogram, reference-vs-runtime scatter,
+    // per-channel error, and the worst elements.
+    QCustomPlot* histogram() const { return m_histogram; }
+    QCustomPlot* scatter() const { return m_scatter; }
+    QCustomPlot* channels() const { return m_channels; }
+    QString worstElementsText() const;
 
 private:
     void refresh();
+    void refreshDetails(const ComparisonRow& row, std::size_t element);
     void showValueAt(int which, const QPointF& pixel);
 
     std::shared_ptr<const Session> m_session;
@@ -46,6 +54,10 @@ private:
     std::vector<QCustomPlot*> m_plots;
     std::vector<QCPColorMap*> m_maps;
     std::vector<std::vector<double>> m_values{3};
+    QCustomPlot* m_histogram;
+    QCustomPlot* m_scatter;
+    QCustomPlot* m_channels;
+    QLabel* m_worst;
     int m_width = 0, m_height = 0, m_stride = 1;
 };
 

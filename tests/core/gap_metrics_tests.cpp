@@ -177,3 +177,15 @@ TEST_CASE("big tensors give the same numbers on one thread and on all", "[metric
     CHECK(single.max_abs_index == multi.max_abs_index);
     CHECK(single.max_abs == multi.max_abs);
 }
+
+TEST_CASE("the largest differences come with their coordinates, largest first", "[metrics]") {
+    Buffer<float> a{{0, 0, 0, 0, 0, 0}}, b{{0.1f, -3, 0, 2, 0, 0.5f}};
+    const auto top = largestDifferences(a.operand(ScalarType::Float, {2, 3}), b.operand(ScalarType::Float, {2, 3}), {}, 3);
+    REQUIRE(top.size() == 3);
+    CHECK(top[0].index == std::vector<std::int64_t>{0, 1});
+    CHECK(top[0].difference == 3.0);
+    CHECK(top[1].index == std::vector<std::int64_t>{1, 0});
+    CHECK(top[2].runtime == 0.5);
+    Buffer<float> c{{1, 2}};
+    CHECK(largestDifferences(a.operand(ScalarType::Float, {2, 3}), c.operand(ScalarType::Float, {2}), {}, 3).empty());
+}

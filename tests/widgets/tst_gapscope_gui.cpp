@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <qcustomplot.h>
 
 using namespace gapscope;
 
@@ -155,6 +156,11 @@ void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
     QCOMPARE(rt.size(), ref.size());
     for (std::size_t i = 0; i < ref.size(); ++i)
         QCOMPARE(diff[i], ref[i] - rt[i]);
+    // Histogram, scatter, per-channel bars and the worst elements follow the selection.
+    QCOMPARE(window.tensorPanel()->histogram()->plottableCount(), 1);
+    QCOMPARE(window.tensorPanel()->scatter()->plottableCount(), 1);
+    QCOMPARE(window.tensorPanel()->channels()->plottableCount(), 1);
+    QVERIFY(window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements: [")));
 
     // Chart → table.
     const std::size_t other = window.chart()->order().front();
