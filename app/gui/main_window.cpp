@@ -1,5 +1,6 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/report_exporter.h"
 #include "app/gui/session_loader.h"
 #include "core/common/atomic_file.h"
 #include "core/compare/metric_catalog.h"
@@ -178,6 +179,16 @@ void MainWindow::buildMenus() {
         if (!path.isEmpty())
             m_chart->grab().save(path);
     });
+    file->addAction(
+            tr("Export &report…"), this,
+            [this] {
+                const auto folder = QFileDialog::getExistingDirectory(this, tr("Export report into folder"));
+                if (folder.isEmpty())
+                    return;
+                const QString err = exportReportFolder(*this, folder);
+                statusBar()->showMessage(err.isEmpty() ? tr("Report written to %1").arg(folder) : err, 6000);
+            })
+        ->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
     file->addSeparator();
     file->addAction(tr("&Quit"), qApp, &QApplication::quit)->setShortcut(QKeySequence::Quit);
 

@@ -3,6 +3,7 @@
 // on the same files, not hard-coded.
 
 #include "app/gui/main_window.h"
+#include "app/gui/report_exporter.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
@@ -221,6 +222,16 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
     const auto lines = QString::fromUtf8(f.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), static_cast<int>(window.session()->comparison->rows.size()) + 1);
     QVERIFY(lines.front().startsWith(QStringLiteral("index,aot_debug_handle,aot_ops")));
+
+    const QString report = dir.filePath(QStringLiteral("report"));
+    QCOMPARE(exportReportFolder(window, report, 2), QString());
+    for (const char* name : {"gapscope.csv", "report.json", "gap-chart.png", "index.html"})
+        QVERIFY2(QFile::exists(QDir(report).filePath(QString::fromLatin1(name))), name);
+    QCOMPARE(QDir(report).entryList({QStringLiteral("op-*.png")}).size(), 2);
+    QVERIFY(!QImage(QDir(report).filePath(QStringLiteral("gap-chart.png"))).isNull());
+    QFile index(QDir(report).filePath(QStringLiteral("index.html")));
+    QVERIFY(index.open(QIODevice::ReadOnly));
+    QVERIFY(index.readAll().contains("gap-chart.png"));
 
     const QString png = dir.filePath(QStringLiteral("window.png"));
     bool done = false, ok = false;
