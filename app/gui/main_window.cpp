@@ -14,6 +14,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -41,7 +42,8 @@ MainWindow::MainWindow(QWidget* parent)
       m_proxy(new OpFilterProxy(this)), m_coverage(new CoverageModel(this)), m_table(new QTableView),
       m_coverageView(new QTableView), m_chart(new GapChart), m_tensors(new TensorPanel), m_banner(new QLabel),
       m_filter(new QLineEdit), m_aboveThreshold(new QCheckBox(tr("only gaps past the threshold"))),
-      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))), m_pages(new QStackedWidget) {
+      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))), m_pages(new QStackedWidget),
+      m_runs(new QComboBox) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -80,6 +82,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_filter->setClearButtonEnabled(true);
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_aboveThreshold);
+    filterRow->addWidget(new QLabel(tr("Run:")));
+    filterRow->addWidget(m_runs);
+    m_runs->setToolTip(tr("The RunData block of the ETDump to compare"));
     auto* tableBox = new QWidget;
     auto* tl = new QVBoxLayout(tableBox);
     tl->setContentsMargins(0, 0, 0, 0);
@@ -148,6 +153,13 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(tr("Loading cancelled"), 3000);
     });
     connect(m_loader, &SessionLoader::finished, this, &MainWindow::showSession);
+    connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        const auto run = m_runs->itemData(index).toULongLong();
+        if (m_session && m_session->comparison && m_session->comparison->run == run)
+            return;
+        m_options.comparison.run = static_cast<std::size_t>(run);
+        reload();
+    });
 
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -206,16 +218,44 @@ void MainWindow::buildMenus() {
 void MainWindow::openPaths(const QStringList& paths) {
     // Newly dropped files come first: they replace files of the same kind.
     QStringList merged = paths;
-    for (const auto& p : m_paths)
-        if (!merged.contains(p))
-            merged << p;
+    if (!m_demo)
+        for (const auto& p : m_paths)
+            if (!merged.contains(p))
+                merged << p;
     m_paths = merged;
-    m_loader->loadPaths(m_paths);
+    m_demo = false;
+    m_options.comparison.run.reset();
+    reload();
 }
 
 void MainWindow::openDemo() {
     m_paths.clear();
-    m_loader->loadDemo();
+    m_demo = true;
+    m_options.comparison.run.reset();
+    reload();
+}
+
+void MainWindow::reload() {
+    if (m_demo)
+        m_loader->loadDemo(m_options);
+    else
+        m_loader->loadPaths(m_paths, m_options);
+}
+
+void MainWindow::fillRuns() {
+    m_runs->clear();
+    if (!m_session || !m_session->dump)
+        return;
+    for (std::size_t r = 0; r < m_session->dump->runs.size(); ++r) {
+        const auto& run = m_session->dump->runs[r];
+        m_runs->addItem(tr("%1: %2 (%3 events)")
+                            .arg(r)
+                            .arg(QString::fromStdString(run.name.value_or("unnamed")))
+                            .arg(run.events.size()),
+                        static_cast<qulonglong>(r));
+    }
+    if (m_session->comparison)
+        m_runs->setCurrentIndex(static_cast<int>(m_session->comparison->run));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -243,6 +283,7 @@ void MainWindow::showSession(std::shared_ptr<const Session> session, const QStri
     m_chart->setSession(m_session);
     m_tensors->setSession(m_session);
     m_chart->setMetric(QStringLiteral("rel_l2"));
+    fillRuns();
 
     QStringList lines = pathErrors;
     for (const auto& e : m_session->errors)

@@ -9,6 +9,7 @@
 class QLabel;
 class QLineEdit;
 class QCheckBox;
+class QComboBox;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
@@ -57,6 +58,8 @@ private:
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
     void selectRow(std::optional<std::size_t> row);
     void stepDivergent(int direction);
+    void reload();
+    void fillRuns();
 
     SessionLoader* m_loader;
     OpTableModel* m_model;
@@ -74,6 +77,12 @@ private:
     QStackedWidget* m_pages;
     std::shared_ptr<const Session> m_session;
     QStringList m_paths;
+    bool m_demo = false;
+    SessionOptions m_options;
+    QComboBox* m_runs;
+
+public:
+    QComboBox* runSelector() const { return m_runs; }
     bool m_selecting = false;
 };
 

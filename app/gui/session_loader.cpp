@@ -24,15 +24,15 @@ SessionInputs embeddedDemoInputs() {
     return in;
 }
 
-void SessionLoader::loadPaths(const QStringList& paths) {
+void SessionLoader::loadPaths(const QStringList& paths, const SessionOptions& options) {
     std::vector<std::string> list;
     for (const auto& p : paths)
         list.push_back(p.toStdString());
-    run([list](std::vector<Error>& errors) { return sessionInputsFromPaths(list, errors); });
+    run([list](std::vector<Error>& errors) { return sessionInputsFromPaths(list, errors); }, options);
 }
 
-void SessionLoader::loadDemo() {
-    run([](std::vector<Error>&) { return embeddedDemoInputs(); });
+void SessionLoader::loadDemo(const SessionOptions& options) {
+    run([](std::vector<Error>&) { return embeddedDemoInputs(); }, options);
 }
 
 void SessionLoader::cancel() {
@@ -40,7 +40,8 @@ void SessionLoader::cancel() {
     m_busy = false;
 }
 
-void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather) {
+void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather,
+                        const SessionOptions& options) {
     const quint64 generation = ++m_generation;
     m_busy = true;
     emit started();
@@ -57,11 +58,11 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
         const Outcome o = watcher->result();
         emit finished(o.session, o.errors);
     });
-    watcher->setFuture(QtConcurrent::run([gather = std::move(gather)] {
+    watcher->setFuture(QtConcurrent::run([gather = std::move(gather), options] {
         std::vector<Error> errors;
         SessionInputs inputs = gather(errors);
         Outcome o;
-        o.session = loadSession(inputs);
+        o.session = loadSession(inputs, options);
         for (const auto& e : errors)
             o.errors << QString::fromStdString(e.describe());
         return o;

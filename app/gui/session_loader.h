@@ -15,9 +15,9 @@ class SessionLoader : public QObject {
 public:
     explicit SessionLoader(QObject* parent = nullptr);
 
-    void loadPaths(const QStringList& paths);
+    void loadPaths(const QStringList& paths, const SessionOptions& options = {});
     // The demo session compiled into the binary (resources/demo via Qt resources).
-    void loadDemo();
+    void loadDemo(const SessionOptions& options = {});
     void cancel();
     bool busy() const { return m_busy; }
 
@@ -26,7 +26,7 @@ signals:
     void finished(std::shared_ptr<const Session> session, QStringList pathErrors);
 
 private:
-    void run(std::function<SessionInputs(std::vector<Error>&)> gather);
+    void run(std::function<SessionInputs(std::vector<Error>&)> gather, const SessionOptions& options);
 
     quint64 m_generation = 0;
     bool m_busy = false;

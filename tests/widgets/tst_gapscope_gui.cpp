@@ -70,6 +70,7 @@ private slots:
     void demoOpensAndSelectionIsLinked();
     void droppedFilesBuildASession();
     void bogusFileRaisesTheBanner();
+    void runSelectorRecomparesAnotherRun();
     void exportsCsvAndScreenshot();
 };
 
@@ -188,6 +189,23 @@ void GapscopeGuiTest::droppedFilesBuildASession() {
     QVERIFY(shown.wait(20000));
     QVERIFY(window.banner()->text().isEmpty());
     QCOMPARE(window.session()->comparison->rows.front().status, RowStatus::Ok);
+}
+
+void GapscopeGuiTest::runSelectorRecomparesAnotherRun() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openDemo();
+    QVERIFY(shown.wait(20000));
+    const auto runs = static_cast<int>(window.session()->dump->runs.size());
+    QCOMPARE(window.runSelector()->count(), runs);
+    QCOMPARE(window.runSelector()->currentIndex(), static_cast<int>(window.session()->comparison->run));
+    // The demo's first run holds only Method::init and Program::load_method.
+    const int other = window.session()->comparison->run == 0 ? 1 : 0;
+    emit window.runSelector()->activated(other);
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(static_cast<int>(window.session()->comparison->run), other);
+    QCOMPARE(window.runSelector()->currentIndex(), other);
+    QCOMPARE(window.opModel()->rowCount(), static_cast<int>(window.session()->comparison->rows.size()));
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {
