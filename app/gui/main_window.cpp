@@ -1,5 +1,6 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/app_settings.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_loader.h"
 #include "core/common/atomic_file.h"
@@ -17,6 +18,7 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -161,13 +163,17 @@ MainWindow::MainWindow(QWidget* parent)
         reload();
     });
 
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    AppSettings settings;
+    restoreGeometry(settings.windowGeometry());
+    restoreState(settings.windowState());
+    connect(m_chart->findChild<QComboBox*>(), &QComboBox::currentTextChanged, this,
+            [](const QString& metric) { AppSettings().setChartMetric(metric); });
 }
 
 MainWindow::~MainWindow() {
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    AppSettings settings;
+    settings.setWindowGeometry(saveGeometry());
+    settings.setWindowState(saveState());
 }
 
 void MainWindow::buildMenus() {
@@ -191,6 +197,24 @@ void MainWindow::buildMenus() {
         if (!path.isEmpty())
             m_chart->grab().save(path);
     });
+    file->addAction(tr("Open &session file…"), this, [this] {
+        const auto path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+                                                       tr("Gapscope session (*.json)"));
+        if (!path.isEmpty())
+            openSessionFile(path);
+    });
+    file->addAction(tr("Sa&ve session…"), this,
+                    [this] {
+                        const auto path = QFileDialog::getSaveFileName(
+                            this, tr("Save session"), QStringLiteral("session.gapscope.json"));
+                        if (!path.isEmpty() && !saveSession(path))
+                            statusBar()->showMessage(
+                                tr("Could not save the session (the demo lives inside the app)"), 5000);
+                    })
+        ->setShortcut(QKeySequence::Save);
+    m_recent = file->addMenu(tr("&Recent sessions"));
+    fillRecent();
+    file->addSeparator();
     file->addAction(
             tr("Export &report…"), this,
             [this] {
@@ -242,6 +266,50 @@ void MainWindow::reload() {
         m_loader->loadPaths(m_paths, m_options);
 }
 
+void MainWindow::fillRecent() {
+    m_recent->clear();
+    const auto recent = AppSettings().recentSessions();
+    for (const auto& files : recent) {
+        QStringList names;
+        for (const auto& f : files)
+            names << QFileInfo(f).fileName();
+        m_recent->addAction(names.join(QStringLiteral(", ")), this, [this, files] {
+            m_paths.clear();
+            openPaths(files);
+        });
+    }
+    m_recent->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::saveSession(const QString& path) {
+    if (m_demo || m_paths.isEmpty())
+        return false;
+    SessionFile s;
+    s.files = m_paths;
+    if (m_options.comparison.run)
+        s.run = static_cast<int>(*m_options.comparison.run);
+    const QString err = writeSessionFile(path, s);
+    if (!err.isEmpty())
+        statusBar()->showMessage(err, 5000);
+    return err.isEmpty();
+}
+
+bool MainWindow::openSessionFile(const QString& path) {
+    QString error;
+    const auto s = readSessionFile(path, &error);
+    if (!s) {
+        m_banner->setText(error);
+        m_banner->show();
+        return false;
+    }
+    m_paths = s->files;
+    m_demo = false;
+    m_options.comparison.run =
+        s->run ? std::optional<std::size_t>(static_cast<std::size_t>(*s->run)) : std::nullopt;
+    reload();
+    return true;
+}
+
 void MainWindow::fillRuns() {
     m_runs->clear();
     if (!m_session || !m_session->dump)
@@ -268,10 +336,15 @@ void MainWindow::dropEvent(QDropEvent* event) {
     for (const auto& url : event->mimeData()->urls())
         if (url.isLocalFile())
             paths << url.toLocalFile();
-    if (!paths.isEmpty()) {
-        openPaths(paths);
-        event->acceptProposedAction();
+    if (paths.isEmpty())
+        return;
+    event->acceptProposedAction();
+    // A dropped session file opens its session (told by content, not the name).
+    if (paths.size() == 1 && readSessionFile(paths.front())) {
+        openSessionFile(paths.front());
+        return;
     }
+    openPaths(paths);
 }
 
 void MainWindow::showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors) {
@@ -282,8 +355,12 @@ void MainWindow::showSession(std::shared_ptr<const Session> session, const QStri
     m_coverage->setSession(m_session);
     m_chart->setSession(m_session);
     m_tensors->setSession(m_session);
-    m_chart->setMetric(QStringLiteral("rel_l2"));
+    m_chart->setMetric(AppSettings().chartMetric());
     fillRuns();
+    if (!m_demo && m_session->comparison) {
+        AppSettings().addRecentSession(m_paths);
+        fillRecent();
+    }
 
     QStringList lines = pathErrors;
     for (const auto& e : m_session->errors)

@@ -10,6 +10,7 @@ class QLabel;
 class QLineEdit;
 class QCheckBox;
 class QComboBox;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
@@ -60,6 +61,7 @@ private:
     void stepDivergent(int direction);
     void reload();
     void fillRuns();
+    void fillRecent();
 
     SessionLoader* m_loader;
     OpTableModel* m_model;
@@ -80,8 +82,11 @@ private:
     bool m_demo = false;
     SessionOptions m_options;
     QComboBox* m_runs;
+    QMenu* m_recent = nullptr;
 
 public:
+    bool saveSession(const QString& path);
+    bool openSessionFile(const QString& path);
     QComboBox* runSelector() const { return m_runs; }
     bool m_selecting = false;
 };

@@ -2,6 +2,7 @@
 // checked with QAbstractItemModelTester; expectations are computed from the core
 // on the same files, not hard-coded.
 
+#include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "core/compare/metric_catalog.h"
@@ -71,6 +72,7 @@ private slots:
     void droppedFilesBuildASession();
     void bogusFileRaisesTheBanner();
     void runSelectorRecomparesAnotherRun();
+    void sessionsSaveReopenAndAreRemembered();
     void exportsCsvAndScreenshot();
 };
 
@@ -206,6 +208,33 @@ void GapscopeGuiTest::runSelectorRecomparesAnotherRun() {
     QCOMPARE(static_cast<int>(window.session()->comparison->run), other);
     QCOMPARE(window.runSelector()->currentIndex(), other);
     QCOMPARE(window.opModel()->rowCount(), static_cast<int>(window.session()->comparison->rows.size()));
+}
+
+void GapscopeGuiTest::sessionsSaveReopenAndAreRemembered() {
+    QTemporaryDir dir;
+    const QString sessionPath = dir.filePath(QStringLiteral("s.gapscope.json"));
+    std::size_t rows = 0;
+    {
+        MainWindow window;
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.openPaths(demoFiles());
+        QVERIFY(shown.wait(20000));
+        rows = window.session()->comparison->rows.size();
+        QVERIFY(window.saveSession(sessionPath));
+        QCOMPARE(AppSettings().recentSessions().front(), demoFiles());
+    }
+    MainWindow reopened;
+    QSignalSpy shown(&reopened, &MainWindow::sessionShown);
+    dropFiles(reopened, {sessionPath});
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(reopened.session()->comparison->rows.size(), rows);
+
+    QFile bad(dir.filePath(QStringLiteral("bad.json")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("{\"files\": []}");
+    bad.close();
+    QVERIFY(!reopened.openSessionFile(bad.fileName()));
+    QVERIFY(reopened.banner()->text().contains(QStringLiteral("not a Gapscope session file")));
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {

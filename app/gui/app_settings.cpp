@@ -1,0 +1,103 @@
+#include "app/gui/app_settings.h"
+
+#include "core/common/atomic_file.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSettings>
+
+namespace gapscope {
+
+namespace {
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kState = QStringLiteral("window/state");
+const QString kMetric = QStringLiteral("chart/metric");
+const QString kRecent = QStringLiteral("sessions/recent");
+} // namespace
+
+QByteArray AppSettings::windowGeometry() const {
+    return QSettings().value(kGeometry).toByteArray();
+}
+void AppSettings::setWindowGeometry(const QByteArray& g) {
+    QSettings().setValue(kGeometry, g);
+}
+QByteArray AppSettings::windowState() const {
+    return QSettings().value(kState).toByteArray();
+}
+void AppSettings::setWindowState(const QByteArray& s) {
+    QSettings().setValue(kState, s);
+}
+QString AppSettings::chartMetric() const {
+    return QSettings().value(kMetric, QStringLiteral("rel_l2")).toString();
+}
+void AppSettings::setChartMetric(const QString& metric) {
+    QSettings().setValue(kMetric, metric);
+}
+
+QList<QStringList> AppSettings::recentSessions() const {
+    QList<QStringList> out;
+    for (const auto& v : QSettings().value(kRecent).toList())
+        out << v.toStringList();
+    return out;
+}
+
+void AppSettings::addRecentSession(const QStringList& files) {
+    if (files.isEmpty())
+        return;
+    QList<QStringList> recent = recentSessions();
+    recent.removeAll(files);
+    recent.prepend(files);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    QVariantList stored;
+    for (const auto& r : recent)
+        stored << r;
+    QSettings().setValue(kRecent, stored);
+}
+
+QString writeSessionFile(const QString& path, const SessionFile& session) {
+    QJsonObject o;
+    o[QStringLiteral("gapscope_session")] = 1;
+    QJsonArray files;
+    for (const auto& f : session.files)
+        files.append(QFileInfo(f).absoluteFilePath());
+    o[QStringLiteral("files")] = files;
+    o[QStringLiteral("run")] = session.run ? QJsonValue(*session.run) : QJsonValue();
+    const QByteArray bytes = QJsonDocument(o).toJson();
+    if (auto err =
+            writeFileAtomically(path.toStdString(), {reinterpret_cast<const std::uint8_t*>(bytes.constData()),
+                                                     static_cast<std::size_t>(bytes.size())}))
+        return QString::fromStdString(err->describe());
+    return {};
+}
+
+std::optional<SessionFile> readSessionFile(const QString& path, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = path + QStringLiteral(": ") + why;
+        return std::nullopt;
+    };
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("cannot open for reading"));
+    QJsonParseError parse;
+    const auto doc = QJsonDocument::fromJson(f.readAll(), &parse);
+    if (parse.error != QJsonParseError::NoError)
+        return fail(QStringLiteral("not JSON (%1 at byte %2)").arg(parse.errorString()).arg(parse.offset));
+    const auto o = doc.object();
+    if (o.value(QStringLiteral("gapscope_session")).toInt() != 1)
+        return fail(QStringLiteral("not a Gapscope session file (no \"gapscope_session\": 1)"));
+    SessionFile s;
+    for (const auto& v : o.value(QStringLiteral("files")).toArray())
+        s.files << v.toString();
+    if (o.value(QStringLiteral("run")).isDouble())
+        s.run = o.value(QStringLiteral("run")).toInt();
+    if (s.files.isEmpty())
+        return fail(QStringLiteral("the session lists no files"));
+    return s;
+}
+
+} // namespace gapscope

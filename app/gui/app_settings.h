@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace gapscope {
+
+// Every persisted setting behind one typed object: no string keys scattered
+// through the UI.
+class AppSettings {
+public:
+    static constexpr int kMaxRecent = 8;
+
+    QByteArray windowGeometry() const;
+    void setWindowGeometry(const QByteArray& geometry);
+    QByteArray windowState() const;
+    void setWindowState(const QByteArray& state);
+
+    QString chartMetric() const; // default rel_l2
+    void setChartMetric(const QString& metric);
+
+    // Recent sessions, newest first; each is the list of files it was opened from.
+    QList<QStringList> recentSessions() const;
+    void addRecentSession(const QStringList& files);
+};
+
+// A session file: the files of a session and how it was compared, as JSON
+// ({"gapscope_session": 1, "files": [...], "run": N|null}).
+struct SessionFile {
+    QStringList files;
+    std::optional<int> run;
+};
+QString writeSessionFile(const QString& path, const SessionFile& session); // error message or empty
+std::optional<SessionFile> readSessionFile(const QString& path, QString* error = nullptr);
+
+} // namespace gapscope
