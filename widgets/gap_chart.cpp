@@ -156,7 +156,9 @@ void GapChart::rebuild() {
 
     // Op names as x tick labels.
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-    for (std::size_t i = 0; i < m_order.size(); ++i) {
+    // At most ~30 labels: with hundreds of ops every k-th one is named.
+    const std::size_t every = std::max<std::size_t>(1, (m_order.size() + 29) / 30);
+    for (std::size_t i = 0; i < m_order.size(); i += every) {
         QString label = QString::fromStdString(displayOpName(rows[m_order[i]]));
         if (label.isEmpty())
             label = QString::number(m_order[i]);
@@ -185,8 +187,10 @@ void GapChart::rebuild() {
             auto* text = new QCPItemText(m_plot);
             text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
             text->position->setCoords(x, 0.05);
-            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            text->setText(tr(" first divergence"));
+            // Keep the label inside the plot: right of the line, or left of it near the edge.
+            const bool rightHalf = x > static_cast<double>(m_order.size()) / 2;
+            text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+            text->setText(rightHalf ? tr("first divergence ") : tr(" first divergence"));
             text->setColor(QColor(200, 60, 60));
         }
     }

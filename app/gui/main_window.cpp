@@ -105,6 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
     main->setStretchFactor(0, 3);
     main->setStretchFactor(1, 2);
     main->setSizes({620, 300});
+    top->setSizes({300, 420});
     top->setStretchFactor(0, 1);
     top->setStretchFactor(1, 1);
 
