@@ -145,6 +145,7 @@ MainWindow::MainWindow(QWidget* parent)
             });
     connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
     connect(m_loader, &SessionLoader::started, this, [this] {
+        m_progress->setRange(0, 0);
         m_progress->show();
         m_cancel->show();
         statusBar()->showMessage(tr("Loading…"));
@@ -156,6 +157,10 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(tr("Loading cancelled"), 3000);
     });
     connect(m_loader, &SessionLoader::finished, this, &MainWindow::showSession);
+    connect(m_loader, &SessionLoader::progress, this, [this](quint64 done, quint64 total) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(total ? static_cast<int>(done * 1000 / total) : 0);
+    });
     connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
         const auto run = m_runs->itemData(index).toULongLong();
         if (m_session && m_session->comparison && m_session->comparison->run == run)

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFutureWatcher>
+#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace gapscope {
@@ -37,13 +38,32 @@ void SessionLoader::loadDemo(const SessionOptions& options) {
 
 void SessionLoader::cancel() {
     ++m_generation; // the running job's result will be dropped
+    if (m_cancelled)
+        m_cancelled->store(true);
     m_busy = false;
 }
 
 void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather,
                         const SessionOptions& options) {
     const quint64 generation = ++m_generation;
+    if (m_cancelled)
+        m_cancelled->store(true); // a superseded job stops reading too
+    m_cancelled = std::make_shared<std::atomic<bool>>(false);
     m_busy = true;
+    SessionOptions jobOptions = options;
+    QPointer<SessionLoader> self(this);
+    jobOptions.progress = [cancelled = m_cancelled, self, generation](std::uint64_t done,
+                                                                      std::uint64_t total) {
+        if (self)
+            QMetaObject::invokeMethod(
+                self,
+                [self, generation, done, total] {
+                    if (self && generation == self->m_generation)
+                        emit self->progress(done, total);
+                },
+                Qt::QueuedConnection);
+        return !cancelled->load();
+    };
     emit started();
     struct Outcome {
         std::shared_ptr<const Session> session;
@@ -58,7 +78,7 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
         const Outcome o = watcher->result();
         emit finished(o.session, o.errors);
     });
-    watcher->setFuture(QtConcurrent::run([gather = std::move(gather), options] {
+    watcher->setFuture(QtConcurrent::run([gather = std::move(gather), options = std::move(jobOptions)] {
         std::vector<Error> errors;
         SessionInputs inputs = gather(errors);
         Outcome o;

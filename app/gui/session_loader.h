@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QStringList>
+#include <atomic>
 #include <memory>
 
 namespace gapscope {
@@ -23,6 +24,8 @@ public:
 
 signals:
     void started();
+    // Events read out of the ETDump's total, throttled.
+    void progress(quint64 done, quint64 total);
     void finished(std::shared_ptr<const Session> session, QStringList pathErrors);
 
 private:
@@ -30,6 +33,8 @@ private:
 
     quint64 m_generation = 0;
     bool m_busy = false;
+    // Set by cancel(); the running job's progress callback sees it and stops reading.
+    std::shared_ptr<std::atomic<bool>> m_cancelled;
 };
 
 // Reads the embedded demo files into memory (names keep their file names).

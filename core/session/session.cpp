@@ -111,9 +111,12 @@ std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionO
         EtdumpReadOptions o;
         o.name = s->etdump_file->path();
         o.debug_buffer = s->debug_buffer_file;
+        o.progress = options.progress;
         auto d = parseEtdump(s->etdump_file->bytes(), o);
         if (d)
             s->dump = std::move(d).value();
+        else if (d.error().code == ErrorCode::Cancelled)
+            return s->errors.push_back(d.error()), std::move(s);
         else
             s->errors.push_back(d.error());
     } else {

@@ -45,6 +45,9 @@ struct Session {
 struct SessionOptions {
     MetricThreshold threshold{"snr", 20.0};
     ComparisonOptions comparison;
+    // Reading progress (ETDump events read / total); returning false cancels the
+    // load, which then reports a "cancelled" error.
+    ProgressFn progress;
 };
 
 // Sorts the files by kind (the debug buffer is the raw file beside the ETDump),

@@ -59,3 +59,21 @@ TEST_CASE("a partial session says what is missing; a bad file is an error, not a
     CHECK(missing.files.empty());
     CHECK_THAT(errors.back().describe(), Catch::Contains("/nonexistent/x.etdp"));
 }
+
+TEST_CASE("a load reports progress and can be cancelled", "[session]") {
+    std::vector<Error> errors;
+    const auto inputs = sessionInputsFromPaths({GAPSCOPE_DEMO_DIR}, errors);
+    SessionOptions options;
+    std::uint64_t lastTotal = 0;
+    options.progress = [&](std::uint64_t, std::uint64_t total) {
+        lastTotal = total;
+        return true;
+    };
+    CHECK(loadSession(inputs, options)->comparison);
+    CHECK(lastTotal > 0);
+    options.progress = [](std::uint64_t, std::uint64_t) { return false; };
+    const auto cancelled = loadSession(inputs, options);
+    CHECK_FALSE(cancelled->comparison);
+    REQUIRE(cancelled->errors.size() == 1);
+    CHECK(cancelled->errors[0].code == ErrorCode::Cancelled);
+}

@@ -73,6 +73,7 @@ private slots:
     void bogusFileRaisesTheBanner();
     void runSelectorRecomparesAnotherRun();
     void sessionsSaveReopenAndAreRemembered();
+    void aNewerLoadSupersedesAnOlderOne();
     void exportsCsvAndScreenshot();
 };
 
@@ -235,6 +236,20 @@ void GapscopeGuiTest::sessionsSaveReopenAndAreRemembered() {
     bad.close();
     QVERIFY(!reopened.openSessionFile(bad.fileName()));
     QVERIFY(reopened.banner()->text().contains(QStringLiteral("not a Gapscope session file")));
+}
+
+void GapscopeGuiTest::aNewerLoadSupersedesAnOlderOne() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    // The demo load starts first, the partial session second: only the second shows.
+    window.openDemo();
+    QStringList partial = demoFiles();
+    partial.removeAt(1);
+    window.openPaths(partial);
+    QVERIFY(shown.wait(20000));
+    QTest::qWait(300); // the superseded result, if it were shown, would arrive by now
+    QCOMPARE(shown.count(), 1);
+    QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing")));
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {
