@@ -35,6 +35,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <qcustomplot.h>
 #include <sstream>
 
 namespace gapscope {
@@ -197,11 +198,17 @@ void MainWindow::buildMenus() {
             statusBar()->showMessage(tr("Could not write %1").arg(path), 5000);
     });
     csv->setShortcut(QKeySequence(tr("Ctrl+E")));
-    file->addAction(tr("Export gap chart as &PNG…"), this, [this] {
+    file->addAction(tr("Export gap chart as &PNG or PDF…"), this, [this] {
         const auto path =
-            QFileDialog::getSaveFileName(this, tr("Export PNG"), QStringLiteral("gap-chart.png"));
-        if (!path.isEmpty())
-            m_chart->grab().save(path);
+            QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("gap-chart.png"),
+                                         tr("PNG image (*.png);;PDF document (*.pdf)"));
+        if (path.isEmpty())
+            return;
+        const bool ok = path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)
+                            ? m_chart->plot()->savePdf(path)
+                            : m_chart->plot()->savePng(path);
+        statusBar()->showMessage(
+            ok ? tr("Chart written to %1").arg(path) : tr("Could not write %1").arg(path), 5000);
     });
     file->addAction(tr("Open &session file…"), this, [this] {
         const auto path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
