@@ -5,6 +5,7 @@
 #include "core/metrics/gap_metrics.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -77,11 +78,15 @@ TensorPanel::TensorPanel(QWidget* parent)
     : QWidget(parent), m_title(new QLabel(this)), m_hover(new QLabel(this)), m_element(new QSpinBox(this)),
       m_leading(new QSpinBox(this)), m_shared(new QCheckBox(tr("shared colour scale"), this)),
       m_histogram(new QCustomPlot(this)), m_scatter(new QCustomPlot(this)), m_channels(new QCustomPlot(this)),
-      m_worst(new QLabel(this)) {
+      m_worst(new QLabel(this)), m_rowAxis(new QComboBox(this)), m_colAxis(new QComboBox(this)) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_title, 1);
     controls->addWidget(new QLabel(tr("output"), this));
     controls->addWidget(m_element);
+    controls->addWidget(new QLabel(tr("rows"), this));
+    controls->addWidget(m_rowAxis);
+    controls->addWidget(new QLabel(tr("columns"), this));
+    controls->addWidget(m_colAxis);
     controls->addWidget(new QLabel(tr("slice"), this));
     controls->addWidget(m_leading);
     controls->addWidget(m_shared);
@@ -129,6 +134,8 @@ TensorPanel::TensorPanel(QWidget* parent)
     m_hover->setText(tr("Select an op to see its tensors."));
     connect(m_element, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
     connect(m_leading, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
+    connect(m_rowAxis, qOverload<int>(&QComboBox::activated), this, [this] { refresh(); });
+    connect(m_colAxis, qOverload<int>(&QComboBox::activated), this, [this] { refresh(); });
     connect(m_shared, &QCheckBox::toggled, this, [this] { refresh(); });
 }
 
@@ -182,16 +189,51 @@ void TensorPanel::refresh() {
         m_hover->setText(tr("The reference output is not a tensor."));
         return;
     }
-    // The slice: last two dimensions; the leading ones flattened and indexed.
+    // The slice: the two chosen axes (by default the last two) are displayed; the
+    // other axes, in order, are flattened into the "slice" index.
     const auto& shape = ref->shape;
-    const std::int64_t w = shape.empty() ? 1 : shape.back();
-    const std::int64_t h = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+    const int rank = static_cast<int>(shape.size());
+    if (m_rowAxis->count() != std::max(rank, 1)) {
+        for (QComboBox* box : {m_rowAxis, m_colAxis}) {
+            box->blockSignals(true);
+            box->clear();
+            for (int d = 0; d < std::max(rank, 1); ++d)
+                box->addItem(tr("dim %1").arg(d), d);
+            box->blockSignals(false);
+        }
+        m_rowAxis->setCurrentIndex(std::max(rank - 2, 0));
+        m_colAxis->setCurrentIndex(std::max(rank - 1, 0));
+    }
+    int rowAxis = rank >= 2 ? m_rowAxis->currentIndex() : -1;
+    int colAxis = rank >= 1 ? m_colAxis->currentIndex() : -1;
+    if (rowAxis == colAxis)
+        rowAxis = -1; // one axis chosen twice: show it as a single row
+    std::vector<std::int64_t> strides(shape.size(), 1);
+    for (int d = rank - 2; d >= 0; --d)
+        strides[static_cast<std::size_t>(d)] =
+            strides[static_cast<std::size_t>(d) + 1] *
+            std::max<std::int64_t>(shape[static_cast<std::size_t>(d) + 1], 1);
+    const std::int64_t w = colAxis >= 0 ? shape[static_cast<std::size_t>(colAxis)] : 1;
+    const std::int64_t h = rowAxis >= 0 ? shape[static_cast<std::size_t>(rowAxis)] : 1;
     std::int64_t slices = 1;
-    for (std::size_t d = 0; d + 2 < shape.size(); ++d)
-        slices *= shape[d];
+    for (int d = 0; d < rank; ++d)
+        if (d != rowAxis && d != colAxis)
+            slices *= shape[static_cast<std::size_t>(d)];
     m_leading->setRange(0, static_cast<int>(std::max<std::int64_t>(slices, 1) - 1));
-    const std::int64_t base =
-        std::min<std::int64_t>(m_leading->value(), std::max<std::int64_t>(slices - 1, 0)) * h * w;
+    // Offset of the chosen slice: unravel its index over the other axes.
+    std::int64_t base = 0;
+    {
+        std::int64_t rest = std::min<std::int64_t>(m_leading->value(), std::max<std::int64_t>(slices - 1, 0));
+        for (int d = rank - 1; d >= 0; --d) {
+            if (d == rowAxis || d == colAxis)
+                continue;
+            const std::int64_t extent = std::max<std::int64_t>(shape[static_cast<std::size_t>(d)], 1);
+            base += (rest % extent) * strides[static_cast<std::size_t>(d)];
+            rest /= extent;
+        }
+    }
+    const std::int64_t rowStride = rowAxis >= 0 ? strides[static_cast<std::size_t>(rowAxis)] : 0;
+    const std::int64_t colStride = colAxis >= 0 ? strides[static_cast<std::size_t>(colAxis)] : 0;
     m_stride = static_cast<int>(
         std::max<std::int64_t>(1, std::max(h, w) / kMaxSide + (std::max(h, w) % kMaxSide ? 1 : 0)));
     m_width = static_cast<int>((w + m_stride - 1) / m_stride);
@@ -205,8 +247,8 @@ void TensorPanel::refresh() {
         for (int y = 0; y < m_height; ++y)
             for (int x = 0; x < m_width; ++x) {
                 const auto flat =
-                    static_cast<std::uint64_t>(base + static_cast<std::int64_t>(y) * m_stride * w +
-                                               static_cast<std::int64_t>(x) * m_stride);
+                    static_cast<std::uint64_t>(base + static_cast<std::int64_t>(y) * m_stride * rowStride +
+                                               static_cast<std::int64_t>(x) * m_stride * colStride);
                 if (flat >= numel)
                     continue;
                 double value = decodeElement(v.type, v.bytes, flat);
@@ -288,6 +330,12 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
                          .arg(y * m_stride)
                          .arg(x * m_stride)
                          .arg(value(0), value(1), value(2)));
+}
+
+void TensorPanel::setAxes(int rowAxis, int colAxis) {
+    m_rowAxis->setCurrentIndex(rowAxis);
+    m_colAxis->setCurrentIndex(colAxis);
+    refresh();
 }
 
 QString TensorPanel::worstElementsText() const {

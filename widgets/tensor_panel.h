@@ -11,6 +11,7 @@ class QCPColorMap;
 class QLabel;
 class QSpinBox;
 class QCheckBox;
+class QComboBox;
 
 namespace gapscope {
 
@@ -58,6 +59,14 @@ private:
     QCustomPlot* m_scatter;
     QCustomPlot* m_channels;
     QLabel* m_worst;
+    QComboBox* m_rowAxis;
+    QComboBox* m_colAxis;
+
+public:
+    // The displayed axes, for tests and for restoring a view.
+    void setAxes(int rowAxis, int colAxis);
+    int sliceWidth() const { return m_width; }
+    int sliceHeight() const { return m_height; }
     int m_width = 0, m_height = 0, m_stride = 1;
 };
 

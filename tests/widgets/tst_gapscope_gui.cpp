@@ -6,6 +6,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "core/compare/metric_catalog.h"
+#include "core/etdump/element_decode.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
 #include "widgets/op_filter_proxy.h"
@@ -166,6 +167,21 @@ void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
     QCOMPARE(window.tensorPanel()->scatter()->plottableCount(), 1);
     QCOMPARE(window.tensorPanel()->channels()->plottableCount(), 1);
     QVERIFY(window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements: [")));
+
+    // Any two axes can be displayed; the others are indexed by the slice box.
+    const auto& record = *window.session()->comparison->rows[row].pair->aot.record;
+    const auto shape = window.session()->capture->tensor(record.outputs.front())->shape;
+    QCOMPARE(shape.size(), std::size_t{3});
+    window.tensorPanel()->setAxes(2, 1);
+    QCOMPARE(window.tensorPanel()->sliceHeight(), static_cast<int>(shape[2]));
+    QCOMPARE(window.tensorPanel()->sliceWidth(), static_cast<int>(shape[1]));
+    const auto& transposed = window.tensorPanel()->values(0);
+    const auto* t = window.session()->capture->tensor(record.outputs.front());
+    const auto bytes = window.session()->capture->file->bytes(*t);
+    // values(0)[y * width + x] is element [0, x, y].
+    QCOMPARE(transposed[1 * static_cast<std::size_t>(shape[1]) + 2],
+             decodeElement(t->scalar_type, bytes, static_cast<std::uint64_t>(2 * shape[2] + 1)));
+    window.tensorPanel()->setAxes(1, 2);
 
     // Chart → table.
     const std::size_t other = window.chart()->order().front();
