@@ -6,11 +6,13 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
@@ -342,53 +344,119 @@ QString TensorPanel::worstElementsText() const {
     return m_worst->text();
 }
 
+// Everything the details row shows, computed without touching a widget so that
+// big tensors can be processed off the UI thread.
+struct TensorDetails {
+    QVector<double> xs, ys;          // sampled reference, runtime
+    QVector<double> centers, counts; // difference histogram
+    double binWidth = 1;
+    QVector<double> channelKeys, channelMse;
+    int axis = 0;
+    QStringList worst;
+};
+
+namespace {
+
+TensorDetails computeDetails(const View& ref, const View& rt, std::size_t maxSamples) {
+    TensorDetails d;
+    std::uint64_t numel = 1;
+    for (auto dim : ref.shape)
+        numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(dim, 0));
+    const Operand a = Operand::tensor(ref.type, ref.shape, ref.bytes, numel);
+    const Operand b = Operand::tensor(rt.type, rt.shape, rt.bytes, numel);
+    OperandTransform tf;
+    if (rt.dequant) {
+        tf.scale = {rt.dequant->first};
+        tf.zero_point = {rt.dequant->second};
+    }
+    const std::uint64_t step = std::max<std::uint64_t>(1, numel / maxSamples);
+    QVector<double> diffs;
+    for (std::uint64_t i = 0; i < numel; i += step) {
+        const double x = decodeElement(a.type, a.bytes, i);
+        double y = decodeElement(b.type, b.bytes, i);
+        if (rt.dequant)
+            y = (y - static_cast<double>(rt.dequant->second)) * rt.dequant->first;
+        d.xs << x;
+        d.ys << y;
+        diffs << x - y;
+    }
+    double m = 0;
+    for (double v : diffs)
+        if (std::isfinite(v))
+            m = std::max(m, std::fabs(v));
+    const int bins = 41;
+    d.binWidth = m > 0 ? 2 * m / bins : 1.0;
+    d.centers.resize(bins);
+    d.counts.fill(0, bins);
+    for (int i = 0; i < bins; ++i)
+        d.centers[i] = -m + (i + 0.5) * d.binWidth;
+    for (double v : diffs)
+        if (std::isfinite(v))
+            d.counts[std::clamp(static_cast<int>((v + m) / d.binWidth), 0, bins - 1)] += 1;
+
+    if (!ref.shape.empty()) {
+        GapOptions options;
+        options.runtime_transform = tf;
+        d.axis = ref.shape.size() >= 2 ? 1 : 0; // NCHW channels
+        options.breakdown_axis = d.axis;
+        if (const auto g = computeGap(a, b, options); g.metrics)
+            for (std::size_t c = 0; c < g.metrics->per_channel.size(); ++c) {
+                d.channelKeys << static_cast<double>(c);
+                d.channelMse << g.metrics->per_channel[c].mse;
+            }
+    }
+    for (const auto& w : largestDifferences(a, b, tf, 5)) {
+        QStringList idx;
+        for (auto i : w.index)
+            idx << QString::number(i);
+        d.worst << QStringLiteral("[%1] ref %2  runtime %3  Δ %4")
+                       .arg(idx.join(QStringLiteral(", ")))
+                       .arg(w.aot, 0, 'g', 5)
+                       .arg(w.runtime, 0, 'g', 5)
+                       .arg(w.difference, 0, 'g', 3);
+    }
+    return d;
+}
+
+} // namespace
+
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
     const auto ref = referenceView(*m_session, row, element);
     const auto rt = runtimeView(*m_session, row, element);
+    const quint64 generation = ++m_detailsGeneration;
     if (!ref || !rt || ref->shape != rt->shape) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
             p->replot();
         return;
     }
     std::uint64_t numel = 1;
-    for (auto d : ref->shape)
-        numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
-    Operand a = Operand::tensor(ref->type, ref->shape, ref->bytes, numel);
-    Operand b = Operand::tensor(rt->type, rt->shape, rt->bytes, numel);
-    OperandTransform tf;
-    if (rt->dequant) {
-        tf.scale = {rt->dequant->first};
-        tf.zero_point = {rt->dequant->second};
+    for (auto dim : ref->shape)
+        numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(dim, 0));
+    if (numel <= kSynchronousElements) {
+        applyDetails(computeDetails(*ref, *rt, kMaxSamples));
+        return;
     }
+    // Big tensors: computed on a worker; a newer selection drops the result. The
+    // session is held so the mapped bytes outlive the job.
+    m_worst->setText(tr("Computing the error breakdown of %1 elements…").arg(numel));
+    auto* watcher = new QFutureWatcher<TensorDetails>(this);
+    connect(watcher, &QFutureWatcher<TensorDetails>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation == m_detailsGeneration)
+            applyDetails(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run(
+        [session = m_session, r = *ref, t = *rt] { return computeDetails(r, t, kMaxSamples); }));
+}
 
-    // Evenly strided sample of the whole tensor for the histogram and the scatter.
-    const std::uint64_t step = std::max<std::uint64_t>(1, numel / kMaxSamples);
-    QVector<double> xs, ys, diffs;
-    for (std::uint64_t i = 0; i < numel; i += step) {
-        double x = decodeElement(a.type, a.bytes, i), y = decodeElement(b.type, b.bytes, i);
-        if (rt->dequant)
-            y = (y - static_cast<double>(rt->dequant->second)) * rt->dequant->first;
-        xs << x;
-        ys << y;
-        diffs << x - y;
+void TensorPanel::applyDetails(const TensorDetails& d) {
+    for (auto* p : {m_histogram, m_scatter, m_channels}) {
+        p->clearPlottables();
+        p->clearItems();
     }
-
-    // Histogram of the difference: 41 bins over ±max|d|.
-    double m = 0;
-    for (double d : diffs)
-        if (std::isfinite(d))
-            m = std::max(m, std::fabs(d));
-    const int bins = 41;
-    const double width = m > 0 ? 2 * m / bins : 1.0;
-    QVector<double> centers(bins), counts(bins, 0);
-    for (int i = 0; i < bins; ++i)
-        centers[i] = -m + (i + 0.5) * width;
-    for (double d : diffs)
-        if (std::isfinite(d))
-            counts[std::clamp(static_cast<int>((d + m) / width), 0, bins - 1)] += 1;
     auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
-    bars->setData(centers, counts, true);
-    bars->setWidth(width);
+    bars->setData(d.centers, d.counts, true);
+    bars->setWidth(d.binWidth);
     bars->setBrush(QColor(90, 120, 190));
     bars->setPen(Qt::NoPen);
     m_histogram->rescaleAxes();
@@ -397,7 +465,7 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
 
     // Runtime against reference: clipping and quantisation steps show as shapes.
     auto* dots = m_scatter->addGraph();
-    dots->setData(xs, ys);
+    dots->setData(d.xs, d.ys);
     dots->setLineStyle(QCPGraph::lsNone);
     dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(40, 90, 170, 140), 3));
     dots->setAdaptiveSampling(false);
@@ -410,45 +478,18 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     m_scatter->rescaleAxes();
     m_scatter->replot();
 
-    // Error per channel: axis 1 (NCHW channels) for rank ≥ 2, else the only axis.
-    GapOptions options;
-    options.runtime_transform = tf;
-    options.breakdown_axis = ref->shape.size() >= 2 ? 1 : 0;
-    if (!ref->shape.empty()) {
-        const auto g = computeGap(a, b, options);
-        if (g.metrics) {
-            QVector<double> keys, values;
-            for (std::size_t c = 0; c < g.metrics->per_channel.size(); ++c) {
-                keys << static_cast<double>(c);
-                values << g.metrics->per_channel[c].mse;
-            }
-            auto* perChannel = new QCPBars(m_channels->xAxis, m_channels->yAxis);
-            perChannel->setData(keys, values, true);
-            perChannel->setBrush(QColor(230, 120, 60));
-            perChannel->setPen(Qt::NoPen);
-            m_channels->xAxis->setLabel(tr("index along axis %1").arg(*options.breakdown_axis));
-            m_channels->rescaleAxes();
-            m_channels->xAxis->scaleRange(1.1);
-            m_channels->yAxis->setRangeLower(0);
-        }
-    }
+    auto* perChannel = new QCPBars(m_channels->xAxis, m_channels->yAxis);
+    perChannel->setData(d.channelKeys, d.channelMse, true);
+    perChannel->setBrush(QColor(230, 120, 60));
+    perChannel->setPen(Qt::NoPen);
+    m_channels->xAxis->setLabel(tr("index along axis %1").arg(d.axis));
+    m_channels->rescaleAxes();
+    m_channels->xAxis->scaleRange(1.1);
+    m_channels->yAxis->setRangeLower(0);
     m_channels->replot();
 
-    // The worst elements, exactly, over the whole tensor.
-    const auto worst = largestDifferences(a, b, tf, 5);
-    QStringList lines;
-    for (const auto& w : worst) {
-        QStringList idx;
-        for (auto i : w.index)
-            idx << QString::number(i);
-        lines << tr("[%1] ref %2  runtime %3  Δ %4")
-                     .arg(idx.join(QStringLiteral(", ")))
-                     .arg(w.aot, 0, 'g', 5)
-                     .arg(w.runtime, 0, 'g', 5)
-                     .arg(w.difference, 0, 'g', 3);
-    }
-    m_worst->setText(lines.isEmpty() ? QString()
-                                     : tr("Worst elements: ") + lines.join(QStringLiteral("   ·   ")));
+    m_worst->setText(d.worst.isEmpty() ? QString()
+                                       : tr("Worst elements: ") + d.worst.join(QStringLiteral("   ·   ")));
 }
 
 } // namespace gapscope

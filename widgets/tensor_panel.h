@@ -15,6 +15,8 @@ class QComboBox;
 
 namespace gapscope {
 
+struct TensorDetails;
+
 // Reference, runtime and difference heatmaps of the selected op: a 2-D slice
 // (the last two dimensions; the others indexed by spin boxes), shared or separate
 // colour scale, the value under the cursor for all three. Large slices are
@@ -43,6 +45,11 @@ public:
 private:
     void refresh();
     void refreshDetails(const ComparisonRow& row, std::size_t element);
+    void applyDetails(const TensorDetails& details);
+
+    // Up to this many elements the details are computed right away.
+    static constexpr std::uint64_t kSynchronousElements = 1u << 18;
+    quint64 m_detailsGeneration = 0;
     void showValueAt(int which, const QPointF& pixel);
 
     std::shared_ptr<const Session> m_session;

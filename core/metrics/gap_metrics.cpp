@@ -253,9 +253,27 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     std::vector<Accumulator> channels(breakdown ? static_cast<std::size_t>(out[*breakdown]) : 0);
 
     Accumulator acc;
-    const bool contiguous = !breakdown && !broadcast && !tf.axis_order && !tf.axis && aot.numel == total &&
-                            runtime.numel == total;
-    if (contiguous) {
+    const bool contiguous =
+        !broadcast && !tf.axis_order && !tf.axis && aot.numel == total && runtime.numel == total;
+    if (contiguous && breakdown) {
+        // Same shapes with a breakdown: stream the blocks once, the channel of a
+        // flat index being (flat / inner) % channels.
+        std::uint64_t inner = 1;
+        for (std::size_t d = *breakdown + 1; d < rank; ++d)
+            inner *= static_cast<std::uint64_t>(out[d]);
+        const auto count = static_cast<std::uint64_t>(out[*breakdown]);
+        std::vector<double> ab(kBlock), bb(kBlock);
+        for (std::uint64_t first = 0; first < total; first += kBlock) {
+            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - first));
+            aot.decode(first, n, ab.data());
+            runtime.decode(first, n, bb.data());
+            for (std::size_t i = 0; i < n; ++i) {
+                visit(acc, first + i, ab[i], bb[i], 0);
+                visit(channels[static_cast<std::size_t>(((first + i) / inner) % count)], first + i, ab[i],
+                      bb[i], 0);
+            }
+        }
+    } else if (contiguous) {
         const auto chunks = static_cast<std::size_t>((total + kChunk - 1) / kChunk);
         std::vector<Accumulator> partial(chunks);
         parallelFor(

@@ -20,6 +20,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QMimeData>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -75,6 +76,7 @@ private slots:
     void runSelectorRecomparesAnotherRun();
     void sessionsSaveReopenAndAreRemembered();
     void aNewerLoadSupersedesAnOlderOne();
+    void bigTensorDetailsArriveWithoutBlocking();
     void exportsCsvAndScreenshot();
 };
 
@@ -266,6 +268,29 @@ void GapscopeGuiTest::aNewerLoadSupersedesAnOlderOne() {
     QTest::qWait(300); // the superseded result, if it were shown, would arrive by now
     QCOMPARE(shown.count(), 1);
     QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing")));
+}
+
+void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
+    QTemporaryDir dir;
+    // Two ops of 724 x 724 float32: past the synchronous limit of the tensor panel.
+    QProcess make;
+    make.start(QStringLiteral(GAPSCOPE_MAKE_SESSION),
+               {dir.path(), QStringLiteral("2"), QStringLiteral("524176")});
+    QVERIFY(make.waitForFinished(60000));
+    QCOMPARE(make.exitCode(), 0);
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openPaths({dir.path()});
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(window.session()->comparison->rows.size(), std::size_t{2});
+    // The heatmaps are downsampled to at most 256 cells a side.
+    QVERIFY(window.tensorPanel()->sliceWidth() <= TensorPanel::kMaxSide);
+    QVERIFY(window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Computing")) ||
+            window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")), 30000);
+    QCOMPARE(window.tensorPanel()->channels()->plottableCount(), 1);
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {
