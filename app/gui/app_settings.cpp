@@ -30,6 +30,19 @@ QByteArray AppSettings::windowState() const {
 void AppSettings::setWindowState(const QByteArray& s) {
     QSettings().setValue(kState, s);
 }
+QByteArray AppSettings::splitterState(const QString& name) const {
+    return QSettings().value(QStringLiteral("window/splitter/") + name).toByteArray();
+}
+void AppSettings::setSplitterState(const QString& name, const QByteArray& state) {
+    QSettings().setValue(QStringLiteral("window/splitter/") + name, state);
+}
+QByteArray AppSettings::tableHeaderState() const {
+    return QSettings().value(QStringLiteral("table/header")).toByteArray();
+}
+void AppSettings::setTableHeaderState(const QByteArray& state) {
+    QSettings().setValue(QStringLiteral("table/header"), state);
+}
+
 QString AppSettings::chartMetric() const {
     return QSettings().value(kMetric, QStringLiteral("rel_l2")).toString();
 }

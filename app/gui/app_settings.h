@@ -18,6 +18,11 @@ public:
     QByteArray windowState() const;
     void setWindowState(const QByteArray& state);
 
+    QByteArray splitterState(const QString& name) const;
+    void setSplitterState(const QString& name, const QByteArray& state);
+    QByteArray tableHeaderState() const;
+    void setTableHeaderState(const QByteArray& state);
+
     QString chartMetric() const; // default rel_l2
     void setChartMetric(const QString& metric);
 

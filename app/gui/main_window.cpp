@@ -98,9 +98,11 @@ MainWindow::MainWindow(QWidget* parent)
     tl->addWidget(tabs, 1);
 
     auto* top = new QSplitter(Qt::Vertical);
+    top->setObjectName(QStringLiteral("tableAndTensors"));
     top->addWidget(tableBox);
     top->addWidget(m_tensors);
     auto* main = new QSplitter(Qt::Vertical);
+    main->setObjectName(QStringLiteral("viewsAndChart"));
     main->addWidget(top);
     main->addWidget(m_chart);
     main->setStretchFactor(0, 3);
@@ -173,6 +175,11 @@ MainWindow::MainWindow(QWidget* parent)
     AppSettings settings;
     restoreGeometry(settings.windowGeometry());
     restoreState(settings.windowState());
+    for (auto* splitter : findChildren<QSplitter*>())
+        if (const auto state = settings.splitterState(splitter->objectName()); !state.isEmpty())
+            splitter->restoreState(state);
+    if (const auto header = settings.tableHeaderState(); !header.isEmpty())
+        m_savedHeader = header;
     connect(m_chart->findChild<QComboBox*>(), &QComboBox::currentTextChanged, this,
             [](const QString& metric) { AppSettings().setChartMetric(metric); });
 }
@@ -181,6 +188,11 @@ MainWindow::~MainWindow() {
     AppSettings settings;
     settings.setWindowGeometry(saveGeometry());
     settings.setWindowState(saveState());
+    for (auto* splitter : findChildren<QSplitter*>())
+        if (!splitter->objectName().isEmpty())
+            settings.setSplitterState(splitter->objectName(), splitter->saveState());
+    if (m_model->rowCount() > 0)
+        settings.setTableHeaderState(m_table->horizontalHeader()->saveState());
 }
 
 void MainWindow::buildMenus() {
@@ -383,12 +395,18 @@ void MainWindow::showSession(std::shared_ptr<const Session> session, const QStri
     m_banner->setText(lines.join(QLatin1Char('\n')));
     m_banner->setVisible(!lines.isEmpty());
     m_pages->setCurrentIndex(m_session->comparison ? 1 : 0);
-    m_table->resizeColumnsToContents();
-    // Fused groups list many ops: keep the op columns readable, the numbers visible.
-    for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
-        m_table->setColumnWidth(col, std::min(m_table->columnWidth(col), 280));
-    m_table->setColumnWidth(OpTableModel::Handles,
-                            std::min(m_table->columnWidth(OpTableModel::Handles), 120));
+    if (!m_savedHeader.isEmpty()) {
+        // The user's column widths and order win over the automatic layout.
+        m_table->horizontalHeader()->restoreState(m_savedHeader);
+        m_savedHeader.clear();
+    } else {
+        m_table->resizeColumnsToContents();
+        // Fused groups list many ops: keep the op columns readable, the numbers visible.
+        for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
+            m_table->setColumnWidth(col, std::min(m_table->columnWidth(col), 280));
+        m_table->setColumnWidth(OpTableModel::Handles,
+                                std::min(m_table->columnWidth(OpTableModel::Handles), 120));
+    }
     m_coverageView->resizeColumnsToContents();
     if (m_session->comparison) {
         const auto rows = m_session->comparison->rows.size();

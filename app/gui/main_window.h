@@ -83,6 +83,7 @@ private:
     SessionOptions m_options;
     QComboBox* m_runs;
     QMenu* m_recent = nullptr;
+    QByteArray m_savedHeader; // restored once, when the first table is shown
 
 public:
     bool saveSession(const QString& path);

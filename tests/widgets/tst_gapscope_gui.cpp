@@ -21,7 +21,9 @@
 #include <QLabel>
 #include <QMimeData>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -68,6 +70,7 @@ void dropFiles(MainWindow& window, const QStringList& files) {
 class GapscopeGuiTest : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase();
     void modelsPassTheModelTester();
     void sortsOnNumbersAndFilters();
     void demoOpensAndSelectionIsLinked();
@@ -77,8 +80,16 @@ private slots:
     void sessionsSaveReopenAndAreRemembered();
     void aNewerLoadSupersedesAnOlderOne();
     void bigTensorDetailsArriveWithoutBlocking();
+    void layoutIsRemembered();
     void exportsCsvAndScreenshot();
 };
+
+void GapscopeGuiTest::initTestCase() {
+    // Settings of our own, emptied: a run never sees what an earlier one saved.
+    QCoreApplication::setOrganizationName(QStringLiteral("GapscopeTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_gapscope_gui"));
+    QSettings().clear();
+}
 
 void GapscopeGuiTest::modelsPassTheModelTester() {
     auto session = demoSession();
@@ -291,6 +302,29 @@ void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
     QTRY_VERIFY_WITH_TIMEOUT(
         window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")), 30000);
     QCOMPARE(window.tensorPanel()->channels()->plottableCount(), 1);
+}
+
+void GapscopeGuiTest::layoutIsRemembered() {
+    QByteArray splitter;
+    {
+        MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.openDemo();
+        QVERIFY(shown.wait(20000));
+        auto* s = window.findChild<QSplitter*>(QStringLiteral("viewsAndChart"));
+        QVERIFY(s);
+        s->setSizes({500, 250});
+        window.opView()->setColumnWidth(OpTableModel::Mse, 171);
+        splitter = s->saveState();
+    } // closing saves the layout
+    MainWindow again;
+    QCOMPARE(again.findChild<QSplitter*>(QStringLiteral("viewsAndChart"))->saveState(), splitter);
+    QSignalSpy shown(&again, &MainWindow::sessionShown);
+    again.openDemo();
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(again.opView()->columnWidth(OpTableModel::Mse), 171);
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {
