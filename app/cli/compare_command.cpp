@@ -36,8 +36,7 @@ int fail(const std::string& message) {
 std::optional<std::string> writeOutput(const std::string& path, const std::string& text) {
     if (path.empty())
         return std::nullopt;
-    if (auto err =
-            writeFileAtomically(path, {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}))
+    if (auto err = writeFileAtomically(path, std::string_view(text)))
         return err->describe();
     return std::nullopt;
 }

@@ -80,9 +80,8 @@ QString writeSessionFile(const QString& path, const SessionFile& session) {
     o[QStringLiteral("files")] = files;
     o[QStringLiteral("run")] = session.run ? QJsonValue(*session.run) : QJsonValue();
     const QByteArray bytes = QJsonDocument(o).toJson();
-    if (auto err =
-            writeFileAtomically(path.toStdString(), {reinterpret_cast<const std::uint8_t*>(bytes.constData()),
-                                                     static_cast<std::size_t>(bytes.size())}))
+    if (auto err = writeFileAtomically(
+            path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size()))))
         return QString::fromStdString(err->describe());
     return {};
 }

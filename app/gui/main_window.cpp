@@ -469,9 +469,7 @@ bool MainWindow::exportCsv(const QString& path) {
         return false;
     std::ostringstream out;
     writeComparisonCsv(out, *m_session->comparison);
-    const std::string text = out.str();
-    return !writeFileAtomically(path.toStdString(),
-                                {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    return !writeFileAtomically(path.toStdString(), std::string_view(out.str()));
 }
 
 void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bool)> done) {

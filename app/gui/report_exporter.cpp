@@ -18,8 +18,7 @@ namespace gapscope {
 namespace {
 
 QString writeText(const QString& path, const std::string& text) {
-    if (auto err = writeFileAtomically(path.toStdString(),
-                                       {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}))
+    if (auto err = writeFileAtomically(path.toStdString(), std::string_view(text)))
         return QString::fromStdString(err->describe());
     return {};
 }

@@ -48,4 +48,9 @@ std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes
     return std::nullopt;
 }
 
+std::optional<Error> writeFileAtomically(const std::string& path, std::string_view text) {
+    return writeFileAtomically(path,
+                               ByteSpan{reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
+
 } // namespace gapscope

@@ -5,11 +5,14 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace gapscope {
 
 // Writes `bytes` to `path` so that readers see either the old file or the whole
 // new one: a temporary file in the same directory, fsync, then rename.
 std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes);
+// The same for text (reports, CSV, JSON).
+std::optional<Error> writeFileAtomically(const std::string& path, std::string_view text);
 
 } // namespace gapscope
