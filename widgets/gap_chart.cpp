@@ -1,5 +1,6 @@
 #include "widgets/gap_chart.h"
 
+#include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 
 #include <QComboBox>
@@ -107,13 +108,7 @@ void GapChart::rebuild() {
         return;
     }
     const auto& rows = m_session->comparison->rows;
-    for (const auto& r : rows)
-        m_order.push_back(r.index);
-    std::stable_sort(m_order.begin(), m_order.end(), [&](std::size_t a, std::size_t b) {
-        return rows[a].instruction_id != rows[b].instruction_id
-                   ? rows[a].instruction_id < rows[b].instruction_id
-                   : rows[a].output_index < rows[b].output_index;
-    });
+    m_order = executionOrder(*m_session->comparison);
 
     const std::string name = metric().toStdString();
     QVector<double> xs, ys;

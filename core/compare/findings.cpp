@@ -6,18 +6,25 @@
 
 namespace gapscope {
 
+std::vector<std::size_t> executionOrder(const Comparison& c) {
+    std::vector<std::size_t> order;
+    for (const auto& r : c.rows)
+        order.push_back(r.index);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const auto& x = c.rows[a];
+        const auto& y = c.rows[b];
+        return x.instruction_id != y.instruction_id ? x.instruction_id < y.instruction_id
+                                                    : x.output_index < y.output_index;
+    });
+    return order;
+}
+
 std::optional<FirstDivergence> firstDivergence(const Comparison& c, const MetricThreshold& threshold) {
     const auto info = findMetric(threshold.metric);
     if (!info)
         return std::nullopt;
-    std::vector<const ComparisonRow*> order;
-    for (const auto& r : c.rows)
-        order.push_back(&r);
-    std::stable_sort(order.begin(), order.end(), [](const ComparisonRow* a, const ComparisonRow* b) {
-        return a->instruction_id != b->instruction_id ? a->instruction_id < b->instruction_id
-                                                      : a->output_index < b->output_index;
-    });
-    for (const auto* r : order) {
+    for (const auto i : executionOrder(c)) {
+        const ComparisonRow* r = &c.rows[i];
         if (r->status == RowStatus::Invalid || r->status == RowStatus::MissingData)
             continue;
         const auto v = rowMetric(*r, threshold.metric);

@@ -9,6 +9,9 @@
 
 namespace gapscope {
 
+// Row indices in execution order: instruction id, then output index.
+std::vector<std::size_t> executionOrder(const Comparison& c);
+
 // The first row in execution order (instruction id, then output index) whose
 // metric is worse than the threshold.
 struct FirstDivergence {
