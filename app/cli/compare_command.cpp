@@ -5,9 +5,8 @@
 #include "core/common/sha256.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
-#include "core/etdump/etdump_reader.h"
-#include "core/etrecord/etrecord_reader.h"
 #include "core/report/compare_report.h"
+#include "core/session/session.h"
 
 #include <iostream>
 #include <memory>
@@ -41,15 +40,6 @@ std::optional<std::string> writeOutput(const std::string& path, const std::strin
     return std::nullopt;
 }
 
-InputProvenance provenance(const std::string& role, const std::string& path) {
-    InputProvenance p{role, path, 0, ""};
-    if (auto f = MappedFile::open(path)) {
-        p.bytes = f.value()->size();
-        p.sha256 = sha256Hex(f.value()->bytes());
-    }
-    return p;
-}
-
 int runCompare(const CompareOptions& o) {
     ReportContext ctx;
     ctx.method = o.method;
@@ -65,45 +55,39 @@ int runCompare(const CompareOptions& o) {
         ctx.gates.push_back(*gate);
     }
 
-    std::optional<std::string> buffer;
-    if (!o.debugBuffer.empty())
-        buffer = o.debugBuffer;
-    auto dump = loadEtdump(o.etdump, buffer);
-    if (!dump)
-        return fail(dump.error().describe());
-    std::optional<EtRecord> record;
-    if (!o.etrecord.empty()) {
-        auto r = loadEtRecord(o.etrecord);
-        if (!r)
-            return fail(r.error().describe());
-        record = std::move(r).value();
+    // Every input is mapped once: read, compared and hashed from the same bytes.
+    SessionFiles files;
+    for (const auto& [path, slot] :
+         {std::pair<const std::string*, std::shared_ptr<const MappedFile>*>{&o.etdump, &files.etdump},
+          {&o.debugBuffer, &files.debug_buffer},
+          {&o.etrecord, &files.etrecord},
+          {&o.capture, &files.capture}}) {
+        if (path->empty())
+            continue;
+        auto mapped = MappedFile::open(*path);
+        if (!mapped)
+            return fail(mapped.error().describe());
+        *slot = mapped.value();
     }
-    auto capture = loadAotCapture(o.capture);
-    if (!capture)
-        return fail(capture.error().describe());
-
-    ComparisonOptions options;
-    options.method = o.method;
+    SessionOptions options;
+    options.threshold = ctx.threshold;
+    options.comparison.method = o.method;
     if (o.run >= 0)
-        options.run = static_cast<std::size_t>(o.run);
-    auto comparison = compareSession(dump.value(), record ? &*record : nullptr, capture.value(), options);
-    if (!comparison)
-        return fail(comparison.error().describe());
-    const Comparison& c = comparison.value();
-
-    ctx.inputs.push_back(provenance("etdump", o.etdump));
-    if (buffer)
-        ctx.inputs.push_back(provenance("debug_buffer", *buffer));
-    if (record)
-        ctx.inputs.push_back(provenance("etrecord", o.etrecord));
-    ctx.inputs.push_back(provenance("capture", o.capture));
-    if (record && capture.value().etrecord_sha256 && ctx.inputs.size() >= 3 &&
-        *capture.value().etrecord_sha256 != provenance("etrecord", o.etrecord).sha256)
+        options.comparison.run = static_cast<std::size_t>(o.run);
+    const auto session = loadSessionFiles(files, options);
+    if (!session->errors.empty())
+        return fail(session->errors.front().describe());
+    if (!session->comparison)
+        return fail("nothing to compare: " + o.etdump + " and " + o.capture);
+    const Comparison& c = *session->comparison;
+    const auto gates = ctx.gates;
+    ctx = reportContextFor(*session);
+    ctx.method = o.method;
+    ctx.gates = gates;
+    if (session->etrecord && session->capture->etrecord_sha256 &&
+        *session->capture->etrecord_sha256 != sha256Hex(session->etrecord_file->bytes()))
         std::cerr << "gapscope-cli compare: warning: the capture was made from another ETRecord (SHA-256 "
                      "differs)\n";
-    ctx.first_divergence = firstDivergence(c, ctx.threshold);
-    if (record)
-        ctx.introducers = errorIntroducers(c, referenceGraphFor(*record, capture.value()));
 
     writeComparisonTable(std::cout, c, ctx);
 

@@ -2,7 +2,6 @@
 
 #include "app/gui/main_window.h"
 #include "core/common/atomic_file.h"
-#include "core/common/sha256.h"
 #include "core/report/compare_report.h"
 #include "widgets/gap_chart.h"
 #include "widgets/tensor_panel.h"
@@ -47,17 +46,7 @@ QString exportReportFolder(MainWindow& window, const QString& folder, int worstO
     const QDir dir(folder);
     const Comparison& c = *session->comparison;
 
-    ReportContext ctx;
-    ctx.threshold = session->threshold;
-    ctx.first_divergence = session->first_divergence;
-    ctx.introducers = session->introducers;
-    for (const auto& [role, file] :
-         {std::pair<const char*, std::shared_ptr<const MappedFile>>{"etdump", session->etdump_file},
-          {"debug_buffer", session->debug_buffer_file},
-          {"etrecord", session->etrecord_file},
-          {"capture", session->capture_file}})
-        if (file)
-            ctx.inputs.push_back({role, file->path(), file->size(), sha256Hex(file->bytes())});
+    const ReportContext ctx = reportContextFor(*session);
 
     std::ostringstream csv;
     writeComparisonCsv(csv, c);

@@ -1,6 +1,7 @@
 #include "core/session/session.h"
 
 #include "core/capture/safetensors_file.h"
+#include "core/common/sha256.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 
@@ -67,45 +68,72 @@ SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std:
     return in;
 }
 
-std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
-    auto s = std::make_unique<Session>();
-    s->threshold = options.threshold;
+namespace {
+
+// ExecuTorch compares against a graph of the ETRecord; a capture of anything else
+// (a float model) is a second opinion.
+bool referencesEtRecordGraph(const std::shared_ptr<const MappedFile>& file) {
+    auto c = readAotCapture(file); // the header only: tensors stay in the mapping
+    if (!c)
+        return false;
+    const std::string g = c.value().reference_graph.value_or("");
+    return g == "exported_program" || g == "edge_dialect_exported_program" ||
+           g.find('/') != std::string::npos;
+}
+
+} // namespace
+
+SessionFiles sortSessionFiles(const SessionInputs& inputs) {
+    SessionFiles s;
     std::vector<std::shared_ptr<const MappedFile>> raw;
     for (const auto& f : inputs.files) {
         switch (detectFileKind(f->bytes())) {
         case FileKind::EtDump:
-            if (!s->etdump_file)
-                s->etdump_file = f;
+            if (!s.etdump)
+                s.etdump = f;
             break;
         case FileKind::EtRecord:
-            if (!s->etrecord_file)
-                s->etrecord_file = f;
+            if (!s.etrecord)
+                s.etrecord = f;
             break;
         case FileKind::Capture:
-            // A float reference beside the default one: the default wins.
-            if (!s->capture_file || f->path().find("float") == std::string::npos)
-                s->capture_file = f;
+            if (!s.capture || (!referencesEtRecordGraph(s.capture) && referencesEtRecordGraph(f)))
+                s.capture = f;
             break;
         case FileKind::Raw: raw.push_back(f); break;
         }
     }
     // The debug buffer is the raw file beside the ETDump: prefer one sharing its
     // stem (run.etdp → run.debug.bin), else the only raw file that is not JSON/text.
-    if (s->etdump_file && !raw.empty()) {
-        const auto stem = std::filesystem::path(s->etdump_file->path()).stem().string();
+    if (s.etdump && !raw.empty()) {
+        const auto stem = std::filesystem::path(s.etdump->path()).stem().string();
         for (const auto& r : raw)
             if (std::filesystem::path(r->path()).filename().string().rfind(stem + ".", 0) == 0)
-                s->debug_buffer_file = r;
-        if (!s->debug_buffer_file) {
+                s.debug_buffer = r;
+        if (!s.debug_buffer) {
             std::vector<std::shared_ptr<const MappedFile>> binary;
             for (const auto& r : raw)
                 if (r->size() > 0 && r->bytes().data[0] != '{' && r->bytes().data[0] != '[' &&
                     r->bytes().data[0] != '#')
                     binary.push_back(r);
             if (binary.size() == 1)
-                s->debug_buffer_file = binary.front();
+                s.debug_buffer = binary.front();
         }
     }
+    return s;
+}
+
+std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
+    return loadSessionFiles(sortSessionFiles(inputs), options);
+}
+
+std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
+    auto s = std::make_unique<Session>();
+    s->threshold = options.threshold;
+    s->etdump_file = files.etdump;
+    s->debug_buffer_file = files.debug_buffer;
+    s->etrecord_file = files.etrecord;
+    s->capture_file = files.capture;
 
     if (s->etdump_file) {
         EtdumpReadOptions o;
@@ -157,6 +185,22 @@ std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionO
         }
     }
     return s;
+}
+
+ReportContext reportContextFor(const Session& s) {
+    ReportContext ctx;
+    ctx.threshold = s.threshold;
+    ctx.first_divergence = s.first_divergence;
+    ctx.introducers = s.introducers;
+    const std::pair<const char*, const std::shared_ptr<const MappedFile>*> roles[] = {
+        {"etdump", &s.etdump_file},
+        {"debug_buffer", &s.debug_buffer_file},
+        {"etrecord", &s.etrecord_file},
+        {"capture", &s.capture_file}};
+    for (const auto& [role, file] : roles)
+        if (*file)
+            ctx.inputs.push_back({role, (*file)->path(), (*file)->size(), sha256Hex((*file)->bytes())});
+    return ctx;
 }
 
 } // namespace gapscope

@@ -8,6 +8,7 @@
 #include "core/compare/findings.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
+#include "core/report/compare_report.h"
 
 #include <memory>
 #include <optional>
@@ -50,10 +51,24 @@ struct SessionOptions {
     ProgressFn progress;
 };
 
-// Sorts the files by kind (the debug buffer is the raw file beside the ETDump),
-// reads them and compares. Never fails as a whole: errors and missing parts are
-// reported in the Session so a UI can show them and stay usable.
+// The files of a session by role; any may be null.
+struct SessionFiles {
+    std::shared_ptr<const MappedFile> etdump, debug_buffer, etrecord, capture;
+};
+
+// Sorts files by content: the debug buffer is the raw file beside the ETDump;
+// of several captures, one of an ETRecord graph (ExecuTorch's reference) wins
+// over another reference (a float model).
+SessionFiles sortSessionFiles(const SessionInputs& inputs);
+
+// Reads the files it is given and compares. Never fails as a whole: errors and
+// missing parts are reported in the Session so a UI can show them and stay usable.
+std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options = {});
+
+// Everything a report needs beyond the rows: threshold, findings, and each
+// input's path, size and SHA-256 (hashed from the bytes already mapped).
+ReportContext reportContextFor(const Session& session);
 
 // Expands folders (one level) and maps the files; unreadable paths become errors.
 SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std::vector<Error>& errors);

@@ -77,3 +77,16 @@ TEST_CASE("a load reports progress and can be cancelled", "[session]") {
     REQUIRE(cancelled->errors.size() == 1);
     CHECK(cancelled->errors[0].code == ErrorCode::Cancelled);
 }
+
+TEST_CASE("of two captures, the one of an ETRecord graph wins whatever the order", "[session]") {
+    const std::string demo = GAPSCOPE_DEMO_DIR;
+    for (const auto& order :
+         {std::vector<std::string>{"capture_float.gscap.safetensors", "capture.gscap.safetensors"},
+          std::vector<std::string>{"capture.gscap.safetensors", "capture_float.gscap.safetensors"}}) {
+        std::vector<Error> errors;
+        const auto files =
+            sortSessionFiles(sessionInputsFromPaths({demo + "/" + order[0], demo + "/" + order[1]}, errors));
+        REQUIRE(files.capture);
+        CHECK_THAT(files.capture->path(), Catch::EndsWith("/capture.gscap.safetensors"));
+    }
+}
