@@ -1,6 +1,7 @@
 #include "session_consistency.h"
 
 #include "core/align/debug_handle_resolver.h"
+#include "core/align/inspector_events.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/sha256.h"
 #include "core/etdump/etdump_reader.h"
@@ -17,9 +18,9 @@ namespace gapscope::test {
 
 namespace {
 
+// Outside any instruction (chain -1) or named as one of the runtime's own scopes.
 bool isFramework(const ProfileEvent& p) {
-    return p.chain_index == -1 ||
-           (p.name && (p.name->rfind("Method::", 0) == 0 || p.name->rfind("Program::", 0) == 0));
+    return p.chain_index == -1 || (p.name && isFrameworkEventName(*p.name));
 }
 
 bool isProgramOutput(const DebugEvent& d) {
