@@ -2,6 +2,9 @@
 
 #include "core/align/alignment.h"
 #include "core/capture/aot_capture.h"
+#include "core/common/result.h"
+#include "core/compare/element_plan.h"
+#include "core/compare/row_status.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
 #include "core/metrics/gap_metrics.h"
@@ -12,16 +15,6 @@
 #include <vector>
 
 namespace gapscope {
-
-// Whether a row's numbers can be trusted, and why not (docs/metrics.md).
-enum class RowStatus {
-    Ok,          // compared element for element
-    Broadcast,   // shapes differed; compared with torch broadcasting as ExecuTorch does
-    MissingData, // a runtime tensor's bytes are missing or no debug buffer was given
-    Invalid,     // cannot be compared (shapes, list against tensor, ...): no number shown
-};
-
-const char* rowStatusName(RowStatus status);
 
 struct ComparisonRow {
     std::size_t index = 0; // ExecuTorch's row order
@@ -40,6 +33,9 @@ struct ComparisonRow {
     std::vector<std::string> shapes; // "1x4x16" per element: reference shape
     std::vector<std::string> dtypes; // "float32 vs float32"
     bool dequantized = false;
+    // False while the row's metrics are still being computed (a staged load):
+    // shapes, dtypes and ops are known, `gaps` is empty, `status` is provisional.
+    bool measured = true;
     const AlignedPair* pair = nullptr;
 };
 
@@ -74,6 +70,38 @@ struct Comparison {
     std::vector<CoverageItem> coverage;
     std::vector<std::string> warnings;
 };
+
+// A comparison in stages, for a UI that shows the table before the numbers:
+// planComparison aligns and reads metadata only; measureRow computes a row's
+// metrics from the mapped bytes (thread-safe, touches no Comparison);
+// applyMeasurement puts them into the row; finishComparison adds the program
+// outputs and the final coverage. compareSession does all of it at once.
+struct RowPlan {
+    std::size_t row = 0;
+    std::vector<ElementPlan> elements;
+};
+struct RowMeasurement {
+    std::size_t row = 0;
+    std::vector<ElementResult> elements;
+};
+struct PlannedComparison {
+    Comparison comparison;        // rows in `pending` have measured == false
+    std::vector<RowPlan> pending; // in row order
+};
+
+Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
+                                         const AotCapture& capture, const ComparisonOptions& options = {});
+RowMeasurement measureRow(const RowPlan& plan, unsigned threads = 0);
+// Every plan, rows in parallel (big tensors also split inside when rows are few).
+std::vector<RowMeasurement> measureRows(const std::vector<RowPlan>& plans);
+void applyMeasurement(Comparison& c, const RowMeasurement& measurement);
+// The device's program outputs against the capture's reference outputs (empty
+// when the capture has none). Reads only the inputs: thread-safe.
+std::vector<OutputComparison> compareProgramOutputs(const EtDump& dump, const AotCapture& capture,
+                                                    std::size_t run);
+// Once every row is measured: stores the outputs and rebuilds the coverage.
+void finishComparison(Comparison& c, std::vector<OutputComparison> outputs, const EtRecord* etrecord,
+                      const ComparisonOptions& options = {});
 
 // ETDump + ETRecord + AOT capture → one row per compared op. `etrecord` may be
 // null (QNN __debugID_ names still resolve). The result points into the inputs,

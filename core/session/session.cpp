@@ -127,8 +127,26 @@ std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionO
     return loadSessionFiles(sortSessionFiles(inputs), options);
 }
 
+StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options) {
+    return openSessionFiles(sortSessionFiles(inputs), options);
+}
+
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
-    auto s = std::make_unique<Session>();
+    auto staged = openSessionFiles(files, options);
+    Session& s = *staged.session;
+    if (s.complete)
+        return std::move(staged.session);
+    for (const auto& m : measureRows(staged.pending))
+        applyMeasurement(*s.comparison, m);
+    completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run), options);
+    return std::move(staged.session);
+}
+
+StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options) {
+    StagedSession staged;
+    staged.session = std::make_unique<Session>();
+    auto& s = staged.session;
+    s->complete = true; // until a comparison is planned
     s->threshold = options.threshold;
     s->etdump_file = files.etdump;
     s->debug_buffer_file = files.debug_buffer;
@@ -143,9 +161,10 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
         auto d = parseEtdump(s->etdump_file->bytes(), o);
         if (d)
             s->dump = std::move(d).value();
-        else if (d.error().code == ErrorCode::Cancelled)
-            return s->errors.push_back(d.error()), std::move(s);
-        else
+        else if (d.error().code == ErrorCode::Cancelled) {
+            s->errors.push_back(d.error());
+            return staged;
+        } else
             s->errors.push_back(d.error());
     } else {
         s->missing.push_back("ETDump");
@@ -173,18 +192,28 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
 
     if (s->dump && s->capture) {
         auto c =
-            compareSession(*s->dump, s->etrecord ? &*s->etrecord : nullptr, *s->capture, options.comparison);
+            planComparison(*s->dump, s->etrecord ? &*s->etrecord : nullptr, *s->capture, options.comparison);
         if (c) {
-            s->comparison = std::move(c).value();
-            s->first_divergence = firstDivergence(*s->comparison, options.threshold);
-            if (s->etrecord)
-                s->introducers =
-                    errorIntroducers(*s->comparison, referenceGraphFor(*s->etrecord, *s->capture));
+            s->comparison = std::move(c.value().comparison);
+            staged.pending = std::move(c.value().pending);
+            s->complete = false;
         } else {
             s->errors.push_back(c.error());
         }
     }
-    return s;
+    return staged;
+}
+
+void completeSession(Session& s, std::vector<OutputComparison> outputs, const SessionOptions& options) {
+    if (!s.comparison)
+        return;
+    finishComparison(*s.comparison, std::move(outputs), s.etrecord ? &*s.etrecord : nullptr,
+                     options.comparison);
+    s.first_divergence = firstDivergence(*s.comparison, options.threshold);
+    s.introducers.clear();
+    if (s.etrecord && s.capture)
+        s.introducers = errorIntroducers(*s.comparison, referenceGraphFor(*s.etrecord, *s.capture));
+    s.complete = true;
 }
 
 ReportContext reportContextFor(const Session& s) {

@@ -41,6 +41,8 @@ struct Session {
     std::vector<Introducer> introducers;
     std::vector<std::string> missing; // "debug buffer", "ETRecord", "AOT capture", "ETDump"
     std::vector<Error> errors;        // files that could not be read, with the reader's message
+    // Every stage done: metrics, coverage and findings are final (see StagedSession).
+    bool complete = false;
 };
 
 struct SessionOptions {
@@ -61,7 +63,22 @@ struct SessionFiles {
 // over another reference (a float model).
 SessionFiles sortSessionFiles(const SessionInputs& inputs);
 
-// Reads the files it is given and compares. Never fails as a whole: errors and
+// A session loaded in stages, so a UI can show the table before the numbers:
+// openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,
+// coverage); each plan in `pending` is measured with measureRow, on any thread,
+// and applied with applyMeasurement on the thread that owns the session;
+// completeSession then adds the program outputs (compareProgramOutputs, also
+// thread-safe), the final coverage and the findings.
+struct StagedSession {
+    std::unique_ptr<Session> session;
+    std::vector<RowPlan> pending;
+};
+StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
+StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options = {});
+void completeSession(Session& session, std::vector<OutputComparison> outputs,
+                     const SessionOptions& options = {});
+
+// Reads the files it is given and compares (every stage at once). Never fails as a whole: errors and
 // missing parts are reported in the Session so a UI can show them and stay usable.
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options = {});

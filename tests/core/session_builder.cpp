@@ -129,11 +129,23 @@ AotCapture SessionBuilder::capture() {
     return std::move(r).value();
 }
 
-const Comparison& SessionBuilder::compare(std::optional<std::size_t> truncateBufferTo, bool withEtRecord) {
+void SessionBuilder::build(std::optional<std::size_t> truncateBufferTo, bool withEtRecord) {
     m_builtDump = dump(truncateBufferTo);
     if (withEtRecord)
         m_builtRecord = etrecord();
     m_builtCapture = capture();
+}
+
+PlannedComparison SessionBuilder::plan(std::optional<std::size_t> truncateBufferTo) {
+    build(truncateBufferTo, true);
+    auto c = planComparison(*m_builtDump, &*m_builtRecord, *m_builtCapture);
+    if (!c)
+        FAIL(c.error().describe());
+    return std::move(c).value();
+}
+
+const Comparison& SessionBuilder::compare(std::optional<std::size_t> truncateBufferTo, bool withEtRecord) {
+    build(truncateBufferTo, withEtRecord);
     auto c = compareSession(*m_builtDump, withEtRecord ? &*m_builtRecord : nullptr, *m_builtCapture);
     if (!c)
         FAIL(c.error().describe());

@@ -49,6 +49,11 @@ public:
     // points into. Without an ETRecord only __debugID_ names resolve.
     const Comparison& compare(std::optional<std::size_t> truncateBufferTo = std::nullopt,
                               bool withEtRecord = true);
+    // The same inputs, only planned (a staged load's first step).
+    PlannedComparison plan(std::optional<std::size_t> truncateBufferTo = std::nullopt);
+    const EtDump& builtDump() const { return *m_builtDump; }
+    const AotCapture& builtCapture() const { return *m_builtCapture; }
+    const EtRecord& builtRecord() const { return *m_builtRecord; }
 
 private:
     DebugBufferBuilder m_buffer;
@@ -62,6 +67,7 @@ private:
     std::optional<EtRecord> m_builtRecord;
     std::optional<AotCapture> m_builtCapture;
     std::optional<Comparison> m_comparison;
+    void build(std::optional<std::size_t> truncateBufferTo, bool withEtRecord);
 };
 
 } // namespace gapscope::test

@@ -1,0 +1,131 @@
+#include "core/compare/element_plan.h"
+
+#include "core/etdump/scalar_type.h"
+
+namespace gapscope {
+
+namespace {
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    if (shape.empty())
+        return "scalar";
+    std::string s;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? "x" : "") + std::to_string(shape[i]);
+    return s;
+}
+
+bool isIntegerType(ScalarType t) {
+    const auto info = scalarTypeInfo(static_cast<std::int8_t>(t));
+    return info && !info->isFloatingPoint && t != ScalarType::Bool;
+}
+
+} // namespace
+
+ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
+                        std::size_t element, const CaptureValue& reference, const RuntimeValue& rt) {
+    ElementPlan out;
+    std::string aotType = "scalar";
+    switch (reference.kind) {
+    case CaptureValue::Kind::Tensor: {
+        const auto* t = capture.tensor(reference);
+        out.reference = Operand::tensor(t->scalar_type, t->shape, capture.file->bytes(*t), t->numel);
+        aotType = scalarTypeName(static_cast<std::int8_t>(t->scalar_type));
+        out.shape = shapeText(t->shape);
+        break;
+    }
+    case CaptureValue::Kind::Int:
+        out.reference = Operand::number(static_cast<double>(reference.int_value));
+        break;
+    case CaptureValue::Kind::Float: out.reference = Operand::number(reference.float_value); break;
+    case CaptureValue::Kind::Bool: out.reference = Operand::number(reference.bool_value ? 1 : 0); break;
+    default:
+        out.status = RowStatus::Invalid;
+        out.reason = "the reference value is None or a nested list";
+        return out;
+    }
+    if (out.shape.empty())
+        out.shape = "scalar";
+
+    std::string rtType = "scalar";
+    switch (rt.kind) {
+    case RuntimeValue::Kind::Tensor: {
+        const Tensor& t = *rt.tensor;
+        rtType = scalarTypeName(t.scalar_type);
+        if (t.data == TensorData::Invalid || !t.numel) {
+            out.status = RowStatus::Invalid;
+            out.reason = "runtime tensor metadata is unusable: " + t.problem;
+            return out;
+        }
+        if (t.data == TensorData::Missing || t.data == TensorData::None) {
+            out.status = RowStatus::MissingData;
+            out.reason =
+                t.data == TensorData::None
+                    ? "no debug buffer was given: the runtime tensor has no data (ExecuTorch compares zeros)"
+                    : "runtime tensor data is missing: " + t.problem;
+            out.dtype = aotType + " vs " + rtType;
+            return out;
+        }
+        out.runtime =
+            Operand::tensor(static_cast<ScalarType>(t.scalar_type), t.sizes, dump.tensorBytes(t), *t.numel);
+        const auto type = static_cast<ScalarType>(t.scalar_type);
+        const std::optional<QuantParams>* quant =
+            record && element < record->quantization.size() ? &record->quantization[element] : nullptr;
+        if (quant && *quant && !(*quant)->per_channel)
+            out.options.step = (*quant)->scale.front();
+        if (quant && *quant && isIntegerType(type)) {
+            const auto& q = **quant;
+            out.options.runtime_transform.scale = q.scale;
+            out.options.runtime_transform.zero_point = q.zero_point;
+            if (q.per_channel)
+                out.options.runtime_transform.axis = q.axis;
+            out.options.qmin = q.qmin;
+            out.options.qmax = q.qmax;
+            out.dequantized = true;
+        }
+        if (record && record->axis_order && t.sizes.size() == record->axis_order->size())
+            out.options.runtime_transform.axis_order = record->axis_order;
+        break;
+    }
+    case RuntimeValue::Kind::Int:
+    case RuntimeValue::Kind::Bool:
+    case RuntimeValue::Kind::Double: out.runtime = Operand::number(rt.number); break;
+    case RuntimeValue::Kind::List:
+        out.status = RowStatus::Invalid;
+        out.reason = "a list of " + std::to_string(rt.items.size()) +
+                     " runtime tensors against one reference value (ExecuTorch raises here)";
+        return out;
+    case RuntimeValue::Kind::None:
+        out.status = RowStatus::Invalid;
+        out.reason = "the runtime value is not a tensor or a number";
+        return out;
+    }
+    out.dtype = aotType + " vs " + rtType + (out.dequantized ? " (dequantized)" : "");
+    return out;
+}
+
+ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
+    ElementResult out;
+    if (!plan.measurable()) {
+        out.status = plan.status;
+        out.reason = plan.reason;
+        return out;
+    }
+    GapOptions options = plan.options;
+    options.threads = threads;
+    auto gap = computeGap(plan.reference, plan.runtime, options);
+    if (!gap.metrics) {
+        out.status = RowStatus::Invalid;
+        out.reason = gap.problem + " (ExecuTorch raises here)";
+        return out;
+    }
+    out.metrics = std::move(gap.metrics);
+    if (out.metrics->broadcast) {
+        out.status = RowStatus::Broadcast;
+        out.reason = "reference " + plan.shape + " and runtime " + shapeText(plan.runtime.shape) +
+                     " differ; compared with broadcasting as ExecuTorch does";
+    }
+    return out;
+}
+
+} // namespace gapscope

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/align/runtime_value.h"
+#include "core/capture/aot_capture.h"
+#include "core/compare/row_status.h"
+#include "core/etdump/etdump_model.h"
+#include "core/metrics/gap_metrics.h"
+
+#include <optional>
+#include <string>
+
+namespace gapscope {
+
+// One compared element (a reference value against a runtime value), planned from
+// metadata alone so a table can show shapes and dtypes before any tensor byte is
+// read. The operands are views into the mapped inputs: measuring a plan touches
+// nothing else, so it may run on another thread while the comparison is shown.
+struct ElementPlan {
+    RowStatus status = RowStatus::Ok; // MissingData or Invalid: nothing to measure
+    std::string reason;
+    std::string shape; // the reference's, "1x4x16" or "scalar"
+    std::string dtype; // "float32 vs int8 (dequantized)"
+    bool dequantized = false;
+    Operand reference, runtime;
+    GapOptions options;
+
+    bool measurable() const { return status == RowStatus::Ok; }
+};
+
+// What measuring an element found.
+struct ElementResult {
+    RowStatus status = RowStatus::Ok;
+    std::string reason;
+    std::optional<GapMetrics> metrics;
+};
+
+// `record` (may be null) gives the quantisation and axis order of output `element`.
+ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
+                        std::size_t element, const CaptureValue& reference, const RuntimeValue& runtime);
+
+// Computes the metrics of a measurable plan; otherwise returns the plan's status.
+ElementResult measureElement(const ElementPlan& plan, unsigned threads = 0);
+
+} // namespace gapscope

@@ -1,0 +1,152 @@
+// A staged load (the app's): the table's rows first, from metadata alone, then
+// the metrics row by row in any order, then outputs, coverage and findings. It
+// must end exactly where a one-shot load ends.
+
+#include "core/session/session.h"
+#include "session_builder.h"
+#include "test_support.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <random>
+
+using namespace gapscope;
+using namespace gapscope::test;
+
+namespace {
+
+void checkSameRows(const Comparison& staged, const Comparison& oneShot) {
+    REQUIRE(staged.rows.size() == oneShot.rows.size());
+    for (std::size_t i = 0; i < staged.rows.size(); ++i) {
+        INFO("row " << i);
+        const auto& a = staged.rows[i];
+        const auto& b = oneShot.rows[i];
+        CHECK(a.measured);
+        CHECK(a.status == b.status);
+        CHECK(a.reason == b.reason);
+        CHECK(a.shapes == b.shapes);
+        CHECK(a.dtypes == b.dtypes);
+        REQUIRE(a.gaps.size() == b.gaps.size());
+        for (std::size_t e = 0; e < a.gaps.size(); ++e) {
+            CHECK(a.gaps[e].mse == b.gaps[e].mse);
+            CHECK(a.gaps[e].l1 == b.gaps[e].l1);
+            CHECK(a.gaps[e].snr == b.gaps[e].snr);
+            CHECK(a.gaps[e].max_abs_index == b.gaps[e].max_abs_index);
+            CHECK(a.gaps[e].per_channel.size() == b.gaps[e].per_channel.size());
+        }
+    }
+    REQUIRE(staged.coverage.size() == oneShot.coverage.size());
+    for (std::size_t i = 0; i < staged.coverage.size(); ++i) {
+        CHECK(staged.coverage[i].kind == oneShot.coverage[i].kind);
+        CHECK(staged.coverage[i].reason == oneShot.coverage[i].reason);
+    }
+    REQUIRE(staged.outputs.size() == oneShot.outputs.size());
+    for (std::size_t i = 0; i < staged.outputs.size(); ++i)
+        CHECK(staged.outputs[i].metrics.has_value() == oneShot.outputs[i].metrics.has_value());
+}
+
+SessionFiles demoFiles(const std::string& capture) {
+    const std::string dir = GAPSCOPE_DEMO_DIR;
+    SessionFiles f;
+    f.etdump = MappedFile::open(dir + "/run.etdp").value();
+    f.debug_buffer = MappedFile::open(dir + "/run.debug.bin").value();
+    f.etrecord = MappedFile::open(dir + "/etrecord.bin").value();
+    f.capture = MappedFile::open(dir + "/" + capture).value();
+    return f;
+}
+
+} // namespace
+
+TEST_CASE("a staged demo load shows every row before any metric and ends equal to a one-shot load",
+          "[session][staged]") {
+    const auto capture =
+        GENERATE(as<std::string>{}, "capture.gscap.safetensors", "capture_float.gscap.safetensors");
+    INFO(capture);
+    const auto files = demoFiles(capture);
+    const auto oneShot = loadSessionFiles(files);
+    REQUIRE(oneShot->complete);
+    REQUIRE(oneShot->comparison);
+
+    auto staged = openSessionFiles(files);
+    Session& s = *staged.session;
+    REQUIRE(s.comparison);
+    CHECK_FALSE(s.complete);
+    CHECK_FALSE(s.first_divergence);
+    CHECK(s.introducers.empty());
+    CHECK(s.comparison->outputs.empty());
+    // The table's text columns are all there; no metric is.
+    REQUIRE(s.comparison->rows.size() == oneShot->comparison->rows.size());
+    REQUIRE_FALSE(staged.pending.empty());
+    for (const auto& row : s.comparison->rows) {
+        const auto& full = oneShot->comparison->rows[row.index];
+        CHECK(row.aot_ops == full.aot_ops);
+        CHECK(row.runtime_ops == full.runtime_ops);
+        CHECK(row.shapes == full.shapes);
+        CHECK(row.dtypes == full.dtypes);
+        const bool pending = std::any_of(staged.pending.begin(), staged.pending.end(),
+                                         [&](const RowPlan& p) { return p.row == row.index; });
+        CHECK(row.measured == !pending);
+        if (pending)
+            CHECK(row.gaps.empty());
+    }
+
+    // Rows arrive in any order; applying one twice changes nothing.
+    std::vector<RowPlan> order = staged.pending;
+    std::shuffle(order.begin(), order.end(), std::mt19937(11));
+    for (const auto& plan : order) {
+        const auto m = measureRow(plan, 1);
+        applyMeasurement(*s.comparison, m);
+        applyMeasurement(*s.comparison, m);
+    }
+    CHECK_FALSE(s.complete);
+    completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run));
+    CHECK(s.complete);
+    checkSameRows(*s.comparison, *oneShot->comparison);
+    CHECK(s.first_divergence.has_value() == oneShot->first_divergence.has_value());
+    REQUIRE(s.introducers.size() == oneShot->introducers.size());
+    for (std::size_t i = 0; i < s.introducers.size(); ++i) {
+        CHECK(s.introducers[i].row == oneShot->introducers[i].row);
+        CHECK(s.introducers[i].added == oneShot->introducers[i].added);
+    }
+}
+
+TEST_CASE("a staged plan settles rows that need no arithmetic; measuring finds broadcasts and bad shapes",
+          "[session][staged]") {
+    SessionBuilder b;
+    for (int i = 0; i < 4; ++i) {
+        b.maps.debug_handle_map[i] = {{i + 1}, false};
+        b.node("op" + std::to_string(i), {i + 1});
+    }
+    b.kernel(0, "add.out", {b.tensor({1, 2}, {2})});
+    b.kernel(1, "mul.out", {b.tensor({3, 4}, {2})});        // broadcast against [1, 2]
+    b.kernel(2, "view.out", {b.tensor({1, 2, 3}, {3})});    // 3 against 2: does not broadcast
+    b.kernel(3, "relu.out", {b.tensor({5, 6, 7, 8}, {4})}); // its bytes are cut off
+    b.record({1}, {"op0"}, {{{1, 2}, {2}}});
+    b.record({2}, {"op1"}, {{{3, 4}, {1, 2}}});
+    b.record({3}, {"op2"}, {{{1, 2}, {2}}});
+    b.record({4}, {"op3"}, {{{5, 6, 7, 8}, {4}}});
+    auto planned = b.plan(std::size_t{140});
+    auto& c = planned.comparison;
+    REQUIRE(c.rows.size() == 4);
+    // Missing bytes are known from metadata: settled at once, no arithmetic pending.
+    CHECK(c.rows[3].measured);
+    CHECK(c.rows[3].status == RowStatus::MissingData);
+    REQUIRE(planned.pending.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK_FALSE(c.rows[i].measured);
+        CHECK(c.rows[i].status == RowStatus::Ok); // provisional
+    }
+    for (const auto& m : measureRows(planned.pending))
+        applyMeasurement(c, m);
+    finishComparison(c, {}, &b.builtRecord());
+    CHECK(c.rows[0].status == RowStatus::Ok);
+    CHECK(c.rows[1].status == RowStatus::Broadcast);
+    CHECK(c.rows[2].status == RowStatus::Invalid);
+    CHECK(c.rows[2].gaps.empty());
+    CHECK(std::count_if(c.coverage.begin(), c.coverage.end(),
+                        [](const CoverageItem& i) { return i.kind == "invalid_comparison"; }) == 1);
+
+    const auto oneShot = compareSession(b.builtDump(), &b.builtRecord(), b.builtCapture());
+    REQUIRE(oneShot);
+    checkSameRows(c, oneShot.value());
+}
