@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev libqcustomplot-dev
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev
   libflatbuffers-dev flatbuffers-compiler
   libeigen3-dev catch2
   nlohmann-json3-dev libcli11-dev libzip-dev libssl-dev

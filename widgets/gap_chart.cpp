@@ -2,6 +2,7 @@
 
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
+#include "widgets/plot_export.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -43,7 +44,7 @@ GapChart::GapChart(QWidget* parent)
     m_plot->setMinimumHeight(220);
     m_plot->xAxis->setLabel(tr("op (execution order)"));
 
-    connect(m_metricBox, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
+    connect(m_metricBox, &QComboBox::currentTextChanged, this, [this] { refresh(); });
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
         if (auto row = rowNear(e); row && m_session && m_session->comparison) {
             const auto& r = m_session->comparison->rows[*row];
@@ -60,7 +61,10 @@ GapChart::GapChart(QWidget* parent)
                                m_plot);
         }
     });
+    enablePlotExport(m_plot, QStringLiteral("gap-chart"));
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+        if (e->button() != Qt::LeftButton)
+            return; // the right button opens the export menu
         if (auto row = rowNear(e))
             emit rowClicked(*row);
     });
@@ -74,6 +78,11 @@ void GapChart::setSession(std::shared_ptr<const Session> session) {
     m_session = std::move(session);
     m_selected.reset();
     rebuild();
+}
+
+void GapChart::refresh() {
+    rebuild();
+    showSelection();
 }
 
 void GapChart::setMetric(const QString& metric) {

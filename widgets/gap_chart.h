@@ -28,6 +28,8 @@ public:
     explicit GapChart(QWidget* parent = nullptr);
 
     void setSession(std::shared_ptr<const Session> session);
+    // The session's rows or findings changed in place: redraw, keeping the selection.
+    void refresh();
     void setMetric(const QString& metric);
     QString metric() const;
     void setSelectedRow(std::optional<std::size_t> row);

@@ -6,6 +6,7 @@
 #include <QBrush>
 #include <QFont>
 #include <QStringList>
+#include <algorithm>
 #include <cmath>
 
 namespace gapscope {
@@ -42,6 +43,19 @@ void OpTableModel::setSession(std::shared_ptr<const Session> session) {
     beginResetModel();
     m_session = std::move(session);
     endResetModel();
+}
+
+void OpTableModel::rowsChanged(std::size_t first, std::size_t last) {
+    const int rows = rowCount();
+    if (rows == 0 || first > last || first >= static_cast<std::size_t>(rows))
+        return;
+    last = std::min(last, static_cast<std::size_t>(rows - 1));
+    emit dataChanged(index(static_cast<int>(first), 0), index(static_cast<int>(last), ColumnCount - 1));
+}
+
+void OpTableModel::allRowsChanged() {
+    if (rowCount() > 0)
+        rowsChanged(0, static_cast<std::size_t>(rowCount() - 1));
 }
 
 const ComparisonRow* OpTableModel::comparisonRow(int row) const {
@@ -106,9 +120,11 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case Shape: return joined(r->shapes, "; ");
         case Dtype: return joined(r->dtypes, "; ");
         case Status:
+            if (!r->measured)
+                return tr("computing…");
             return QString(QString::fromLatin1(rowStatusName(r->status)) +
                            (r->in_executorch ? QString() : QStringLiteral(" *")));
-        default: return value ? number(*value) : QStringLiteral("—");
+        default: return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
         }
     case SortRole:
         if (metric) // rows without the number sort last in ascending order
@@ -136,6 +152,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
+        if (!r->measured)
+            return tr("The metrics of this op are still being computed");
         if (!r->reason.empty())
             return QString::fromStdString(r->reason);
         if (!r->selection.empty())

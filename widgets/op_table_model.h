@@ -33,6 +33,10 @@ public:
     explicit OpTableModel(QObject* parent = nullptr);
 
     void setSession(std::shared_ptr<const Session> session);
+    // The session's rows changed in place (a staged load measured them, or the
+    // findings arrived): repaint and re-sort those rows.
+    void rowsChanged(std::size_t first, std::size_t last);
+    void allRowsChanged();
     const ComparisonRow* comparisonRow(int row) const;
     // The model row holding Comparison row `index`, or -1.
     int modelRow(std::size_t index) const;

@@ -3,6 +3,7 @@
 #include "core/etdump/element_decode.h"
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
+#include "widgets/plot_export.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -95,6 +96,8 @@ TensorPanel::TensorPanel(QWidget* parent)
     m_shared->setChecked(true);
     auto* grid = new QGridLayout;
     const char* const titles[] = {"reference (AOT)", "runtime (device)", "difference (ref − runtime)"};
+    const char* const fileNames[] = {"reference-heatmap",    "runtime-heatmap",      "difference-heatmap",
+                                     "difference-histogram", "runtime-vs-reference", "error-per-channel"};
     for (int i = 0; i < 3; ++i) {
         auto* plot = new QCustomPlot(this);
         plot->setMinimumSize(160, 140);
@@ -108,9 +111,17 @@ TensorPanel::TensorPanel(QWidget* parent)
         map->setGradient(i == 2 ? divergingGradient() : viridisGradient());
         map->setInterpolate(false); // one cell per element: quantisation steps stay visible
         plot->yAxis->setRangeReversed(true);
+        for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+            // Element indices: whole numbers only.
+            QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+            ticker->setTickStep(1);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            axis->setTicker(ticker);
+        }
         plot->setMouseTracking(true);
         connect(plot, &QCustomPlot::mouseMove, this,
                 [this, i](QMouseEvent* e) { showValueAt(i, e->position()); });
+        enablePlotExport(plot, QString::fromLatin1(fileNames[i]));
         m_plots.push_back(plot);
         m_maps.push_back(map);
         grid->addWidget(plot, 0, i);
@@ -123,6 +134,7 @@ TensorPanel::TensorPanel(QWidget* parent)
         details[i]->plotLayout()->insertRow(0);
         details[i]->plotLayout()->addElement(
             0, 0, new QCPTextElement(details[i], tr(detailTitles[i]), QFont(font().family(), 9)));
+        enablePlotExport(details[i], QString::fromLatin1(fileNames[3 + i]));
         grid->addWidget(details[i], 1, i);
     }
     m_worst->setTextFormat(Qt::PlainText);
@@ -280,7 +292,8 @@ void TensorPanel::refresh() {
         if (vals.empty())
             continue;
         map->data()->setSize(m_width, m_height);
-        map->data()->setRange(QCPRange(0, m_width - 1), QCPRange(0, m_height - 1));
+        // Axes count elements of the tensor, also when every k-th one is shown.
+        map->data()->setRange(QCPRange(0, (m_width - 1) * m_stride), QCPRange(0, (m_height - 1) * m_stride));
         for (int y = 0; y < m_height; ++y)
             for (int x = 0; x < m_width; ++x)
                 map->data()->setCell(x, y,
@@ -299,8 +312,9 @@ void TensorPanel::refresh() {
             map->rescaleDataRange(true);
         }
         m_plots[static_cast<std::size_t>(which)]->rescaleAxes();
-        m_plots[static_cast<std::size_t>(which)]->xAxis->setRange(-0.5, m_width - 0.5);
-        m_plots[static_cast<std::size_t>(which)]->yAxis->setRange(-0.5, m_height - 0.5);
+        const double half = 0.5 * m_stride;
+        m_plots[static_cast<std::size_t>(which)]->xAxis->setRange(-half, m_width * m_stride - half);
+        m_plots[static_cast<std::size_t>(which)]->yAxis->setRange(-half, m_height * m_stride - half);
     }
     for (auto* p : m_plots)
         p->replot();
@@ -319,7 +333,8 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
         return;
     double kx = 0, ky = 0;
     m_maps[static_cast<std::size_t>(which)]->pixelsToCoords(pixel, kx, ky);
-    const int x = static_cast<int>(std::lround(kx)), y = static_cast<int>(std::lround(ky));
+    const int x = static_cast<int>(std::lround(kx / m_stride)),
+              y = static_cast<int>(std::lround(ky / m_stride));
     if (x < 0 || y < 0 || x >= m_width || y >= m_height)
         return;
     const auto at =
@@ -332,6 +347,10 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
                          .arg(y * m_stride)
                          .arg(x * m_stride)
                          .arg(value(0), value(1), value(2)));
+}
+
+QString TensorPanel::hoverText() const {
+    return m_hover->text();
 }
 
 void TensorPanel::setAxes(int rowAxis, int colAxis) {

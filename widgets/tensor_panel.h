@@ -41,6 +41,8 @@ public:
     QCustomPlot* scatter() const { return m_scatter; }
     QCustomPlot* channels() const { return m_channels; }
     QString worstElementsText() const;
+    // "[row, column]  reference …" for the element under the cursor, or the slice description.
+    QString hoverText() const;
 
 private:
     void refresh();

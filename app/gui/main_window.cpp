@@ -10,6 +10,7 @@
 #include "widgets/gap_chart.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
+#include "widgets/plot_export.h"
 #include "widgets/tensor_panel.h"
 
 #include <QAction>
@@ -46,7 +47,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_coverageView(new QTableView), m_chart(new GapChart), m_tensors(new TensorPanel), m_banner(new QLabel),
       m_filter(new QLineEdit), m_aboveThreshold(new QCheckBox(tr("only gaps past the threshold"))),
       m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))), m_pages(new QStackedWidget),
-      m_runs(new QComboBox) {
+      m_runs(new QComboBox), m_chartRefresh(new QTimer(this)) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -157,13 +158,31 @@ MainWindow::MainWindow(QWidget* parent)
         m_loader->cancel();
         m_progress->hide();
         m_cancel->hide();
-        statusBar()->showMessage(tr("Loading cancelled"), 3000);
+        m_chartRefresh->stop();
+        statusBar()->showMessage(
+            m_session && !m_session->complete
+                ? tr("Cancelled: ops shown with \u2026 have no metrics; reload to compute them")
+                : tr("Loading cancelled"),
+            6000);
     });
-    connect(m_loader, &SessionLoader::finished, this, &MainWindow::showSession);
-    connect(m_loader, &SessionLoader::progress, this, [this](quint64 done, quint64 total) {
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(total ? static_cast<int>(done * 1000 / total) : 0);
+    connect(m_loader, &SessionLoader::opened, this, &MainWindow::showSession);
+    connect(m_loader, &SessionLoader::rowsMeasured, this, [this](std::size_t first, std::size_t last) {
+        m_model->rowsChanged(first, last);
+        if (!m_chartRefresh->isActive())
+            m_chartRefresh->start();
     });
+    connect(m_loader, &SessionLoader::completed, this, &MainWindow::finishSession);
+    connect(m_loader, &SessionLoader::progress, this,
+            [this](const QString& stage, quint64 done, quint64 total) {
+                m_progress->setRange(0, 1000);
+                m_progress->setValue(total ? static_cast<int>(done * 1000 / total) : 0);
+                m_progress->setFormat(stage + QStringLiteral(" %p%"));
+                m_progress->setTextVisible(true);
+            });
+    // Rows arrive in batches during a staged load: redraw the chart at most a few times a second.
+    m_chartRefresh->setSingleShot(true);
+    m_chartRefresh->setInterval(150);
+    connect(m_chartRefresh, &QTimer::timeout, m_chart, &GapChart::refresh);
     connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
         const auto run = m_runs->itemData(index).toULongLong();
         if (m_session && m_session->comparison && m_session->comparison->run == run)
@@ -206,21 +225,22 @@ void MainWindow::buildMenus() {
     auto* csv = file->addAction(tr("&Export table as CSV…"), this, [this] {
         const auto path =
             QFileDialog::getSaveFileName(this, tr("Export CSV"), QStringLiteral("gapscope.csv"));
-        if (!path.isEmpty() && !exportCsv(path))
+        if (path.isEmpty())
+            return;
+        if (m_session && !m_session->complete)
+            statusBar()->showMessage(tr("The metrics are still being computed: export once they are"), 5000);
+        else if (!exportCsv(path))
             statusBar()->showMessage(tr("Could not write %1").arg(path), 5000);
     });
     csv->setShortcut(QKeySequence(tr("Ctrl+E")));
-    file->addAction(tr("Export gap chart as &PNG or PDF…"), this, [this] {
+    file->addAction(tr("Export gap chart as &PNG, PDF or SVG…"), this, [this] {
         const auto path =
             QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("gap-chart.png"),
-                                         tr("PNG image (*.png);;PDF document (*.pdf)"));
+                                         tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
         if (path.isEmpty())
             return;
-        const bool ok = path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)
-                            ? m_chart->plot()->savePdf(path)
-                            : m_chart->plot()->savePng(path);
-        statusBar()->showMessage(
-            ok ? tr("Chart written to %1").arg(path) : tr("Could not write %1").arg(path), 5000);
+        const QString err = savePlot(m_chart->plot(), path);
+        statusBar()->showMessage(err.isEmpty() ? tr("Chart written to %1").arg(path) : err, 5000);
     });
     file->addAction(tr("Open &session file…"), this, [this] {
         const auto path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
@@ -373,8 +393,6 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors) {
-    m_progress->hide();
-    m_cancel->hide();
     m_session = std::move(session);
     m_model->setSession(m_session);
     m_coverage->setSession(m_session);
@@ -406,8 +424,30 @@ void MainWindow::showSession(std::shared_ptr<const Session> session, const QStri
             m_table->setColumnWidth(col, std::min(m_table->columnWidth(col), 280));
         m_table->setColumnWidth(OpTableModel::Handles,
                                 std::min(m_table->columnWidth(OpTableModel::Handles), 120));
+        // Metric cells hold "…" until measured: leave room for the numbers.
+        for (int col = OpTableModel::Mse; col <= OpTableModel::Cosine; ++col)
+            m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 72));
     }
     m_coverageView->resizeColumnsToContents();
+    m_autoSelected.reset();
+    if (m_session->comparison && !m_session->comparison->rows.empty()) {
+        statusBar()->showMessage(
+            tr("%1 ops aligned; computing their metrics…").arg(m_session->comparison->rows.size()));
+        selectRow(std::size_t{0});
+        m_autoSelected = std::size_t{0};
+    }
+}
+
+void MainWindow::finishSession(std::shared_ptr<const Session> session) {
+    if (session != m_session)
+        return;
+    m_progress->hide();
+    m_cancel->hide();
+    m_chartRefresh->stop();
+    m_model->allRowsChanged(); // the first-divergence mark
+    m_coverage->setSession(m_session);
+    m_coverageView->resizeColumnsToContents();
+    m_chart->refresh();
     if (m_session->comparison) {
         const auto rows = m_session->comparison->rows.size();
         statusBar()->showMessage(
@@ -417,9 +457,11 @@ void MainWindow::showSession(std::shared_ptr<const Session> session, const QStri
                 .arg(m_session->first_divergence
                          ? tr(", first divergence at row %1").arg(m_session->first_divergence->row)
                          : QString()));
-        const std::size_t first = m_session->first_divergence ? m_session->first_divergence->row : 0;
-        if (rows > 0)
-            selectRow(first);
+        // Jump to the first divergence unless the user picked an op meanwhile.
+        if (m_session->first_divergence && m_chart->selectedRow() == m_autoSelected)
+            selectRow(m_session->first_divergence->row);
+    } else {
+        statusBar()->clearMessage();
     }
     emit sessionShown();
 }
@@ -465,7 +507,7 @@ void MainWindow::stepDivergent(int direction) {
 }
 
 bool MainWindow::exportCsv(const QString& path) {
-    if (!m_session || !m_session->comparison)
+    if (!m_session || !m_session->comparison || !m_session->complete)
         return false;
     std::ostringstream out;
     writeComparisonCsv(out, *m_session->comparison);

@@ -15,6 +15,7 @@ class QProgressBar;
 class QPushButton;
 class QStackedWidget;
 class QTableView;
+class QTimer;
 
 namespace gapscope {
 
@@ -45,6 +46,8 @@ public:
     GapChart* chart() const { return m_chart; }
     TensorPanel* tensorPanel() const { return m_tensors; }
     QLabel* banner() const { return m_banner; }
+    SessionLoader* loader() const { return m_loader; }
+    QPushButton* cancelButton() const { return m_cancel; }
     bool exportCsv(const QString& path);
 
 signals:
@@ -57,6 +60,7 @@ protected:
 private:
     void buildMenus();
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
+    void finishSession(std::shared_ptr<const Session> session);
     void selectRow(std::optional<std::size_t> row);
     void stepDivergent(int direction);
     void reload();
@@ -84,6 +88,8 @@ private:
     QComboBox* m_runs;
     QMenu* m_recent = nullptr;
     QByteArray m_savedHeader; // restored once, when the first table is shown
+    QTimer* m_chartRefresh;
+    std::optional<std::size_t> m_autoSelected; // the row selected for the user, not by them
 
 public:
     bool saveSession(const QString& path);

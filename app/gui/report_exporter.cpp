@@ -41,6 +41,10 @@ QString exportReportFolder(MainWindow& window, const QString& folder, int worstO
     const auto session = window.session();
     if (!session || !session->comparison)
         return QStringLiteral("nothing to export: no comparison is open");
+    if (!session->complete)
+        return QStringLiteral(
+            "the metrics are still being computed (or their loading was cancelled): export once "
+            "the session is complete");
     if (!QDir().mkpath(folder))
         return QStringLiteral("%1: cannot create the folder").arg(folder);
     const QDir dir(folder);

@@ -1,14 +1,24 @@
 #include "app/gui/session_loader.h"
 
+#include "core/common/parallel.h"
+
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
-#include <QFutureWatcher>
-#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 namespace gapscope {
 
-SessionLoader::SessionLoader(QObject* parent) : QObject(parent) {}
+SessionLoader::SessionLoader(QObject* parent) : QObject(parent) {
+    m_pool.setMaxThreadCount(2); // a running job and a superseded one winding down
+}
+
+SessionLoader::~SessionLoader() {
+    if (m_cancelled)
+        m_cancelled->store(true);
+    m_pool.waitForDone(); // workers post to this object: they must end first
+}
 
 SessionInputs embeddedDemoInputs() {
     SessionInputs in;
@@ -37,56 +47,98 @@ void SessionLoader::loadDemo(const SessionOptions& options) {
 }
 
 void SessionLoader::cancel() {
-    ++m_generation; // the running job's result will be dropped
+    ++m_generation; // whatever the running job still posts is dropped
     if (m_cancelled)
         m_cancelled->store(true);
     m_busy = false;
+}
+
+void SessionLoader::post(quint64 generation, std::function<void()> fn) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, fn = std::move(fn)] {
+            if (generation == m_generation)
+                fn();
+        },
+        Qt::QueuedConnection);
 }
 
 void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather,
                         const SessionOptions& options) {
     const quint64 generation = ++m_generation;
     if (m_cancelled)
-        m_cancelled->store(true); // a superseded job stops reading too
-    m_cancelled = std::make_shared<std::atomic<bool>>(false);
+        m_cancelled->store(true); // a superseded job stops too
+    auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    m_cancelled = cancelled;
     m_busy = true;
+    emit started();
+
     SessionOptions jobOptions = options;
-    QPointer<SessionLoader> self(this);
-    jobOptions.progress = [cancelled = m_cancelled, self, generation](std::uint64_t done,
-                                                                      std::uint64_t total) {
-        if (self)
-            QMetaObject::invokeMethod(
-                self,
-                [self, generation, done, total] {
-                    if (self && generation == self->m_generation)
-                        emit self->progress(done, total);
-                },
-                Qt::QueuedConnection);
+    jobOptions.progress = [this, cancelled, generation](std::uint64_t done, std::uint64_t total) {
+        post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
         return !cancelled->load();
     };
-    emit started();
-    struct Outcome {
-        std::shared_ptr<const Session> session;
+    auto job = [this, generation, cancelled, gather = std::move(gather), options = std::move(jobOptions)] {
+        std::vector<Error> pathErrors;
+        const SessionInputs inputs = gather(pathErrors);
+        StagedSession staged = openSession(inputs, options);
+        std::shared_ptr<Session> session(std::move(staged.session));
         QStringList errors;
+        for (const auto& e : pathErrors)
+            errors << QString::fromStdString(e.describe());
+        // From here on the UI thread owns the rows; this job reads inputs and plans only.
+        const bool complete = session->complete;
+        const std::size_t run = session->comparison ? session->comparison->run : 0;
+        post(generation, [this, session, errors] {
+            m_session = session;
+            emit opened(session, errors);
+            if (session->complete) {
+                m_busy = false;
+                emit completed(session);
+            }
+        });
+        if (complete)
+            return;
+
+        // Rows in batches sized so the table updates a few times a second.
+        const auto& pending = staged.pending;
+        const std::size_t threads = defaultThreadCount();
+        std::size_t batch = threads;
+        QElapsedTimer clock;
+        for (std::size_t begin = 0; begin < pending.size();) {
+            if (cancelled->load())
+                return;
+            const std::size_t end = std::min(pending.size(), begin + batch);
+            auto measured = std::make_shared<std::vector<RowMeasurement>>(end - begin);
+            const unsigned inner = end - begin >= threads ? 1u : 0u;
+            clock.start();
+            parallelFor(end - begin,
+                        [&](std::size_t i) { (*measured)[i] = measureRow(pending[begin + i], inner); });
+            if (clock.elapsed() < 50)
+                batch = std::min<std::size_t>(batch * 2, 4096);
+            post(generation, [this, measured, done = end, total = pending.size()] {
+                std::size_t first = SIZE_MAX, last = 0;
+                for (const auto& m : *measured) {
+                    applyMeasurement(*m_session->comparison, m);
+                    first = std::min(first, m.row);
+                    last = std::max(last, m.row);
+                }
+                emit rowsMeasured(first, last);
+                emit progress(tr("Measuring"), done, total);
+            });
+            begin = end;
+        }
+        if (cancelled->load())
+            return;
+        auto outputs = std::make_shared<std::vector<OutputComparison>>(
+            compareProgramOutputs(*session->dump, *session->capture, run));
+        post(generation, [this, outputs, options] {
+            completeSession(*m_session, std::move(*outputs), options);
+            m_busy = false;
+            emit completed(m_session);
+        });
     };
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation != m_generation)
-            return; // superseded by a newer load, or cancelled
-        m_busy = false;
-        const Outcome o = watcher->result();
-        emit finished(o.session, o.errors);
-    });
-    watcher->setFuture(QtConcurrent::run([gather = std::move(gather), options = std::move(jobOptions)] {
-        std::vector<Error> errors;
-        SessionInputs inputs = gather(errors);
-        Outcome o;
-        o.session = loadSession(inputs, options);
-        for (const auto& e : errors)
-            o.errors << QString::fromStdString(e.describe());
-        return o;
-    }));
+    (void)QtConcurrent::run(&m_pool, std::move(job));
 }
 
 } // namespace gapscope

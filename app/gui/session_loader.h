@@ -4,37 +4,53 @@
 
 #include <QObject>
 #include <QStringList>
+#include <QThreadPool>
 #include <atomic>
 #include <memory>
 
 namespace gapscope {
 
-// Loads and compares a session off the UI thread. Every request gets a
-// generation number; a result that arrives after a newer request is dropped.
+// Loads a session off the UI thread, in stages: `opened` delivers the table
+// (rows, shapes, dtypes, coverage; no metric yet), `rowsMeasured` follows as rows
+// get their metrics, `completed` when outputs, coverage and findings are final.
+// The worker never touches the rows: it measures plans and posts the results,
+// which this object applies on the UI thread. Every request gets a generation;
+// whatever a superseded or cancelled request posts late is dropped.
 class SessionLoader : public QObject {
     Q_OBJECT
 public:
     explicit SessionLoader(QObject* parent = nullptr);
+    ~SessionLoader() override;
 
     void loadPaths(const QStringList& paths, const SessionOptions& options = {});
     // The demo session compiled into the binary (resources/demo via Qt resources).
     void loadDemo(const SessionOptions& options = {});
     void cancel();
+    // A request is running: from started() until completed() (or cancel()).
     bool busy() const { return m_busy; }
 
 signals:
     void started();
-    // Events read out of the ETDump's total, throttled.
-    void progress(quint64 done, quint64 total);
-    void finished(std::shared_ptr<const Session> session, QStringList pathErrors);
+    // What is being done ("Reading", "Measuring"), and how far (throttled).
+    void progress(const QString& stage, quint64 done, quint64 total);
+    void opened(std::shared_ptr<const Session> session, QStringList pathErrors);
+    // Rows [first, last] (row indices) may have changed: some of them got metrics.
+    void rowsMeasured(std::size_t first, std::size_t last);
+    void completed(std::shared_ptr<const Session> session);
 
 private:
+    struct Job;
     void run(std::function<SessionInputs(std::vector<Error>&)> gather, const SessionOptions& options);
+    // Runs `fn` on this object's thread unless the job was superseded by then.
+    void post(quint64 generation, std::function<void()> fn);
 
     quint64 m_generation = 0;
     bool m_busy = false;
-    // Set by cancel(); the running job's progress callback sees it and stops reading.
+    // Set by cancel() and by a newer request; the running job stops between steps.
     std::shared_ptr<std::atomic<bool>> m_cancelled;
+    // Owned by the UI thread; the worker only reads its inputs, never its rows.
+    std::shared_ptr<Session> m_session;
+    QThreadPool m_pool;
 };
 
 // Reads the embedded demo files into memory (names keep their file names).

@@ -5,12 +5,14 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
+#include "app/gui/session_loader.h"
 #include "core/compare/metric_catalog.h"
 #include "core/etdump/element_decode.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
+#include "widgets/plot_export.h"
 #include "widgets/tensor_panel.h"
 
 #include <QAbstractItemModelTester>
@@ -21,9 +23,11 @@
 #include <QLabel>
 #include <QMimeData>
 #include <QProcess>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QSvgRenderer>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -65,6 +69,21 @@ void dropFiles(MainWindow& window, const QStringList& files) {
     delete mime;
 }
 
+// A generated session big enough that metrics take several batches.
+void makeSession(const QString& dir, int ops, int elements) {
+    QProcess make;
+    make.start(QStringLiteral(GAPSCOPE_MAKE_SESSION), {dir, QString::number(ops), QString::number(elements)});
+    QVERIFY(make.waitForFinished(60000));
+    QCOMPARE(make.exitCode(), 0);
+}
+
+int pendingMetricCells(const OpTableModel& model) {
+    int pending = 0;
+    for (int r = 0; r < model.rowCount(); ++r)
+        pending += model.index(r, OpTableModel::Mse).data().toString() == QStringLiteral("…");
+    return pending;
+}
+
 } // namespace
 
 class GapscopeGuiTest : public QObject {
@@ -79,9 +98,12 @@ private slots:
     void runSelectorRecomparesAnotherRun();
     void sessionsSaveReopenAndAreRemembered();
     void aNewerLoadSupersedesAnOlderOne();
+    void resultsArriveInStages();
+    void cancellingWhileMeasuringKeepsTheTable();
     void bigTensorDetailsArriveWithoutBlocking();
     void layoutIsRemembered();
     void exportsCsvAndScreenshot();
+    void everyPlotSavesAsPngPdfAndSvg();
 };
 
 void GapscopeGuiTest::initTestCase() {
@@ -281,6 +303,86 @@ void GapscopeGuiTest::aNewerLoadSupersedesAnOlderOne() {
     QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing")));
 }
 
+void GapscopeGuiTest::resultsArriveInStages() {
+    QTemporaryDir dir;
+    makeSession(dir.path(), 300, 8192); // crosses 20 dB near the end
+    MainWindow window;
+    window.show();
+    // The models must stay consistent while rows change under a sorted proxy.
+    QAbstractItemModelTester t1(window.opModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(window.opProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QStringList stages;
+    int rowsAtTable = -1, pendingAtTable = -1;
+    bool completeAtTable = true;
+    connect(window.loader(), &SessionLoader::opened, this, [&](std::shared_ptr<const Session> s) {
+        stages << QStringLiteral("table");
+        rowsAtTable = window.opModel()->rowCount();
+        pendingAtTable = pendingMetricCells(*window.opModel());
+        completeAtTable = s->complete;
+        // The user sorts on MSE while the numbers stream in.
+        window.opView()->sortByColumn(OpTableModel::Mse, Qt::DescendingOrder);
+    });
+    int batches = 0;
+    connect(window.loader(), &SessionLoader::rowsMeasured, this, [&] {
+        ++batches;
+        if (stages.isEmpty() || stages.back() != QStringLiteral("metrics"))
+            stages << QStringLiteral("metrics");
+    });
+    connect(window.loader(), &SessionLoader::completed, this, [&] { stages << QStringLiteral("findings"); });
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openPaths({dir.path()});
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(stages,
+             (QStringList{QStringLiteral("table"), QStringLiteral("metrics"), QStringLiteral("findings")}));
+    // The table came first, whole, with no metric yet.
+    QCOMPARE(rowsAtTable, 300);
+    QCOMPARE(pendingAtTable, 300);
+    QVERIFY(!completeAtTable);
+    QVERIFY2(batches > 1, "rows arrive in several batches, not all at once");
+    // Then every number, equal to a one-shot load of the same files by the core.
+    QCOMPARE(pendingMetricCells(*window.opModel()), 0);
+    std::vector<Error> errors;
+    const auto oneShot = loadSession(sessionInputsFromPaths({dir.path().toStdString()}, errors));
+    const auto& rows = window.session()->comparison->rows;
+    QCOMPARE(rows.size(), oneShot->comparison->rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        QCOMPARE(rowMetric(rows[i], "mse"), rowMetric(oneShot->comparison->rows[i], "mse"));
+    QVERIFY(window.session()->first_divergence);
+    QCOMPARE(window.session()->first_divergence->row, oneShot->first_divergence->row);
+    // The findings selected the first divergence; the proxy stayed sorted as rows changed.
+    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(oneShot->first_divergence->row));
+    for (int r = 1; r < window.opProxy()->rowCount(); ++r)
+        QVERIFY(window.opProxy()->index(r - 1, OpTableModel::Mse).data(OpTableModel::SortRole).toDouble() >=
+                window.opProxy()->index(r, OpTableModel::Mse).data(OpTableModel::SortRole).toDouble());
+}
+
+void GapscopeGuiTest::cancellingWhileMeasuringKeepsTheTable() {
+    QTemporaryDir dir;
+    makeSession(dir.path(), 120, 16384);
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    QSignalSpy measured(window.loader(), &SessionLoader::rowsMeasured);
+    connect(
+        window.loader(), &SessionLoader::opened, this, [&] { window.cancelButton()->click(); },
+        Qt::SingleShotConnection);
+    window.openPaths({dir.path()});
+    QTRY_COMPARE_WITH_TIMEOUT(window.opModel()->rowCount(), 120, 30000);
+    QTest::qWait(1500); // batches measured before the cancel, if they were applied, would land by now
+    QCOMPARE(shown.count(), 0);
+    QCOMPARE(measured.count(), 0);
+    QVERIFY(!window.loader()->busy());
+    QCOMPARE(pendingMetricCells(*window.opModel()), 120);
+    QCOMPARE(window.opModel()->index(0, OpTableModel::Status).data().toString(),
+             QStringLiteral("computing…"));
+    QTemporaryDir out;
+    QVERIFY(!window.exportCsv(out.filePath(QStringLiteral("partial.csv")))); // no half-measured report
+    // A reload computes them.
+    window.openPaths({dir.path()});
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(pendingMetricCells(*window.opModel()), 0);
+}
+
 void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
     QTemporaryDir dir;
     // Two ops of 724 x 724 float32: past the synchronous limit of the tensor panel.
@@ -297,6 +399,18 @@ void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
     QCOMPARE(window.session()->comparison->rows.size(), std::size_t{2});
     // The heatmaps are downsampled to at most 256 cells a side.
     QVERIFY(window.tensorPanel()->sliceWidth() <= TensorPanel::kMaxSide);
+    // Downsampled axes still count the tensor's elements, and so does the hover readout.
+    QCustomPlot* heat = window.tensorPanel()->plot(0);
+    QVERIFY(heat->xAxis->range().upper > 720);
+    const QPointF at(heat->xAxis->coordToPixel(600), heat->yAxis->coordToPixel(300));
+    QMouseEvent move(QEvent::MouseMove, at, heat->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QCoreApplication::sendEvent(heat, &move);
+    const auto hover =
+        QRegularExpression(QStringLiteral("^\\[(\\d+), (\\d+)\\]")).match(window.tensorPanel()->hoverText());
+    QVERIFY2(hover.hasMatch(), qPrintable(window.tensorPanel()->hoverText()));
+    QVERIFY(std::abs(hover.captured(1).toInt() - 300) <= 3);
+    QVERIFY(std::abs(hover.captured(2).toInt() - 600) <= 3);
     QVERIFY(window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Computing")) ||
             window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")));
     QTRY_VERIFY_WITH_TIMEOUT(
@@ -384,3 +498,39 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
 
 QTEST_MAIN(GapscopeGuiTest)
 #include "tst_gapscope_gui.moc"
+
+void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
+    MainWindow window;
+    window.resize(1400, 1000);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openDemo();
+    QVERIFY(shown.wait(20000));
+    const auto plots = window.findChildren<QCustomPlot*>();
+    QCOMPARE(plots.size(), 7); // gap chart, three heatmaps, histogram, scatter, per channel
+    QTemporaryDir dir;
+    for (int i = 0; i < plots.size(); ++i) {
+        QCOMPARE(plots[i]->contextMenuPolicy(), Qt::CustomContextMenu); // the save menu
+        const QString base = dir.filePath(QStringLiteral("plot%1").arg(i));
+        QCOMPARE(savePlot(plots[i], base + QStringLiteral(".png")), QString());
+        QCOMPARE(savePlot(plots[i], base + QStringLiteral(".pdf")), QString());
+        QCOMPARE(savePlot(plots[i], base + QStringLiteral(".svg")), QString());
+        const QImage png(base + QStringLiteral(".png"));
+        QCOMPARE(png.size(), plots[i]->size());
+        QFile pdf(base + QStringLiteral(".pdf"));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QVERIFY(pdf.size() > 1000);
+        QSvgRenderer svg(base + QStringLiteral(".svg"));
+        QVERIFY(svg.isValid());
+        QCOMPARE(svg.viewBox().size(), plots[i]->size());
+    }
+    // The gap chart's SVG holds the ops' names as text, not pixels.
+    QFile chartSvg(dir.filePath(QStringLiteral("plot%1.svg").arg(plots.indexOf(window.chart()->plot()))));
+    QVERIFY(chartSvg.open(QIODevice::ReadOnly));
+    QVERIFY(chartSvg.readAll().contains("layer_norm"));
+    // Three files per plot: no temporary left behind.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), plots.size() * 3);
+    QVERIFY(savePlot(plots[0], dir.filePath(QStringLiteral("no/such/dir/x.svg")))
+                .contains(QStringLiteral("no/such/dir")));
+}
