@@ -1,6 +1,7 @@
 #include "core/compare/findings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -70,10 +71,60 @@ const ExportGraph* referenceGraphFor(const EtRecord& record, const AotCapture& c
     return best;
 }
 
-std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph* graph) {
+namespace {
+
+std::vector<Introducer> introducersAlongExecutionOrder(const Comparison& c) {
     std::vector<Introducer> out;
-    if (!graph)
+    std::optional<std::size_t> previous;
+    for (const auto i : executionOrder(c)) {
+        const auto own = rowMetric(c.rows[i], "rel_l2");
+        if (!own)
+            continue;
+        Introducer in;
+        in.row = i;
+        in.own = *own;
+        in.producers_from_graph = false;
+        if (previous) {
+            in.producers.push_back(*previous);
+            in.worst_producer = *rowMetric(c.rows[*previous], "rel_l2");
+        }
+        in.added = in.own - in.worst_producer;
+        out.push_back(in);
+        previous = i;
+    }
+    return out;
+}
+
+double gainDb(double own, double producer) {
+    return 20.0 * std::log10((own + Introducer::kErrorFloor) / (producer + Introducer::kErrorFloor));
+}
+
+void rankByAddedError(std::vector<Introducer>& introducers) {
+    for (auto& in : introducers)
+        in.gain_db = gainDb(in.own, in.worst_producer);
+    std::stable_sort(introducers.begin(), introducers.end(),
+                     [](const Introducer& a, const Introducer& b) { return a.added > b.added; });
+}
+
+} // namespace
+
+std::optional<Introducer> strongestGain(const std::vector<Introducer>& introducers) {
+    const Introducer* best = nullptr;
+    for (const auto& in : introducers)
+        if (std::isfinite(in.gain_db) && (!best || in.gain_db > best->gain_db))
+            best = &in;
+    if (!best || best->gain_db < 6.0)
+        return std::nullopt;
+    return *best;
+}
+
+std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph* graph) {
+    if (!graph) {
+        auto out = introducersAlongExecutionOrder(c);
+        rankByAddedError(out);
         return out;
+    }
+    std::vector<Introducer> out;
     // Which row compares each op (a fused group's ops all belong to its row).
     std::map<std::string, std::size_t> rowOfOp;
     for (const auto& r : c.rows)
@@ -122,8 +173,7 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
         in.added = in.own - in.worst_producer;
         out.push_back(in);
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const Introducer& a, const Introducer& b) { return a.added > b.added; });
+    rankByAddedError(out);
     return out;
 }
 

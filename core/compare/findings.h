@@ -22,14 +22,27 @@ struct FirstDivergence {
 std::optional<FirstDivergence> firstDivergence(const Comparison& c, const MetricThreshold& threshold);
 
 // Rows ranked by the error they add: own rel_l2 minus the worst rel_l2 among the
-// rows that produce their inputs (producer edges from the reference graph).
+// rows that produce their inputs. Producer edges come from the reference graph;
+// without one (a QNN session with no ETRecord), the row measured just before in
+// execution order stands in as the only producer, which is exact for a chain and
+// an approximation for branches (docs/metrics.md).
 struct Introducer {
     std::size_t row = 0;
     double own = 0;
     double worst_producer = 0;
     double added = 0;
     std::vector<std::size_t> producers;
+    bool producers_from_graph = true;
+    // How much the op multiplies the error it receives, in dB:
+    // 20·log10((own + kErrorFloor) / (worst_producer + kErrorFloor)). Ranks where
+    // drift starts; `added` ranks what contributes most to the final error, which
+    // favours late ops when error compounds.
+    double gain_db = 0;
+    static constexpr double kErrorFloor = 1e-6; // rel. L2 of float32 rounding noise, a few ulps
 };
+// The introducer with the largest gain, if any op at least doubles the error it
+// receives (gain ≥ 6 dB).
+std::optional<Introducer> strongestGain(const std::vector<Introducer>& introducers);
 std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph* referenceGraph);
 
 // The ETRecord graph a capture was taken from (exported_program, the Edge

@@ -158,7 +158,9 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
                                {"rel_l2", jsonNumber(in.own)},
                                {"worst_producer_rel_l2", jsonNumber(in.worst_producer)},
                                {"added_rel_l2", jsonNumber(in.added)},
-                               {"producer_rows", in.producers}});
+                               {"gain_db", jsonNumber(in.gain_db)},
+                               {"producer_rows", in.producers},
+                               {"producers_from", in.producers_from_graph ? "graph" : "execution_order"}});
     doc["introducers"] = introducers;
 
     json inputs = json::array();

@@ -210,9 +210,8 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
     finishComparison(*s.comparison, std::move(outputs), s.etrecord ? &*s.etrecord : nullptr,
                      options.comparison);
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
-    s.introducers.clear();
-    if (s.etrecord && s.capture)
-        s.introducers = errorIntroducers(*s.comparison, referenceGraphFor(*s.etrecord, *s.capture));
+    const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
+    s.introducers = errorIntroducers(*s.comparison, graph);
     s.complete = true;
 }
 

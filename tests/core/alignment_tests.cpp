@@ -257,3 +257,43 @@ TEST_CASE("overlapping runtime keys merge and the higher instruction id wins", "
     REQUIRE(c.rows.size() == 1);
     CHECK(c.rows[0].gaps.at(0).mse == 0.0);
 }
+
+#include "core/compare/findings.h"
+
+TEST_CASE("QNN without an ETRecord: error introducers follow execution order", "[findings][qnn]") {
+    SessionBuilder b;
+    b.debug(0, b.tensor({1.01f, 1, 1, 1}, {4}), -1, "conv__debugID_1");
+    b.debug(1, b.tensor({2, 1, 1, 1}, {4}), -1, "gelu__debugID_2");      // the jump
+    b.debug(2, b.tensor({2, 1.1f, 1, 1}, {4}), -1, "linear__debugID_3"); // inherits it
+    for (std::int64_t h = 1; h <= 3; ++h)
+        b.record({h}, {"op" + std::to_string(h)}, {{{1, 1, 1, 1}, {4}}});
+    const auto& c = b.compare(std::nullopt, false);
+    REQUIRE(c.rows.size() == 3);
+    const auto introducers = errorIntroducers(c, nullptr);
+    REQUIRE(introducers.size() == 3);
+    const auto& top = introducers.front();
+    CHECK(c.rows[top.row].aot_ops == std::vector<std::string>{"op2"});
+    CHECK_FALSE(top.producers_from_graph);
+    REQUIRE(top.producers.size() == 1);
+    CHECK(c.rows[top.producers[0]].aot_ops == std::vector<std::string>{"op1"});
+    CHECK(top.own == Approx(0.5));
+    CHECK(top.worst_producer == Approx(0.005));
+    CHECK(top.added == Approx(0.495));
+    // The first op in execution order has no producer: all its error is its own.
+    const auto first = std::find_if(introducers.begin(), introducers.end(),
+                                    [&](const Introducer& i) { return c.rows[i.row].aot_ops[0] == "op1"; });
+    CHECK(first->producers.empty());
+    CHECK(first->added == Approx(0.005));
+    CHECK(introducers.back().added == Approx(std::sqrt(1.01) / 2 - 0.5));
+    // Gain: how much each op multiplies the error it receives, over a float32 noise floor.
+    CHECK(top.gain_db == Approx(20 * std::log10((0.5 + 1e-6) / (0.005 + 1e-6))));
+    const auto strongest = strongestGain(introducers);
+    REQUIRE(strongest);
+    CHECK(strongest->row == first->row); // exact inputs, 0.005 of error: +74 dB beats the jump's +40 dB
+    CHECK(strongest->gain_db == Approx(20 * std::log10((0.005 + 1e-6) / 1e-6)));
+    // Nothing is marked when no op at least doubles its error.
+    std::vector<Introducer> mild = introducers;
+    for (auto& in : mild)
+        in.gain_db = 5.9;
+    CHECK_FALSE(strongestGain(mild));
+}
