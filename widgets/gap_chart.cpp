@@ -196,6 +196,31 @@ void GapChart::rebuild() {
             text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
             text->setText(rightHalf ? tr("first divergence ") : tr(" first divergence"));
             text->setColor(QColor(200, 60, 60));
+            // Readable where the curve runs through it.
+            text->setBrush(QBrush(QColor(255, 255, 255, 225)));
+            text->setPadding(QMargins(3, 1, 3, 1));
+        }
+    }
+    // Where the error grows the most: where drift is introduced, not where it first
+    // crosses the threshold.
+    if (const auto strongest = strongestGain(m_session->introducers)) {
+        const auto it = std::find(m_order.begin(), m_order.end(), strongest->row);
+        if (it != m_order.end()) {
+            const double x = static_cast<double>(it - m_order.begin());
+            auto* v = new QCPItemStraightLine(m_plot);
+            v->point1->setCoords(x, 0);
+            v->point2->setCoords(x, 1);
+            v->setPen(QPen(QColor(215, 120, 0), 1.5, Qt::DashLine));
+            auto* text = new QCPItemText(m_plot);
+            text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            text->position->setCoords(x, 0.16);
+            const bool rightHalf = x > static_cast<double>(m_order.size()) / 2;
+            text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+            const QString label = tr("error grows %1 dB").arg(strongest->gain_db, 0, 'f', 0);
+            text->setText(rightHalf ? QString(label + QLatin1Char(' ')) : QString(QLatin1Char(' ') + label));
+            text->setColor(QColor(170, 90, 0));
+            text->setBrush(QBrush(QColor(255, 255, 255, 225)));
+            text->setPadding(QMargins(3, 1, 3, 1));
         }
     }
     m_marker = m_plot->addGraph();
@@ -208,6 +233,15 @@ void GapChart::rebuild() {
         m_plot->yAxis->setRange(m_plot->yAxis->range().lower / 3, m_plot->yAxis->range().upper * 3);
     else
         m_plot->yAxis->scaleRange(1.15);
+    if (xs.isEmpty()) {
+        // An empty frame would look like a chart of zeros: say why it is empty.
+        auto* note = new QCPItemText(m_plot);
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setCoords(0.5, 0.45);
+        note->setText(!m_session->complete ? tr("no metric computed yet")
+                                           : tr("no op has a value of %1").arg(metric()));
+        note->setColor(QColor(110, 110, 110));
+    }
     showSelection();
 }
 

@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gapscope {
 
@@ -42,6 +43,8 @@ OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 void OpTableModel::setSession(std::shared_ptr<const Session> session) {
     beginResetModel();
     m_session = std::move(session);
+    m_measuringStopped = false;
+    indexIntroducers();
     endResetModel();
 }
 
@@ -53,7 +56,26 @@ void OpTableModel::rowsChanged(std::size_t first, std::size_t last) {
     emit dataChanged(index(static_cast<int>(first), 0), index(static_cast<int>(last), ColumnCount - 1));
 }
 
+void OpTableModel::setMeasuringStopped(bool stopped) {
+    m_measuringStopped = stopped;
+    allRowsChanged();
+}
+
+void OpTableModel::indexIntroducers() {
+    m_introducerOfRow.clear();
+    m_topIntroducer.reset();
+    if (!m_session || !m_session->comparison)
+        return;
+    m_introducerOfRow.assign(m_session->comparison->rows.size(), nullptr);
+    for (const auto& in : m_session->introducers)
+        if (in.row < m_introducerOfRow.size())
+            m_introducerOfRow[in.row] = &in;
+    if (const auto strongest = strongestGain(m_session->introducers))
+        m_topIntroducer = strongest->row;
+}
+
 void OpTableModel::allRowsChanged() {
+    indexIntroducers(); // the findings arrive with the last stage
     if (rowCount() > 0)
         rowsChanged(0, static_cast<std::size_t>(rowCount() - 1));
 }
@@ -96,7 +118,7 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
         return {};
     static const char* const names[] = {"#",       "Debug handles", "AOT ops", "Runtime ops", "Shape",
                                         "Dtype",   "MSE",           "L1",      "SNR dB",      "Max |Δ|",
-                                        "Rel. L2", "Cosine",        "Status"};
+                                        "Rel. L2", "Cosine",        "Gain dB", "Status"};
     return section >= 0 && section < ColumnCount ? QString::fromUtf8(names[section]) : QVariant();
 }
 
@@ -108,12 +130,22 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     const char* metric = metricOf(col);
     const std::optional<double> value = metric ? rowMetric(*r, metric) : std::nullopt;
     const bool firstDivergence = m_session->first_divergence && m_session->first_divergence->row == r->index;
+    const bool topIntroducer = m_topIntroducer == r->index;
+    const Introducer* introducer =
+        r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : nullptr;
+    const std::optional<double> gain =
+        col == Gain && introducer ? std::optional<double>(introducer->gain_db) : std::nullopt;
 
     switch (role) {
     case Qt::DisplayRole:
         switch (col) {
         case Index:
-            return QString(QString::number(r->index) + (firstDivergence ? QStringLiteral(" ⚑") : QString()));
+            return QString(QString::number(r->index) + (firstDivergence ? QStringLiteral(" ⚑") : QString()) +
+                           (topIntroducer ? QStringLiteral(" ▲") : QString()));
+        case Gain:
+            if (gain)
+                return QString::number(*gain, 'f', 1);
+            return r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
         case Handles: return handles(r->aot_debug_handle);
         case AotOps: return joined(r->aot_ops, ", ");
         case RuntimeOps: return joined(r->runtime_ops, ", ");
@@ -121,7 +153,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case Dtype: return joined(r->dtypes, "; ");
         case Status:
             if (!r->measured)
-                return tr("computing…");
+                return m_measuringStopped ? tr("not computed") : tr("computing…");
             return QString(QString::fromLatin1(rowStatusName(r->status)) +
                            (r->in_executorch ? QString() : QStringLiteral(" *")));
         default: return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
@@ -129,6 +161,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     case SortRole:
         if (metric) // rows without the number sort last in ascending order
             return value && !std::isnan(*value) ? *value : std::numeric_limits<double>::infinity();
+        if (col == Gain)
+            return gain && !std::isnan(*gain) ? *gain : -std::numeric_limits<double>::infinity();
         if (col == Index)
             return static_cast<qulonglong>(r->index);
         if (col == Status)
@@ -137,6 +171,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     case RowIndexRole: return static_cast<qulonglong>(r->index);
     case MetricNameRole: return metric ? QString::fromLatin1(metric) : QVariant();
     case Qt::BackgroundRole:
+        if (col == Gain && topIntroducer)
+            return QBrush(QColor(255, 200, 80));
         if (metric && value) {
             const auto rel = rowMetric(*r, "rel_l2");
             return QBrush(gapColor(rel.value_or(0)));
@@ -152,15 +188,32 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
+        if (col == Gain && introducer) {
+            QStringList producers;
+            for (auto p : introducer->producers)
+                producers << QString::number(p);
+            return tr("Rel. L2 %1 against %2, the worst of its producers (rows %3, %4): it adds %5")
+                .arg(number(introducer->own), number(introducer->worst_producer),
+                     producers.isEmpty() ? tr("none: its inputs are exact")
+                                         : producers.join(QStringLiteral(", ")),
+                     introducer->producers_from_graph ? tr("from the reference graph")
+                                                      : tr("the op before it in execution order: no graph"),
+                     number(introducer->added));
+        }
+        if (col == Index && topIntroducer)
+            return tr("▲ the error grows the most here (see the Gain dB column)");
         if (!r->measured)
-            return tr("The metrics of this op are still being computed");
+            return m_measuringStopped
+                       ? tr("Loading was cancelled before this op was measured: reload to compute it")
+                       : tr("The metrics of this op are still being computed");
         if (!r->reason.empty())
             return QString::fromStdString(r->reason);
         if (!r->selection.empty())
             return QString::fromStdString(r->selection);
         return {};
     case Qt::TextAlignmentRole:
-        return metric || col == Index ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return metric || col == Index || col == Gain ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                     : QVariant();
     default: return {};
     }
 }

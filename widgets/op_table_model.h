@@ -25,6 +25,7 @@ public:
         MaxAbs,
         RelL2,
         Cosine,
+        Gain, // how much the op multiplies the error it receives, in dB (error introducers)
         Status,
         ColumnCount
     };
@@ -37,7 +38,11 @@ public:
     // findings arrived): repaint and re-sort those rows.
     void rowsChanged(std::size_t first, std::size_t last);
     void allRowsChanged();
+    // Loading stopped before every row was measured: pending rows say so.
+    void setMeasuringStopped(bool stopped);
     const ComparisonRow* comparisonRow(int row) const;
+    // The row where the error grows the most (Introducer::gain_db), once the findings are in.
+    std::optional<std::size_t> topIntroducer() const { return m_topIntroducer; }
     // The model row holding Comparison row `index`, or -1.
     int modelRow(std::size_t index) const;
     static const char* metricOf(int column); // "mse" for Mse, ..., nullptr for text columns
@@ -48,7 +53,12 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    void indexIntroducers();
+
     std::shared_ptr<const Session> m_session;
+    bool m_measuringStopped = false;
+    std::vector<const Introducer*> m_introducerOfRow; // by Comparison row index
+    std::optional<std::size_t> m_topIntroducer;
 };
 
 } // namespace gapscope

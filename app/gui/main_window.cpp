@@ -159,6 +159,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_progress->hide();
         m_cancel->hide();
         m_chartRefresh->stop();
+        if (m_session && !m_session->complete)
+            m_model->setMeasuringStopped(true);
         statusBar()->showMessage(
             m_session && !m_session->complete
                 ? tr("Cancelled: ops shown with \u2026 have no metrics; reload to compute them")
@@ -279,6 +281,16 @@ void MainWindow::buildMenus() {
         ->setShortcut(QKeySequence(Qt::Key_F3));
     view->addAction(tr("&Previous divergent op"), this, [this] { stepDivergent(-1); })
         ->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+    view->addAction(tr("Op where the &error grows most"), this,
+                    [this] {
+                        if (const auto top = m_model->topIntroducer())
+                            selectRow(*top);
+                        else
+                            statusBar()->showMessage(
+                                tr("No op doubles the error it receives (or the metrics are not in yet)"),
+                                3000);
+                    })
+        ->setShortcut(QKeySequence(tr("Ctrl+I")));
 
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("Open &demo"), this, &MainWindow::openDemo);
@@ -425,7 +437,7 @@ void MainWindow::showSession(std::shared_ptr<const Session> session, const QStri
         m_table->setColumnWidth(OpTableModel::Handles,
                                 std::min(m_table->columnWidth(OpTableModel::Handles), 120));
         // Metric cells hold "…" until measured: leave room for the numbers.
-        for (int col = OpTableModel::Mse; col <= OpTableModel::Cosine; ++col)
+        for (int col = OpTableModel::Mse; col <= OpTableModel::Gain; ++col)
             m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 72));
     }
     m_coverageView->resizeColumnsToContents();
@@ -444,18 +456,24 @@ void MainWindow::finishSession(std::shared_ptr<const Session> session) {
     m_progress->hide();
     m_cancel->hide();
     m_chartRefresh->stop();
-    m_model->allRowsChanged(); // the first-divergence mark
+    m_model->allRowsChanged();                            // the first-divergence mark
+    m_table->resizeColumnToContents(OpTableModel::Index); // room for it
     m_coverage->setSession(m_session);
     m_coverageView->resizeColumnsToContents();
     m_chart->refresh();
     if (m_session->comparison) {
         const auto rows = m_session->comparison->rows.size();
+        const auto top = m_model->topIntroducer();
         statusBar()->showMessage(
-            tr("%1 ops compared, %2 coverage items%3")
+            tr("%1 ops compared, %2 coverage items%3%4")
                 .arg(rows)
                 .arg(m_session->comparison->coverage.size())
                 .arg(m_session->first_divergence
-                         ? tr(", first divergence at row %1").arg(m_session->first_divergence->row)
+                         ? tr(", first divergence ⚑ at row %1").arg(m_session->first_divergence->row)
+                         : QString())
+                .arg(top ? tr(", error grows most ▲ at row %1 (%2)")
+                               .arg(*top)
+                               .arg(QString::fromStdString(displayOpName(m_session->comparison->rows[*top])))
                          : QString()));
         // Jump to the first divergence unless the user picked an op meanwhile.
         if (m_session->first_divergence && m_chart->selectedRow() == m_autoSelected)
