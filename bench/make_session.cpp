@@ -1,94 +1,29 @@
-// Writes a large synthetic session for screenshots and load tests: a QNN-style
-// ETDump whose delegate events are named `<op>__debugID_<N>` (so no ETRecord is
-// needed), its debug buffer, and an AOT capture whose reference outputs drift
-// from the runtime's by an amount that grows along the graph, with one op that
-// introduces a jump.
+// Writes a large synthetic session for screenshots and load tests (see
+// bench/synthetic_session.h).
 // usage: gapscope_make_session OUTDIR [OPS=300] [ELEMENTS=4096]
 
-#include "core/capture/aot_capture.h"
-#include "core/capture/safetensors_writer.h"
-#include "core/common/atomic_file.h"
-#include "core/etdump/etdump_writer.h"
+#include "bench/synthetic_session.h"
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <random>
-#include <string>
-
-using namespace gapscope;
+#include <cstdlib>
 
 int main(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr, "usage: %s OUTDIR [OPS] [ELEMENTS]\n", argv[0]);
         return 2;
     }
-    const std::string out = argv[1];
     const int ops = argc > 2 ? std::atoi(argv[2]) : 300;
     const int elements = argc > 3 ? std::atoi(argv[3]) : 4096;
-    const int side = static_cast<int>(std::sqrt(static_cast<double>(elements)));
-    std::filesystem::create_directories(out);
-    const char* kinds[] = {"conv2d", "relu", "add", "layer_norm", "linear", "gelu", "matmul", "softmax"};
-
-    std::mt19937 rng(7);
-    std::normal_distribution<float> normal;
-    DebugBufferBuilder sink;
-    RunData run;
-    run.name = "Execute";
-    SafetensorsWriter tensors;
-    AotCapture capture;
-    capture.producer = {{"gapscope_make_session", "0.1.0"}};
-    capture.reference_graph = "synthetic";
-    double drift = 1e-7;
-    for (int i = 0; i < ops; ++i) {
-        const std::int64_t handle = i + 1;
-        const std::string op = std::string(kinds[i % 8]) + "_" + std::to_string(i);
-        drift *= (i == ops / 3) ? 200.0 : 1.03; // one op introduces a jump
-        std::vector<float> ref(static_cast<std::size_t>(side * side)), rt(ref.size());
-        for (std::size_t k = 0; k < ref.size(); ++k) {
-            ref[k] = normal(rng);
-            rt[k] = ref[k] + static_cast<float>(drift) * normal(rng);
-        }
-        Tensor t;
-        t.scalar_type = static_cast<std::int8_t>(ScalarType::Float);
-        t.sizes = {1, side, side};
-        t.strides = {side * side, side, 1};
-        t.offset = sink.append(rt.data(), rt.size() * sizeof(float));
-        Value v;
-        v.val = static_cast<std::int8_t>(ValueType::Tensor);
-        v.tensors.push_back(t);
-        DebugEvent d;
-        d.instruction_id = 0;
-        d.delegate_debug_id_str = op + "__debugID_" + std::to_string(handle);
-        d.debug_entry = v;
-        run.events.push_back(d);
-
-        const std::string name = "records/" + std::to_string(i) + "/0";
-        std::vector<std::uint8_t> bytes(ref.size() * sizeof(float));
-        std::memcpy(bytes.data(), ref.data(), bytes.size());
-        if (auto err = tensors.add(name, ScalarType::Float, {1, side, side}, std::move(bytes))) {
-            std::fprintf(stderr, "%s\n", err->describe().c_str());
-            return 1;
-        }
-        CaptureRecord r;
-        r.debug_handle = {handle};
-        r.ops = {op};
-        CaptureValue cv;
-        cv.kind = CaptureValue::Kind::Tensor;
-        cv.tensor = name;
-        r.outputs = {cv};
-        capture.records.push_back(r);
+    if (ops <= 0 || elements <= 0) {
+        std::fprintf(stderr, "OPS and ELEMENTS must be positive\n");
+        return 2;
     }
-    EtDump dump;
-    dump.runs.push_back(run);
-    const auto etdump = writeEtdump(dump);
-    if (auto err = writeFileAtomically(out + "/run.etdp", {etdump.data(), etdump.size()}))
-        return std::fprintf(stderr, "%s\n", err->describe().c_str()), 1;
-    if (auto err = writeFileAtomically(out + "/run.debug.bin", {sink.bytes().data(), sink.bytes().size()}))
-        return std::fprintf(stderr, "%s\n", err->describe().c_str()), 1;
-    if (auto err = writeAotCapture(out + "/capture.gscap.safetensors", capture, tensors))
-        return std::fprintf(stderr, "%s\n", err->describe().c_str()), 1;
-    std::printf("wrote %d ops of %dx%d float32 to %s\n", ops, side, side, out.c_str());
+    if (auto err = gapscope::bench::writeSyntheticSession(argv[1], ops, elements)) {
+        std::fprintf(stderr, "%s\n", err->describe().c_str());
+        return 1;
+    }
+    const int side = static_cast<int>(std::sqrt(static_cast<double>(elements)));
+    std::printf("wrote %d ops of %dx%d float32 to %s\n", ops, side, side, argv[1]);
     return 0;
 }

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "core/common/diagnostics.h"
+
+#include <optional>
+#include <string>
+
+namespace gapscope::bench {
+
+// Writes a synthetic session into `out`: a QNN-style ETDump whose events are
+// named `<op>__debugID_<N>` (so no ETRecord is needed), its debug buffer, and an
+// AOT capture whose reference outputs drift from the runtime's by an amount that
+// grows 3% per op, with a 200x jump at op ops/3. Tensors are 1 x side x side
+// float32 with side = floor(sqrt(elements)). Deterministic (fixed seed).
+std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements);
+
+} // namespace gapscope::bench
