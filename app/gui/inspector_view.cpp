@@ -1,0 +1,251 @@
+#include "app/gui/inspector_view.h"
+
+#include "app/gui/app_settings.h"
+#include "core/compare/metric_catalog.h"
+#include "widgets/coverage_model.h"
+#include "widgets/gap_chart.h"
+#include "widgets/op_filter_proxy.h"
+#include "widgets/op_table_model.h"
+#include "widgets/tensor_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace gapscope {
+
+InspectorView::InspectorView(QWidget* parent)
+    : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
+      m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
+      m_chart(new GapChart), m_tensors(new TensorPanel), m_filter(new QLineEdit),
+      m_aboveThreshold(new QCheckBox(tr("only gaps past the threshold"))), m_runs(new QComboBox),
+      m_chartRefresh(new QTimer(this)) {
+    m_proxy->setSourceModel(m_model);
+    for (QTableView* view : {m_table, m_coverageView}) {
+        view->setSelectionBehavior(QAbstractItemView::SelectRows);
+        view->setSelectionMode(QAbstractItemView::SingleSelection);
+        view->verticalHeader()->hide();
+        view->setAlternatingRowColors(true);
+        view->setWordWrap(false);
+    }
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(OpTableModel::Index, Qt::AscendingOrder);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_coverageView->setModel(m_coverage);
+    m_coverageView->horizontalHeader()->setStretchLastSection(true);
+
+    auto* filterRow = new QHBoxLayout;
+    m_filter->setPlaceholderText(tr("Filter ops, handles, status…"));
+    m_filter->setClearButtonEnabled(true);
+    filterRow->addWidget(m_filter, 1);
+    filterRow->addWidget(m_aboveThreshold);
+    filterRow->addWidget(new QLabel(tr("Run:")));
+    filterRow->addWidget(m_runs);
+    m_runs->setToolTip(tr("The RunData block of the ETDump to compare"));
+    auto* tableBox = new QWidget;
+    auto* tl = new QVBoxLayout(tableBox);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->addLayout(filterRow);
+    auto* tabs = new QTabWidget;
+    tabs->addTab(m_table, tr("Ops"));
+    tabs->addTab(m_coverageView, tr("Coverage"));
+    tl->addWidget(tabs, 1);
+
+    auto* top = new QSplitter(Qt::Vertical);
+    top->setObjectName(QStringLiteral("tableAndTensors"));
+    top->addWidget(tableBox);
+    top->addWidget(m_tensors);
+    auto* main = new QSplitter(Qt::Vertical);
+    main->setObjectName(QStringLiteral("viewsAndChart"));
+    main->addWidget(top);
+    main->addWidget(m_chart);
+    main->setStretchFactor(0, 3);
+    main->setStretchFactor(1, 2);
+    main->setSizes({620, 300});
+    top->setSizes({300, 420});
+    top->setStretchFactor(0, 1);
+    top->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(main);
+
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &OpFilterProxy::setText);
+    connect(m_aboveThreshold, &QCheckBox::toggled, this, [this](bool on) {
+        if (!m_session)
+            return;
+        m_proxy->setThreshold(QString::fromStdString(m_session->threshold.metric),
+                              on ? std::optional<double>(m_session->threshold.value) : std::nullopt);
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!current.isValid())
+                    return;
+                selectRow(static_cast<std::size_t>(current.data(OpTableModel::RowIndexRole).toULongLong()));
+            });
+    connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
+    // Rows arrive in batches during a staged load: redraw the chart at most a few times a second.
+    m_chartRefresh->setSingleShot(true);
+    m_chartRefresh->setInterval(150);
+    connect(m_chartRefresh, &QTimer::timeout, m_chart, &GapChart::refresh);
+    connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        const auto run = static_cast<std::size_t>(m_runs->itemData(index).toULongLong());
+        if (!(m_session && m_session->comparison && m_session->comparison->run == run))
+            emit runRequested(run);
+    });
+    connect(m_chart->findChild<QComboBox*>(), &QComboBox::currentTextChanged, this,
+            [](const QString& metric) { AppSettings().setChartMetric(metric); });
+}
+
+void InspectorView::restoreLayout(const AppSettings& settings) {
+    for (auto* splitter : findChildren<QSplitter*>())
+        if (const auto state = settings.splitterState(splitter->objectName()); !state.isEmpty())
+            splitter->restoreState(state);
+    m_savedHeader = settings.tableHeaderState();
+}
+
+void InspectorView::saveLayout(AppSettings& settings) const {
+    for (auto* splitter : findChildren<QSplitter*>())
+        if (!splitter->objectName().isEmpty())
+            settings.setSplitterState(splitter->objectName(), splitter->saveState());
+    if (m_model->rowCount() > 0)
+        settings.setTableHeaderState(m_table->horizontalHeader()->saveState());
+}
+
+void InspectorView::focusFilter() {
+    m_filter->setFocus();
+}
+
+void InspectorView::fillRuns() {
+    m_runs->clear();
+    if (!m_session || !m_session->dump)
+        return;
+    for (std::size_t r = 0; r < m_session->dump->runs.size(); ++r) {
+        const auto& run = m_session->dump->runs[r];
+        m_runs->addItem(tr("%1: %2 (%3 events)")
+                            .arg(r)
+                            .arg(QString::fromStdString(run.name.value_or("unnamed")))
+                            .arg(run.events.size()),
+                        static_cast<qulonglong>(r));
+    }
+    if (m_session->comparison)
+        m_runs->setCurrentIndex(static_cast<int>(m_session->comparison->run));
+}
+
+void InspectorView::sizeColumns() {
+    if (!m_savedHeader.isEmpty()) {
+        // The user's column widths and order win over the automatic layout.
+        m_table->horizontalHeader()->restoreState(m_savedHeader);
+        m_savedHeader.clear();
+    } else {
+        m_table->resizeColumnsToContents();
+        // Fused groups list many ops: keep the op columns readable, the numbers visible.
+        for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
+            m_table->setColumnWidth(col, std::min(m_table->columnWidth(col), 280));
+        m_table->setColumnWidth(OpTableModel::Handles,
+                                std::min(m_table->columnWidth(OpTableModel::Handles), 120));
+        // Metric cells hold "…" until measured: leave room for the numbers.
+        for (int col = OpTableModel::Mse; col <= OpTableModel::Gain; ++col)
+            m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 72));
+    }
+    m_coverageView->resizeColumnsToContents();
+}
+
+void InspectorView::showSession(std::shared_ptr<const Session> session) {
+    m_chartRefresh->stop();
+    m_session = std::move(session);
+    m_model->setSession(m_session);
+    m_coverage->setSession(m_session);
+    m_chart->setSession(m_session);
+    m_tensors->setSession(m_session);
+    m_chart->setMetric(AppSettings().chartMetric());
+    fillRuns();
+    sizeColumns();
+    m_autoSelected.reset();
+    if (m_session && m_session->comparison && !m_session->comparison->rows.empty()) {
+        selectRow(std::size_t{0});
+        m_autoSelected = std::size_t{0};
+    }
+}
+
+void InspectorView::rowsMeasured(std::size_t first, std::size_t last) {
+    m_model->rowsChanged(first, last);
+    if (!m_chartRefresh->isActive())
+        m_chartRefresh->start();
+}
+
+void InspectorView::finishSession() {
+    m_chartRefresh->stop();
+    m_model->allRowsChanged();                            // the first-divergence and gain marks
+    m_table->resizeColumnToContents(OpTableModel::Index); // room for them
+    m_coverage->setSession(m_session);
+    m_coverageView->resizeColumnsToContents();
+    m_chart->refresh();
+    // Jump to the first divergence unless the user picked an op meanwhile.
+    if (m_session && m_session->first_divergence && m_chart->selectedRow() == m_autoSelected)
+        selectRow(m_session->first_divergence->row);
+}
+
+void InspectorView::measuringStopped() {
+    m_chartRefresh->stop();
+    m_model->setMeasuringStopped(true);
+}
+
+void InspectorView::selectRow(std::optional<std::size_t> row) {
+    if (m_selecting)
+        return;
+    m_selecting = true;
+    m_chart->setSelectedRow(row);
+    m_tensors->setRow(row);
+    if (row) {
+        const int source = m_model->modelRow(*row);
+        const QModelIndex proxy = m_proxy->mapFromSource(m_model->index(source, 0));
+        if (proxy.isValid()) {
+            m_table->selectionModel()->setCurrentIndex(proxy, QItemSelectionModel::ClearAndSelect |
+                                                                  QItemSelectionModel::Rows);
+            m_table->scrollTo(proxy);
+        }
+    }
+    m_selecting = false;
+}
+
+bool InspectorView::stepDivergent(int direction) {
+    if (!m_session || !m_session->comparison)
+        return false;
+    const auto& order = m_chart->order();
+    const auto info = findMetric(m_session->threshold.metric);
+    if (!info || order.empty())
+        return false;
+    auto pos =
+        std::find(order.begin(), order.end(), m_chart->selectedRow().value_or(order.front())) - order.begin();
+    for (std::size_t step = 1; step <= order.size(); ++step) {
+        const auto i = static_cast<std::size_t>(
+            (pos + direction * static_cast<long>(step) + static_cast<long>(order.size()) * 2) %
+            static_cast<long>(order.size()));
+        const auto v = rowMetric(m_session->comparison->rows[order[i]], m_session->threshold.metric);
+        if (v && worseThan(*info, *v, m_session->threshold.value)) {
+            selectRow(order[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool InspectorView::selectStrongestGain() {
+    const auto top = m_model->topIntroducer();
+    if (top)
+        selectRow(*top);
+    return top.has_value();
+}
+
+} // namespace gapscope

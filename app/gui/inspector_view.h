@@ -1,0 +1,84 @@
+#pragma once
+
+#include "core/session/session.h"
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QLineEdit;
+class QTableView;
+class QTimer;
+
+namespace gapscope {
+
+class AppSettings;
+class CoverageModel;
+class GapChart;
+class OpFilterProxy;
+class OpTableModel;
+class TensorPanel;
+
+// The page that inspects one session: the op table (and coverage) above the
+// tensor panel, the gap chart below. Selecting an op anywhere selects it
+// everywhere. It follows a staged load: the table, then rows as they are measured,
+// then the findings.
+class InspectorView : public QWidget {
+    Q_OBJECT
+public:
+    explicit InspectorView(QWidget* parent = nullptr);
+
+    // Stage 1: a newly opened session (its rows may not be measured yet).
+    void showSession(std::shared_ptr<const Session> session);
+    // Stage 2: rows [first, last] got their metrics.
+    void rowsMeasured(std::size_t first, std::size_t last);
+    // Stage 3: outputs, coverage and findings are final.
+    void finishSession();
+    // The load was cancelled before every row was measured.
+    void measuringStopped();
+
+    void selectRow(std::optional<std::size_t> row);
+    // The next (+1) or previous (−1) op past the threshold; false when there is none.
+    bool stepDivergent(int direction);
+    // Selects the op where the error grows most; false when no op stands out.
+    bool selectStrongestGain();
+    void focusFilter();
+
+    void restoreLayout(const AppSettings& settings);
+    void saveLayout(AppSettings& settings) const;
+
+    OpTableModel* opModel() const { return m_model; }
+    OpFilterProxy* opProxy() const { return m_proxy; }
+    QTableView* opView() const { return m_table; }
+    GapChart* chart() const { return m_chart; }
+    TensorPanel* tensorPanel() const { return m_tensors; }
+    QComboBox* runSelector() const { return m_runs; }
+
+signals:
+    // The user chose another RunData block to compare.
+    void runRequested(std::size_t run);
+
+private:
+    void fillRuns();
+    void sizeColumns();
+
+    OpTableModel* m_model;
+    OpFilterProxy* m_proxy;
+    CoverageModel* m_coverage;
+    QTableView* m_table;
+    QTableView* m_coverageView;
+    GapChart* m_chart;
+    TensorPanel* m_tensors;
+    QLineEdit* m_filter;
+    QCheckBox* m_aboveThreshold;
+    QComboBox* m_runs;
+    QTimer* m_chartRefresh;
+    std::shared_ptr<const Session> m_session;
+    QByteArray m_savedHeader;                  // restored once, when the first table is shown
+    std::optional<std::size_t> m_autoSelected; // the row selected for the user, not by them
+    bool m_selecting = false;
+};
+
+} // namespace gapscope

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/session/session.h"
+
+#include <QObject>
+#include <QStringList>
+
+namespace gapscope {
+
+class SessionLoader;
+
+// What the open session is made of (its files, or the embedded demo, and the run
+// compared) and the requests that change it; the loading itself is the
+// SessionLoader's. Sessions with a comparison join the recent list.
+class SessionController : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionController(QObject* parent = nullptr);
+
+    // Files join the session, replacing files of the same kind (newest first).
+    void openPaths(const QStringList& paths);
+    // Starts afresh from exactly these files.
+    void openFiles(const QStringList& paths);
+    void openDemo();
+    // Returns the error message, or an empty string when the session is loading.
+    QString openSessionFile(const QString& path);
+    QString saveSession(const QString& path) const;
+    void compareRun(std::size_t run);
+    void cancel();
+
+    bool isDemo() const { return m_demo; }
+    const QStringList& paths() const { return m_paths; }
+    SessionLoader* loader() const { return m_loader; }
+
+signals:
+    void recentChanged();
+
+private:
+    void reload();
+
+    SessionLoader* m_loader;
+    QStringList m_paths;
+    bool m_demo = false;
+    SessionOptions m_options;
+};
+
+} // namespace gapscope
