@@ -69,6 +69,15 @@ void dropFiles(MainWindow& window, const QStringList& files) {
     delete mime;
 }
 
+// Shows a window of the given size and opens the embedded demo in it, all stages done.
+bool showDemo(MainWindow& window, QSize size) {
+    window.resize(size);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openDemo();
+    return shown.wait(20000);
+}
+
 // A generated session big enough that metrics take several batches.
 void makeSession(const QString& dir, int ops, int elements) {
     QProcess make;
@@ -174,11 +183,7 @@ void GapscopeGuiTest::sortsOnNumbersAndFilters() {
 
 void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
     MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    QSignalSpy shown(&window, &MainWindow::sessionShown);
-    window.openDemo();
-    QVERIFY(shown.wait(20000));
+    QVERIFY(showDemo(window, QSize(1400, 900)));
     QVERIFY(window.session()->comparison);
     QCOMPARE(window.opModel()->rowCount(), static_cast<int>(window.session()->comparison->rows.size()));
     QVERIFY(!window.banner()->isVisible());
@@ -509,16 +514,9 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
     QCOMPARE(image.size(), window.size());
 }
 
-QTEST_MAIN(GapscopeGuiTest)
-#include "tst_gapscope_gui.moc"
-
 void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
     MainWindow window;
-    window.resize(1400, 1000);
-    window.show();
-    QSignalSpy shown(&window, &MainWindow::sessionShown);
-    window.openDemo();
-    QVERIFY(shown.wait(20000));
+    QVERIFY(showDemo(window, QSize(1400, 1000)));
     const auto plots = window.findChildren<QCustomPlot*>();
     QCOMPARE(plots.size(), 7); // gap chart, three heatmaps, histogram, scatter, per channel
     QTemporaryDir dir;
@@ -547,3 +545,6 @@ void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
     QVERIFY(savePlot(plots[0], dir.filePath(QStringLiteral("no/such/dir/x.svg")))
                 .contains(QStringLiteral("no/such/dir")));
 }
+
+QTEST_MAIN(GapscopeGuiTest)
+#include "tst_gapscope_gui.moc"
