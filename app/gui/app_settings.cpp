@@ -36,11 +36,18 @@ QByteArray AppSettings::splitterState(const QString& name) const {
 void AppSettings::setSplitterState(const QString& name, const QByteArray& state) {
     QSettings().setValue(QStringLiteral("window/splitter/") + name, state);
 }
-QByteArray AppSettings::tableHeaderState() const {
-    return QSettings().value(QStringLiteral("table/header")).toByteArray();
+QByteArray AppSettings::tableHeaderState(int columns) const {
+    // A state saved for another set of columns (an older Gapscope) would put widths
+    // and order on the wrong columns: the automatic layout is better.
+    QSettings settings;
+    if (settings.value(QStringLiteral("table/columns")).toInt() != columns)
+        return {};
+    return settings.value(QStringLiteral("table/header")).toByteArray();
 }
-void AppSettings::setTableHeaderState(const QByteArray& state) {
-    QSettings().setValue(QStringLiteral("table/header"), state);
+void AppSettings::setTableHeaderState(const QByteArray& state, int columns) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("table/header"), state);
+    settings.setValue(QStringLiteral("table/columns"), columns);
 }
 
 QString AppSettings::chartMetric() const {

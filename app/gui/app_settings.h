@@ -20,8 +20,9 @@ public:
 
     QByteArray splitterState(const QString& name) const;
     void setSplitterState(const QString& name, const QByteArray& state);
-    QByteArray tableHeaderState() const;
-    void setTableHeaderState(const QByteArray& state);
+    // The op table's header, for the table's column count (empty when saved for another).
+    QByteArray tableHeaderState(int columns) const;
+    void setTableHeaderState(const QByteArray& state, int columns);
 
     QString chartMetric() const; // default rel_l2
     void setChartMetric(const QString& metric);

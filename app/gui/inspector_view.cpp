@@ -111,7 +111,7 @@ void InspectorView::restoreLayout(const AppSettings& settings) {
     for (auto* splitter : findChildren<QSplitter*>())
         if (const auto state = settings.splitterState(splitter->objectName()); !state.isEmpty())
             splitter->restoreState(state);
-    m_savedHeader = settings.tableHeaderState();
+    m_savedHeader = settings.tableHeaderState(OpTableModel::ColumnCount);
 }
 
 void InspectorView::saveLayout(AppSettings& settings) const {
@@ -119,7 +119,7 @@ void InspectorView::saveLayout(AppSettings& settings) const {
         if (!splitter->objectName().isEmpty())
             settings.setSplitterState(splitter->objectName(), splitter->saveState());
     if (m_model->rowCount() > 0)
-        settings.setTableHeaderState(m_table->horizontalHeader()->saveState());
+        settings.setTableHeaderState(m_table->horizontalHeader()->saveState(), OpTableModel::ColumnCount);
 }
 
 void InspectorView::focusFilter() {

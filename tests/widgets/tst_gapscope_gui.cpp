@@ -18,6 +18,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -457,6 +458,15 @@ void GapscopeGuiTest::layoutIsRemembered() {
     again.openDemo();
     QVERIFY(shown.wait(20000));
     QCOMPARE(again.opView()->columnWidth(OpTableModel::Mse), 171);
+
+    // A header saved for another set of columns (an older Gapscope) is not applied.
+    AppSettings().setTableHeaderState(again.opView()->horizontalHeader()->saveState(),
+                                      OpTableModel::ColumnCount - 1);
+    MainWindow older;
+    QSignalSpy shownOlder(&older, &MainWindow::sessionShown);
+    older.openDemo();
+    QVERIFY(shownOlder.wait(20000));
+    QVERIFY(older.opView()->columnWidth(OpTableModel::Mse) != 171);
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {
