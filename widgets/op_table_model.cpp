@@ -66,10 +66,10 @@ void OpTableModel::indexIntroducers() {
     m_topIntroducer.reset();
     if (!m_session || !m_session->comparison)
         return;
-    m_introducerOfRow.assign(m_session->comparison->rows.size(), nullptr);
+    m_introducerOfRow.assign(m_session->comparison->rows.size(), std::nullopt);
     for (const auto& in : m_session->introducers)
         if (in.row < m_introducerOfRow.size())
-            m_introducerOfRow[in.row] = &in;
+            m_introducerOfRow[in.row] = in;
     if (const auto strongest = strongestGain(m_session->introducers))
         m_topIntroducer = strongest->row;
 }
@@ -131,8 +131,9 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     const std::optional<double> value = metric ? rowMetric(*r, metric) : std::nullopt;
     const bool firstDivergence = m_session->first_divergence && m_session->first_divergence->row == r->index;
     const bool topIntroducer = m_topIntroducer == r->index;
-    const Introducer* introducer =
-        r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : nullptr;
+    const Introducer* introducer = r->index < m_introducerOfRow.size() && m_introducerOfRow[r->index]
+                                       ? &*m_introducerOfRow[r->index]
+                                       : nullptr;
     const std::optional<double> gain =
         col == Gain && introducer ? std::optional<double>(introducer->gain_db) : std::nullopt;
 

@@ -57,7 +57,8 @@ private:
 
     std::shared_ptr<const Session> m_session;
     bool m_measuringStopped = false;
-    std::vector<const Introducer*> m_introducerOfRow; // by Comparison row index
+    // By Comparison row index. Copies: the session's list is replaced when the findings arrive.
+    std::vector<std::optional<Introducer>> m_introducerOfRow;
     std::optional<std::size_t> m_topIntroducer;
 };
 
