@@ -130,13 +130,12 @@ void benchStagedLoad() {
         const auto t1 = Clock::now();
         Session& s = *staged.session;
         // The app's first batch (as many rows as threads), then the rest.
-        const auto split =
-            staged.pending.begin() +
-            static_cast<std::ptrdiff_t>(std::min<std::size_t>(defaultThreadCount(), staged.pending.size()));
-        for (const auto& m : measureRows(std::vector<RowPlan>(staged.pending.begin(), split)))
+        const auto& pending = staged.pending;
+        const std::size_t split = std::min<std::size_t>(defaultThreadCount(), pending.size());
+        for (const auto& m : measureRows(pending.data(), split))
             applyMeasurement(*s.comparison, m);
         const auto t2 = Clock::now();
-        for (const auto& m : measureRows(std::vector<RowPlan>(split, staged.pending.end())))
+        for (const auto& m : measureRows(pending.data() + split, pending.size() - split))
             applyMeasurement(*s.comparison, m);
         completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run));
         const auto t3 = Clock::now();

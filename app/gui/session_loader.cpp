@@ -102,18 +102,15 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
 
         // Rows in batches sized so the table updates a few times a second.
         const auto& pending = staged.pending;
-        const std::size_t threads = defaultThreadCount();
-        std::size_t batch = threads;
+        std::size_t batch = defaultThreadCount();
         QElapsedTimer clock;
         for (std::size_t begin = 0; begin < pending.size();) {
             if (cancelled->load())
                 return;
             const std::size_t end = std::min(pending.size(), begin + batch);
-            auto measured = std::make_shared<std::vector<RowMeasurement>>(end - begin);
-            const unsigned inner = end - begin >= threads ? 1u : 0u;
             clock.start();
-            parallelFor(end - begin,
-                        [&](std::size_t i) { (*measured)[i] = measureRow(pending[begin + i], inner); });
+            auto measured = std::make_shared<std::vector<RowMeasurement>>(
+                measureRows(pending.data() + begin, end - begin));
             if (clock.elapsed() < 50)
                 batch = std::min<std::size_t>(batch * 2, 4096);
             post(generation, [this, measured, done = end, total = pending.size()] {

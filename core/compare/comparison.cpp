@@ -181,10 +181,10 @@ RowMeasurement measureRow(const RowPlan& plan, unsigned threads) {
     return m;
 }
 
-std::vector<RowMeasurement> measureRows(const std::vector<RowPlan>& plans) {
-    std::vector<RowMeasurement> measured(plans.size());
-    const unsigned inner = plans.size() >= defaultThreadCount() ? 1u : 0u;
-    parallelFor(plans.size(), [&](std::size_t i) { measured[i] = measureRow(plans[i], inner); });
+std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count) {
+    std::vector<RowMeasurement> measured(count);
+    const unsigned inner = count >= defaultThreadCount() ? 1u : 0u;
+    parallelFor(count, [&](std::size_t i) { measured[i] = measureRow(first[i], inner); });
     return measured;
 }
 

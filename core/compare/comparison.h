@@ -92,8 +92,12 @@ struct PlannedComparison {
 Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
                                          const AotCapture& capture, const ComparisonOptions& options = {});
 RowMeasurement measureRow(const RowPlan& plan, unsigned threads = 0);
-// Every plan, rows in parallel (big tensors also split inside when rows are few).
-std::vector<RowMeasurement> measureRows(const std::vector<RowPlan>& plans);
+// Plans [first, first + count), rows in parallel (big tensors also split inside
+// when rows are few); a staged load measures a batch at a time.
+std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count);
+inline std::vector<RowMeasurement> measureRows(const std::vector<RowPlan>& plans) {
+    return measureRows(plans.data(), plans.size());
+}
 void applyMeasurement(Comparison& c, const RowMeasurement& measurement);
 // The device's program outputs against the capture's reference outputs (empty
 // when the capture has none). Reads only the inputs: thread-safe.
