@@ -1,5 +1,6 @@
 #include "widgets/tensor_panel.h"
 
+#include "core/compare/element_plan.h"
 #include "core/etdump/element_decode.h"
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
@@ -29,29 +30,35 @@ struct View {
     std::optional<std::pair<double, std::int64_t>> dequant; // scale, zero point
 };
 
-std::optional<View> referenceView(const Session& s, const ComparisonRow& row, std::size_t element) {
-    const auto& rec = *row.pair->aot.record;
-    if (element >= rec.outputs.size())
-        return std::nullopt;
-    const auto* t = s.capture->tensor(rec.outputs[element]);
-    if (!t)
-        return std::nullopt;
-    return View{t->scalar_type, s.capture->file->bytes(*t), t->shape, std::nullopt};
+View viewOf(const Operand& operand) {
+    return View{operand.type, operand.bytes, operand.shape, std::nullopt};
 }
 
-std::optional<View> runtimeView(const Session& s, const ComparisonRow& row, std::size_t element) {
-    const RuntimeValue& v = row.pair->runtime_value;
-    const RuntimeValue* item = v.isSequence() ? (element < v.items.size() ? &v.items[element] : nullptr) : &v;
-    if (!item || !item->isTensor() || item->tensor->data != TensorData::Present)
-        return std::nullopt;
-    const Tensor& t = *item->tensor;
-    View view{static_cast<ScalarType>(t.scalar_type), s.dump->tensorBytes(t), t.sizes, std::nullopt};
+// Both sides of one element as the comparison planned them (planElement): the
+// bytes and dequantisation the metrics used. Per-channel dequantisation is not
+// applied to what is shown.
+struct ElementViews {
+    std::optional<View> reference, runtime;
+};
+
+ElementViews elementViews(const Session& s, const ComparisonRow& row, std::size_t element) {
+    ElementViews out;
     const auto& rec = *row.pair->aot.record;
-    if (row.dequantized && element < rec.quantization.size() && rec.quantization[element] &&
-        !rec.quantization[element]->per_channel)
-        view.dequant =
-            std::make_pair(rec.quantization[element]->scale[0], rec.quantization[element]->zero_point[0]);
-    return view;
+    if (element >= rec.outputs.size() || !s.capture->tensor(rec.outputs[element]))
+        return out;
+    static const RuntimeValue kNone;
+    const RuntimeValue& v = row.pair->runtime_value;
+    const RuntimeValue& item = v.isSequence() ? (element < v.items.size() ? v.items[element] : kNone) : v;
+    const ElementPlan plan = planElement(*s.dump, *s.capture, &rec, element, rec.outputs[element], item);
+    out.reference = viewOf(plan.reference);
+    if (plan.measurable() && item.isTensor()) {
+        View runtime = viewOf(plan.runtime);
+        const auto& tf = plan.options.runtime_transform;
+        if (tf.dequantizes() && !tf.axis)
+            runtime.dequant = std::make_pair(tf.scale.front(), tf.zero_point.front());
+        out.runtime = runtime;
+    }
+    return out;
 }
 
 // Perceptually uniform for values; blue-white-red around zero for differences.
@@ -197,8 +204,7 @@ void TensorPanel::refresh() {
         ops << QString::fromStdString(o);
     m_title->setText(tr("Row %1: %2").arg(row->index).arg(ops.join(QStringLiteral(", "))));
 
-    const auto ref = referenceView(*m_session, *row, element);
-    const auto rt = runtimeView(*m_session, *row, element);
+    const auto [ref, rt] = elementViews(*m_session, *row, element);
     if (!ref) {
         m_hover->setText(tr("The reference output is not a tensor."));
         return;
@@ -440,8 +446,7 @@ TensorDetails computeDetails(const View& ref, const View& rt, std::size_t maxSam
 } // namespace
 
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
-    const auto ref = referenceView(*m_session, row, element);
-    const auto rt = runtimeView(*m_session, row, element);
+    const auto [ref, rt] = elementViews(*m_session, row, element);
     const quint64 generation = ++m_detailsGeneration;
     if (!ref || !rt || ref->shape != rt->shape) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
