@@ -180,49 +180,14 @@ void GapChart::rebuild() {
         line->point2->setCoords(1, m_session->threshold.value);
         line->setPen(QPen(QColor(200, 60, 60), 1, Qt::DashLine));
     }
-    if (m_session->first_divergence) {
-        const auto it = std::find(m_order.begin(), m_order.end(), m_session->first_divergence->row);
-        if (it != m_order.end()) {
-            const double x = static_cast<double>(it - m_order.begin());
-            auto* v = new QCPItemStraightLine(m_plot);
-            v->point1->setCoords(x, 0);
-            v->point2->setCoords(x, 1);
-            v->setPen(QPen(QColor(200, 60, 60), 1.5));
-            auto* text = new QCPItemText(m_plot);
-            text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-            text->position->setCoords(x, 0.05);
-            // Keep the label inside the plot: right of the line, or left of it near the edge.
-            const bool rightHalf = x > static_cast<double>(m_order.size()) / 2;
-            text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-            text->setText(rightHalf ? tr("first divergence ") : tr(" first divergence"));
-            text->setColor(QColor(200, 60, 60));
-            // Readable where the curve runs through it.
-            text->setBrush(QBrush(QColor(255, 255, 255, 225)));
-            text->setPadding(QMargins(3, 1, 3, 1));
-        }
-    }
+    if (m_session->first_divergence)
+        addRowMarker(m_session->first_divergence->row, tr("first divergence"), QColor(200, 60, 60),
+                     QColor(200, 60, 60), Qt::SolidLine, 0.05);
     // Where the error grows the most: where drift is introduced, not where it first
     // crosses the threshold.
-    if (const auto strongest = strongestGain(m_session->introducers)) {
-        const auto it = std::find(m_order.begin(), m_order.end(), strongest->row);
-        if (it != m_order.end()) {
-            const double x = static_cast<double>(it - m_order.begin());
-            auto* v = new QCPItemStraightLine(m_plot);
-            v->point1->setCoords(x, 0);
-            v->point2->setCoords(x, 1);
-            v->setPen(QPen(QColor(215, 120, 0), 1.5, Qt::DashLine));
-            auto* text = new QCPItemText(m_plot);
-            text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-            text->position->setCoords(x, 0.16);
-            const bool rightHalf = x > static_cast<double>(m_order.size()) / 2;
-            text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-            const QString label = tr("error grows %1 dB").arg(strongest->gain_db, 0, 'f', 0);
-            text->setText(rightHalf ? QString(label + QLatin1Char(' ')) : QString(QLatin1Char(' ') + label));
-            text->setColor(QColor(170, 90, 0));
-            text->setBrush(QBrush(QColor(255, 255, 255, 225)));
-            text->setPadding(QMargins(3, 1, 3, 1));
-        }
-    }
+    if (const auto strongest = strongestGain(m_session->introducers))
+        addRowMarker(strongest->row, tr("error grows %1 dB").arg(strongest->gain_db, 0, 'f', 0),
+                     QColor(215, 120, 0), QColor(170, 90, 0), Qt::DashLine, 0.16);
     m_marker = m_plot->addGraph();
     m_marker->setLineStyle(QCPGraph::lsNone);
     m_marker->setScatterStyle(
@@ -243,6 +208,29 @@ void GapChart::rebuild() {
         note->setColor(QColor(110, 110, 110));
     }
     showSelection();
+}
+
+void GapChart::addRowMarker(std::size_t row, const QString& label, const QColor& lineColor,
+                            const QColor& textColor, Qt::PenStyle style, double labelY) {
+    const auto it = std::find(m_order.begin(), m_order.end(), row);
+    if (it == m_order.end())
+        return;
+    const double x = static_cast<double>(it - m_order.begin());
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(QPen(lineColor, 1.5, style));
+    auto* text = new QCPItemText(m_plot);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(x, labelY);
+    // Keep the label inside the plot: right of the line, or left of it near the edge.
+    const bool rightHalf = x > static_cast<double>(m_order.size()) / 2;
+    text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    text->setText(rightHalf ? QString(label + QLatin1Char(' ')) : QString(QLatin1Char(' ') + label));
+    text->setColor(textColor);
+    // Readable where the curve runs through it.
+    text->setBrush(QBrush(QColor(255, 255, 255, 225)));
+    text->setPadding(QMargins(3, 1, 3, 1));
 }
 
 void GapChart::showSelection() {

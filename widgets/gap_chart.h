@@ -44,6 +44,10 @@ signals:
 private:
     void rebuild();
     void showSelection();
+    // A vertical line at `row`'s position in execution order, labelled at labelY
+    // (a fraction of the plot's height from its top).
+    void addRowMarker(std::size_t row, const QString& label, const QColor& lineColor, const QColor& textColor,
+                      Qt::PenStyle style, double labelY);
     std::optional<std::size_t> rowNear(QMouseEvent* event) const;
 
     QCustomPlot* m_plot;
