@@ -441,11 +441,7 @@ void GapscopeGuiTest::layoutIsRemembered() {
     QByteArray splitter;
     {
         MainWindow window;
-        window.resize(1200, 800);
-        window.show();
-        QSignalSpy shown(&window, &MainWindow::sessionShown);
-        window.openDemo();
-        QVERIFY(shown.wait(20000));
+        QVERIFY(showDemo(window, QSize(1200, 800)));
         auto* s = window.findChild<QSplitter*>(QStringLiteral("viewsAndChart"));
         QVERIFY(s);
         s->setSizes({500, 250});
