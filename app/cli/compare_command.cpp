@@ -88,6 +88,8 @@ int runCompare(const CompareOptions& o) {
         *session->capture->etrecord_sha256 != sha256Hex(session->etrecord_file->bytes()))
         std::cerr << "gapscope-cli compare: warning: the capture was made from another ETRecord (SHA-256 "
                      "differs)\n";
+    for (const auto& warning : c.warnings)
+        std::cerr << "gapscope-cli compare: warning: " << warning << "\n";
 
     writeComparisonTable(std::cout, c, ctx);
 

@@ -115,6 +115,18 @@ std::size_t pickByShape(const std::vector<RuntimeValue>& items, const Safetensor
     return items.size() - 1;
 }
 
+// The node outputs a QNN event's debug data stand for, in order: a gathered
+// multi-output node's indices, or the "@<idx>" of a single QNN tensor name.
+// Empty for every other event.
+std::vector<int> qnnOutputIndices(const InspectorEvent& e) {
+    if (!e.output_indices.empty())
+        return e.output_indices;
+    if (e.delegated && e.resolved.backend == kQnnBackend && e.resolved.output_index &&
+        e.debug_data.size() == 1 && e.debug_data.front().isTensor())
+        return {*e.resolved.output_index};
+    return {};
+}
+
 } // namespace
 
 HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& second) {
@@ -241,7 +253,26 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 continue;
             }
             const RuntimeValue& element = data[data.size() - negative];
-            if (pair.aot.sequence) {
+            const auto qnnIndices = qnnOutputIndices(*rt.event);
+            if (pair.aot.sequence && !qnnIndices.empty()) {
+                const auto outputs = found->second->outputs.size();
+                const auto beyond = std::find_if(qnnIndices.begin(), qnnIndices.end(), [&](int index) {
+                    return static_cast<std::size_t>(index) >= outputs;
+                });
+                if (beyond != qnnIndices.end()) {
+                    pair.runtime_value_valid = false;
+                    pair.problem = "the device logged output " + std::to_string(*beyond) + " of '" +
+                                   rt.event->name + "' but the reference node has " +
+                                   std::to_string(outputs) + " outputs";
+                } else {
+                    pair.runtime_value.kind = RuntimeValue::Kind::List;
+                    pair.runtime_value.items = data;
+                    pair.reference_elements = qnnIndices;
+                    pair.selection = "QNN tensors by output index: the device logged " +
+                                     std::to_string(qnnIndices.size()) + " of the node's " +
+                                     std::to_string(outputs) + " outputs";
+                }
+            } else if (pair.aot.sequence) {
                 if (element.isSequence()) {
                     pair.runtime_value = element;
                     pair.selection = "the logged tensor list";

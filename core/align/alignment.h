@@ -41,6 +41,11 @@ struct AlignedPair {
     // Several runtime outputs had the reference's shape and dtype: ExecuTorch
     // compares the last one, which may be the wrong output (native_layer_norm).
     bool ambiguous_selection = false;
+    // The reference outputs compared, one per runtime item, when the device logged
+    // only some outputs of a multi-output node by QNN tensor name ("<node>@<idx>":
+    // native_layer_norm's output without mean and rstd, or split's chunks). Empty:
+    // the runtime value stands for the whole reference output, as in ExecuTorch.
+    std::vector<int> reference_elements;
 };
 
 struct Alignment {

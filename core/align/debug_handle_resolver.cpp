@@ -10,6 +10,7 @@ const char* handleSourceName(HandleSource source) {
     case HandleSource::DelegateSubstring: return "delegate_substring";
     case HandleSource::DelegateFallback: return "delegate_fallback";
     case HandleSource::DebugIdSuffix: return "debug_id_suffix";
+    case HandleSource::QnnNodeName: return "qnn_node_name";
     }
     return "none";
 }

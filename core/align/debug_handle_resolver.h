@@ -19,7 +19,14 @@ enum class HandleSource {
     DelegateSubstring, // ExecuTorch's rule: a key that is a substring of the id (last in map order)
     DelegateFallback,  // delegated event of an instruction without a delegate_map entry
     DebugIdSuffix,     // QNN's first design: name ends in __debugID_<N>, handle N, no ETRecord needed
+    QnnNodeName,       // "<node>@<idx>" of a multi-output node, found by name in the op graph
 };
+
+// The backend name ExecuTorch's Qualcomm delegate writes into the ETRecord.
+inline constexpr const char* kQnnBackend = "QnnBackend";
+// The ETRecord graph whose debug handles QNN's delegate_map uses (the edge program
+// after QNN's passes; QNNIntermediateDebugger's reference graph).
+inline constexpr const char* kQnnReferenceGraph = "edge_after_transform/forward";
 
 const char* handleSourceName(HandleSource source);
 

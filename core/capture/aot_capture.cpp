@@ -47,6 +47,11 @@ public:
             out.method = *v;
         if (auto v = optionalString(doc, "etrecord_sha256"))
             out.etrecord_sha256 = *v;
+        if (doc.contains("layout_recorded") && !doc["layout_recorded"].is_null()) {
+            if (!doc["layout_recorded"].is_boolean())
+                return fail("layout_recorded", "'layout_recorded' must be true or false");
+            out.layout_recorded = doc["layout_recorded"].get<bool>();
+        }
         for (const char* key : {"inputs", "reference_outputs"}) {
             if (!doc.contains(key) || doc[key].is_null())
                 continue;
@@ -367,6 +372,8 @@ std::string aotCaptureDocument(const AotCapture& c) {
     doc["reference_graph"] = c.reference_graph ? json(*c.reference_graph) : json(nullptr);
     doc["method"] = c.method;
     doc["etrecord_sha256"] = c.etrecord_sha256 ? json(*c.etrecord_sha256) : json(nullptr);
+    if (c.layout_recorded)
+        doc["layout_recorded"] = true;
     doc["inputs"] = c.inputs ? valuesJson(*c.inputs) : json(nullptr);
     doc["reference_outputs"] = c.reference_outputs ? valuesJson(*c.reference_outputs) : json(nullptr);
     json records = json::array();

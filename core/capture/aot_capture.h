@@ -55,6 +55,10 @@ struct AotCapture {
     std::optional<std::string> reference_graph;
     std::string method = "forward";
     std::optional<std::string> etrecord_sha256;
+    // True when every record's axis_order was read from the graph the backend
+    // lowered, so a null axis_order means "same layout". False (absent): null may
+    // mean "unknown", as in a capture of a serialised ETRecord, which drops it.
+    bool layout_recorded = false;
     std::optional<std::vector<CaptureValue>> inputs;
     std::optional<std::vector<CaptureValue>> reference_outputs;
     std::vector<CaptureRecord> records;

@@ -1,5 +1,6 @@
 #include "core/compare/comparison.h"
 
+#include "core/align/qnn_multi_output.h"
 #include "core/common/parallel.h"
 
 #include <algorithm>
@@ -36,14 +37,26 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
         if (isFrameworkEventName(e.name) || e.name == "OPERATOR_CALL")
             continue;
         if (e.resolved.handles.empty()) {
-            const bool opaque = e.delegated && maps && maps->delegate_map.count(e.instruction_id) &&
-                                maps->delegate_map.at(e.instruction_id).identifiers.empty();
-            c.coverage.push_back({opaque ? "opaque_delegate_event" : "unresolved_event",
-                                  e.name,
-                                  {},
-                                  opaque ? "backend '" + maps->delegate_map.at(e.instruction_id).backend +
-                                               "' publishes no delegate-internal debug map"
-                                         : e.resolved.reason});
+            const DelegateMapping* mapping = e.delegated && maps && maps->delegate_map.count(e.instruction_id)
+                                                 ? &maps->delegate_map.at(e.instruction_id)
+                                                 : nullptr;
+            if (mapping && mapping->identifiers.empty())
+                c.coverage.push_back(
+                    {"opaque_delegate_event",
+                     e.name,
+                     {},
+                     "backend '" + mapping->backend + "' publishes no delegate-internal debug map"});
+            else if (mapping && mapping->backend == kQnnBackend)
+                // qnn_preprocess.py maps every single-output node it lowered; a name
+                // it left out is a tensor QNN added itself.
+                c.coverage.push_back({"delegate_internal",
+                                      e.name,
+                                      {},
+                                      "a tensor QNN added while lowering (input quantize, layout permute or "
+                                      "graph output): its delegate_map gives it no debug handle and the "
+                                      "reference graph has no node for it"});
+            else
+                c.coverage.push_back({"unresolved_event", e.name, {}, e.resolved.reason});
         }
         for (const auto& v : e.debug_data) {
             auto flag = [&](const Tensor& t) {
@@ -73,6 +86,27 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
         c.coverage.push_back({"alignment_error", "", {}, err});
 }
 
+bool lowersToQnn(const MethodMaps& maps) {
+    return std::any_of(maps.delegate_map.begin(), maps.delegate_map.end(),
+                       [](const auto& entry) { return entry.second.backend == kQnnBackend; });
+}
+
+// The graph whose nodes decide which runtime events are ops (the Inspector's
+// `op_types`, §5.1 step 4). ExecuTorch uses the graph its Inspector was
+// constructed with: the edge program by default, `edge_after_transform/forward`
+// in the QNN debugger. A capture made from a graph-map entry names that graph,
+// and the delegate's handles are only that graph's, so it is used when the
+// ETRecord holds it.
+const ExportGraph* opGraph(const EtRecord& etrecord, const AotCapture& capture,
+                           const ComparisonOptions& options) {
+    if (capture.reference_graph) {
+        const auto it = etrecord.graph_map.find(*capture.reference_graph);
+        if (it != etrecord.graph_map.end())
+            return &it->second;
+    }
+    return etrecord.edgeProgram(options.method);
+}
+
 } // namespace
 
 Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
@@ -98,7 +132,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     const MethodMaps* maps = methodMaps(etrecord, options);
     std::set<std::int64_t> opHandles;
     if (etrecord) {
-        if (const auto* g = etrecord->edgeProgram(options.method)) {
+        if (const auto* g = opGraph(*etrecord, capture, options)) {
             const auto hs = g->allDebugHandles();
             opHandles.insert(hs.begin(), hs.end());
         }
@@ -108,8 +142,18 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
     }
 
+    if (maps && lowersToQnn(*maps) && capture.reference_graph != std::string(kQnnReferenceGraph))
+        c.warnings.push_back(
+            "the program is lowered to QNN, whose debug handles are those of the ETRecord graph '" +
+            std::string(kQnnReferenceGraph) + "', but the capture is of '" +
+            capture.reference_graph.value_or("an in-memory program") +
+            "': rows may pair different ops. Capture with "
+            "gapscope_capture.capture.capture_from_qnn_debugger");
+
     const RunData& run = dump.runs[c.run];
     c.events = buildInspectorEvents(run, maps, opHandles);
+    if (const ExportGraph* graph = etrecord ? opGraph(*etrecord, capture, options) : nullptr)
+        resolveQnnMultiOutputNodes(c.events, *graph);
     c.alignment = alignRuntimeWithCapture(c.events, capture);
 
     for (const auto& pair : c.alignment.pairs) {
@@ -126,10 +170,28 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         RowPlan plan;
         plan.row = row.index;
         const CaptureRecord& rec = *pair.aot.record;
+        const std::string& backend = pair.runtime->event->resolved.backend;
         if (!pair.runtime_value_valid) {
             row.status = RowStatus::Invalid;
             row.reason = pair.problem;
             row.in_executorch = false;
+        } else if (!pair.reference_elements.empty()) {
+            // ExecuTorch raises or skips here: it compares a whole sequence or nothing.
+            row.in_executorch = false;
+            const auto& items = pair.runtime_value.items;
+            std::string which;
+            for (std::size_t k = 0; k < items.size(); ++k) {
+                const auto e = static_cast<std::size_t>(pair.reference_elements[k]);
+                plan.elements.push_back(
+                    planElement(dump, capture, &rec, e, rec.outputs[e], items[k], backend));
+                which += (k ? ", " : "") + std::to_string(e);
+            }
+            row.reason = items.size() == rec.outputs.size()
+                             ? "QNN logged the node's " + std::to_string(items.size()) +
+                                   " outputs as separate tensors; compared output by output"
+                             : "the device logged output" + std::string(items.size() > 1 ? "s " : " ") +
+                                   which + " of the node's " + std::to_string(rec.outputs.size()) +
+                                   "; the other reference outputs have no device counterpart";
         } else if (rec.sequence) {
             row.in_executorch = rec.outputs.size() <= 1;
             if (!row.in_executorch)
@@ -143,11 +205,12 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
                              std::to_string(items.size()) + " runtime values";
             } else {
                 for (std::size_t i = 0; i < items.size(); ++i)
-                    plan.elements.push_back(planElement(dump, capture, &rec, i, rec.outputs[i], items[i]));
+                    plan.elements.push_back(
+                        planElement(dump, capture, &rec, i, rec.outputs[i], items[i], backend));
             }
         } else {
             plan.elements.push_back(
-                planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value));
+                planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value, backend));
         }
         for (const auto& e : plan.elements) {
             row.shapes.push_back(e.shape);

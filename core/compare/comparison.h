@@ -41,6 +41,7 @@ struct ComparisonRow {
 
 struct CoverageItem {
     std::string kind; // aot_without_runtime, runtime_without_aot, unresolved_event, opaque_delegate_event,
+                      // delegate_internal (a tensor QNN added: quantize, permute, graph output),
                       // missing_data, invalid_comparison, alignment_error
     std::string what; // op or event name
     HandleTuple handles;

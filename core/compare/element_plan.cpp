@@ -23,21 +23,28 @@ bool isIntegerType(ScalarType t) {
 } // namespace
 
 ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
-                        std::size_t element, const CaptureValue& reference, const RuntimeValue& rt) {
+                        std::size_t element, const CaptureValue& reference, const RuntimeValue& rt,
+                        const std::string& backend) {
     ElementPlan out;
     std::string aotType = "scalar";
+    bool referenceIsFloat = false;
     switch (reference.kind) {
     case CaptureValue::Kind::Tensor: {
         const auto* t = capture.tensor(reference);
         out.reference = Operand::tensor(t->scalar_type, t->shape, capture.file->bytes(*t), t->numel);
         aotType = scalarTypeName(static_cast<std::int8_t>(t->scalar_type));
         out.shape = shapeText(t->shape);
+        const auto info = scalarTypeInfo(static_cast<std::int8_t>(t->scalar_type));
+        referenceIsFloat = info && info->isFloatingPoint;
         break;
     }
     case CaptureValue::Kind::Int:
         out.reference = Operand::number(static_cast<double>(reference.int_value));
         break;
-    case CaptureValue::Kind::Float: out.reference = Operand::number(reference.float_value); break;
+    case CaptureValue::Kind::Float:
+        out.reference = Operand::number(reference.float_value);
+        referenceIsFloat = true;
+        break;
     case CaptureValue::Kind::Bool: out.reference = Operand::number(reference.bool_value ? 1 : 0); break;
     default:
         out.status = RowStatus::Invalid;
@@ -83,8 +90,34 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
             out.options.qmax = q.qmax;
             out.dequantized = true;
         }
-        if (record && record->axis_order && t.sizes.size() == record->axis_order->size())
+        out.dtype = aotType + " vs " + rtType + (out.dequantized ? " (dequantized)" : "");
+        if (!out.dequantized && referenceIsFloat && isIntegerType(type)) {
+            out.status = RowStatus::Invalid;
+            out.reason = "the runtime tensor holds raw " + rtType + " values and the capture has no " +
+                         "quantisation parameters for this output, so it cannot be dequantised; " +
+                         "comparing the integers with the " + aotType +
+                         " reference would give a wrong number";
+            return out;
+        }
+        if (record && record->axis_order) {
+            if (t.sizes.size() != record->axis_order->size()) {
+                out.status = RowStatus::Invalid;
+                out.reason = "the capture's axis_order has " + std::to_string(record->axis_order->size()) +
+                             " axes but the runtime tensor has rank " + std::to_string(t.sizes.size()) +
+                             ": its layout cannot be established";
+                return out;
+            }
             out.options.runtime_transform.axis_order = record->axis_order;
+        } else if (backend == kQnnBackend && !capture.layout_recorded && t.sizes.size() >= 3 &&
+                   t.sizes.size() <= 5) {
+            // QNN's LayoutTransform moves channels last for ranks 3-5; a capture of a
+            // serialised ETRecord cannot tell which tensors it moved.
+            out.status = RowStatus::Invalid;
+            out.reason = "QNN may hold this rank-" + std::to_string(t.sizes.size()) +
+                         " tensor channels-last and the capture does not record its layout (axis_order); " +
+                         "capture with gapscope_capture.capture.capture_from_qnn_debugger";
+            return out;
+        }
         break;
     }
     case RuntimeValue::Kind::Int:

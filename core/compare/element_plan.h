@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/align/debug_handle_resolver.h"
 #include "core/align/runtime_value.h"
 #include "core/capture/aot_capture.h"
 #include "core/compare/row_status.h"
@@ -35,8 +36,16 @@ struct ElementResult {
 };
 
 // `record` (may be null) gives the quantisation and axis order of output `element`.
+// `backend` names the delegate that logged the runtime value ("" when none): a
+// QNN tensor may be laid out channels-last, so its layout must be known.
+//
+// Never a silent wrong number: an integer runtime tensor against a floating-point
+// reference without quantisation parameters, an axis_order that does not fit the
+// runtime tensor, and a QNN tensor of rank 3 to 5 whose layout the capture does
+// not record are Invalid rows with the reason, whatever the shapes.
 ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
-                        std::size_t element, const CaptureValue& reference, const RuntimeValue& runtime);
+                        std::size_t element, const CaptureValue& reference, const RuntimeValue& runtime,
+                        const std::string& backend = {});
 
 // Computes the metrics of a measurable plan; otherwise returns the plan's status.
 ElementResult measureElement(const ElementPlan& plan, unsigned threads = 0);

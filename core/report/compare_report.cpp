@@ -140,6 +140,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     coverage["counts"] = counts;
     coverage["items"] = items;
     doc["coverage"] = coverage;
+    doc["warnings"] = c.warnings;
 
     if (ctx.first_divergence) {
         const auto& fd = *ctx.first_divergence;

@@ -110,6 +110,7 @@ json captureToJson(const AotCapture& c) {
     doc["reference_graph"] = c.reference_graph ? json(*c.reference_graph) : json(nullptr);
     doc["method"] = c.method;
     doc["etrecord_sha256"] = c.etrecord_sha256 ? json(*c.etrecord_sha256) : json(nullptr);
+    doc["layout_recorded"] = c.layout_recorded;
     json records = json::array();
     for (const auto& r : c.records) {
         json outs = json::array();

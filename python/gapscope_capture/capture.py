@@ -42,6 +42,10 @@ FORWARD = "forward"
 EXPORTED_PROGRAM = "exported_program"
 EDGE_DIALECT_PROGRAM = "edge_dialect_exported_program"
 FLOAT_EXPORTED_PROGRAM = "float_exported_program"
+# ExecuTorch's Qualcomm backend: its delegate name in the ETRecord, and the graph its
+# debug handles belong to (QNNIntermediateDebugger.reference_graph_name).
+QNN_BACKEND = "QnnBackend"
+QNN_REFERENCE_GRAPH = "edge_after_transform/forward"
 
 DebugHandle = tuple[int, ...]
 
@@ -60,6 +64,8 @@ class CaptureResult:
     reference_graph: str | None
     method: str
     etrecord_sha256: str | None
+    # Every record's axis_order comes from the graph the backend lowered (see write_capture).
+    layout_recorded: bool = False
 
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write this capture to ``path`` in the AOT capture format."""
@@ -71,6 +77,7 @@ class CaptureResult:
             reference_graph=self.reference_graph,
             method=self.method,
             etrecord_sha256=self.etrecord_sha256,
+            layout_recorded=self.layout_recorded,
         )
 
     def fill_quantization(self, source: "CaptureResult") -> int:
@@ -120,6 +127,17 @@ def capture_from_etrecord(
         etrecord = parse_etrecord(str(path))
     except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
         raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    if reference_graph is None and _lowered_to_qnn(etrecord):
+        # QNN's delegate_map handles are those of the graph it lowered, not the ATen
+        # program's: without this choice every row would pair different ops.
+        reference_graph = QNN_REFERENCE_GRAPH
+        log.warning(
+            "%s: lowered to QNN; capturing '%s' (the QNN debugger's reference). A saved "
+            "ETRecord drops QNN's quant_attrs and axis_order: quantised or channels-last "
+            "device tensors will be refused; capture with capture_from_qnn_debugger instead",
+            path,
+            QNN_REFERENCE_GRAPH,
+        )
     program, graph_name = resolve_reference_graph(etrecord, reference_graph)
     result = _capture_program(
         program.module(),
@@ -174,7 +192,17 @@ def capture_from_program(
         if inputs is None:
             raise CaptureError("this program carries no representative inputs: pass inputs")
         model_inputs = list(inputs)
-    return _capture_program(graph_module, model_inputs, reference_graph=None, method=method)
+    result = _capture_program(graph_module, model_inputs, reference_graph=None, method=method)
+    # An in-memory graph keeps its node metadata, axis_order included.
+    result.layout_recorded = etrecord is None
+    return result
+
+
+def capture_from_qnn_debugger(debugger: Any, inputs: Sequence[Any] | None = None) -> CaptureResult:
+    """The reference a ``QNNIntermediateDebugger`` compares with; see ``qnn_capture``."""
+    from gapscope_capture.qnn_capture import capture_from_qnn_debugger as capture_qnn
+
+    return capture_qnn(debugger, inputs)
 
 
 def capture_float_reference(
@@ -479,13 +507,16 @@ def _records(graph_module: GraphModule, captured: dict[DebugHandle, Any]) -> lis
         record = CaptureRecord.from_intermediate_output(
             key, captured[key], ops, {node.name: node.meta.get("stack_trace") for node in nodes[key]}
         )
-        stored = nodes[key][-1]  # the capture keeps the last value written for a key
-        quantization = output_quantization(stored, graph_module, len(record.outputs), record.sequence)
-        if any(q is not None for q in quantization):
-            record.quantization = quantization
-        record.axis_order = output_axis_order(stored, record.sequence)
+        annotate_record(record, nodes[key][-1], graph_module)  # the capture keeps the last value
         records.append(record)
     return records
+
+
+def annotate_record(record: CaptureRecord, stored: Node, graph_module: GraphModule) -> None:
+    """Set the quantisation and ``axis_order`` of ``record`` from the node whose value it holds."""
+    quantization = output_quantization(stored, graph_module, len(record.outputs), record.sequence)
+    record.quantization = quantization if any(q is not None for q in quantization) else None
+    record.axis_order = output_axis_order(stored, record.sequence)
 
 
 def _captured_nodes(graph_module: GraphModule) -> dict[DebugHandle, list[Node]]:
@@ -527,6 +558,15 @@ def _inputs_or_representative(
             f"{source}: the ETRecord has no representative inputs; give the inputs explicitly"
         )
     return list(representative)
+
+
+def _lowered_to_qnn(etrecord: ETRecord) -> bool:
+    """Whether a delegate of the forward method is ExecuTorch's Qualcomm backend."""
+    delegate_map = getattr(etrecord, "_delegate_map", None) or {}  # no public getter
+    entries = delegate_map.get(FORWARD) or {}
+    return any(
+        isinstance(entry, dict) and entry.get("name") == QNN_BACKEND for entry in entries.values()
+    ) and QNN_REFERENCE_GRAPH in (etrecord.graph_map or {})
 
 
 def _method_of(graph_name: str) -> str:

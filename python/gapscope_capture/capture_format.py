@@ -133,6 +133,7 @@ class Capture:
     method: str
     etrecord_sha256: str | None
     producer: dict[str, str]
+    layout_recorded: bool = False
 
 
 def producer_versions() -> dict[str, str]:
@@ -160,8 +161,13 @@ def write_capture(
     reference_graph: str | None = None,
     method: str = "forward",
     etrecord_sha256: str | None = None,
+    layout_recorded: bool = False,
 ) -> None:
     """Write a capture file atomically.
+
+    ``layout_recorded`` says that every record's ``axis_order`` was read from
+    the graph the backend lowered, so that ``None`` means "same layout" rather
+    than "unknown" (docs/formats/aot-capture.md).
 
     The file is written to a temporary file in the destination directory and
     renamed over ``path``, so a reader never sees a half-written capture.
@@ -180,6 +186,8 @@ def write_capture(
         "method": method,
         "etrecord_sha256": etrecord_sha256,
     }
+    if layout_recorded:
+        document["layout_recorded"] = True
     if inputs is not None:
         document["inputs"] = [encode(v, f"inputs/{i}") for i, v in enumerate(inputs)]
     if reference_outputs is not None:
@@ -255,6 +263,7 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
                 method=document.get("method", "forward"),
                 etrecord_sha256=document.get("etrecord_sha256"),
                 producer=dict(document.get("producer") or {}),
+                layout_recorded=document.get("layout_recorded") is True,
             )
         except (KeyError, TypeError) as exc:
             raise CaptureFormatError(f"{path}: malformed capture document ({exc!r})") from exc

@@ -1,0 +1,73 @@
+#include "core/align/qnn_multi_output.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+#include <tuple>
+
+namespace gapscope {
+
+void resolveQnnMultiOutputNodes(std::vector<InspectorEvent>& events, const ExportGraph& graph) {
+    std::map<std::string, const GraphNode*> multiOutput;
+    for (const auto& node : graph.nodes)
+        if (node.output_tensors.size() > 1 && !node.debug_handles.empty())
+            multiOutput.emplace(node.name, &node);
+    if (multiOutput.empty())
+        return;
+
+    // (instruction, node) → index of the event that gathers its outputs.
+    std::map<std::pair<std::int32_t, std::string>, std::size_t> gathered;
+    std::vector<InspectorEvent> out;
+    out.reserve(events.size());
+    for (auto& e : events) {
+        const std::string id = e.key.delegateId();
+        const auto at = id.rfind('@');
+        const bool candidate = e.delegated && e.resolved.handles.empty() &&
+                               e.resolved.backend == kQnnBackend && e.resolved.output_index &&
+                               at != std::string::npos && e.debug_data.size() == 1;
+        const auto node = candidate ? multiOutput.find(id.substr(0, at)) : multiOutput.end();
+        if (node == multiOutput.end()) {
+            out.push_back(std::move(e));
+            continue;
+        }
+        const auto key = std::make_pair(e.instruction_id, node->first);
+        const auto existing = gathered.find(key);
+        if (existing == gathered.end()) {
+            e.resolved.handles = node->second->debug_handles;
+            e.resolved.source = HandleSource::QnnNodeName;
+            e.resolved.reason.clear();
+            e.has_op_types = true;
+            e.output_indices = {*e.resolved.output_index};
+            gathered.emplace(key, out.size());
+            out.push_back(std::move(e));
+            continue;
+        }
+        InspectorEvent& target = out[existing->second];
+        target.debug_data.push_back(std::move(e.debug_data.front()));
+        target.debug_events.push_back(e.debug_events.front());
+        target.output_indices.push_back(*e.resolved.output_index);
+    }
+    // Outputs in index order, and a name that says which ones the device logged.
+    for (const auto& [key, at] : gathered) {
+        InspectorEvent& e = out[at];
+        std::vector<std::size_t> order(e.output_indices.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return e.output_indices[a] < e.output_indices[b];
+        });
+        InspectorEvent sorted = e;
+        std::string indices;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            sorted.debug_data[i] = e.debug_data[order[i]];
+            sorted.debug_events[i] = e.debug_events[order[i]];
+            sorted.output_indices[i] = e.output_indices[order[i]];
+            indices += (i ? "," : "") + std::to_string(sorted.output_indices[i]);
+        }
+        sorted.name = key.second + "@" + indices;
+        e = std::move(sorted);
+    }
+    events = std::move(out);
+}
+
+} // namespace gapscope

@@ -1,0 +1,138 @@
+"""Write one real QNN-delegated session with ExecuTorch's Qualcomm backend (HTP simulator).
+
+usage: make_qnn_session.py OUT MODEL QUANT [SOC]
+  MODEL  convnet | attention | multiout
+  QUANT  8a8w | 16a8w | fp16
+
+Follows the flow of shared/qnn-x86/example_qnn_session.py (what a user runs) and
+adds Gapscope's exporter at the point where the debugger is alive. OUT receives
+model.pte, etrecord.bin, run.etdp, run.debug.bin, capture.gscap.safetensors
+(gapscope_capture.capture.capture_from_qnn_debugger) and qnn_debugger_cosine.csv,
+the per-layer table of ExecuTorch's own QNN intermediate debugger (the referee).
+Run it with the kit's venv after sourcing its env.sh.
+"""
+import os
+import shutil
+import sys
+
+import torch
+from executorch.backends.qualcomm.debugger.qcom_numerical_comparator_sample import (
+    QcomCosineSimilarityComparator,
+)
+from executorch.backends.qualcomm.debugger.qnn_intermediate_debugger import (
+    OutputFormat,
+    QNNIntermediateDebugger,
+)
+from executorch.backends.qualcomm.export_utils import QnnConfig, build_executorch_binary
+from executorch.backends.qualcomm.quantizer.quantizer import QuantDtype
+from executorch.extension.pybindings.portable_lib import _load_for_executorch
+
+from gapscope_capture.capture import capture_from_qnn_debugger
+
+
+class ConvNet(torch.nn.Module):
+    """The kit example's model: conv, relu, sigmoid, a residual add, mean, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = torch.relu(self.c1(x))
+        z = torch.sigmoid(self.c2(y)) + y
+        return self.fc(z.mean(dim=(2, 3)))
+
+    @staticmethod
+    def example():
+        return torch.randn(1, 3, 16, 16)
+
+
+class Attention(torch.nn.Module):
+    """A transformer block: layer_norm, single-head attention with softmax, MLP."""
+
+    def __init__(self, dim=32):
+        super().__init__()
+        self.norm1 = torch.nn.LayerNorm(dim)
+        self.q = torch.nn.Linear(dim, dim)
+        self.k = torch.nn.Linear(dim, dim)
+        self.v = torch.nn.Linear(dim, dim)
+        self.proj = torch.nn.Linear(dim, dim)
+        self.norm2 = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 2 * dim)
+        self.fc2 = torch.nn.Linear(2 * dim, dim)
+        self.scale = dim ** -0.5
+
+    def forward(self, x):
+        h = self.norm1(x)
+        attn = torch.softmax(torch.matmul(self.q(h), self.k(h).transpose(-1, -2)) * self.scale, dim=-1)
+        x = x + self.proj(torch.matmul(attn, self.v(h)))
+        return x + self.fc2(torch.relu(self.fc1(self.norm2(x))))
+
+    @staticmethod
+    def example():
+        return torch.randn(1, 16, 32)
+
+
+class MultiOut(torch.nn.Module):
+    """Multi-output ops: split into three chunks and topk (values and indices)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 12, 3, padding=1)
+
+    def forward(self, x):
+        a, b, c = torch.split(torch.relu(self.conv(x)), 4, dim=1)
+        values, _ = torch.topk(a.mean(dim=(2, 3)) + b.mean(dim=(2, 3)), 2, dim=1)
+        return values, c * 0.5
+
+    @staticmethod
+    def example():
+        return torch.randn(1, 3, 8, 8)
+
+
+MODELS = {"convnet": ConvNet, "attention": Attention, "multiout": MultiOut}
+
+
+def main():
+    out, model_name, quant = sys.argv[1], sys.argv[2], sys.argv[3]
+    soc = sys.argv[4] if len(sys.argv) > 4 else "SM8650"
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    cls = MODELS[model_name]
+    model = cls().eval()
+    x = cls.example()
+    calibration = [(x,)] + [(cls.example(),) for _ in range(7)]
+
+    cfg = QnnConfig(soc_model=soc, build_folder="unused", enable_x86_64=True,
+                    dump_intermediate_outputs=True)
+    dbg = QNNIntermediateDebugger(sample_input=calibration[0])
+    build_executorch_binary(model, cfg, f"{out}/model", calibration,
+                            quant_dtype=None if quant == "fp16" else getattr(QuantDtype, "use_" + quant),
+                            qnn_intermediate_debugger=dbg)
+
+    m = _load_for_executorch(f"{out}/model.pte", enable_etdump=True, debug_buffer_size=4 << 20)
+    m.run_method("forward", (x,))
+    m.write_etdump_result_to_file(f"{out}/run.etdp", f"{out}/run.debug.bin")
+
+    # Gapscope's exporter: the debugger's reference with its quantisation and layout.
+    capture_from_qnn_debugger(dbg).write(f"{out}/capture.gscap.safetensors")
+
+    # The referee. It raises on some models (split/topk: an IndexError in ExecuTorch's
+    # alignment); the session is still valid and Gapscope must still compare it.
+    try:
+        dbg.setup_inspector(etdump_path=f"{out}/run.etdp", debug_buffer_path=f"{out}/run.debug.bin")
+        cos = dbg.create_comparator(QcomCosineSimilarityComparator, threshold=0.9)
+        dbg.generate_results(title="qnn_debugger_cosine", path=out, output_format=OutputFormat.CSV_FILE,
+                             comparator=cos)
+    except Exception as exc:  # noqa: BLE001 - recorded for the parity check
+        with open(f"{out}/qnn_debugger_error.txt", "w") as f:
+            f.write(f"{type(exc).__name__}: {exc}\n")
+        print(f"ExecuTorch's QNN debugger raised: {type(exc).__name__}: {exc}")
+    shutil.move(f"{out}/debug.etrecord", f"{out}/etrecord.bin")
+    print({f: os.path.getsize(f"{out}/{f}") for f in sorted(os.listdir(out))})
+
+
+if __name__ == "__main__":
+    main()
