@@ -26,7 +26,11 @@ void resolveQnnMultiOutputNodes(std::vector<InspectorEvent>& events, const Expor
         const bool candidate = e.delegated && e.resolved.handles.empty() &&
                                e.resolved.backend == kQnnBackend && e.resolved.output_index &&
                                at != std::string::npos && e.debug_data.size() == 1;
-        const auto node = candidate ? multiOutput.find(id.substr(0, at)) : multiOutput.end();
+        auto node = candidate ? multiOutput.find(id.substr(0, at)) : multiOutput.end();
+        // A graph output is named "output_<node>@<idx>" (builders/node_visitor.py).
+        static const std::string kOutputPrefix = "output_";
+        if (candidate && node == multiOutput.end() && id.rfind(kOutputPrefix, 0) == 0)
+            node = multiOutput.find(id.substr(kOutputPrefix.size(), at - kOutputPrefix.size()));
         if (node == multiOutput.end()) {
             out.push_back(std::move(e));
             continue;

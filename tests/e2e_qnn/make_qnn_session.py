@@ -1,8 +1,9 @@
 """Write one real QNN-delegated session with ExecuTorch's Qualcomm backend (HTP simulator).
 
-usage: make_qnn_session.py OUT MODEL QUANT [SOC]
-  MODEL  convnet | attention | multiout
+usage: make_qnn_session.py OUT MODEL QUANT [SOC [DEBUG_BUFFER_BYTES]]
+  MODEL  convnet | attention | multiout | demo
   QUANT  8a8w | 16a8w | fp16
+  DEBUG_BUFFER_BYTES  the runtime's debug buffer, written whole (default 4 MiB)
 
 Follows the flow of shared/qnn-x86/example_qnn_session.py (what a user runs) and
 adds Gapscope's exporter at the point where the debugger is alive. OUT receives
@@ -76,7 +77,8 @@ class Attention(torch.nn.Module):
 
 
 class MultiOut(torch.nn.Module):
-    """Multi-output ops: split into three chunks and topk (values and indices)."""
+    """Multi-output ops: split into three chunks and topk, whose values and indices are
+    also program outputs (ExecuTorch 1.5.1's QNN delegate returns those two swapped)."""
 
     def __init__(self):
         super().__init__()
@@ -84,20 +86,42 @@ class MultiOut(torch.nn.Module):
 
     def forward(self, x):
         a, b, c = torch.split(torch.relu(self.conv(x)), 4, dim=1)
-        values, _ = torch.topk(a.mean(dim=(2, 3)) + b.mean(dim=(2, 3)), 2, dim=1)
-        return values, c * 0.5
+        values, indices = torch.topk(a.mean(dim=(2, 3)) + b.mean(dim=(2, 3)), 2, dim=1)
+        return values, indices, c * 0.5
 
     @staticmethod
     def example():
         return torch.randn(1, 3, 8, 8)
 
 
-MODELS = {"convnet": ConvNet, "attention": Attention, "multiout": MultiOut}
+class Demo(torch.nn.Module):
+    """The app's QNN demo: a conv stem, one attention block over its 64 tokens, a softmax head."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.c2 = torch.nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.block = Attention(32)
+        self.head = torch.nn.Linear(32, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.c2(torch.relu(self.c1(x))))
+        tokens = self.block(y.flatten(2).transpose(1, 2))
+        logits = self.head(tokens.mean(dim=1))
+        return torch.softmax(logits, dim=-1)
+
+    @staticmethod
+    def example():
+        return torch.randn(1, 3, 32, 32)
+
+
+MODELS = {"convnet": ConvNet, "attention": Attention, "multiout": MultiOut, "demo": Demo}
 
 
 def main():
     out, model_name, quant = sys.argv[1], sys.argv[2], sys.argv[3]
     soc = sys.argv[4] if len(sys.argv) > 4 else "SM8650"
+    buffer_bytes = int(sys.argv[5]) if len(sys.argv) > 5 else 4 << 20
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
     cls = MODELS[model_name]
@@ -112,7 +136,7 @@ def main():
                             quant_dtype=None if quant == "fp16" else getattr(QuantDtype, "use_" + quant),
                             qnn_intermediate_debugger=dbg)
 
-    m = _load_for_executorch(f"{out}/model.pte", enable_etdump=True, debug_buffer_size=4 << 20)
+    m = _load_for_executorch(f"{out}/model.pte", enable_etdump=True, debug_buffer_size=buffer_bytes)
     m.run_method("forward", (x,))
     m.write_etdump_result_to_file(f"{out}/run.etdp", f"{out}/run.debug.bin")
 
