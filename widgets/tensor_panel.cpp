@@ -1,7 +1,6 @@
 #include "widgets/tensor_panel.h"
 
-#include "core/compare/element_plan.h"
-#include "core/etdump/element_decode.h"
+#include "core/compare/element_reader.h"
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
 #include "widgets/plot_export.h"
@@ -23,42 +22,15 @@ namespace gapscope {
 
 namespace {
 
-struct View {
-    ScalarType type;
-    ByteSpan bytes;
-    std::vector<std::int64_t> shape;
-    std::optional<std::pair<double, std::int64_t>> dequant; // scale, zero point
-};
-
-View viewOf(const Operand& operand) {
-    return View{operand.type, operand.bytes, operand.shape, std::nullopt};
+// The element a row compares, as the comparison planned and measured it.
+const ElementPlan* planOf(const ComparisonRow& row, std::size_t element) {
+    return element < row.plans.size() ? &row.plans[element] : nullptr;
 }
 
-// Both sides of one element as the comparison planned them (planElement): the
-// bytes and dequantisation the metrics used. Per-channel dequantisation is not
-// applied to what is shown.
-struct ElementViews {
-    std::optional<View> reference, runtime;
-};
-
-ElementViews elementViews(const Session& s, const ComparisonRow& row, std::size_t element) {
-    ElementViews out;
-    const auto& rec = *row.pair->aot.record;
-    if (element >= rec.outputs.size() || !s.capture->tensor(rec.outputs[element]))
-        return out;
-    static const RuntimeValue kNone;
-    const RuntimeValue& v = row.pair->runtime_value;
-    const RuntimeValue& item = v.isSequence() ? (element < v.items.size() ? v.items[element] : kNone) : v;
-    const ElementPlan plan = planElement(*s.dump, *s.capture, &rec, element, rec.outputs[element], item);
-    out.reference = viewOf(plan.reference);
-    if (plan.measurable() && item.isTensor()) {
-        View runtime = viewOf(plan.runtime);
-        const auto& tf = plan.options.runtime_transform;
-        if (tf.dequantizes() && !tf.axis)
-            runtime.dequant = std::make_pair(tf.scale.front(), tf.zero_point.front());
-        out.runtime = runtime;
-    }
-    return out;
+double referenceAt(const ElementPlan& plan, std::uint64_t flat) {
+    double v = 0;
+    plan.reference.decode(flat, 1, &v);
+    return v;
 }
 
 // Perceptually uniform for values; blue-white-red around zero for differences.
@@ -196,7 +168,7 @@ void TensorPanel::refresh() {
             p->replot();
         return;
     }
-    const auto elements = static_cast<int>(std::max<std::size_t>(row->pair->aot.record->outputs.size(), 1));
+    const auto elements = static_cast<int>(std::max<std::size_t>(row->plans.size(), 1));
     m_element->setRange(0, elements - 1);
     const auto element = static_cast<std::size_t>(m_element->value());
     QStringList ops;
@@ -204,14 +176,19 @@ void TensorPanel::refresh() {
         ops << QString::fromStdString(o);
     m_title->setText(tr("Row %1: %2").arg(row->index).arg(ops.join(QStringLiteral(", "))));
 
-    const auto [ref, rt] = elementViews(*m_session, *row, element);
-    if (!ref) {
-        m_hover->setText(tr("The reference output is not a tensor."));
+    const ElementPlan* plan = planOf(*row, element);
+    if (!plan || plan->reference.is_scalar) {
+        m_hover->setText(
+            plan ? tr("The reference output is not a tensor.")
+                 : tr("Nothing was compared for this op (%1).").arg(QString::fromStdString(row->reason)));
+        for (auto* p : m_plots)
+            p->replot();
         return;
     }
+    const auto reader = ElementReader::of(*plan);
     // The slice: the two chosen axes (by default the last two) are displayed; the
     // other axes, in order, are flattened into the "slice" index.
-    const auto& shape = ref->shape;
+    const auto& shape = plan->reference.shape;
     const int rank = static_cast<int>(shape.size());
     if (m_rowAxis->count() != std::max(rank, 1)) {
         for (QComboBox* box : {m_rowAxis, m_colAxis}) {
@@ -259,29 +236,26 @@ void TensorPanel::refresh() {
     m_width = static_cast<int>((w + m_stride - 1) / m_stride);
     m_height = static_cast<int>((h + m_stride - 1) / m_stride);
 
-    const auto fill = [&](const View& v, std::vector<double>& out) {
-        std::uint64_t numel = 1;
-        for (auto d : v.shape)
-            numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+    // Every value shown comes through the reader: what the metrics compared.
+    const auto fill = [&](std::vector<double>& out, const auto& valueAt) {
         out.assign(static_cast<std::size_t>(m_width) * static_cast<std::size_t>(m_height), std::nan(""));
         for (int y = 0; y < m_height; ++y)
             for (int x = 0; x < m_width; ++x) {
                 const auto flat =
                     static_cast<std::uint64_t>(base + static_cast<std::int64_t>(y) * m_stride * rowStride +
                                                static_cast<std::int64_t>(x) * m_stride * colStride);
-                if (flat >= numel)
+                if (flat >= plan->reference.numel)
                     continue;
-                double value = decodeElement(v.type, v.bytes, flat);
-                if (v.dequant)
-                    value = (value - static_cast<double>(v.dequant->second)) * v.dequant->first;
                 out[static_cast<std::size_t>(y) * static_cast<std::size_t>(m_width) +
-                    static_cast<std::size_t>(x)] = value;
+                    static_cast<std::size_t>(x)] = valueAt(flat);
             }
     };
-    fill(*ref, m_values[0]);
-    const bool sameShape = rt && rt->shape == ref->shape;
-    if (rt && sameShape) {
-        fill(*rt, m_values[1]);
+    fill(m_values[0], [&](std::uint64_t flat) { return referenceAt(*plan, flat); });
+    m_raw.clear();
+    if (reader) {
+        fill(m_values[1], [&](std::uint64_t flat) { return reader->runtime(flat); });
+        if (reader->dequantizes())
+            fill(m_raw, [&](std::uint64_t flat) { return reader->runtimeRaw(flat); });
         m_values[2].resize(m_values[0].size());
         for (std::size_t i = 0; i < m_values[0].size(); ++i)
             m_values[2][i] = m_values[0][i] - m_values[1][i];
@@ -325,13 +299,17 @@ void TensorPanel::refresh() {
     for (auto* p : m_plots)
         p->replot();
     refreshDetails(*row, element);
+    const QString layout = plan->options.runtime_transform.axis_order
+                               ? tr("; the device tensor is shown in the reference's layout")
+                               : QString();
     m_hover->setText(
-        rt ? (sameShape ? tr("%1 × %2 slice%3")
-                              .arg(h)
-                              .arg(w)
-                              .arg(m_stride > 1 ? tr(", every %1th element").arg(m_stride) : QString())
-                        : tr("Runtime shape differs from the reference: only the reference is shown."))
-           : tr("No runtime tensor data for this op (%1).").arg(QString::fromStdString(row->reason)));
+        reader ? tr("%1 × %2 slice%3%4")
+                     .arg(h)
+                     .arg(w)
+                     .arg(m_stride > 1 ? tr(", every %1th element").arg(m_stride) : QString(), layout)
+        : plan->measurable()
+            ? tr("Runtime shape differs from the reference: only the reference is shown.")
+            : tr("No runtime tensor data for this op (%1).").arg(QString::fromStdString(plan->reason)));
 }
 
 void TensorPanel::showValueAt(int which, const QPointF& pixel) {
@@ -349,10 +327,20 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
         const auto& v = m_values[static_cast<std::size_t>(i)];
         return at < v.size() ? QString::number(v[at], 'g', 6) : QStringLiteral("—");
     };
-    m_hover->setText(tr("[%1, %2]  reference %3   runtime %4   difference %5")
+    // A quantised device value is shown as stored, next to what it dequantises to.
+    const QString raw = at < m_raw.size() ? tr(" (device %1)").arg(m_raw[at], 0, 'g', 6) : QString();
+    m_hover->setText(tr("[%1, %2]  reference %3   runtime %4%5   difference %6")
                          .arg(y * m_stride)
                          .arg(x * m_stride)
-                         .arg(value(0), value(1), value(2)));
+                         .arg(value(0), value(1), raw, value(2)));
+}
+
+int TensorPanel::sliceCount() const {
+    return m_leading->maximum() + 1;
+}
+
+void TensorPanel::setSlice(int slice) {
+    m_leading->setValue(slice); // refreshes through valueChanged
 }
 
 QString TensorPanel::hoverText() const {
@@ -382,25 +370,16 @@ struct TensorDetails {
 
 namespace {
 
-TensorDetails computeDetails(const View& ref, const View& rt, std::size_t maxSamples) {
+TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples) {
     TensorDetails d;
-    std::uint64_t numel = 1;
-    for (auto dim : ref.shape)
-        numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(dim, 0));
-    const Operand a = Operand::tensor(ref.type, ref.shape, ref.bytes, numel);
-    const Operand b = Operand::tensor(rt.type, rt.shape, rt.bytes, numel);
-    OperandTransform tf;
-    if (rt.dequant) {
-        tf.scale = {rt.dequant->first};
-        tf.zero_point = {rt.dequant->second};
-    }
+    const auto reader = ElementReader::of(plan);
+    if (!reader)
+        return d;
+    const std::uint64_t numel = reader->numel();
     const std::uint64_t step = std::max<std::uint64_t>(1, numel / maxSamples);
     QVector<double> diffs;
     for (std::uint64_t i = 0; i < numel; i += step) {
-        const double x = decodeElement(a.type, a.bytes, i);
-        double y = decodeElement(b.type, b.bytes, i);
-        if (rt.dequant)
-            y = (y - static_cast<double>(rt.dequant->second)) * rt.dequant->first;
+        const double x = reader->reference(i), y = reader->runtime(i);
         d.xs << x;
         d.ys << y;
         diffs << x - y;
@@ -419,18 +398,18 @@ TensorDetails computeDetails(const View& ref, const View& rt, std::size_t maxSam
         if (std::isfinite(v))
             d.counts[std::clamp(static_cast<int>((v + m) / d.binWidth), 0, bins - 1)] += 1;
 
-    if (!ref.shape.empty()) {
-        GapOptions options;
-        options.runtime_transform = tf;
-        d.axis = ref.shape.size() >= 2 ? 1 : 0; // NCHW channels
+    if (!reader->shape().empty()) {
+        // The metrics' own per-channel breakdown, with the element's dequantisation and layout.
+        GapOptions options = plan.options;
+        d.axis = static_cast<int>(reader->channelAxis());
         options.breakdown_axis = d.axis;
-        if (const auto g = computeGap(a, b, options); g.metrics)
+        if (const auto g = computeGap(plan.reference, plan.runtime, options); g.metrics)
             for (std::size_t c = 0; c < g.metrics->per_channel.size(); ++c) {
                 d.channelKeys << static_cast<double>(c);
                 d.channelMse << g.metrics->per_channel[c].mse;
             }
     }
-    for (const auto& w : largestDifferences(a, b, tf, 5)) {
+    for (const auto& w : largestDifferences(*reader, 5)) {
         QStringList idx;
         for (auto i : w.index)
             idx << QString::number(i);
@@ -446,22 +425,21 @@ TensorDetails computeDetails(const View& ref, const View& rt, std::size_t maxSam
 } // namespace
 
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
-    const auto [ref, rt] = elementViews(*m_session, row, element);
+    const ElementPlan* plan = planOf(row, element);
     const quint64 generation = ++m_detailsGeneration;
-    if (!ref || !rt || ref->shape != rt->shape) {
+    const auto reader = plan ? ElementReader::of(*plan) : std::nullopt;
+    if (!reader) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
             p->replot();
         return;
     }
-    std::uint64_t numel = 1;
-    for (auto dim : ref->shape)
-        numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(dim, 0));
+    const std::uint64_t numel = reader->numel();
     if (numel <= kSynchronousElements) {
-        applyDetails(computeDetails(*ref, *rt, kMaxSamples));
+        applyDetails(computeDetails(*plan, kMaxSamples));
         return;
     }
     // Big tensors: computed on a worker; a newer selection drops the result. The
-    // session is held so the mapped bytes outlive the job.
+    // session is held so the mapped bytes the plan points into outlive the job.
     m_worst->setText(tr("Computing the error breakdown of %1 elements…").arg(numel));
     auto* watcher = new QFutureWatcher<TensorDetails>(this);
     connect(watcher, &QFutureWatcher<TensorDetails>::finished, this, [this, watcher, generation] {
@@ -469,8 +447,8 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
         if (generation == m_detailsGeneration)
             applyDetails(watcher->result());
     });
-    watcher->setFuture(QtConcurrent::run(
-        [session = m_session, r = *ref, t = *rt] { return computeDetails(r, t, kMaxSamples); }));
+    watcher->setFuture(
+        QtConcurrent::run([session = m_session, p = *plan] { return computeDetails(p, kMaxSamples); }));
 }
 
 void TensorPanel::applyDetails(const TensorDetails& d) {

@@ -32,6 +32,11 @@ public:
     QCustomPlot* plot(int which) const { return m_plots[static_cast<std::size_t>(which)]; }
     // Values shown (reference, runtime, difference), row-major over the slice.
     const std::vector<double>& values(int which) const { return m_values[static_cast<std::size_t>(which)]; }
+    // The device's stored (quantised) values of the slice; empty when not dequantised.
+    const std::vector<double>& rawValues() const { return m_raw; }
+    // The slices of the shown output (the non-displayed axes flattened), and choosing one.
+    int sliceCount() const;
+    void setSlice(int slice);
 
     static constexpr int kMaxSide = 256;
     static constexpr std::size_t kMaxSamples = 65536;
@@ -64,6 +69,7 @@ private:
     std::vector<QCustomPlot*> m_plots;
     std::vector<QCPColorMap*> m_maps;
     std::vector<std::vector<double>> m_values{3};
+    std::vector<double> m_raw; // the device's stored values, when dequantised
     QCustomPlot* m_histogram;
     QCustomPlot* m_scatter;
     QCustomPlot* m_channels;

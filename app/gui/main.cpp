@@ -15,13 +15,16 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(QStringLiteral("Gapscope: which op made an ExecuTorch model drift"));
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Open the embedded demo session."));
+    QCommandLineOption demo(QStringLiteral("demo"),
+                            QStringLiteral("Open the embedded demo session (int8, XNNPACK)."));
+    QCommandLineOption qnnDemo(QStringLiteral("demo-qnn"),
+                               QStringLiteral("Open the embedded QNN demo session (8a8w, Qualcomm HTP)."));
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Load, render the window to OUT.png and exit."),
                                   QStringLiteral("OUT"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH (default 1500x1000)."),
                             QStringLiteral("WxH"), QStringLiteral("1500x1000"));
-    parser.addOptions({demo, screenshot, size});
+    parser.addOptions({demo, qnnDemo, screenshot, size});
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Session files or folders."));
     parser.process(app);
 
@@ -29,7 +32,9 @@ int main(int argc, char** argv) {
     const auto wh = parser.value(size).split(QLatin1Char('x'));
     window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
                   wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
-    if (parser.isSet(demo))
+    if (parser.isSet(qnnDemo))
+        window.openQnnDemo();
+    else if (parser.isSet(demo))
         window.openDemo();
     else if (!parser.positionalArguments().isEmpty())
         window.openPaths(parser.positionalArguments());

@@ -16,6 +16,7 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMimeData>
@@ -43,11 +44,23 @@ MainWindow::MainWindow(QWidget* parent)
                                 "(<tt>.etdp</tt>), its debug buffer, the ETRecord and the AOT capture — or a "
                                 "folder holding them.</p>"));
     hello->setAlignment(Qt::AlignCenter);
-    auto* demo = new QPushButton(tr("Open the demo session"));
+    // Two real sessions to try: XNNPACK int8 and Qualcomm QNN 8a8w.
+    auto* demo = new QPushButton(tr("Open the XNNPACK int8 demo"));
+    demo->setToolTip(tr("A small conv/layer_norm/linear/topk model quantised to int8 and lowered to XNNPACK, "
+                        "compared with the float model"));
     connect(demo, &QPushButton::clicked, this, &MainWindow::openDemo);
+    auto* qnnDemo = new QPushButton(tr("Open the QNN 8a8w demo"));
+    qnnDemo->setToolTip(tr("A conv stem and an attention block quantised 8a8w for Qualcomm's HTP: raw uint8, "
+                           "channels-last device tensors, dequantised and re-laid out"));
+    connect(qnnDemo, &QPushButton::clicked, this, &MainWindow::openQnnDemo);
+    auto* demos = new QHBoxLayout;
+    demos->addStretch();
+    demos->addWidget(demo);
+    demos->addWidget(qnnDemo);
+    demos->addStretch();
     wl->addStretch();
     wl->addWidget(hello);
-    wl->addWidget(demo, 0, Qt::AlignCenter);
+    wl->addLayout(demos);
     wl->addStretch();
 
     auto* central = new QWidget;
@@ -220,7 +233,8 @@ void MainWindow::buildMenus() {
         ->setShortcut(QKeySequence(tr("Ctrl+I")));
 
     auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("Open &demo"), this, &MainWindow::openDemo);
+    help->addAction(tr("Open &demo (XNNPACK int8)"), this, &MainWindow::openDemo);
+    help->addAction(tr("Open &QNN demo (Qualcomm HTP 8a8w)"), this, &MainWindow::openQnnDemo);
 }
 
 void MainWindow::fillRecent() {
@@ -241,7 +255,11 @@ void MainWindow::openPaths(const QStringList& paths) {
 }
 
 void MainWindow::openDemo() {
-    m_sessions->openDemo();
+    m_sessions->openDemo(EmbeddedDemo::Xnnpack);
+}
+
+void MainWindow::openQnnDemo() {
+    m_sessions->openDemo(EmbeddedDemo::Qnn);
 }
 
 bool MainWindow::openSessionFile(const QString& path) {

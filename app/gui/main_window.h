@@ -35,6 +35,7 @@ public:
 
     void openPaths(const QStringList& paths);
     void openDemo();
+    void openQnnDemo();
     bool openSessionFile(const QString& path);
     bool saveSession(const QString& path);
     bool exportCsv(const QString& path);

@@ -30,9 +30,10 @@ void SessionController::openFiles(const QStringList& paths) {
     reload();
 }
 
-void SessionController::openDemo() {
+void SessionController::openDemo(EmbeddedDemo demo) {
     m_paths.clear();
     m_demo = true;
+    m_demoKind = demo;
     m_options.comparison.run.reset();
     reload();
 }
@@ -72,7 +73,7 @@ void SessionController::cancel() {
 
 void SessionController::reload() {
     if (m_demo)
-        m_loader->loadDemo(m_options);
+        m_loader->loadDemo(m_demoKind, m_options);
     else
         m_loader->loadPaths(m_paths, m_options);
 }

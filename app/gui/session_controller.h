@@ -1,13 +1,12 @@
 #pragma once
 
+#include "app/gui/session_loader.h"
 #include "core/session/session.h"
 
 #include <QObject>
 #include <QStringList>
 
 namespace gapscope {
-
-class SessionLoader;
 
 // What the open session is made of (its files, or the embedded demo, and the run
 // compared) and the requests that change it; the loading itself is the
@@ -21,7 +20,7 @@ public:
     void openPaths(const QStringList& paths);
     // Starts afresh from exactly these files.
     void openFiles(const QStringList& paths);
-    void openDemo();
+    void openDemo(EmbeddedDemo demo = EmbeddedDemo::Xnnpack);
     // Returns the error message, or an empty string when the session is loading.
     QString openSessionFile(const QString& path);
     QString saveSession(const QString& path) const;
@@ -41,6 +40,7 @@ private:
     SessionLoader* m_loader;
     QStringList m_paths;
     bool m_demo = false;
+    EmbeddedDemo m_demoKind = EmbeddedDemo::Xnnpack;
     SessionOptions m_options;
 };
 

@@ -20,15 +20,15 @@ SessionLoader::~SessionLoader() {
     m_pool.waitForDone(); // workers post to this object: they must end first
 }
 
-SessionInputs embeddedDemoInputs() {
+SessionInputs embeddedDemoInputs(EmbeddedDemo demo) {
     SessionInputs in;
-    const QDir dir(QStringLiteral(":/demo"));
+    const QDir dir(demo == EmbeddedDemo::Qnn ? QStringLiteral(":/demo_qnn") : QStringLiteral(":/demo"));
     for (const auto& name : dir.entryList(QDir::Files, QDir::Name)) {
         QFile f(dir.filePath(name));
         if (!f.open(QIODevice::ReadOnly))
             continue;
         const QByteArray bytes = f.readAll();
-        in.files.push_back(MappedFile::fromBytes("demo/" + name.toStdString(),
+        in.files.push_back(MappedFile::fromBytes(dir.dirName().toStdString() + "/" + name.toStdString(),
                                                  reinterpret_cast<const std::uint8_t*>(bytes.constData()),
                                                  static_cast<std::size_t>(bytes.size())));
     }
@@ -42,8 +42,8 @@ void SessionLoader::loadPaths(const QStringList& paths, const SessionOptions& op
     run([list](std::vector<Error>& errors) { return sessionInputsFromPaths(list, errors); }, options);
 }
 
-void SessionLoader::loadDemo(const SessionOptions& options) {
-    run([](std::vector<Error>&) { return embeddedDemoInputs(); }, options);
+void SessionLoader::loadDemo(EmbeddedDemo demo, const SessionOptions& options) {
+    run([demo](std::vector<Error>&) { return embeddedDemoInputs(demo); }, options);
 }
 
 void SessionLoader::cancel() {

@@ -10,6 +10,12 @@
 
 namespace gapscope {
 
+// The sessions compiled into the binary.
+enum class EmbeddedDemo {
+    Xnnpack, // resources/demo: int8 XNNPACK against the float model
+    Qnn,     // resources/demo_qnn: QNN 8a8w on the HTP simulator
+};
+
 // Loads a session off the UI thread, in stages: `opened` delivers the table
 // (rows, shapes, dtypes, coverage; no metric yet), `rowsMeasured` follows as rows
 // get their metrics, `completed` when outputs, coverage and findings are final.
@@ -23,8 +29,8 @@ public:
     ~SessionLoader() override;
 
     void loadPaths(const QStringList& paths, const SessionOptions& options = {});
-    // The demo session compiled into the binary (resources/demo via Qt resources).
-    void loadDemo(const SessionOptions& options = {});
+    // A demo session compiled into the binary (Qt resources).
+    void loadDemo(EmbeddedDemo demo, const SessionOptions& options = {});
     void cancel();
     // A request is running: from started() until completed() (or cancel()).
     bool busy() const { return m_busy; }
@@ -53,7 +59,7 @@ private:
     QThreadPool m_pool;
 };
 
-// Reads the embedded demo files into memory (names keep their file names).
-SessionInputs embeddedDemoInputs();
+// Reads an embedded demo's files into memory (names keep their file names).
+SessionInputs embeddedDemoInputs(EmbeddedDemo demo = EmbeddedDemo::Xnnpack);
 
 } // namespace gapscope

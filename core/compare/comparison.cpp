@@ -212,6 +212,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             plan.elements.push_back(
                 planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value, backend));
         }
+        row.plans = plan.elements;
         for (const auto& e : plan.elements) {
             row.shapes.push_back(e.shape);
             row.dtypes.push_back(e.dtype);

@@ -32,6 +32,9 @@ struct ComparisonRow {
     std::vector<GapMetrics> gaps;
     std::vector<std::string> shapes; // "1x4x16" per element: reference shape
     std::vector<std::string> dtypes; // "float32 vs float32"
+    // What each element compares (operands into the mapped inputs, dequantisation,
+    // layout), as measured: views read values through ElementReader::of(plan).
+    std::vector<ElementPlan> plans;
     bool dequantized = false;
     // False while the row's metrics are still being computed (a staged load):
     // shapes, dtypes and ops are known, `gaps` is empty, `status` is provisional.

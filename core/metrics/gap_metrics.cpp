@@ -215,7 +215,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             ++acc.saturated;
         double b = qb;
         if (tf.dequantizes())
-            b = (qb - static_cast<double>(tf.zero_point[channel])) * tf.scale[channel];
+            b = dequantize(tf, qb, channel);
         if (aFix)
             a = nanToNum(a);
         if (bFix)
@@ -367,7 +367,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
                 runtime.decode(r * row, row, rb.data());
                 if (tf.dequantizes())
                     for (auto& v : rb)
-                        v = (v - static_cast<double>(tf.zero_point[0])) * tf.scale[0];
+                        v = dequantize(tf, v, 0);
                 std::iota(ia.begin(), ia.end(), 0);
                 std::iota(ib.begin(), ib.end(), 0);
                 const std::size_t k = std::min<std::size_t>(5, row);
@@ -415,8 +415,7 @@ std::vector<ElementDifference> largestDifferences(const Operand& aot, const Oper
         aot.decode(first, count, ab.data());
         runtime.decode(first, count, bb.data());
         for (std::size_t i = 0; i < count; ++i) {
-            const double b =
-                dequant ? (bb[i] - static_cast<double>(transform.zero_point[0])) * transform.scale[0] : bb[i];
+            const double b = dequant ? dequantize(transform, bb[i], 0) : bb[i];
             const double d = std::fabs(ab[i] - b);
             if (std::isnan(d))
                 continue;

@@ -41,4 +41,9 @@ struct OperandTransform {
     bool dequantizes() const { return !scale.empty(); }
 };
 
+// The one dequantisation formula (docs/metrics.md): real = (q − zero_point[c]) × scale[c].
+inline double dequantize(const OperandTransform& tf, double q, std::size_t channel) {
+    return (q - static_cast<double>(tf.zero_point[channel])) * tf.scale[channel];
+}
+
 } // namespace gapscope

@@ -1,5 +1,6 @@
 #include "core/session/session.h"
 
+#include "core/align/debug_handle_resolver.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/sha256.h"
 #include "core/etdump/etdump_reader.h"
@@ -10,6 +11,26 @@
 #include <filesystem>
 
 namespace gapscope {
+
+namespace {
+
+// A dump whose delegate events all carry their handle in the name (QNN's first
+// design, `<name>__debugID_<N>`) resolves without an ETRecord, so none is missing.
+bool namesItsOwnHandles(const EtDump& dump) {
+    bool any = false;
+    for (const auto& run : dump.runs)
+        for (const auto& e : run.events)
+            if (const auto* d = std::get_if<DebugEvent>(&e); d && d->delegate_debug_id_int != -1) {
+                return false;
+            } else if (d && d->delegate_debug_id_str && !d->delegate_debug_id_str->empty()) {
+                if (!debugIdSuffix(*d->delegate_debug_id_str))
+                    return false;
+                any = true;
+            }
+    return any;
+}
+
+} // namespace
 
 const char* fileKindName(FileKind kind) {
     switch (kind) {
@@ -177,7 +198,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             s->etrecord = std::move(r).value();
         else
             s->errors.push_back(r.error());
-    } else {
+    } else if (!s->dump || !namesItsOwnHandles(*s->dump)) {
         s->missing.push_back("ETRecord");
     }
     if (s->capture_file) {

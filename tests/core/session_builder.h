@@ -54,6 +54,10 @@ public:
     const EtDump& builtDump() const { return *m_builtDump; }
     const AotCapture& builtCapture() const { return *m_builtCapture; }
     const EtRecord& builtRecord() const { return *m_builtRecord; }
+    // The bytes of the files dump() and capture() wrote, for loading them as a session.
+    const std::vector<std::uint8_t>& dumpBytes() const { return m_dumpBytes; }
+    const std::vector<std::uint8_t>& debugBufferBytes() const { return m_buffer.bytes(); }
+    const std::vector<std::uint8_t>& captureBytes() const { return m_captureBytes; }
 
 private:
     DebugBufferBuilder m_buffer;

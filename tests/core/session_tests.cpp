@@ -2,6 +2,7 @@
 // missing parts and unreadable files reported instead of failing.
 
 #include "core/session/session.h"
+#include "session_builder.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -89,4 +90,31 @@ TEST_CASE("of two captures, the one of an ETRecord graph wins whatever the order
         REQUIRE(files.capture);
         CHECK_THAT(files.capture->path(), Catch::EndsWith("/capture.gscap.safetensors"));
     }
+}
+
+TEST_CASE("a __debugID_ session needs no ETRecord; a QNN '@' session does", "[session][qnn]") {
+    const auto load = [](const std::string& first, const std::string& second) {
+        SessionBuilder b;
+        b.debug(0, b.tensor({1, 2}, {2}), -1, first);
+        b.debug(0, b.tensor({0, 2}, {2}), -1, second);
+        b.record({3}, {"conv2d"}, {{{1, 2}, {2}}});
+        b.record({4}, {"relu"}, {{{0, 3}, {2}}});
+        b.dump();
+        b.capture();
+        SessionInputs in;
+        for (const auto& [name, bytes] :
+             {std::pair<std::string, const std::vector<std::uint8_t>*>{"run.etdp", &b.dumpBytes()},
+              {"run.debug.bin", &b.debugBufferBytes()},
+              {"capture.gscap.safetensors", &b.captureBytes()}})
+            in.files.push_back(MappedFile::fromBytes(name, bytes->data(), bytes->size()));
+        return loadSession(in);
+    };
+    const auto own = load("aten_convolution_default__debugID_3", "relu__debugID_4");
+    CHECK(own->missing.empty());
+    REQUIRE(own->comparison);
+    CHECK(own->comparison->rows.size() == 2);
+    const auto mapped = load("aten_convolution_default@0", "aten_relu_default@0");
+    CHECK(mapped->missing == std::vector<std::string>{"ETRecord"});
+    REQUIRE(mapped->comparison);
+    CHECK(mapped->comparison->rows.empty());
 }

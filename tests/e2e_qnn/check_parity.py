@@ -1,24 +1,28 @@
 """Check Gapscope's QNN rows against ExecuTorch's QNN debugger on one session.
 
-usage: check_parity.py SESSION_DIR GAPSCOPE_JSON
+usage: check_parity.py [--expect-refused] SESSION_DIR GAPSCOPE_JSON
 
-For every node the debugger scored (a `cosine_similarity` in
-qnn_debugger_cosine.csv), Gapscope must have a row with the same debug handle,
-status `ok`, a dequantised and re-laid-out comparison, and a cosine equal
-within 1e-5. Prints one line per node and a summary; exits 1 on a mismatch.
+- With qnn_debugger_cosine.csv: for every node the debugger scored, Gapscope has
+  one row with the same debug handle, status `ok` and a cosine equal within 1e-5.
+- With qnn_debugger_error.txt (ExecuTorch's debugger raised): every Gapscope row is
+  `ok`, and the rows ExecuTorch cannot produce (multi-output nodes) are there.
+- --expect-refused: the capture lacks QNN's quantisation (made from the ETRecord
+  alone): every row whose device tensor is an integer type is `invalid` with the
+  reason, and none carries a number.
+
+Prints one line per node and a summary line; exits 1 on a mismatch.
 """
 import csv
 import json
+import os
 import sys
 
 TOLERANCE = 1e-5
 
 
-def main():
-    session, report = sys.argv[1], sys.argv[2]
+def check_debugger_table(session, rows):
     with open(f"{session}/qnn_debugger_cosine.csv", newline="") as f:
         scored = [r for r in csv.DictReader(f) if r["cosine_similarity"] not in ("", None)]
-    rows = json.load(open(report))["rows"]
     by_handle = {}
     for row in rows:
         by_handle.setdefault(tuple(row["aot_debug_handle"]), []).append(row)
@@ -41,15 +45,58 @@ def main():
                 if abs(got - expected) > TOLERANCE:
                     problem = f"cosine {got!r} against {expected!r}"
         failures += problem is not None
-        print(f"{'FAIL' if problem else 'ok  '} {node['name']:<40} handle {handle[0]:<4} "
-              f"debugger {expected:.9f}" + (f"  {problem}" if problem else ""))
-    print(f"parity: {len(scored) - failures} of {len(scored)} scored nodes agree "
-          f"(worst |cosine difference| {worst:.2e})")
-    if not scored:
-        print("parity: the debugger scored no node", file=sys.stderr)
-        return 1
-    return 1 if failures else 0
+        print(
+            f"{'FAIL' if problem else 'ok  '} {node['name']:<40} handle {handle[0]:<4} "
+            f"debugger {expected:.9f}" + (f"  {problem}" if problem else "")
+        )
+    print(
+        f"parity: {len(scored) - failures} of {len(scored)} scored nodes agree "
+        f"(worst |cosine difference| {worst:.2e})"
+    )
+    return bool(scored) and failures == 0
+
+
+def check_where_debugger_raised(session, rows):
+    with open(f"{session}/qnn_debugger_error.txt") as f:
+        print(f"ExecuTorch's QNN debugger raised: {f.read().strip()}")
+    bad = [r for r in rows if r["status"] != "ok"]
+    for row in bad:
+        print(f"FAIL {','.join(row['aot_ops'])}: {row['status']}: {row['reason']}")
+    beyond = [r for r in rows if not r["in_executorch"]]
+    print(
+        f"gapscope: {len(rows) - len(bad)} of {len(rows)} rows ok, "
+        f"{len(beyond)} of them beyond ExecuTorch (multi-output nodes)"
+    )
+    return bool(rows) and not bad and bool(beyond)
+
+
+def check_refused(rows):
+    integer = ("int8", "uint8", "int16", "uint16")
+    failures = 0
+    quantised = 0
+    for row in rows:
+        if not any(d.split(" vs ")[-1].split(" ")[0] in integer for d in row["dtypes"]):
+            continue
+        quantised += 1
+        if row["status"] != "invalid" or row["metrics"] or "quantisation" not in (row["reason"] or ""):
+            failures += 1
+            print(f"FAIL {','.join(row['aot_ops'])}: {row['status']} {row['reason']}")
+    print(f"refused: {quantised - failures} of {quantised} quantised rows refused with the reason")
+    return quantised > 0 and failures == 0
+
+
+def main(argv):
+    refused = "--expect-refused" in argv
+    session, report = [a for a in argv if a != "--expect-refused"]
+    rows = json.load(open(report))["rows"]
+    if refused:
+        ok = check_refused(rows)
+    elif os.path.exists(f"{session}/qnn_debugger_cosine.csv"):
+        ok = check_debugger_table(session, rows)
+    else:
+        ok = check_where_debugger_raised(session, rows)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

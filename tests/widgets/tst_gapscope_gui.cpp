@@ -6,6 +6,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_loader.h"
+#include "core/compare/comparison.h"
 #include "core/compare/metric_catalog.h"
 #include "core/etdump/element_decode.h"
 #include "widgets/coverage_model.h"
@@ -114,6 +115,7 @@ private slots:
     void layoutIsRemembered();
     void exportsCsvAndScreenshot();
     void everyPlotSavesAsPngPdfAndSvg();
+    void qnnPanelShowsWhatTheMetricsCompared();
 };
 
 void GapscopeGuiTest::initTestCase() {
@@ -550,6 +552,88 @@ void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), plots.size() * 3);
     QVERIFY(savePlot(plots[0], dir.filePath(QStringLiteral("no/such/dir/x.svg")))
                 .contains(QStringLiteral("no/such/dir")));
+}
+
+// The QNN demo's first conv, made per-channel: its device tensor is uint8 NHWC
+// (1x16x16x16, the same shape as the NCHW reference), dequantised with a
+// different scale per channel. What the panel shows over every slice must be
+// what the metrics compared: the mean of its squared differences is the row's MSE,
+// and each runtime value is the device byte at the NHWC position, dequantised with
+// its channel's parameters.
+void GapscopeGuiTest::qnnPanelShowsWhatTheMetricsCompared() {
+    std::vector<Error> errors;
+    std::vector<std::string> paths;
+    for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin", "capture.gscap.safetensors"})
+        paths.push_back(std::string(GAPSCOPE_QNN_DEMO_DIR) + "/" + name);
+    std::unique_ptr<Session> session = loadSession(sessionInputsFromPaths(paths, errors));
+    QVERIFY(errors.empty());
+    QVERIFY(session->comparison);
+    const std::vector<std::int64_t> handle{25};
+    CaptureRecord* conv = nullptr;
+    for (auto& r : session->capture->records)
+        if (r.debug_handle == handle)
+            conv = &r;
+    QVERIFY(conv && conv->quantization.size() == 1 && conv->quantization[0]);
+    QCOMPARE(*conv->axis_order, (std::vector<std::int64_t>{0, 2, 3, 1}));
+    QuantParams perChannel = *conv->quantization[0];
+    perChannel.per_channel = true;
+    perChannel.axis = 1;
+    const double scale = perChannel.scale.front();
+    const std::int64_t zero = perChannel.zero_point.front();
+    perChannel.scale.clear();
+    perChannel.zero_point.clear();
+    for (int c = 0; c < 16; ++c) {
+        perChannel.scale.push_back(scale * (1.0 + 0.05 * c));
+        perChannel.zero_point.push_back(zero - c % 3);
+    }
+    conv->quantization[0] = perChannel;
+    auto recompared = compareSession(*session->dump, &*session->etrecord, *session->capture);
+    QVERIFY(recompared);
+    session->comparison = std::move(recompared.value());
+
+    std::size_t index = 0;
+    while (index < session->comparison->rows.size() &&
+           session->comparison->rows[index].aot_debug_handle != handle)
+        ++index;
+    QVERIFY(index < session->comparison->rows.size());
+    const ComparisonRow& row = session->comparison->rows[index];
+    QCOMPARE(row.status, RowStatus::Ok);
+    QVERIFY(row.plans.front().options.runtime_transform.axis.has_value());
+    const Tensor& device = *row.pair->runtime_value.tensor;
+    QCOMPARE(device.sizes, (std::vector<std::int64_t>{1, 16, 16, 16}));
+    const ByteSpan bytes = session->dump->tensorBytes(device);
+
+    std::shared_ptr<const Session> shared(std::move(session));
+    TensorPanel panel;
+    panel.setSession(shared);
+    panel.setRow(index);
+    QCOMPARE(panel.sliceCount(), 16); // N x C, the heatmaps showing H x W
+    double squares = 0;
+    std::size_t count = 0;
+    for (int c = 0; c < panel.sliceCount(); ++c) {
+        panel.setSlice(c);
+        const auto& diff = panel.values(2);
+        const auto& runtime = panel.values(1);
+        const auto& raw = panel.rawValues();
+        QCOMPARE(diff.size(), std::size_t{256});
+        QCOMPARE(raw.size(), diff.size());
+        for (std::size_t i = 0; i < diff.size(); ++i) {
+            squares += diff[i] * diff[i];
+            ++count;
+            const std::size_t y = i / 16, x = i % 16;
+            const double stored =
+                decodeElement(ScalarType::Byte, bytes, (y * 16 + x) * 16 + static_cast<std::size_t>(c));
+            QCOMPARE(raw[i], stored);
+            QCOMPARE(runtime[i], (stored - static_cast<double>(zero - c % 3)) * scale * (1.0 + 0.05 * c));
+        }
+    }
+    QCOMPARE(count, std::size_t{4096});
+    const double mse = row.gaps.front().mse;
+    const double shown = squares / static_cast<double>(count);
+    QVERIFY2(
+        std::fabs(shown - mse) <= 1e-12 * mse,
+        qPrintable(QStringLiteral("panel %1 against row %2").arg(shown, 0, 'g', 17).arg(mse, 0, 'g', 17)));
+    QVERIFY(!panel.worstElementsText().isEmpty());
 }
 
 QTEST_MAIN(GapscopeGuiTest)

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "core/compare/element_plan.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace gapscope {
+
+// Reads a measurable element the way computeGap compares it, one reference
+// position at a time: the reference value, the runtime value the metrics used
+// for that position (read through the inverse axis_order, dequantised per tensor
+// or per channel) and the raw device value. Every view of a row (heatmaps,
+// histogram, scatter, per-channel bars, worst elements) reads through this, so
+// it shows exactly the numbers the metrics saw.
+class ElementReader {
+public:
+    // Null when the plan is not measurable or the runtime value does not map
+    // element for element onto the reference (a broadcast or a scalar).
+    static std::optional<ElementReader> of(const ElementPlan& plan);
+
+    const std::vector<std::int64_t>& shape() const { return m_plan->reference.shape; } // reference layout
+    std::uint64_t numel() const { return m_plan->reference.numel; }
+    bool dequantizes() const { return m_plan->options.runtime_transform.dequantizes(); }
+
+    double reference(std::uint64_t flat) const;
+    double runtimeRaw(std::uint64_t flat) const; // as the device stored it
+    double runtime(std::uint64_t flat) const;    // as the metrics compared it
+    // The index of the runtime storage holding reference position `flat`.
+    std::uint64_t runtimeIndex(std::uint64_t flat) const;
+    // The axis a per-channel breakdown uses: the quantisation axis when the
+    // device quantised per channel, else 1 (channels of PyTorch's NCHW-style
+    // reference layout) for rank ≥ 2, else 0.
+    std::int64_t channelAxis() const;
+    const ElementPlan& plan() const { return *m_plan; }
+
+private:
+    explicit ElementReader(const ElementPlan& plan) : m_plan(&plan) {}
+    const ElementPlan* m_plan;
+    std::vector<std::uint64_t> m_runtimeStride; // per reference dim, in runtime storage
+};
+
+// The n positions with the largest |reference − runtime|, largest first, read
+// through `reader` (reference coordinates).
+std::vector<ElementDifference> largestDifferences(const ElementReader& reader, std::size_t n);
+
+} // namespace gapscope
