@@ -99,6 +99,8 @@ const char* OpTableModel::metricOf(int column) {
     case MaxAbs: return "max_abs";
     case RelL2: return "rel_l2";
     case Cosine: return "cosine";
+    case Steps: return "rmse_steps";
+    case Saturation: return "saturation";
     default: return nullptr;
     }
 }
@@ -116,9 +118,10 @@ int OpTableModel::columnCount(const QModelIndex& parent) const {
 QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* const names[] = {"#",       "Debug handles", "AOT ops", "Runtime ops", "Shape",
-                                        "Dtype",   "MSE",           "L1",      "SNR dB",      "Max |Δ|",
-                                        "Rel. L2", "Cosine",        "Gain dB", "Status"};
+    static const char* const names[] = {
+        "#",      "Debug handles", "AOT ops", "Runtime ops", "Shape", "Dtype",  "MSE",     "L1",
+        "SNR dB", "Max |Δ|",       "Rel. L2", "Cosine",      "Steps", "Sat. %", "Gain dB", "Status"};
+    static_assert(sizeof(names) / sizeof(names[0]) == ColumnCount);
     return section >= 0 && section < ColumnCount ? QString::fromUtf8(names[section]) : QVariant();
 }
 
@@ -157,6 +160,15 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
                 return m_measuringStopped ? tr("not computed") : tr("computing…");
             return QString(QString::fromLatin1(rowStatusName(r->status)) +
                            (r->in_executorch ? QString() : QStringLiteral(" *")));
+        case Cosine:
+            // Quantised backends score 0.9999x: three digits would all read "1".
+            if (value && std::isfinite(*value))
+                return QString::number(*value, 'g', 6);
+            return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
+        case Saturation:
+            if (value)
+                return QString::number(100.0 * *value, 'g', 3);
+            return r->measured ? QStringLiteral("—") : QStringLiteral("…");
         default: return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
         }
     case SortRole:
@@ -201,6 +213,11 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
                                                       : tr("the op before it in execution order: no graph"),
                      number(introducer->added));
         }
+        if (col == Steps)
+            return tr("√MSE in quantisation steps of the device tensor (its scale); the worst of the row's "
+                      "outputs. About 0.29 is rounding alone.");
+        if (col == Saturation)
+            return tr("Share of device values at the quantisation limits (qmin or qmax): clipping");
         if (col == Index && topIntroducer)
             return tr("▲ the error grows the most here (see the Gain dB column)");
         if (!r->measured)

@@ -25,7 +25,9 @@ public:
         MaxAbs,
         RelL2,
         Cosine,
-        Gain, // how much the op multiplies the error it receives, in dB (error introducers)
+        Steps,      // RMSE in quantisation steps (scale known)
+        Saturation, // share of device values at qmin or qmax, in %
+        Gain,       // how much the op multiplies the error it receives, in dB (error introducers)
         Status,
         ColumnCount
     };

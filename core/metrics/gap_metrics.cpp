@@ -210,12 +210,17 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
                                         : std::numeric_limits<std::size_t>::max();
 
     auto visit = [&](Accumulator& acc, std::uint64_t flat, double a, double qb, std::size_t channel) {
-        if (options.qmin && options.qmax &&
-            (qb == static_cast<double>(*options.qmin) || qb == static_cast<double>(*options.qmax)))
-            ++acc.saturated;
         double b = qb;
         if (tf.dequantizes())
             b = dequantize(tf, qb, channel);
+        // Clipped: the device sits at a limit and the reference lies more than half a
+        // step beyond what that limit represents (a ReLU's zeros at qmin are not).
+        if (options.qmin && options.qmax && tf.dequantizes()) {
+            const double half = 0.5 * std::fabs(tf.scale[channel]);
+            if ((qb == static_cast<double>(*options.qmin) && a < b - half) ||
+                (qb == static_cast<double>(*options.qmax) && a > b + half))
+                ++acc.saturated;
+        }
         if (aFix)
             a = nanToNum(a);
         if (bFix)

@@ -38,7 +38,9 @@ struct GapMetrics {
     // When a quantisation scale is known.
     std::optional<double> rmse_steps;    // √mse / scale
     std::optional<double> max_abs_steps; // max|d| / scale
-    std::optional<double> saturation;    // share of runtime values at qmin or qmax
+    // Share of elements the device clipped: at qmin or qmax while the reference lies
+    // more than half a quantisation step beyond the value that limit stands for.
+    std::optional<double> saturation;
     // For logits-shaped outputs (last dim ≥ 2): share of rows whose arg-max agrees,
     // and whose top-5 sets agree.
     std::optional<double> top1_agreement;

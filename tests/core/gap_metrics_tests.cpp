@@ -101,7 +101,11 @@ TEST_CASE("quantised runtime tensors are dequantised per tensor and per channel"
     const auto m = gap(ref.operand(ScalarType::Float, {4}), q.operand(ScalarType::Char, {4}), o);
     CHECK(m.mse == 0.0);
     CHECK(m.rmse_steps == std::optional<double>(0.0));
-    CHECK(m.saturation == std::optional<double>(0.5)); // -3 and 1 sit at qmin/qmax
+    // -3 and 1 sit at qmin/qmax, but the reference is inside the range: no clipping.
+    CHECK(m.saturation == std::optional<double>(0.0));
+    Buffer<float> beyond{{-1.3f, 0.0f, 0.5f, 1.2f}}; // -1.3 is 0.3 (> half a step) past qmin's -1
+    const auto clipped = gap(beyond.operand(ScalarType::Float, {4}), q.operand(ScalarType::Char, {4}), o);
+    CHECK(clipped.saturation == std::optional<double>(0.25)); // 1.2 is within half a step of 1
 
     Buffer<float> ref2{{1.0f, 2.0f, 10.0f, 20.0f}};
     Buffer<std::uint8_t> q2{{1, 2, 1, 2}}; // channel 0 scale 1, channel 1 scale 10 (axis 0 of 2x2)
