@@ -126,8 +126,12 @@ def main():
     torch.manual_seed(0)
     cls = MODELS[model_name]
     model = cls().eval()
-    x = cls.example()
-    calibration = [(x,)] + [(cls.example(),) for _ in range(7)]
+    def inputs():  # example() gives one tensor or a tuple of inputs
+        example = cls.example()
+        return example if isinstance(example, tuple) else (example,)
+
+    x = inputs()
+    calibration = [x] + [inputs() for _ in range(7)]
 
     cfg = QnnConfig(soc_model=soc, build_folder="unused", enable_x86_64=True,
                     dump_intermediate_outputs=True)
@@ -137,7 +141,7 @@ def main():
                             qnn_intermediate_debugger=dbg)
 
     m = _load_for_executorch(f"{out}/model.pte", enable_etdump=True, debug_buffer_size=buffer_bytes)
-    m.run_method("forward", (x,))
+    m.run_method("forward", x)
     m.write_etdump_result_to_file(f"{out}/run.etdp", f"{out}/run.debug.bin")
 
     # Gapscope's exporter: the debugger's reference with its quantisation and layout.
