@@ -113,6 +113,15 @@ int runCompare(const CompareOptions& o) {
                 ++tripped;
             }
         }
+        // The program's outputs are what ships: a gate holds for them too.
+        for (const auto& out : c.outputs) {
+            const auto v = out.metrics ? metricValue(*out.metrics, gate.metric) : std::nullopt;
+            if (v && worseThan(*info, *v, gate.value)) {
+                std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by program output "
+                          << out.index << ": " << *v << '\n';
+                ++tripped;
+            }
+        }
     }
     if (o.failOnInvalid)
         for (const auto& row : c.rows)

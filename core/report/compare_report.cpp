@@ -54,6 +54,15 @@ std::string shortNumber(double x) {
     return s.str();
 }
 
+// Cosine with six digits: quantised backends score 0.9999x, which three would show as 1.
+std::string cosineNumber(double x) {
+    if (std::isnan(x) || std::isinf(x))
+        return number(x);
+    std::ostringstream s;
+    s << std::setprecision(6) << x;
+    return s.str();
+}
+
 json metricsJson(const GapMetrics& m) {
     json j;
     for (const auto& info : metricCatalog()) {
@@ -241,7 +250,8 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
     for (const auto& r : c.rows) {
         auto m = [&](const char* name) {
             const auto v = rowMetric(r, name);
-            return v ? shortNumber(*v) : std::string("-");
+            return v ? (std::string(name) == "cosine" ? cosineNumber(*v) : shortNumber(*v))
+                     : std::string("-");
         };
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
         out << std::setw(4) << (std::to_string(r.index) + (first ? "!" : "")) << std::setw(34)
@@ -255,9 +265,16 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
     }
     for (const auto& o : c.outputs) {
         out << "program output " << o.index << ": " << rowStatusName(o.status);
-        if (o.metrics)
+        if (o.metrics) {
             out << "  mse " << shortNumber(o.metrics->mse) << "  snr " << shortNumber(o.metrics->snr)
-                << "  max_abs " << shortNumber(o.metrics->max_abs);
+                << "  max_abs " << shortNumber(o.metrics->max_abs) << "  cosine "
+                << cosineNumber(o.metrics->cosine);
+            // The model's own result is past the threshold: say so, whatever the rows say.
+            const auto info = findMetric(ctx.threshold.metric);
+            const auto v = metricValue(*o.metrics, ctx.threshold.metric);
+            if (info && v && worseThan(*info, *v, ctx.threshold.value))
+                out << "  ! crosses " << ctx.threshold.metric << " " << ctx.threshold.value;
+        }
         if (!o.reason.empty())
             out << "  (" << o.reason << ")";
         out << '\n';
