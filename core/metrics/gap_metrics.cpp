@@ -399,45 +399,4 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     return result;
 }
 
-std::vector<ElementDifference> largestDifferences(const Operand& aot, const Operand& runtime,
-                                                  const OperandTransform& transform, std::size_t n) {
-    std::vector<ElementDifference> out;
-    if (aot.numel != runtime.numel || (!aot.is_scalar && !runtime.is_scalar && aot.shape != runtime.shape) ||
-        transform.axis_order || transform.axis || n == 0)
-        return out;
-    const bool dequant = transform.dequantizes() && transform.scale.size() == 1;
-    // A min-heap of the n largest |d| seen so far.
-    struct Entry {
-        double absDiff;
-        std::uint64_t at;
-        double a, b;
-    };
-    auto smaller = [](const Entry& x, const Entry& y) { return x.absDiff > y.absDiff; };
-    std::vector<Entry> heap;
-    std::vector<double> ab(kBlock), bb(kBlock);
-    for (std::uint64_t first = 0; first < aot.numel; first += kBlock) {
-        const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, aot.numel - first));
-        aot.decode(first, count, ab.data());
-        runtime.decode(first, count, bb.data());
-        for (std::size_t i = 0; i < count; ++i) {
-            const double b = dequant ? dequantize(transform, bb[i], 0) : bb[i];
-            const double d = std::fabs(ab[i] - b);
-            if (std::isnan(d))
-                continue;
-            if (heap.size() < n) {
-                heap.push_back({d, first + i, ab[i], b});
-                std::push_heap(heap.begin(), heap.end(), smaller);
-            } else if (d > heap.front().absDiff) {
-                std::pop_heap(heap.begin(), heap.end(), smaller);
-                heap.back() = {d, first + i, ab[i], b};
-                std::push_heap(heap.begin(), heap.end(), smaller);
-            }
-        }
-    }
-    std::sort_heap(heap.begin(), heap.end(), smaller);
-    for (const auto& e : heap)
-        out.push_back({unravel(e.at, aot.shape), e.a, e.b, e.a - e.b});
-    return out;
-}
-
 } // namespace gapscope

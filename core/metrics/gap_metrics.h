@@ -71,16 +71,12 @@ struct GapResult {
 
 GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOptions& options = {});
 
-// The n elements with the largest |reference − runtime|, largest first, with
-// their coordinates; for same-shaped operands (dequantised per tensor when the
-// transform says so). Empty when the shapes differ.
+// One element of a difference ranking (ElementReader's largestDifferences).
 struct ElementDifference {
     std::vector<std::int64_t> index;
     double aot = 0;
     double runtime = 0;
     double difference = 0;
 };
-std::vector<ElementDifference> largestDifferences(const Operand& aot, const Operand& runtime,
-                                                  const OperandTransform& transform, std::size_t n);
 
 } // namespace gapscope

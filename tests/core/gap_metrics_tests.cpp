@@ -1,6 +1,7 @@
 // Gap metrics on hand-computed cases: ExecuTorch's MSE/L1/SNR, ours, NaN rules,
 // broadcasting, dequantisation, layout permutation, top-k agreement.
 
+#include "core/compare/element_reader.h"
 #include "core/metrics/gap_metrics.h"
 
 #include <catch2/catch.hpp>
@@ -184,12 +185,52 @@ TEST_CASE("big tensors give the same numbers on one thread and on all", "[metric
 
 TEST_CASE("the largest differences come with their coordinates, largest first", "[metrics]") {
     Buffer<float> a{{0, 0, 0, 0, 0, 0}}, b{{0.1f, -3, 0, 2, 0, 0.5f}};
-    const auto top = largestDifferences(a.operand(ScalarType::Float, {2, 3}), b.operand(ScalarType::Float, {2, 3}), {}, 3);
+    ElementPlan plan;
+    plan.reference = a.operand(ScalarType::Float, {2, 3});
+    plan.runtime = b.operand(ScalarType::Float, {2, 3});
+    const auto top = largestDifferences(*ElementReader::of(plan), 3);
     REQUIRE(top.size() == 3);
     CHECK(top[0].index == std::vector<std::int64_t>{0, 1});
     CHECK(top[0].difference == 3.0);
     CHECK(top[1].index == std::vector<std::int64_t>{1, 0});
     CHECK(top[2].runtime == 0.5);
     Buffer<float> c{{1, 2}};
-    CHECK(largestDifferences(a.operand(ScalarType::Float, {2, 3}), c.operand(ScalarType::Float, {2}), {}, 3).empty());
+    plan.runtime = c.operand(ScalarType::Float, {2});
+    CHECK_FALSE(ElementReader::of(plan)); // not element for element: no reader, nothing to rank
+}
+
+TEST_CASE("the element reader reads the device through axis_order and per-channel dequantisation",
+          "[metrics][quant]") {
+    // Reference 1x2x2x3 (NCHW); the device holds it NHWC (1x2x3x2) as int8 with
+    // channel c's scale 0.5·(c+1) and zero point c.
+    std::vector<float> ref(12);
+    std::vector<std::int8_t> dev(12);
+    for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 3; ++w)
+            for (int c = 0; c < 2; ++c) {
+                const int q = 10 * h + 3 * w + c;
+                dev[static_cast<std::size_t>((h * 3 + w) * 2 + c)] = static_cast<std::int8_t>(q);
+                ref[static_cast<std::size_t>((c * 2 + h) * 3 + w)] =
+                    static_cast<float>((q - c) * 0.5 * (c + 1));
+            }
+    Buffer<float> a{ref};
+    Buffer<std::int8_t> b{dev};
+    ElementPlan plan;
+    plan.reference = a.operand(ScalarType::Float, {1, 2, 2, 3});
+    plan.runtime = b.operand(ScalarType::Char, {1, 2, 3, 2});
+    plan.options.runtime_transform.scale = {0.5, 1.0};
+    plan.options.runtime_transform.zero_point = {0, 1};
+    plan.options.runtime_transform.axis = 1;
+    plan.options.runtime_transform.axis_order = std::vector<std::int64_t>{0, 2, 3, 1};
+    const auto reader = ElementReader::of(plan);
+    REQUIRE(reader);
+    CHECK(reader->channelAxis() == 1);
+    for (std::uint64_t i = 0; i < 12; ++i) {
+        CHECK(reader->runtime(i) == reader->reference(i));
+        CHECK(reader->runtimeRaw(i) == static_cast<double>(dev[reader->runtimeIndex(i)]));
+    }
+    // And the metrics agree: the same transform, zero error.
+    const auto m = gap(plan.reference, plan.runtime, plan.options);
+    CHECK(m.mse == 0.0);
+    CHECK(largestDifferences(*reader, 3).front().difference == 0.0);
 }
