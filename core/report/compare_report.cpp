@@ -46,21 +46,17 @@ std::string number(double x) {
     return std::string(buf, r.ptr);
 }
 
-std::string shortNumber(double x) {
+std::string shortNumber(double x, int digits = 3) {
     if (std::isnan(x) || std::isinf(x))
         return number(x);
     std::ostringstream s;
-    s << std::setprecision(3) << x;
+    s << std::setprecision(digits) << x;
     return s.str();
 }
 
 // Cosine with six digits: quantised backends score 0.9999x, which three would show as 1.
 std::string cosineNumber(double x) {
-    if (std::isnan(x) || std::isinf(x))
-        return number(x);
-    std::ostringstream s;
-    s << std::setprecision(6) << x;
-    return s.str();
+    return shortNumber(x, 6);
 }
 
 json metricsJson(const GapMetrics& m) {
