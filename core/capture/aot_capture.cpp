@@ -1,6 +1,7 @@
 #include "core/capture/aot_capture.h"
 
 #include "core/capture/safetensors_writer.h"
+#include "core/common/python_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -341,8 +342,8 @@ Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> mapped) {
     }
     json doc;
     try {
-        doc = json::parse(it->second);
-    } catch (const json::parse_error& ex) {
+        doc = json::parse(normalizePythonJson(it->second).text);
+    } catch (const json::exception& ex) { // not JSON, or a number out of range
         Error e;
         e.code = ErrorCode::Malformed;
         e.message = std::string("the gapscope.aot_capture document is not valid JSON: ") + ex.what();

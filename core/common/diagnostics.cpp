@@ -86,6 +86,7 @@ const char* warningCodeName(WarningCode code) {
     case WarningCode::AllocatorIdOutOfRange: return "allocator_id_out_of_range";
     case WarningCode::UnsupportedVersion: return "unsupported_version";
     case WarningCode::MissingEntry: return "missing_entry";
+    case WarningCode::UnreadableEntry: return "unreadable_entry";
     }
     return "unknown";
 }

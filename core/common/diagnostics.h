@@ -53,6 +53,7 @@ enum class WarningCode {
     AllocatorIdOutOfRange, // AllocationEvent.allocator_id not in 1..allocators
     UnsupportedVersion,    // ETDump.version newer than the one we know
     MissingEntry,          // an optional part of a container is absent
+    UnreadableEntry,       // a container entry could not be read; the rest is used
 };
 
 const char* warningCodeName(WarningCode code);

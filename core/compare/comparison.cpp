@@ -135,6 +135,13 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         if (const auto* g = opGraph(*etrecord, capture, options)) {
             const auto hs = g->allDebugHandles();
             opHandles.insert(hs.begin(), hs.end());
+        } else {
+            // The graph entry could not be read (a warning of the ETRecord says why):
+            // the capture's handles stand in for its nodes rather than no row at all.
+            for (const auto& r : capture.records)
+                opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
+            c.warnings.push_back("the ETRecord's edge program for '" + options.method +
+                                 "' could not be read: events count as ops by the capture's debug handles");
         }
     } else {
         // Without an ETRecord only __debugID_ names resolve; accept their handles.

@@ -1,5 +1,6 @@
 #include "core/etrecord/etrecord_reader.h"
 
+#include "core/common/python_json.h"
 #include "core/common/zip_archive.h"
 
 #include <nlohmann/json.hpp>
@@ -99,7 +100,7 @@ private:
         auto text = zip.read(entry);
         if (!text)
             return text.error();
-        ojson doc = ojson::parse(text.value(), nullptr, false);
+        ojson doc = ojson::parse(normalizePythonJson(text.value()).text, nullptr, false);
         if (doc.is_discarded() || !doc.is_object())
             return recordError(m_file, entry,
                                "entry '" + entry + "' is not a JSON object (method → instruction → …)");
@@ -228,6 +229,7 @@ Result<EtRecord> readEtRecord(std::shared_ptr<const MappedFile> file, ProgressFn
             record.export_graph_id = j.get<std::int64_t>();
     }
 
+    bool unreadableEdge = false;
     for (const auto& name : record.entries) {
         if (!step())
             return cancelled();
@@ -237,8 +239,14 @@ Result<EtRecord> readEtRecord(std::shared_ptr<const MappedFile> file, ProgressFn
         if (!text)
             return text.error();
         auto graph = parseExportGraph(text.value(), path, name);
-        if (!graph)
-            return graph.error();
+        if (!graph) {
+            // One graph the reader cannot use does not sink the maps and the other graphs.
+            const Error& e = graph.error();
+            record.warnings.push_back(
+                Warning{WarningCode::UnreadableEntry, e.message + "; the entry is left out", e.where});
+            unreadableEdge = unreadableEdge || name == kLegacyEdge || startsWith(name, kEdgePrefix);
+            continue;
+        }
         if (name == kExported) {
             record.exported_program = std::move(graph).value();
         } else if (name == kLegacyEdge) {
@@ -250,7 +258,7 @@ Result<EtRecord> readEtRecord(std::shared_ptr<const MappedFile> file, ProgressFn
             record.graph_map[name] = std::move(graph).value();
         }
     }
-    if (record.edge_programs.empty())
+    if (record.edge_programs.empty() && !unreadableEdge)
         return recordError(
             path, kEdgePrefix,
             "the ETRecord holds no edge_dialect_exported_program (neither per method nor legacy)");

@@ -1,5 +1,7 @@
 #include "core/etrecord/export_graph.h"
 
+#include "core/common/python_json.h"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -104,12 +106,17 @@ std::vector<std::int64_t> ExportGraph::allDebugHandles() const {
 
 Result<ExportGraph> parseExportGraph(const std::string& text, const std::string& file,
                                      const std::string& key) {
+    // torch.export writes non-finite float arguments as Python's NaN/Infinity tokens.
+    const NormalizedJson normalized = normalizePythonJson(text);
     json doc;
     try {
-        doc = json::parse(text);
+        doc = json::parse(normalized.text);
     } catch (const json::parse_error& e) {
+        const auto byte = normalized.originalOffset(e.byte);
         return graphError(file, key, "entry '" + key + "' is not valid JSON: " + e.what(),
-                          static_cast<std::int64_t>(e.byte));
+                          static_cast<std::int64_t>(byte));
+    } catch (const json::exception& e) { // a number out of range, …
+        return graphError(file, key, "entry '" + key + "' cannot be read: " + e.what());
     }
     if (!doc.is_object() || !doc.contains("graph_module") || !doc["graph_module"].is_object() ||
         !doc["graph_module"].contains("graph") || !doc["graph_module"]["graph"].is_object())

@@ -253,6 +253,13 @@ TEST_CASE("capture documents: bad records are located errors", "[capture][bogus]
     const auto ok =
         R"([{"debug_handle":[1],"ops":["a"],"sequence":false,"outputs":[{"kind":"tensor","name":"t"}]}])";
     REQUIRE(readCaptureDoc(docWith(ok)));
+    // A document written by Python's json with allow_nan: bare NaN / -Infinity.
+    const auto python = readCaptureDoc(
+        R"({"format": "gapscope.aot_capture", "version": 1, "records": [{"debug_handle": [1], "ops": ["a"],
+            "sequence": true, "outputs": [{"kind": "float", "value": NaN}, {"kind": "float", "value": -Infinity}]}]})");
+    REQUIRE(python);
+    CHECK(std::isnan(python.value().records[0].outputs[0].float_value));
+    CHECK(python.value().records[0].outputs[1].float_value == -std::numeric_limits<double>::infinity());
 
     auto expectError = [](const std::string& doc, const std::string& field, const std::string& text) {
         auto r = readCaptureDoc(doc);
