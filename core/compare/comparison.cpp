@@ -262,14 +262,20 @@ std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count)
 void applyMeasurement(Comparison& c, const RowMeasurement& m) {
     ComparisonRow& row = c.rows.at(m.row);
     row.gaps.clear();
+    std::vector<ExecutorchGap> theirs;
     for (const auto& e : m.elements) {
-        if (e.status > row.status) {
+        if (e.status > row.status || (e.status == row.status && row.reason.empty())) {
             row.status = e.status;
             row.reason = e.reason;
         }
         if (e.metrics)
             row.gaps.push_back(*e.metrics);
+        if (e.executorch)
+            theirs.push_back(*e.executorch);
     }
+    row.executorch.reset();
+    if (row.in_executorch && !m.elements.empty() && theirs.size() == m.elements.size())
+        row.executorch = std::move(theirs);
     if (row.status == RowStatus::Invalid)
         row.gaps.clear();
     row.measured = true;

@@ -30,6 +30,10 @@ struct ComparisonRow {
     std::string selection; // how the runtime output was chosen among several
     // One entry per compared element (ExecuTorch's `gap` is a list); empty when invalid.
     std::vector<GapMetrics> gaps;
+    // ExecuTorch's calculate_numeric_gap numbers for this row, one per element, as
+    // its comparators compute them (broadcasting, no dequantisation); for parity.
+    // Null for rows ExecuTorch does not produce or where it raises.
+    std::optional<std::vector<ExecutorchGap>> executorch;
     std::vector<std::string> shapes; // "1x4x16" per element: reference shape
     std::vector<std::string> dtypes; // "float32 vs float32"
     // What each element compares (operands into the mapped inputs, dequantisation,

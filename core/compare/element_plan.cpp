@@ -15,6 +15,21 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
     return s;
 }
 
+// Shapes that differ only by size-1 dimensions: the same element count, and the
+// same sizes in the same order once the 1s are dropped.
+bool sameElementsInOrder(const Operand& a, const Operand& b) {
+    if (a.is_scalar || b.is_scalar || a.shape == b.shape || a.numel != b.numel)
+        return false;
+    std::vector<std::int64_t> x, y;
+    for (auto d : a.shape)
+        if (d != 1)
+            x.push_back(d);
+    for (auto d : b.shape)
+        if (d != 1)
+            y.push_back(d);
+    return x == y;
+}
+
 bool isIntegerType(ScalarType t) {
     const auto info = scalarTypeInfo(static_cast<std::int8_t>(t));
     return info && !info->isFloatingPoint && t != ScalarType::Bool;
@@ -134,6 +149,10 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
         return out;
     }
     out.dtype = aotType + " vs " + rtType + (out.dequantized ? " (dequantized)" : "");
+    if (sameElementsInOrder(out.reference, out.runtime) && !out.options.runtime_transform.axis_order) {
+        out.logged_shape = out.runtime.shape;
+        out.runtime.shape = out.reference.shape;
+    }
     return out;
 }
 
@@ -156,7 +175,25 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
     if (out.metrics->broadcast) {
         out.status = RowStatus::Broadcast;
         out.reason = "reference " + plan.shape + " and runtime " + shapeText(plan.runtime.shape) +
-                     " differ; compared with broadcasting as ExecuTorch does";
+                     " hold different numbers of elements; compared with broadcasting as ExecuTorch does, "
+                     "so the numbers mix unrelated elements";
+    } else if (plan.logged_shape) {
+        out.reason = "runtime " + shapeText(*plan.logged_shape) + " holds the reference's " + plan.shape +
+                     " elements in the same order (only size-1 dimensions differ): compared element for "
+                     "element; ExecuTorch broadcasts them (its numbers are kept apart)";
+    }
+    // ExecuTorch's own numbers: the same pass when nothing was transformed or reshaped.
+    const auto& tf = plan.options.runtime_transform;
+    if (!plan.logged_shape && !tf.dequantizes() && !tf.axis_order) {
+        out.executorch = ExecutorchGap{out.metrics->mse, out.metrics->l1, out.metrics->snr};
+    } else {
+        Operand asLogged = plan.runtime;
+        if (plan.logged_shape)
+            asLogged.shape = *plan.logged_shape;
+        GapOptions plain;
+        plain.threads = threads;
+        if (const auto theirs = computeGap(plan.reference, asLogged, plain); theirs.metrics)
+            out.executorch = ExecutorchGap{theirs.metrics->mse, theirs.metrics->l1, theirs.metrics->snr};
     }
     return out;
 }

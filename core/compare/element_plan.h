@@ -24,8 +24,19 @@ struct ElementPlan {
     bool dequantized = false;
     Operand reference, runtime;
     GapOptions options;
+    // The runtime shape as logged, when it differs from the reference's only by
+    // size-1 dimensions (1x5x32 against 5x32: the same elements in the same
+    // order): `runtime` then carries the reference's shape and is compared element
+    // for element. ExecuTorch broadcasts such shapes instead (see ElementResult).
+    std::optional<std::vector<std::int64_t>> logged_shape;
 
     bool measurable() const { return status == RowStatus::Ok; }
+};
+
+// ExecuTorch's three numbers for an element, as its comparators compute them:
+// the operands as they are (no dequantisation, no re-layout), torch broadcasting.
+struct ExecutorchGap {
+    double mse = 0, l1 = 0, snr = 0;
 };
 
 // What measuring an element found.
@@ -33,6 +44,8 @@ struct ElementResult {
     RowStatus status = RowStatus::Ok;
     std::string reason;
     std::optional<GapMetrics> metrics;
+    // Null where ExecuTorch's comparators would raise (shapes that do not broadcast).
+    std::optional<ExecutorchGap> executorch;
 };
 
 // `record` (may be null) gives the quantisation and axis order of output `element`.

@@ -26,7 +26,8 @@ std::optional<FirstDivergence> firstDivergence(const Comparison& c, const Metric
         return std::nullopt;
     for (const auto i : executionOrder(c)) {
         const ComparisonRow* r = &c.rows[i];
-        if (r->status == RowStatus::Invalid || r->status == RowStatus::MissingData)
+        // Only element-for-element numbers: a broadcast mixes unrelated elements.
+        if (r->status != RowStatus::Ok)
             continue;
         const auto v = rowMetric(*r, threshold.metric);
         if (v && worseThan(*info, *v, threshold.value))
@@ -73,11 +74,17 @@ const ExportGraph* referenceGraphFor(const EtRecord& record, const AotCapture& c
 
 namespace {
 
+// A row's rel. L2 when it compares element for element; a broadcast row's number
+// mixes unrelated elements, so it neither introduces error nor feeds another row.
+std::optional<double> comparableRelL2(const ComparisonRow& row) {
+    return row.status == RowStatus::Ok ? rowMetric(row, "rel_l2") : std::nullopt;
+}
+
 std::vector<Introducer> introducersAlongExecutionOrder(const Comparison& c) {
     std::vector<Introducer> out;
     std::optional<std::size_t> previous;
     for (const auto i : executionOrder(c)) {
-        const auto own = rowMetric(c.rows[i], "rel_l2");
+        const auto own = comparableRelL2(c.rows[i]);
         if (!own)
             continue;
         Introducer in;
@@ -86,7 +93,7 @@ std::vector<Introducer> introducersAlongExecutionOrder(const Comparison& c) {
         in.producers_from_graph = false;
         if (previous) {
             in.producers.push_back(*previous);
-            in.worst_producer = *rowMetric(c.rows[*previous], "rel_l2");
+            in.worst_producer = *comparableRelL2(c.rows[*previous]);
         }
         in.added = in.own - in.worst_producer;
         out.push_back(in);
@@ -135,7 +142,7 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
         nodeByName[n.name] = &n;
 
     for (const auto& r : c.rows) {
-        const auto own = rowMetric(r, "rel_l2");
+        const auto own = comparableRelL2(r);
         if (!own)
             continue;
         // Producer rows: walk up from the row's inputs through nodes no row compares
@@ -166,7 +173,7 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
         in.row = r.index;
         in.own = *own;
         for (auto p : producers) {
-            if (const auto v = rowMetric(c.rows[p], "rel_l2"))
+            if (const auto v = comparableRelL2(c.rows[p]))
                 in.worst_producer = std::max(in.worst_producer, *v);
             in.producers.push_back(p);
         }

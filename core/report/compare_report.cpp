@@ -119,6 +119,18 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         for (const auto& g : r.gaps)
             elements.push_back(metricsJson(g));
         j["elements"] = elements;
+        // ExecuTorch's `gap` column per metric, for parity checks.
+        if (r.executorch) {
+            json mse = json::array(), l1 = json::array(), snr = json::array();
+            for (const auto& g : *r.executorch) {
+                mse.push_back(jsonNumber(g.mse));
+                l1.push_back(jsonNumber(g.l1));
+                snr.push_back(jsonNumber(g.snr));
+            }
+            j["executorch"] = {{"mse", mse}, {"l1", l1}, {"snr", snr}};
+        } else {
+            j["executorch"] = nullptr;
+        }
         rows.push_back(j);
     }
     doc["rows"] = rows;

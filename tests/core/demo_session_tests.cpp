@@ -57,3 +57,38 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
 TEST_CASE("the embedded demo against its float model: quantised ops introduce the error", "[demo][quant]") {
     gapscope::test::checkQuantizationErrorVisible(GAPSCOPE_DEMO_DIR);
 }
+
+// A real portable transformer block (tests/data/portable_mha): its ETRecord holds
+// -Infinity, its addmm kernels drop size-1 dimensions (runtime 5x48 against the
+// reference's 5x1x48). ExecuTorch broadcasts that into a 5x5x48 comparison (SNR
+// -2.4 dB on a healthy model); Gapscope compares element for element and keeps
+// ExecuTorch's numbers apart, equal to its tables.
+TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element for element",
+          "[demo][parity][shapes]") {
+    using namespace gapscope;
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/portable_mha";
+    gapscope::test::checkExecuTorchParity(dir);
+    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
+    auto record = loadEtRecord(dir + "/etrecord.bin");
+    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
+    REQUIRE((dump && record && capture));
+    auto c = compareSession(dump.value(), &record.value(), capture.value());
+    REQUIRE(c);
+    std::size_t reshaped = 0, crossed = 0;
+    for (const auto& row : c.value().rows) {
+        INFO(row.aot_ops.back() << ": " << row.reason);
+        CHECK(row.status == RowStatus::Ok);
+        REQUIRE(row.gaps.size() == 1);
+        CHECK(row.gaps.front().snr > 100.0); // fp32 against fp32: rounding only
+        if (!row.plans.empty() && row.plans.front().logged_shape) {
+            ++reshaped;
+            REQUIRE(row.executorch);
+            // 5x1x48 against 5x48: ExecuTorch's broadcast crosses every token with
+            // every other (5x5x48); 1x5x32 against 5x32 lines up either way.
+            crossed += row.executorch->front().snr < 20.0 ? 1 : 0;
+        }
+    }
+    CHECK(reshaped == 3);
+    CHECK(crossed == 1);
+    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+}

@@ -118,11 +118,11 @@ TEST_CASE("a staged plan settles rows that need no arithmetic; measuring finds b
         b.node("op" + std::to_string(i), {i + 1});
     }
     b.kernel(0, "add.out", {b.tensor({1, 2}, {2})});
-    b.kernel(1, "mul.out", {b.tensor({3, 4}, {2})});        // broadcast against [1, 2]
+    b.kernel(1, "mul.out", {b.tensor({3, 4}, {2})});        // broadcast against [2, 2]
     b.kernel(2, "view.out", {b.tensor({1, 2, 3}, {3})});    // 3 against 2: does not broadcast
     b.kernel(3, "relu.out", {b.tensor({5, 6, 7, 8}, {4})}); // its bytes are cut off
     b.record({1}, {"op0"}, {{{1, 2}, {2}}});
-    b.record({2}, {"op1"}, {{{3, 4}, {1, 2}}});
+    b.record({2}, {"op1"}, {{{3, 4, 3, 4}, {2, 2}}});
     b.record({3}, {"op2"}, {{{1, 2}, {2}}});
     b.record({4}, {"op3"}, {{{5, 6, 7, 8}, {4}}});
     auto planned = b.plan(std::size_t{140});
