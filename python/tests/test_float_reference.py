@@ -182,7 +182,7 @@ def test_mismatched_outputs_are_left_out(
     fake = CaptureResult(
         [wrong_shape, good, wrong_count], list(inputs), [], "exported_program", "forward", None
     )
-    with caplog.at_level(logging.WARNING, logger="gapscope_capture.capture"):
+    with caplog.at_level(logging.WARNING, logger="gapscope_capture.float_reference"):
         result = capture_float_reference(float_program, fake)
     assert [r.debug_handle for r in result.records] == [(2,)]
     assert "float node 'conv2d' does not match" in caplog.text
