@@ -131,9 +131,10 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     }
     const MethodMaps* maps = methodMaps(etrecord, options);
     std::set<std::int64_t> opHandles;
+    const ExportGraph* graph = etrecord ? opGraph(*etrecord, capture, options) : nullptr;
     if (etrecord) {
-        if (const auto* g = opGraph(*etrecord, capture, options)) {
-            const auto hs = g->allDebugHandles();
+        if (graph) {
+            const auto hs = graph->allDebugHandles();
             opHandles.insert(hs.begin(), hs.end());
         } else {
             // The graph entry could not be read (a warning of the ETRecord says why):
@@ -159,7 +160,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
 
     const RunData& run = dump.runs[c.run];
     c.events = buildInspectorEvents(run, maps, opHandles);
-    if (const ExportGraph* graph = etrecord ? opGraph(*etrecord, capture, options) : nullptr)
+    if (graph)
         resolveQnnMultiOutputNodes(c.events, *graph);
     c.alignment = alignRuntimeWithCapture(c.events, capture);
 
