@@ -184,7 +184,7 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
     }
     // ExecuTorch's own numbers: the same pass when nothing was transformed or reshaped.
     const auto& tf = plan.options.runtime_transform;
-    if (!plan.logged_shape && !tf.dequantizes() && !tf.axis_order) {
+    if (!plan.logged_shape && !tf.dequantizes() && !tf.axis_order && out.metrics->agreeing_infinities == 0) {
         out.executorch = ExecutorchGap{out.metrics->mse, out.metrics->l1, out.metrics->snr};
     } else {
         Operand asLogged = plan.runtime;
@@ -192,6 +192,7 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
             asLogged.shape = *plan.logged_shape;
         GapOptions plain;
         plain.threads = threads;
+        plain.executorch_semantics = true;
         if (const auto theirs = computeGap(plan.reference, asLogged, plain); theirs.metrics)
             out.executorch = ExecutorchGap{theirs.metrics->mse, theirs.metrics->l1, theirs.metrics->snr};
     }

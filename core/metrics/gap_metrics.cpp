@@ -98,6 +98,7 @@ struct Accumulator {
     double maxAbs = -1;
     std::uint64_t maxAt = 0;
     std::uint64_t saturated = 0;
+    std::uint64_t agreeing = 0; // positions where both sides hold the same infinity
 
     // Folds a later chunk in; chunks merge in index order, so the result does not
     // depend on how many threads ran them.
@@ -118,6 +119,7 @@ struct Accumulator {
             maxAt = o.maxAt;
         }
         saturated += o.saturated;
+        agreeing += o.agreeing;
     }
 };
 
@@ -225,6 +227,12 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             a = nanToNum(a);
         if (bFix)
             b = nanToNum(b);
+        // The same infinity on both sides (a causal mask's -inf) is agreement, not an
+        // undefined difference; ExecuTorch's comparators make it NaN.
+        if (!options.executorch_semantics && std::isinf(a) && a == b) {
+            ++acc.agreeing;
+            return;
+        }
         const double d = a - b;
         acc.d2.add(d * d);
         acc.d1.add(std::fabs(d));
@@ -332,12 +340,13 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         m.per_channel.push_back(
             {cd2 / per, std::max(0.0, ch.maxAbs), 10.0 * std::log10((ca2 / per) / (cd2 / per))});
     }
+    m.agreeing_infinities = acc.agreeing;
     const double d2 = acc.d2.value(), a2 = acc.a2.value(), b2 = acc.b2.value();
     m.mse = d2 / n;
     m.l1 = acc.d1.value();
     m.snr = 10.0 * std::log10((a2 / n) / (d2 / n));
     m.mean_abs = m.l1 / n;
-    m.max_abs = total > 0 ? acc.maxAbs : 0;
+    m.max_abs = total > 0 && !(acc.maxAbs < 0) ? acc.maxAbs : 0; // -1: every position agreed
     if (total > 0)
         m.max_abs_index = unravel(acc.maxAt, out);
     m.rel_l2 =

@@ -33,6 +33,9 @@ struct GapMetrics {
     double sqnr = 0;                         // 20·log10(‖a‖ / ‖d‖)
     std::uint64_t nan_aot = 0, inf_aot = 0, nan_runtime = 0, inf_runtime = 0;
     std::uint64_t elements = 0;
+    // Positions where reference and runtime hold the same infinity: they count as
+    // equal (difference 0) and add nothing to the signal sums (docs/metrics.md).
+    std::uint64_t agreeing_infinities = 0;
     bool broadcast = false; // shapes differed but torch-broadcast
     std::vector<std::int64_t> compared_shape;
     // When a quantisation scale is known.
@@ -57,6 +60,9 @@ struct GapOptions {
     std::optional<double> step;
     // Threads for big tensors (0 = all cores, 1 = this thread only).
     unsigned threads = 0;
+    // ExecuTorch's arithmetic exactly: the same infinity on both sides gives a NaN
+    // difference instead of agreement (for the `executorch` numbers).
+    bool executorch_semantics = false;
     // Break the error down along this axis of the compared shape (negative counts
     // from the end, like torch).
     std::optional<std::int64_t> breakdown_axis;

@@ -63,6 +63,16 @@ def _run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_zoo(args: argparse.Namespace) -> int:
+    from gapscope_capture.zoo import run_zoo
+
+    started = time.monotonic()
+    for directory in run_zoo(args.outdir, args.model or None):
+        print(directory)
+    print(f"zoo written in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
 def _run_from_etrecord(args: argparse.Namespace) -> int:
     from gapscope_capture.capture import capture_from_etrecord
     from gapscope_capture.capture_format import read_inputs
@@ -95,6 +105,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("outdir", metavar="OUTDIR", type=Path)
     demo.set_defaults(run=_run_demo)
+
+    from gapscope_capture.zoo_names import MODEL_NAMES  # no torch import before --help
+
+    zoo = commands.add_parser(
+        "zoo",
+        help="build the parity zoo (real models, portable / XNNPACK fp32 / XNNPACK int8)",
+        description="Lower each zoo model (seeded, nothing downloaded) three ways, run it with "
+        "ETDump, capture it and write ExecuTorch's calculate_numeric_gap tables into "
+        "OUTDIR/<model>/<variant>/ (executorch_error.txt where ExecuTorch raises).",
+    )
+    zoo.add_argument("outdir", metavar="OUTDIR", type=Path)
+    zoo.add_argument(
+        "--model", action="append", choices=MODEL_NAMES, help="only this model (repeatable)"
+    )
+    zoo.set_defaults(run=_run_zoo)
 
     from_etrecord = commands.add_parser(
         "from-etrecord",

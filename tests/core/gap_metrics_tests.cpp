@@ -234,3 +234,25 @@ TEST_CASE("the element reader reads the device through axis_order and per-channe
     CHECK(m.mse == 0.0);
     CHECK(largestDifferences(*reader, 3).front().difference == 0.0);
 }
+
+TEST_CASE("the same infinity on both sides agrees; ExecuTorch's arithmetic makes it NaN", "[metrics]") {
+    const double inf = std::numeric_limits<double>::infinity();
+    Buffer<float> a{{-static_cast<float>(inf), 1.0f, 2.0f}}, b{{-static_cast<float>(inf), 1.0f, 2.5f}};
+    const auto m = gap(a.operand(ScalarType::Float, {3}), b.operand(ScalarType::Float, {3}));
+    CHECK(m.agreeing_infinities == 1);
+    CHECK(m.mse == Approx(0.25 / 3));
+    CHECK(m.max_abs == 0.5);
+    CHECK(std::isfinite(m.snr));
+    CHECK(m.cosine == Approx((1.0 + 5.0) / (std::sqrt(5.0) * std::sqrt(1.0 + 6.25))));
+    GapOptions theirs;
+    theirs.executorch_semantics = true;
+    const auto e = gap(a.operand(ScalarType::Float, {3}), b.operand(ScalarType::Float, {3}), theirs);
+    CHECK(std::isnan(e.mse));
+    CHECK(e.agreeing_infinities == 0);
+    // Opposite infinities still differ without bound; all-agreeing gives zeros.
+    Buffer<float> c{{static_cast<float>(inf)}}, d{{-static_cast<float>(inf)}};
+    CHECK(std::isinf(gap(c.operand(ScalarType::Float, {1}), d.operand(ScalarType::Float, {1})).max_abs));
+    const auto same = gap(c.operand(ScalarType::Float, {1}), c.operand(ScalarType::Float, {1}));
+    CHECK(same.mse == 0.0);
+    CHECK(same.max_abs == 0.0);
+}

@@ -36,5 +36,9 @@ echo "e2e: gapscope-capture demo"
 rm -rf "$work/demo"
 time "$venv/bin/gapscope-capture" demo "$work/demo"
 
+echo "e2e: gapscope-capture zoo"
+rm -rf "$work/zoo"
+time "$venv/bin/gapscope-capture" zoo "$work/zoo"
+
 echo "e2e: C++ consistency checks"
-GAPSCOPE_E2E_DIR="$work/demo" "$check"
+GAPSCOPE_E2E_DIR="$work/demo" GAPSCOPE_E2E_ZOO_DIR="$work/zoo" "$check"

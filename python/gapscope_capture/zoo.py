@@ -1,0 +1,240 @@
+"""A model zoo for end-to-end parity: real models, each lowered three ways.
+
+Every model has seeded weights and inputs and downloads nothing. Each is lowered
+as ``portable`` (no delegate), ``fp32`` (XNNPACK) and ``int8`` (PT2E
+``XNNPACKQuantizer`` + XNNPACK), run once with ETDump at intermediate-output
+level, captured with ``capture_from_etrecord`` and compared by ExecuTorch's own
+``Inspector.calculate_numeric_gap`` (MSE, L1, SNR), so that Gapscope can be
+checked against ExecuTorch on each. Where ExecuTorch raises, the exception is
+written to ``executorch_error.txt`` instead of the tables.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer,
+    get_symmetric_quantization_config,
+)
+from executorch.devtools import Inspector
+from executorch.exir import to_edge_transform_and_lower
+from executorch.extension.pybindings.portable_lib import _load_for_executorch
+from torch.export import export
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+from gapscope_capture.capture import capture_from_etrecord, capture_from_program
+from gapscope_capture.demo import METRICS, gap_rows
+from gapscope_capture.zoo_names import MODEL_NAMES
+
+log = logging.getLogger(__name__)
+
+SEED = 0
+VARIANTS = ("portable", "fp32", "int8")
+CALIBRATION_BATCHES = 3
+DEBUG_BUFFER_SIZE = 4 << 20
+
+
+class ViT(torch.nn.Module):
+    """A two-block ViT: 8x8 patches of a 32x32 image, a class token, nn.MultiheadAttention, GELU MLP."""
+
+    def __init__(self, dim: int = 32, heads: int = 2, depth: int = 2, classes: int = 10) -> None:
+        super().__init__()
+        self.patch = torch.nn.Conv2d(3, dim, 8, stride=8)
+        self.cls = torch.nn.Parameter(torch.randn(1, 1, dim) * 0.02)
+        self.pos = torch.nn.Parameter(torch.randn(1, 17, dim) * 0.02)
+        self.blocks = torch.nn.ModuleList(
+            torch.nn.TransformerEncoderLayer(
+                dim, heads, 2 * dim, dropout=0.0, activation="gelu", norm_first=True
+            )
+            for _ in range(depth)
+        )
+        self.norm = torch.nn.LayerNorm(dim)
+        self.head = torch.nn.Linear(dim, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        tokens = self.patch(x).flatten(2).transpose(1, 2)  # 1x16xD
+        tokens = torch.cat([self.cls.expand(x.shape[0], -1, -1), tokens], dim=1) + self.pos
+        tokens = tokens.transpose(0, 1)  # sequence first, as nn.MultiheadAttention defaults to
+        for block in self.blocks:
+            tokens = block(tokens)
+        return self.head(self.norm(tokens[0]))
+
+    @staticmethod
+    def example() -> tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 3, 32, 32),)
+
+
+class MobileNetV3Block(torch.nn.Module):
+    """MobileNetV3-style: conv-BN-hardswish stem, an inverted residual with depthwise conv and
+    squeeze-excitation (hardsigmoid), global pooling and a classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, 2, 1), torch.nn.BatchNorm2d(16), torch.nn.Hardswish()
+        )
+        self.expand = torch.nn.Sequential(
+            torch.nn.Conv2d(16, 48, 1), torch.nn.BatchNorm2d(48), torch.nn.Hardswish()
+        )
+        self.depthwise = torch.nn.Sequential(
+            torch.nn.Conv2d(48, 48, 3, 1, 1, groups=48), torch.nn.BatchNorm2d(48), torch.nn.Hardswish()
+        )
+        self.se_reduce = torch.nn.Conv2d(48, 12, 1)
+        self.se_expand = torch.nn.Conv2d(12, 48, 1)
+        self.project = torch.nn.Sequential(torch.nn.Conv2d(48, 16, 1), torch.nn.BatchNorm2d(16))
+        self.classifier = torch.nn.Linear(16, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.stem(x)
+        h = self.depthwise(self.expand(y))
+        scale = torch.nn.functional.adaptive_avg_pool2d(h, 1)
+        scale = torch.nn.functional.hardsigmoid(self.se_expand(torch.relu(self.se_reduce(scale))))
+        y = y + self.project(h * scale)
+        return self.classifier(torch.nn.functional.adaptive_avg_pool2d(y, 1).flatten(1))
+
+    @staticmethod
+    def example() -> tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 3, 32, 32),)
+
+
+class DecoderBlock(torch.nn.Module):
+    """A decoder-only transformer block: RMSNorm, rotary embedding, causal mask, SiLU-gated MLP."""
+
+    def __init__(self, dim: int = 32, heads: int = 2, seq: int = 8) -> None:
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.norm1 = torch.nn.Parameter(torch.ones(dim))
+        self.norm2 = torch.nn.Parameter(torch.ones(dim))
+        self.qkv = torch.nn.Linear(dim, 3 * dim, bias=False)
+        self.out = torch.nn.Linear(dim, dim, bias=False)
+        self.gate = torch.nn.Linear(dim, 2 * dim, bias=False)
+        self.up = torch.nn.Linear(dim, 2 * dim, bias=False)
+        self.down = torch.nn.Linear(2 * dim, dim, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.head_dim, 2).float() / self.head_dim))
+        angles = torch.outer(torch.arange(seq).float(), inv)
+        self.register_buffer("cos", torch.cat([angles.cos(), angles.cos()], dim=-1))
+        self.register_buffer("sin", torch.cat([angles.sin(), angles.sin()], dim=-1))
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1))
+
+    @staticmethod
+    def _rms(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * weight
+
+    def _rope(self, x: torch.Tensor) -> torch.Tensor:
+        half = x.shape[-1] // 2
+        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+        return x * self.cos + rotated * self.sin
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, s, d = x.shape
+        q, k, v = self.qkv(self._rms(x, self.norm1)).split(d, dim=-1)
+        q, k, v = (t.view(b, s, self.heads, self.head_dim).transpose(1, 2) for t in (q, k, v))
+        q, k = self._rope(q), self._rope(k)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + self.mask
+        attended = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.out(attended)
+        h = self._rms(x, self.norm2)
+        return x + self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
+
+    @staticmethod
+    def example() -> tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 8, 32),)
+
+
+class Indexing(torch.nn.Module):
+    """Multi-output ops and indexing: topk, max.dim, split and gather."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 24)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        y = self.fc(x)  # 4x24
+        a, b, c = torch.split(y, 8, dim=-1)
+        top_values, top_indices = torch.topk(a, 3, dim=-1)
+        best, where = torch.max(b, dim=-1)
+        picked = torch.gather(c, -1, top_indices)
+        return top_values + picked, best * 2.0, where
+
+    @staticmethod
+    def example() -> tuple[torch.Tensor, ...]:
+        return (torch.randn(4, 16),)
+
+
+MODELS: dict[str, Callable[[], torch.nn.Module]] = dict(
+    zip(MODEL_NAMES, (ViT, MobileNetV3Block, DecoderBlock, Indexing))
+)
+
+
+def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
+    """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
+    written = []
+    for name in models or list(MODELS):
+        for variant in VARIANTS:
+            written.append(write_session(Path(outdir) / name / variant, name, variant))
+    return written
+
+
+def write_session(directory: Path, name: str, variant: str) -> Path:
+    """Lower, run, capture and let ExecuTorch compare one model in one variant."""
+    started = time.monotonic()
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(SEED)
+    cls = MODELS[name]
+    model = cls().eval()
+    inputs = cls.example()
+    exported = export(model, inputs)
+    if variant == "int8":
+        prepared = prepare_pt2e(
+            exported.module(), XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
+        )
+        with torch.no_grad():
+            for _ in range(CALIBRATION_BATCHES):
+                prepared(*cls.example())
+        exported = export(convert_pt2e(prepared), inputs)
+    partitioners = [] if variant == "portable" else [XnnpackPartitioner()]
+    program = to_edge_transform_and_lower(
+        exported, partitioner=partitioners, generate_etrecord=True
+    ).to_executorch()
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(inputs)
+    etrecord.save(str(directory / "etrecord.bin"))
+    (directory / "model.pte").write_bytes(program.buffer)
+
+    runtime = _load_for_executorch(
+        str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=DEBUG_BUFFER_SIZE
+    )
+    runtime.forward(inputs)
+    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
+
+    capture = capture_from_etrecord(directory / "etrecord.bin")
+    capture.fill_quantization(capture_from_program(program))
+    capture.write(directory / "capture.gscap.safetensors")
+
+    try:
+        inspector = Inspector(
+            etdump_path=str(directory / "run.etdp"),
+            etrecord=str(directory / "etrecord.bin"),
+            debug_buffer_path=str(directory / "run.debug.bin"),
+        )
+        tables = {m: gap_rows(inspector.calculate_numeric_gap(m)) for m in METRICS}
+    except Exception as exc:  # noqa: BLE001 - ExecuTorch's failure is a result to pin
+        (directory / "executorch_error.txt").write_text(f"{type(exc).__name__}: {exc}\n")
+        log.info("%s/%s: ExecuTorch's Inspector raised %s", name, variant, type(exc).__name__)
+    else:
+        for metric, rows in tables.items():
+            _write_json(directory / f"executorch_gap_{metric.lower()}.json", rows)
+    log.info("%s/%s written in %.1f s", name, variant, time.monotonic() - started)
+    return directory
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=2, allow_nan=False) + "\n", encoding="utf-8")
