@@ -159,7 +159,31 @@ std::vector<std::string> aotOpNamesWithin(const HandleTuple& target, const AotCa
     return out;
 }
 
-Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture) {
+HandleTuple delegateOutputHandles(const ExportGraph& graph, const HandleTuple& handles) {
+    const std::set<std::int64_t> group(handles.begin(), handles.end());
+    auto inGroup = [&](const GraphNode& n) {
+        return !n.debug_handles.empty() && std::all_of(n.debug_handles.begin(), n.debug_handles.end(),
+                                                       [&](std::int64_t h) { return group.count(h) > 0; });
+    };
+    // Who consumes each tensor from outside the group.
+    std::set<std::string> usedOutside(graph.graph_outputs.begin(), graph.graph_outputs.end());
+    for (const auto& n : graph.nodes)
+        if (!inGroup(n))
+            usedOutside.insert(n.input_tensors.begin(), n.input_tensors.end());
+    HandleTuple out;
+    for (const auto& n : graph.nodes) {
+        if (!inGroup(n) || n.debug_handles.size() != 1)
+            continue;
+        const bool boundary = std::any_of(n.output_tensors.begin(), n.output_tensors.end(),
+                                          [&](const std::string& t) { return usedOutside.count(t) > 0; });
+        if (boundary && std::find(out.begin(), out.end(), n.debug_handles.front()) == out.end())
+            out.push_back(n.debug_handles.front());
+    }
+    return out;
+}
+
+Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
+                                  const ExportGraph* graph) {
     Alignment a;
     a.runtime = runtimeEntries(events, a.runtime_op_names);
 
@@ -221,6 +245,10 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
         }
         const std::size_t pairsBefore = a.pairs.size();
         std::string skipReason;
+        // A delegate call with several outputs: which op each output is, from the graph.
+        const HandleTuple delegateOutputs = graph && rt.num_outputs > 1 && rt.event->name == "DELEGATE_CALL"
+                                                ? delegateOutputHandles(*graph, rt.handles)
+                                                : HandleTuple{};
         for (std::int64_t i = 0; i < rt.num_outputs; ++i) {
             if (!subsetOf(combined, rt.handles)) {
                 skipReason = "the reference handles are not a subset of the runtime handles";
@@ -243,6 +271,29 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             pair.aot.record = found->second;
             pair.aot.sequence = found->second->sequence;
             pair.runtime = &rt;
+            if (delegateOutputs.size() == static_cast<std::size_t>(rt.num_outputs)) {
+                const auto theirs = delegateOutputs[delegateOutputs.size() - 1 - static_cast<std::size_t>(i)];
+                const auto byGraph = aotMap.find(HandleTuple{theirs});
+                const auto& data = rt.event->debug_data;
+                const auto* logged = data.size() > static_cast<std::size_t>(i)
+                                         ? &data[data.size() - 1 - static_cast<std::size_t>(i)]
+                                         : nullptr;
+                const auto* ref = byGraph != aotMap.end() && !byGraph->second->sequence
+                                      ? capture.tensor(byGraph->second->outputs.front())
+                                      : nullptr;
+                // Only a same-shaped op of the group: the graph names it, the bytes fit it.
+                if (byGraph != aotMap.end() && byGraph->second != found->second && ref && logged &&
+                    logged->isTensor() && logged->tensor->sizes == ref->shape) {
+                    pair.executorch_record = found->second;
+                    pair.aot.record = byGraph->second;
+                    pair.aot.sequence = false;
+                    pair.selection = "delegate output " + std::to_string(i) + " is '" +
+                                     byGraph->second->ops.back() +
+                                     "' (the group's boundary nodes in graph order); ExecuTorch's positional "
+                                     "rule pairs it with '" +
+                                     found->second->ops.back() + "'";
+                }
+            }
             const auto& data = rt.event->debug_data;
             const auto negative = static_cast<std::size_t>(i + 1);
             if (data.size() < negative) {

@@ -2,6 +2,7 @@
 
 #include "core/align/inspector_events.h"
 #include "core/capture/aot_capture.h"
+#include "core/etrecord/export_graph.h"
 
 #include <cstdint>
 #include <string>
@@ -41,6 +42,10 @@ struct AlignedPair {
     // Several runtime outputs had the reference's shape and dtype: ExecuTorch
     // compares the last one, which may be the wrong output (native_layer_norm).
     bool ambiguous_selection = false;
+    // ExecuTorch's reference for this output when it differs from `aot.record`: its
+    // positional rule pairs the delegate's output with another op of the group
+    // (delegateOutputHandles). ExecuTorch's own numbers are computed against it.
+    const CaptureRecord* executorch_record = nullptr;
     // The reference outputs compared, one per runtime item, when the device logged
     // only some outputs of a multi-output node by QNN tensor name ("<node>@<idx>":
     // native_layer_norm's output without mean and rstd, or split's chunks). Empty:
@@ -69,8 +74,18 @@ struct Alignment {
     std::vector<std::pair<const CaptureRecord*, const RuntimeEntry*>> fused;
 };
 
-// §5.2 + §5.4 over one run's Inspector events and a capture.
-Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture);
+// §5.2 + §5.4 over one run's Inspector events and a capture. With the op graph
+// (may be null), a delegate call's outputs are paired by the group's boundary
+// nodes (delegateOutputHandles) where ExecuTorch's positional rule would pair an
+// output with another op of the same shape.
+Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
+                                  const ExportGraph* graph = nullptr);
+
+// The handles of a delegated group's outputs, in the order the delegate returns
+// them: the nodes carrying `handles` whose results are used outside the group (or
+// are graph outputs), in graph order, as the partitioner makes them the lowered
+// module's outputs. Empty when the graph does not tell.
+HandleTuple delegateOutputHandles(const ExportGraph& graph, const HandleTuple& handles);
 
 // ExecuTorch's find_op_names: names of every key that is a subset of `target`.
 std::vector<std::string> opNamesWithin(const HandleTuple& target,

@@ -162,7 +162,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     c.events = buildInspectorEvents(run, maps, opHandles);
     if (graph)
         resolveQnnMultiOutputNodes(c.events, *graph);
-    c.alignment = alignRuntimeWithCapture(c.events, capture);
+    c.alignment = alignRuntimeWithCapture(c.events, capture, graph);
 
     for (const auto& pair : c.alignment.pairs) {
         ComparisonRow row;
@@ -219,6 +219,9 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         } else {
             plan.elements.push_back(
                 planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value, backend));
+            if (const CaptureRecord* theirs = pair.executorch_record; theirs && !theirs->sequence)
+                plan.executorch_elements.push_back(planElement(
+                    dump, capture, theirs, 0, theirs->outputs.front(), pair.runtime_value, backend));
         }
         row.plans = plan.elements;
         for (const auto& e : plan.elements) {
@@ -250,6 +253,9 @@ RowMeasurement measureRow(const RowPlan& plan, unsigned threads) {
     m.row = plan.row;
     for (const auto& e : plan.elements)
         m.elements.push_back(measureElement(e, threads));
+    // ExecuTorch compared another reference: its numbers are that comparison's.
+    for (std::size_t k = 0; k < plan.executorch_elements.size() && k < m.elements.size(); ++k)
+        m.elements[k].executorch = measureElement(plan.executorch_elements[k], threads).executorch;
     return m;
 }
 

@@ -87,6 +87,9 @@ struct Comparison {
 struct RowPlan {
     std::size_t row = 0;
     std::vector<ElementPlan> elements;
+    // When ExecuTorch pairs the runtime value with another reference
+    // (AlignedPair::executorch_record): its elements, for its own numbers only.
+    std::vector<ElementPlan> executorch_elements;
 };
 struct RowMeasurement {
     std::size_t row = 0;

@@ -92,3 +92,39 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
     CHECK(crossed == 1);
     CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
 }
+
+#include "core/align/alignment.h"
+
+// tests/data/xnnpack_decoder_fp32: a delegate call returns (q, kᵀ); ExecuTorch pairs
+// output 1 with k's reference by position. The group's boundary nodes in the graph
+// say it is q: compared with q, the healthy model agrees; ExecuTorch's own numbers
+// (its positional pair) stay in the `executorch` field.
+TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[demo][align]") {
+    using namespace gapscope;
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_decoder_fp32";
+    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
+    auto record = loadEtRecord(dir + "/etrecord.bin");
+    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
+    REQUIRE((dump && record && capture));
+    const auto* edge = record.value().edgeProgram("forward");
+    REQUIRE(edge);
+    const auto& call = record.value().maps("forward")->debug_handle_map.at(4).handles;
+    CHECK(delegateOutputHandles(*edge, call) == HandleTuple{21, 29}); // add_1 (q), transpose_3 (kᵀ)
+    auto c = compareSession(dump.value(), &record.value(), capture.value());
+    REQUIRE(c);
+    const ComparisonRow* second = nullptr;
+    for (const auto& row : c.value().rows)
+        if (row.instruction_id == 4 && row.output_index == 1)
+            second = &row;
+    REQUIRE(second);
+    REQUIRE(second->pair);
+    CHECK(second->pair->aot.record->ops == std::vector<std::string>{"add_1"});
+    REQUIRE(second->pair->executorch_record);
+    CHECK(second->pair->executorch_record->ops == std::vector<std::string>{"add_2"});
+    CHECK(second->status == RowStatus::Ok);
+    CHECK(second->gaps.front().snr > 100.0);
+    REQUIRE(second->executorch);
+    CHECK(second->executorch->front().snr < 0.0); // what ExecuTorch's pairing computes
+    CHECK_THAT(second->selection, Catch::Contains("positional rule pairs it with 'add_2'"));
+    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+}

@@ -50,8 +50,7 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 // succeeded, ExecuTorch's numbers (the `executorch` field) equal its tables to
 // 1e-9; where it raised, Gapscope still gives every row a status and every
 // invalid row its reason; healthy fp32 sessions show no divergence.
-TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTorch succeeds",
-          "[e2e][zoo]") {
+TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTorch succeeds", "[e2e][zoo]") {
     namespace fs = std::filesystem;
     const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
     if (!zoo)
@@ -78,12 +77,8 @@ TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTor
             } else {
                 REQUIRE(fs::exists(dir + "/executorch_error.txt")); // ExecuTorch raised: pinned above
             }
-            // A healthy float model shows no divergence. Left out, with the reason:
-            // decoder/fp32, where the XNNPACK delegate returns q and k in another order
-            // than ExecuTorch's positional rule assumes, so one row pairs k's
-            // reference with q's tensor (ExecuTorch itself raises on this session).
-            const bool floatModel = std::string(variant) != "int8";
-            if (floatModel && !(std::string(model) == "decoder" && std::string(variant) == "fp32"))
+            // A healthy float model shows no divergence.
+            if (std::string(variant) != "int8")
                 CHECK_FALSE(gapscope::firstDivergence(*session->comparison, {"snr", 20.0}));
         }
     CHECK(sessions == 12);
