@@ -2,6 +2,7 @@
 // the core, without Python: runs in every CI configuration, asan included.
 
 #include "session_consistency.h"
+#include "test_support.h"
 
 #include <catch2/catch.hpp>
 
@@ -24,11 +25,8 @@ TEST_CASE("the embedded demo session: Gapscope's rows equal ExecuTorch's tables"
 TEST_CASE("the embedded demo session: program outputs, coverage and findings", "[demo][compare]") {
     using namespace gapscope;
     const std::string dir = GAPSCOPE_DEMO_DIR;
-    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
-    auto record = loadEtRecord(dir + "/etrecord.bin");
-    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
-    REQUIRE((dump && record && capture));
-    auto c = compareSession(dump.value(), &record.value(), capture.value());
+    const auto s = test::loadSessionDir(dir);
+    auto c = compareSession(s.dump, &s.etrecord, s.capture);
     REQUIRE(c);
     const auto& cmp = c.value();
     // topk's values and indices, the program's two outputs.
@@ -41,13 +39,13 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
     for (const auto& item : cmp.coverage)
         accounted +=
             item.kind == "fused" || item.kind == "aot_without_runtime" || item.kind == "unmatched_group";
-    CHECK(accounted == capture.value().records.size());
+    CHECK(accounted == s.capture.records.size());
     // The int8 XNNPACK run tracks PT2E's simulation closely: nothing crosses 20 dB.
     CHECK_FALSE(firstDivergence(cmp, {"snr", 20.0}));
     const auto fd = firstDivergence(cmp, {"mse", 1e-16});
     REQUIRE(fd);
     CHECK(cmp.rows[fd->row].instruction_id == 1); // layer_norm runs second
-    const auto introducers = errorIntroducers(cmp, referenceGraphFor(record.value(), capture.value()));
+    const auto introducers = errorIntroducers(cmp, referenceGraphFor(s.etrecord, s.capture));
     REQUIRE(introducers.size() == 4);
     CHECK(cmp.rows[introducers.front().row].aot_ops == std::vector<std::string>{"layer_norm"});
 }
@@ -68,11 +66,8 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
     using namespace gapscope;
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/portable_mha";
     gapscope::test::checkExecuTorchParity(dir);
-    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
-    auto record = loadEtRecord(dir + "/etrecord.bin");
-    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
-    REQUIRE((dump && record && capture));
-    auto c = compareSession(dump.value(), &record.value(), capture.value());
+    const auto s = test::loadSessionDir(dir);
+    auto c = compareSession(s.dump, &s.etrecord, s.capture);
     REQUIRE(c);
     std::size_t reshaped = 0, crossed = 0;
     for (const auto& row : c.value().rows) {
@@ -102,15 +97,12 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
 TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[demo][align]") {
     using namespace gapscope;
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_decoder_fp32";
-    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
-    auto record = loadEtRecord(dir + "/etrecord.bin");
-    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
-    REQUIRE((dump && record && capture));
-    const auto* edge = record.value().edgeProgram("forward");
+    const auto s = test::loadSessionDir(dir);
+    const auto* edge = s.etrecord.edgeProgram("forward");
     REQUIRE(edge);
-    const auto& call = record.value().maps("forward")->debug_handle_map.at(4).handles;
+    const auto& call = s.etrecord.maps("forward")->debug_handle_map.at(4).handles;
     CHECK(delegateOutputHandles(*edge, call) == HandleTuple{21, 29}); // add_1 (q), transpose_3 (kᵀ)
-    auto c = compareSession(dump.value(), &record.value(), capture.value());
+    auto c = compareSession(s.dump, &s.etrecord, s.capture);
     REQUIRE(c);
     const ComparisonRow* second = nullptr;
     for (const auto& row : c.value().rows)

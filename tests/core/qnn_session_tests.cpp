@@ -6,6 +6,7 @@
 #include "core/compare/comparison.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
+#include "test_support.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -18,20 +19,10 @@ using namespace gapscope;
 
 namespace {
 
-struct QnnSession {
-    EtDump dump;
-    EtRecord etrecord;
-    AotCapture capture;
-};
+using QnnSession = test::SessionDir;
 
 QnnSession loadQnnSession(const std::string& dir) {
-    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
-    auto record = loadEtRecord(dir + "/etrecord.bin");
-    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
-    REQUIRE(dump);
-    REQUIRE(record);
-    REQUIRE(capture);
-    return {std::move(dump.value()), std::move(record.value()), std::move(capture.value())};
+    return test::loadSessionDir(dir);
 }
 
 Comparison compare(const QnnSession& s, const AotCapture& capture) {

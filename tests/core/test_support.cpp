@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -43,6 +44,17 @@ bool hasWarning(const EtDump& dump, WarningCode code) {
         if (w.code == code)
             return true;
     return false;
+}
+
+SessionDir loadSessionDir(const std::string& dir) {
+    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
+    auto record = loadEtRecord(dir + "/etrecord.bin");
+    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
+    for (const Error* e : {dump ? nullptr : &dump.error(), record ? nullptr : &record.error(),
+                           capture ? nullptr : &capture.error()})
+        if (e)
+            FAIL(e->describe());
+    return {std::move(dump).value(), std::move(record).value(), std::move(capture).value()};
 }
 
 } // namespace gapscope::test

@@ -1,7 +1,9 @@
 #pragma once
 
+#include "core/capture/aot_capture.h"
 #include "core/common/result.h"
 #include "core/etdump/etdump_model.h"
+#include "core/etrecord/etrecord_model.h"
 
 #include <cstdint>
 #include <string>
@@ -20,5 +22,15 @@ Result<EtDump> parseBytes(const std::vector<std::uint8_t>& etdump,
                           const std::vector<std::uint8_t>* debugBuffer = nullptr);
 
 bool hasWarning(const EtDump& dump, WarningCode code);
+
+// The files of a session folder as ExecuTorch and the exporter name them
+// (run.etdp, run.debug.bin, etrecord.bin, capture.gscap.safetensors), read; fails
+// the test on error.
+struct SessionDir {
+    EtDump dump;
+    EtRecord etrecord;
+    AotCapture capture;
+};
+SessionDir loadSessionDir(const std::string& dir);
 
 } // namespace gapscope::test
