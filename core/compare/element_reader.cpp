@@ -16,9 +16,7 @@ std::optional<ElementReader> ElementReader::of(const ElementPlan& plan) {
     const std::size_t rank = rt.shape.size();
     if (ref.shape.size() != rank || (order && order->size() != rank))
         return std::nullopt;
-    std::vector<std::uint64_t> rtStrides(rank, 1);
-    for (std::size_t d = rank; d-- > 1;)
-        rtStrides[d - 1] = rtStrides[d] * static_cast<std::uint64_t>(std::max<std::int64_t>(rt.shape[d], 1));
+    const auto rtStrides = rowMajorStrides(rt.shape);
     ElementReader reader(plan);
     reader.m_runtimeStride.assign(rank, 0);
     for (std::size_t j = 0; j < rank; ++j) {
@@ -104,17 +102,8 @@ std::vector<ElementDifference> largestDifferences(const ElementReader& reader, s
     }
     std::sort_heap(heap.begin(), heap.end(), smaller);
     std::vector<ElementDifference> out;
-    const auto& shape = reader.shape();
-    for (const auto& e : heap) {
-        std::vector<std::int64_t> index(shape.size());
-        std::uint64_t flat = e.at;
-        for (std::size_t d = shape.size(); d-- > 0;) {
-            const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
-            index[d] = static_cast<std::int64_t>(flat % extent);
-            flat /= extent;
-        }
-        out.push_back({std::move(index), e.a, e.b, e.a - e.b});
-    }
+    for (const auto& e : heap)
+        out.push_back({unravelIndex(e.at, reader.shape()), e.a, e.b, e.a - e.b});
     return out;
 }
 

@@ -76,23 +76,6 @@ double nanToNum(double x) {
     return x;
 }
 
-std::vector<std::int64_t> unravel(std::uint64_t flat, const std::vector<std::int64_t>& shape) {
-    std::vector<std::int64_t> idx(shape.size());
-    for (std::size_t d = shape.size(); d-- > 0;) {
-        const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
-        idx[d] = static_cast<std::int64_t>(flat % extent);
-        flat /= extent;
-    }
-    return idx;
-}
-
-std::vector<std::uint64_t> rowMajorStrides(const std::vector<std::int64_t>& shape) {
-    std::vector<std::uint64_t> s(shape.size(), 1);
-    for (std::size_t d = shape.size(); d-- > 1;)
-        s[d - 1] = s[d] * static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
-    return s;
-}
-
 struct Accumulator {
     Sum d2, d1, a2, b2, ab;
     double maxAbs = -1;
@@ -348,7 +331,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     m.mean_abs = m.l1 / n;
     m.max_abs = total > 0 && !(acc.maxAbs < 0) ? acc.maxAbs : 0; // -1: every position agreed
     if (total > 0)
-        m.max_abs_index = unravel(acc.maxAt, out);
+        m.max_abs_index = unravelIndex(acc.maxAt, out);
     m.rel_l2 =
         a2 > 0 ? std::sqrt(d2) / std::sqrt(a2) : (d2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
     const double norms = std::sqrt(a2) * std::sqrt(b2);

@@ -2,6 +2,8 @@
 
 #include "core/etdump/element_decode.h"
 
+#include <algorithm>
+
 namespace gapscope {
 
 Operand Operand::tensor(ScalarType type, std::vector<std::int64_t> shape, ByteSpan bytes,
@@ -29,6 +31,23 @@ void Operand::decode(std::uint64_t first, std::size_t count, double* out) const 
         return;
     }
     decodeToDouble(type, bytes, first, count, out);
+}
+
+std::vector<std::uint64_t> rowMajorStrides(const std::vector<std::int64_t>& shape) {
+    std::vector<std::uint64_t> s(shape.size(), 1);
+    for (std::size_t d = shape.size(); d-- > 1;)
+        s[d - 1] = s[d] * static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
+    return s;
+}
+
+std::vector<std::int64_t> unravelIndex(std::uint64_t flat, const std::vector<std::int64_t>& shape) {
+    std::vector<std::int64_t> idx(shape.size());
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
+        idx[d] = static_cast<std::int64_t>(flat % extent);
+        flat /= extent;
+    }
+    return idx;
 }
 
 } // namespace gapscope

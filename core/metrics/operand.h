@@ -41,6 +41,11 @@ struct OperandTransform {
     bool dequantizes() const { return !scale.empty(); }
 };
 
+// Row-major element strides of a shape (size-0 and size-1 dimensions count as 1).
+std::vector<std::uint64_t> rowMajorStrides(const std::vector<std::int64_t>& shape);
+// The coordinates of row-major element `flat` in `shape`.
+std::vector<std::int64_t> unravelIndex(std::uint64_t flat, const std::vector<std::int64_t>& shape);
+
 // The one dequantisation formula (docs/metrics.md): real = (q − zero_point[c]) × scale[c].
 inline double dequantize(const OperandTransform& tf, double q, std::size_t channel) {
     return (q - static_cast<double>(tf.zero_point[channel])) * tf.scale[channel];
