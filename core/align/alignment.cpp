@@ -271,29 +271,6 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             pair.aot.record = found->second;
             pair.aot.sequence = found->second->sequence;
             pair.runtime = &rt;
-            if (delegateOutputs.size() == static_cast<std::size_t>(rt.num_outputs)) {
-                const auto theirs = delegateOutputs[delegateOutputs.size() - 1 - static_cast<std::size_t>(i)];
-                const auto byGraph = aotMap.find(HandleTuple{theirs});
-                const auto& data = rt.event->debug_data;
-                const auto* logged = data.size() > static_cast<std::size_t>(i)
-                                         ? &data[data.size() - 1 - static_cast<std::size_t>(i)]
-                                         : nullptr;
-                const auto* ref = byGraph != aotMap.end() && !byGraph->second->sequence
-                                      ? capture.tensor(byGraph->second->outputs.front())
-                                      : nullptr;
-                // Only a same-shaped op of the group: the graph names it, the bytes fit it.
-                if (byGraph != aotMap.end() && byGraph->second != found->second && ref && logged &&
-                    logged->isTensor() && logged->tensor->sizes == ref->shape) {
-                    pair.executorch_record = found->second;
-                    pair.aot.record = byGraph->second;
-                    pair.aot.sequence = false;
-                    pair.selection = "delegate output " + std::to_string(i) + " is '" +
-                                     byGraph->second->ops.back() +
-                                     "' (the group's boundary nodes in graph order); ExecuTorch's positional "
-                                     "rule pairs it with '" +
-                                     found->second->ops.back() + "'";
-                }
-            }
             const auto& data = rt.event->debug_data;
             const auto negative = static_cast<std::size_t>(i + 1);
             if (data.size() < negative) {
@@ -304,6 +281,25 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 continue;
             }
             const RuntimeValue& element = data[data.size() - negative];
+            // The delegate's output i is the group's i-th boundary node from the end; where
+            // that is another op of the group with the logged shape, compare with it.
+            if (delegateOutputs.size() == static_cast<std::size_t>(rt.num_outputs) && element.isTensor()) {
+                const auto byGraph =
+                    aotMap.find(HandleTuple{delegateOutputs[delegateOutputs.size() - negative]});
+                const auto* ref = byGraph != aotMap.end() && !byGraph->second->sequence
+                                      ? capture.tensor(byGraph->second->outputs.front())
+                                      : nullptr;
+                if (ref && byGraph->second != found->second && element.tensor->sizes == ref->shape) {
+                    pair.executorch_record = found->second;
+                    pair.aot.record = byGraph->second;
+                    pair.aot.sequence = false;
+                    pair.selection = "delegate output " + std::to_string(i) + " is '" +
+                                     byGraph->second->ops.back() +
+                                     "' (the group's boundary nodes in graph order); ExecuTorch's positional "
+                                     "rule pairs it with '" +
+                                     found->second->ops.back() + "'";
+                }
+            }
             const auto qnnIndices = qnnOutputIndices(*rt.event);
             if (pair.aot.sequence && !qnnIndices.empty()) {
                 const auto outputs = found->second->outputs.size();
