@@ -12,26 +12,6 @@
 
 namespace gapscope {
 
-namespace {
-
-// A dump whose delegate events all carry their handle in the name (QNN's first
-// design, `<name>__debugID_<N>`) resolves without an ETRecord, so none is missing.
-bool namesItsOwnHandles(const EtDump& dump) {
-    bool any = false;
-    for (const auto& run : dump.runs)
-        for (const auto& e : run.events)
-            if (const auto* d = std::get_if<DebugEvent>(&e); d && d->delegate_debug_id_int != -1) {
-                return false;
-            } else if (d && d->delegate_debug_id_str && !d->delegate_debug_id_str->empty()) {
-                if (!debugIdSuffix(*d->delegate_debug_id_str))
-                    return false;
-                any = true;
-            }
-    return any;
-}
-
-} // namespace
-
 const char* fileKindName(FileKind kind) {
     switch (kind) {
     case FileKind::EtDump: return "ETDump";
@@ -90,6 +70,22 @@ SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std:
 }
 
 namespace {
+
+// A dump whose delegate events all carry their handle in the name (QNN's first
+// design, `<name>__debugID_<N>`) resolves without an ETRecord, so none is missing.
+bool namesItsOwnHandles(const EtDump& dump) {
+    bool any = false;
+    for (const auto& run : dump.runs)
+        for (const auto& e : run.events)
+            if (const auto* d = std::get_if<DebugEvent>(&e); d && d->delegate_debug_id_int != -1) {
+                return false;
+            } else if (d && d->delegate_debug_id_str && !d->delegate_debug_id_str->empty()) {
+                if (!debugIdSuffix(*d->delegate_debug_id_str))
+                    return false;
+                any = true;
+            }
+    return any;
+}
 
 // ExecuTorch compares against a graph of the ETRecord; a capture of anything else
 // (a float model) is a second opinion.

@@ -309,7 +309,7 @@ def _records(graph_module: GraphModule, captured: dict[DebugHandle, Any]) -> lis
     no runtime event can refer to them.
     """
     op_names = get_aot_debug_handle_to_op_name_mapping(graph_module)
-    nodes = _captured_nodes(graph_module)
+    nodes = captured_nodes(graph_module)
     records = []
     for key, ops in op_names.items():  # built in graph order, like the capture dict
         if key not in captured or min(key) < 1:
@@ -329,7 +329,7 @@ def annotate_record(record: CaptureRecord, stored: Node, graph_module: GraphModu
     record.axis_order = output_axis_order(stored, record.sequence)
 
 
-def _captured_nodes(graph_module: GraphModule) -> dict[DebugHandle, list[Node]]:
+def captured_nodes(graph_module: GraphModule) -> dict[DebugHandle, list[Node]]:
     """Nodes per debug-handle key, selected with the capturer's own node filter."""
     node_filter = NodeFilter("debug_handle", "call_function", exclude_ops=["getitem"])
     result: dict[DebugHandle, list[Node]] = {}

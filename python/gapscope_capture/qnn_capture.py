@@ -84,7 +84,7 @@ def annotate_from_graph(result: "_capture.CaptureResult", graph_module: Any) -> 
     named differently in ``graph_module`` is left untouched. Returns the
     number of records matched.
     """
-    nodes = _capture._captured_nodes(graph_module)
+    nodes = _capture.captured_nodes(graph_module)
     matched = 0
     for record in result.records:
         candidates = nodes.get(record.debug_handle)
