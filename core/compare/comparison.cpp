@@ -223,6 +223,8 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
                 plan.executorch_elements.push_back(planElement(
                     dump, capture, theirs, 0, theirs->outputs.front(), pair.runtime_value, backend));
         }
+        for (auto& e : plan.elements)
+            e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
         row.plans = plan.elements;
         for (const auto& e : plan.elements) {
             row.shapes.push_back(e.shape);
@@ -311,7 +313,8 @@ std::vector<OutputComparison> compareProgramOutputs(const EtDump& dump, const Ao
             oc.reason = "the device logged " + std::to_string(flat.size()) +
                         " program outputs, the reference has " + std::to_string(reference.size());
         } else {
-            const auto plan = planElement(dump, capture, nullptr, i, reference[i], flat[i]);
+            auto plan = planElement(dump, capture, nullptr, i, reference[i], flat[i]);
+            plan.executorch_numbers = false; // program outputs are not in ExecuTorch's table
             auto result = measureElement(plan);
             oc.status = result.status;
             oc.reason = result.reason;

@@ -184,7 +184,10 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
     }
     // ExecuTorch's own numbers: the same pass when nothing was transformed or reshaped.
     const auto& tf = plan.options.runtime_transform;
-    if (!plan.logged_shape && !tf.dequantizes() && !tf.axis_order && out.metrics->agreeing_infinities == 0) {
+    if (!plan.executorch_numbers) {
+        // Nobody reads them (see ElementPlan::executorch_numbers).
+    } else if (!plan.logged_shape && !tf.dequantizes() && !tf.axis_order &&
+               out.metrics->agreeing_infinities == 0) {
         out.executorch = ExecutorchGap{out.metrics->mse, out.metrics->l1, out.metrics->snr};
     } else {
         Operand asLogged = plan.runtime;

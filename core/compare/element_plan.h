@@ -29,6 +29,9 @@ struct ElementPlan {
     // order): `runtime` then carries the reference's shape and is compared element
     // for element. ExecuTorch broadcasts such shapes instead (see ElementResult).
     std::optional<std::vector<std::int64_t>> logged_shape;
+    // Compute ExecuTorch's numbers too (ElementResult::executorch): only for rows
+    // ExecuTorch produces, since they may take a second pass over the tensors.
+    bool executorch_numbers = true;
 
     bool measurable() const { return status == RowStatus::Ok; }
 };
