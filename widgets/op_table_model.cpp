@@ -21,6 +21,15 @@ QString joined(const std::vector<std::string>& items, const char* sep) {
     return l.join(QString::fromLatin1(sep));
 }
 
+// Per-output texts of a row: one entry when every output shares it ("… ×3"), so a
+// split's three identical dtypes do not push the numbers off the table.
+QString perOutput(const std::vector<std::string>& items) {
+    if (items.size() > 1 &&
+        std::all_of(items.begin(), items.end(), [&](const auto& i) { return i == items[0]; }))
+        return QString::fromStdString(items[0]) + QStringLiteral(" ×") + QString::number(items.size());
+    return joined(items, "; ");
+}
+
 QString handles(const HandleTuple& h) {
     QStringList l;
     for (auto x : h)
@@ -153,8 +162,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case Handles: return handles(r->aot_debug_handle);
         case AotOps: return joined(r->aot_ops, ", ");
         case RuntimeOps: return joined(r->runtime_ops, ", ");
-        case Shape: return joined(r->shapes, "; ");
-        case Dtype: return joined(r->dtypes, "; ");
+        case Shape: return perOutput(r->shapes);
+        case Dtype: return perOutput(r->dtypes);
         case Status:
             if (!r->measured)
                 return m_measuringStopped ? tr("not computed") : tr("computing…");
