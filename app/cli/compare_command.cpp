@@ -20,7 +20,7 @@ namespace {
 struct CompareOptions {
     std::string etdump, debugBuffer, etrecord, capture;
     int run = -1;
-    std::string method = "forward";
+    std::string method; // empty: the capture's method
     std::string threshold = "snr=20";
     std::vector<std::string> failAbove;
     bool failOnInvalid = false;
@@ -42,7 +42,6 @@ std::optional<std::string> writeOutput(const std::string& path, const std::strin
 
 int runCompare(const CompareOptions& o) {
     ReportContext ctx;
-    ctx.method = o.method;
     std::string error;
     auto threshold = parseThreshold(o.threshold, error);
     if (!threshold)
@@ -82,7 +81,6 @@ int runCompare(const CompareOptions& o) {
     const Comparison& c = *session->comparison;
     const auto gates = ctx.gates;
     ctx = reportContextFor(*session);
-    ctx.method = o.method;
     ctx.gates = gates;
     if (session->etrecord && session->capture->etrecord_sha256 &&
         *session->capture->etrecord_sha256 != sha256Hex(session->etrecord_file->bytes()))
@@ -143,7 +141,9 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--etrecord", o->etrecord, "ETRecord of the program");
     cmd->add_option("--capture", o->capture, "AOT capture (gapscope-capture)")->required();
     cmd->add_option("--run", o->run, "RunData index (default: the first run with debug events)");
-    cmd->add_option("--method", o->method, "Method to compare")->capture_default_str();
+    cmd->add_option("--method", o->method,
+                    "Program method to compare (default: the capture's). ETDump runs carry no method "
+                    "name: the default run is the first whose events fit this method");
     cmd->add_option("--threshold", o->threshold, "First-divergence threshold METRIC=VALUE")
         ->capture_default_str();
     cmd->add_option(

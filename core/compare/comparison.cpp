@@ -1,6 +1,7 @@
 #include "core/compare/comparison.h"
 
 #include "core/align/qnn_multi_output.h"
+#include "core/align/run_methods.h"
 #include "core/common/parallel.h"
 
 #include <algorithm>
@@ -18,8 +19,58 @@ std::size_t defaultRun(const EtDump& dump) {
     return dump.runs.empty() ? 0 : dump.runs.size() - 1;
 }
 
-const MethodMaps* methodMaps(const EtRecord* etrecord, const ComparisonOptions& options) {
-    return etrecord ? etrecord->maps(options.method) : nullptr;
+const MethodMaps* methodMaps(const EtRecord* etrecord, const std::string& method) {
+    return etrecord ? etrecord->maps(method) : nullptr;
+}
+
+bool hasDebugEvents(const RunData& run) {
+    return std::any_of(run.events.begin(), run.events.end(),
+                       [](const Event& e) { return std::holds_alternative<DebugEvent>(e); });
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names)
+        out += (out.empty() ? "'" : ", '") + n + "'";
+    return out;
+}
+
+// A multi-method ETDump does not say which run is which method: the default run
+// is the first whose events fit the method, and a run asked for that fits
+// another method says so. Single-method programs keep the first run with debug
+// events, as ExecuTorch's Inspector does.
+std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const ComparisonOptions& options,
+                      Comparison& c) {
+    const bool multi = etrecord && isMultiMethod(*etrecord);
+    if (multi) {
+        c.run_methods.reserve(dump.runs.size());
+        for (const auto& run : dump.runs)
+            c.run_methods.push_back(hasDebugEvents(run) ? methodsFittingRun(run, *etrecord)
+                                                        : std::vector<std::string>{});
+    }
+    auto fits = [&](std::size_t r) {
+        const auto& m = c.run_methods[r];
+        return std::find(m.begin(), m.end(), c.method) != m.end();
+    };
+    if (options.run) {
+        const std::size_t r = *options.run;
+        if (multi && r < dump.runs.size() && !fits(r))
+            c.warnings.push_back("run " + std::to_string(r) + " does not look like a run of method '" +
+                                 c.method + "'" +
+                                 (c.run_methods[r].empty() ? std::string(": no method fits its events")
+                                                           : " but of " + joined(c.run_methods[r])) +
+                                 "; debug handles are numbered per method, so rows may pair unrelated ops");
+        return r;
+    }
+    if (multi) {
+        for (std::size_t r = 0; r < dump.runs.size(); ++r)
+            if (fits(r))
+                return r;
+        c.warnings.push_back("no run of the ETDump fits method '" + c.method +
+                             "' (its instructions and output sizes): comparing the first run with "
+                             "debug events; pick the run with --run");
+    }
+    return defaultRun(dump);
 }
 
 // Nothing disappears silently: every reference record and runtime event that is
@@ -97,14 +148,13 @@ bool lowersToQnn(const MethodMaps& maps) {
 // in the QNN debugger. A capture made from a graph-map entry names that graph,
 // and the delegate's handles are only that graph's, so it is used when the
 // ETRecord holds it.
-const ExportGraph* opGraph(const EtRecord& etrecord, const AotCapture& capture,
-                           const ComparisonOptions& options) {
+const ExportGraph* opGraph(const EtRecord& etrecord, const AotCapture& capture, const std::string& method) {
     if (capture.reference_graph) {
         const auto it = etrecord.graph_map.find(*capture.reference_graph);
         if (it != etrecord.graph_map.end())
             return &it->second;
     }
-    return etrecord.edgeProgram(options.method);
+    return etrecord.edgeProgram(method);
 }
 
 } // namespace
@@ -120,7 +170,20 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         e.where.file = dump.etdump_path;
         return e;
     }
-    c.run = options.run.value_or(defaultRun(dump));
+    c.method = options.method.empty() ? capture.method : options.method;
+    if (etrecord && !etrecord->methods.empty() && !etrecord->methods.count(c.method)) {
+        std::vector<std::string> names;
+        for (const auto& [name, maps] : etrecord->methods)
+            names.push_back(name);
+        return makeError(ErrorCode::Malformed,
+                         "method '" + c.method + "' is not in the ETRecord; its methods: " + joined(names),
+                         etrecord->path, "debug_handle_map");
+    }
+    if (capture.method != c.method)
+        c.warnings.push_back("the capture is of method '" + capture.method + "' but method '" + c.method +
+                             "' is compared: debug handles are numbered per method, so rows pair "
+                             "unrelated ops. Capture that method (gapscope-capture from-etrecord --method)");
+    c.run = chooseRun(dump, etrecord, options, c);
     if (c.run >= dump.runs.size()) {
         Error e;
         e.code = ErrorCode::Malformed;
@@ -129,9 +192,9 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         e.where.file = dump.etdump_path;
         return e;
     }
-    const MethodMaps* maps = methodMaps(etrecord, options);
+    const MethodMaps* maps = methodMaps(etrecord, c.method);
     std::set<std::int64_t> opHandles;
-    const ExportGraph* graph = etrecord ? opGraph(*etrecord, capture, options) : nullptr;
+    const ExportGraph* graph = etrecord ? opGraph(*etrecord, capture, c.method) : nullptr;
     if (etrecord) {
         if (graph) {
             const auto hs = graph->allDebugHandles();
@@ -141,7 +204,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             // the capture's handles stand in for its nodes rather than no row at all.
             for (const auto& r : capture.records)
                 opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
-            c.warnings.push_back("the ETRecord's edge program for '" + options.method +
+            c.warnings.push_back("the ETRecord's edge program for '" + c.method +
                                  "' could not be read: events count as ops by the capture's debug handles");
         }
     } else {
@@ -327,10 +390,9 @@ std::vector<OutputComparison> compareProgramOutputs(const EtDump& dump, const Ao
     return out;
 }
 
-void finishComparison(Comparison& c, std::vector<OutputComparison> outputs, const EtRecord* etrecord,
-                      const ComparisonOptions& options) {
+void finishComparison(Comparison& c, std::vector<OutputComparison> outputs, const EtRecord* etrecord) {
     c.outputs = std::move(outputs);
-    buildCoverage(c, methodMaps(etrecord, options));
+    buildCoverage(c, methodMaps(etrecord, c.method));
 }
 
 Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, const AotCapture& capture,
@@ -341,7 +403,7 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
     Comparison c = std::move(planned.value().comparison);
     for (const auto& m : measureRows(planned.value().pending))
         applyMeasurement(c, m);
-    finishComparison(c, compareProgramOutputs(dump, capture, c.run), etrecord, options);
+    finishComparison(c, compareProgramOutputs(dump, capture, c.run), etrecord);
     return c;
 }
 

@@ -56,7 +56,8 @@ struct CoverageItem {
 };
 
 struct ComparisonOptions {
-    std::string method = "forward";
+    // The program method compared; empty: the capture's own method.
+    std::string method;
     std::optional<std::size_t> run; // RunData index; default: the first run with debug events
 };
 
@@ -70,7 +71,11 @@ struct OutputComparison {
 };
 
 struct Comparison {
+    std::string method; // the program method compared
     std::size_t run = 0;
+    // Multi-method programs: per ETDump run, the methods its events fit (see
+    // run_methods.h); empty for single-method programs.
+    std::vector<std::vector<std::string>> run_methods;
     std::vector<OutputComparison> outputs; // empty when the capture has no reference outputs
     std::vector<InspectorEvent> events;
     Alignment alignment;
@@ -115,8 +120,7 @@ void applyMeasurement(Comparison& c, const RowMeasurement& measurement);
 std::vector<OutputComparison> compareProgramOutputs(const EtDump& dump, const AotCapture& capture,
                                                     std::size_t run);
 // Once every row is measured: stores the outputs and rebuilds the coverage.
-void finishComparison(Comparison& c, std::vector<OutputComparison> outputs, const EtRecord* etrecord,
-                      const ComparisonOptions& options = {});
+void finishComparison(Comparison& c, std::vector<OutputComparison> outputs, const EtRecord* etrecord);
 
 // ETDump + ETRecord + AOT capture → one row per compared op. `etrecord` may be
 // null (QNN __debugID_ names still resolve). The result points into the inputs,

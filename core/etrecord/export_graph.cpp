@@ -78,6 +78,23 @@ std::vector<std::int64_t> parseHandles(const std::string& text) {
     return out;
 }
 
+// tensor_values: {"name": {"sizes": [{"as_int": 8}, {"as_expr": …}], …}, …}.
+void collectTensorSizes(const json& values, std::map<std::string, std::vector<std::int64_t>>& out) {
+    if (!values.is_object())
+        return;
+    for (auto it = values.begin(); it != values.end(); ++it) {
+        const json& meta = it.value();
+        if (!meta.is_object() || !meta.contains("sizes") || !meta["sizes"].is_array())
+            continue;
+        std::vector<std::int64_t> sizes;
+        for (const auto& size : meta["sizes"]) {
+            auto [kind, value] = activeMember(size);
+            sizes.push_back(kind == "as_int" && value->is_number_integer() ? value->get<std::int64_t>() : -1);
+        }
+        out.emplace(it.key(), std::move(sizes));
+    }
+}
+
 const json* metadataString(const json& metadata, const char* key) {
     if (!metadata.is_object() || !metadata.contains(key) || !metadata[key].is_string())
         return nullptr;
@@ -136,6 +153,8 @@ Result<ExportGraph> parseExportGraph(const std::string& text, const std::string&
     if (g.contains("outputs") && g["outputs"].is_array())
         for (const auto& a : g["outputs"])
             collectTensorNames(a, graph.graph_outputs);
+    if (g.contains("tensor_values"))
+        collectTensorSizes(g["tensor_values"], graph.tensor_sizes);
     if (!g.contains("nodes") || !g["nodes"].is_array())
         return graphError(file, key, "entry '" + key + "': graph.nodes is missing or not a list");
 

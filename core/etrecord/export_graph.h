@@ -3,6 +3,7 @@
 #include "core/common/result.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct ExportGraph {
     std::vector<GraphNode> nodes;
     std::vector<std::string> graph_inputs;  // placeholder tensor names, in order
     std::vector<std::string> graph_outputs; // tensor names returned, in order
+    // graph.tensor_values: each tensor's sizes; a symbolic size is -1.
+    std::map<std::string, std::vector<std::int64_t>> tensor_sizes;
     std::optional<int> schema_major;
 
     // Index of the node producing `tensor`, or -1 (graph input, constant).

@@ -190,7 +190,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     doc["provenance"] = {{"gapscope_version", gapscopeVersion()},
                          {"inputs", inputs},
                          {"settings",
-                          {{"method", ctx.method},
+                          {{"method", c.method},
                            {"run", c.run},
                            {"threshold", {{"metric", ctx.threshold.metric}, {"value", ctx.threshold.value}}},
                            {"fail_above", gates}}}};

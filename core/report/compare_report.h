@@ -25,7 +25,6 @@ struct ReportContext {
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
     std::vector<MetricThreshold> gates;
-    std::string method = "forward";
 };
 
 // The JSON report (docs/cli.md): rows, coverage, first_divergence, introducers,

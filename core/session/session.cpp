@@ -87,22 +87,44 @@ bool namesItsOwnHandles(const EtDump& dump) {
     return any;
 }
 
-// ExecuTorch compares against a graph of the ETRecord; a capture of anything else
-// (a float model) is a second opinion.
-bool referencesEtRecordGraph(const std::shared_ptr<const MappedFile>& file) {
-    auto c = readAotCapture(file); // the header only: tensors stay in the mapping
-    if (!c)
-        return false;
-    const std::string g = c.value().reference_graph.value_or("");
-    return g == "exported_program" || g == "edge_dialect_exported_program" ||
-           g.find('/') != std::string::npos;
+struct CaptureCandidate {
+    std::shared_ptr<const MappedFile> file;
+    std::string method;
+    // ExecuTorch compares against a graph of the ETRecord; a capture of anything
+    // else (a float model) is a second opinion.
+    bool etrecord_graph = false;
+};
+
+CaptureCandidate captureCandidate(const std::shared_ptr<const MappedFile>& file) {
+    CaptureCandidate c{file, "", false};
+    auto capture = readAotCapture(file); // the header only: tensors stay in the mapping
+    if (!capture)
+        return c;
+    c.method = capture.value().method;
+    const std::string g = capture.value().reference_graph.value_or("");
+    c.etrecord_graph =
+        g == "exported_program" || g == "edge_dialect_exported_program" || g.find('/') != std::string::npos;
+    return c;
+}
+
+std::shared_ptr<const MappedFile> pickCapture(const std::vector<CaptureCandidate>& captures,
+                                              const std::string& method) {
+    const std::string wanted = method.empty() ? "forward" : method;
+    const bool any = std::none_of(captures.begin(), captures.end(),
+                                  [&](const CaptureCandidate& c) { return c.method == wanted; });
+    const CaptureCandidate* best = nullptr;
+    for (const auto& c : captures)
+        if ((any || c.method == wanted) && (!best || (!best->etrecord_graph && c.etrecord_graph)))
+            best = &c;
+    return best ? best->file : nullptr;
 }
 
 } // namespace
 
-SessionFiles sortSessionFiles(const SessionInputs& inputs) {
+SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method) {
     SessionFiles s;
     std::vector<std::shared_ptr<const MappedFile>> raw;
+    std::vector<CaptureCandidate> captures;
     for (const auto& f : inputs.files) {
         switch (detectFileKind(f->bytes())) {
         case FileKind::EtDump:
@@ -114,12 +136,13 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs) {
                 s.etrecord = f;
             break;
         case FileKind::Capture:
-            if (!s.capture || (!referencesEtRecordGraph(s.capture) && referencesEtRecordGraph(f)))
-                s.capture = f;
+            captures.push_back(captureCandidate(f));
+            s.capture_methods.push_back(captures.back().method);
             break;
         case FileKind::Raw: raw.push_back(f); break;
         }
     }
+    s.capture = pickCapture(captures, method);
     // The debug buffer is the raw file beside the ETDump: prefer one sharing its
     // stem (run.etdp → run.debug.bin), else the only raw file that is not JSON/text.
     if (s.etdump && !raw.empty()) {
@@ -141,11 +164,11 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs) {
 }
 
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return loadSessionFiles(sortSessionFiles(inputs), options);
+    return loadSessionFiles(sortSessionFiles(inputs, options.comparison.method), options);
 }
 
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return openSessionFiles(sortSessionFiles(inputs), options);
+    return openSessionFiles(sortSessionFiles(inputs, options.comparison.method), options);
 }
 
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
@@ -169,6 +192,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     s->debug_buffer_file = files.debug_buffer;
     s->etrecord_file = files.etrecord;
     s->capture_file = files.capture;
+    s->capture_methods = files.capture_methods;
 
     if (s->etdump_file) {
         EtdumpReadOptions o;
@@ -224,8 +248,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
 void completeSession(Session& s, std::vector<OutputComparison> outputs, const SessionOptions& options) {
     if (!s.comparison)
         return;
-    finishComparison(*s.comparison, std::move(outputs), s.etrecord ? &*s.etrecord : nullptr,
-                     options.comparison);
+    finishComparison(*s.comparison, std::move(outputs), s.etrecord ? &*s.etrecord : nullptr);
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
     s.introducers = errorIntroducers(*s.comparison, graph);

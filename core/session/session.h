@@ -39,8 +39,9 @@ struct Session {
     MetricThreshold threshold; // the first-divergence threshold used
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
-    std::vector<std::string> missing; // "debug buffer", "ETRecord", "AOT capture", "ETDump"
-    std::vector<Error> errors;        // files that could not be read, with the reader's message
+    std::vector<std::string> capture_methods; // of every capture offered (SessionFiles)
+    std::vector<std::string> missing;         // "debug buffer", "ETRecord", "AOT capture", "ETDump"
+    std::vector<Error> errors;                // files that could not be read, with the reader's message
     // Every stage done: metrics, coverage and findings are final (see StagedSession).
     bool complete = false;
 };
@@ -56,12 +57,16 @@ struct SessionOptions {
 // The files of a session by role; any may be null.
 struct SessionFiles {
     std::shared_ptr<const MappedFile> etdump, debug_buffer, etrecord, capture;
+    // The method of every capture offered, in file order (a multi-method
+    // program needs one capture per method; `capture` is the one compared).
+    std::vector<std::string> capture_methods;
 };
 
 // Sorts files by content: the debug buffer is the raw file beside the ETDump;
-// of several captures, one of an ETRecord graph (ExecuTorch's reference) wins
-// over another reference (a float model).
-SessionFiles sortSessionFiles(const SessionInputs& inputs);
+// of several captures, one of `method` (default: forward, else any) wins, and
+// then one of an ETRecord graph (ExecuTorch's reference) over another
+// reference (a float model).
+SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {});
 
 // A session loaded in stages, so a UI can show the table before the numbers:
 // openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,

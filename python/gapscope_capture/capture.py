@@ -111,11 +111,15 @@ def capture_from_etrecord(
     etrecord_path: str | os.PathLike[str],
     inputs: Sequence[Any] | None = None,
     reference_graph: str | None = None,
+    method: str = FORWARD,
 ) -> CaptureResult:
     """Capture the reference graph of a saved ETRecord, as the Inspector would.
 
-    ``inputs`` default to the ETRecord's representative inputs; the reference
-    graph is chosen by ``resolve_reference_graph``.
+    ``inputs`` default to the ETRecord's representative inputs (``forward``)
+    or the method's export example inputs; the reference graph is chosen by
+    ``resolve_reference_graph``. ``method`` picks one method of a
+    multi-method program: debug handles are numbered per method, so each
+    method needs its own capture.
     """
     path = Path(etrecord_path)
     try:
@@ -137,12 +141,13 @@ def capture_from_etrecord(
             path,
             QNN_REFERENCE_GRAPH,
         )
-    program, graph_name = resolve_reference_graph(etrecord, reference_graph)
+    method = _method_of(reference_graph, method)
+    program, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
     result = _capture_program(
         program.module(),
-        _inputs_or_representative(inputs, etrecord, path),
+        _inputs_or_representative(inputs, etrecord, path, method),
         reference_graph=graph_name,
-        method=_method_of(graph_name),
+        method=method,
     )
     result.etrecord_sha256 = digest
     return result
@@ -159,7 +164,7 @@ def capture_from_program(
 
     - ``ETRecord``, ``ExecutorchProgramManager`` or ``EdgeProgramManager`` made
       with ``generate_etrecord=True``: the reference graph is resolved from the
-      ETRecord as ``capture_from_etrecord`` does (forward method), and
+      ETRecord as ``capture_from_etrecord`` does (for ``method``), and
       ``inputs`` default to its representative inputs. Like the Inspector, the
       default choice propagates debug handles into the ETRecord's ATen program.
     - ``EdgeProgramManager`` without an ETRecord: ``exported_program(method)``.
@@ -174,10 +179,10 @@ def capture_from_program(
     """
     etrecord = _etrecord_of(program)
     if etrecord is not None:
-        resolved, graph_name = resolve_reference_graph(etrecord, reference_graph)
+        method = _method_of(reference_graph, method)
+        resolved, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
         graph_module = resolved.module()
-        method = _method_of(graph_name)
-        model_inputs = _inputs_or_representative(inputs, etrecord, "the in-memory ETRecord")
+        model_inputs = _inputs_or_representative(inputs, etrecord, "the in-memory ETRecord", method)
     else:
         if reference_graph is not None:
             raise CaptureError(
@@ -216,7 +221,7 @@ def capture_float_reference(
 
 
 def resolve_reference_graph(
-    etrecord: ETRecord, reference_graph: str | None = None
+    etrecord: ETRecord, reference_graph: str | None = None, method: str = FORWARD
 ) -> tuple[ExportedProgram, str]:
     """Pick the ETRecord graph to capture, by ExecuTorch 1.5's ``Inspector._resolve_reference_graph`` rule.
 
@@ -229,14 +234,25 @@ def resolve_reference_graph(
       has no ``/``.
 
     Returns the program and its name (graph-map names with the method). The
-    Inspector handles only ``forward``; a multi-method edge program is
-    therefore looked up by ``forward`` too.
+    Inspector handles only ``forward`` (ExecuTorch 1.5.1 raises on a
+    multi-method ETRecord); for another ``method`` the default is that
+    method's edge dialect program, since the ETRecord's ATen program is
+    ``forward``'s only.
     """
     edge_program = etrecord.edge_dialect_program
     if isinstance(edge_program, dict):
-        edge_program = edge_program.get(FORWARD)
+        if method not in edge_program:
+            raise CaptureError(
+                f"the ETRecord has no method '{method}'; its methods: "
+                + ", ".join(f"'{m}'" for m in sorted(edge_program))
+            )
+        edge_program = edge_program[method]
+    elif method != FORWARD:
+        raise CaptureError(f"the ETRecord holds one method ('{FORWARD}'), not '{method}'")
     name = reference_graph
-    if reference_graph is None or reference_graph == EXPORTED_PROGRAM:
+    if reference_graph is None and method != FORWARD:
+        name = EDGE_DIALECT_PROGRAM
+    elif reference_graph is None or reference_graph == EXPORTED_PROGRAM:
         if (
             etrecord.exported_program is not None
             and edge_program is not None
@@ -261,9 +277,9 @@ def resolve_reference_graph(
         return etrecord.exported_program, name
     if name == EDGE_DIALECT_PROGRAM:
         if edge_program is None:
-            raise CaptureError("the ETRecord has no edge dialect program for 'forward'")
+            raise CaptureError(f"the ETRecord has no edge dialect program for '{method}'")
         return edge_program, name
-    lookup = name if "/" in name else f"{name}/{FORWARD}"
+    lookup = name if "/" in name else f"{name}/{method}"
     graph_map = etrecord.graph_map or {}
     if lookup not in graph_map:
         raise CaptureError(
@@ -357,10 +373,22 @@ def _etrecord_of(program: Any) -> ETRecord | None:
 
 
 def _inputs_or_representative(
-    inputs: Sequence[Any] | None, etrecord: ETRecord, source: str | os.PathLike[str]
+    inputs: Sequence[Any] | None,
+    etrecord: ETRecord,
+    source: str | os.PathLike[str],
+    method: str = FORWARD,
 ) -> list[Any]:
     if inputs is not None:
         return list(inputs)
+    if method != FORWARD:
+        # Representative inputs are forward's; the method's export example is the next best.
+        programs = etrecord.edge_dialect_program
+        example = programs[method].example_inputs if isinstance(programs, dict) else None
+        if not example:
+            raise CaptureError(f"{source}: no inputs for method '{method}'; give them explicitly")
+        log.warning("%s: capturing '%s' on its export example inputs", source, method)
+        args, kwargs = example
+        return list(args) + list(kwargs.values())
     # The Inspector reads this same private attribute; ETRecord has no getter.
     representative = etrecord._representative_inputs
     if representative is None:
@@ -379,8 +407,9 @@ def _lowered_to_qnn(etrecord: ETRecord) -> bool:
     ) and QNN_REFERENCE_GRAPH in (etrecord.graph_map or {})
 
 
-def _method_of(graph_name: str) -> str:
-    return graph_name.split("/", 1)[1] if "/" in graph_name else FORWARD
+def _method_of(graph_name: str | None, method: str) -> str:
+    """A graph-map name such as ``edge_after_transform/prefill`` names its method itself."""
+    return graph_name.split("/", 1)[1] if graph_name and "/" in graph_name else method
 
 
 def _sha256(path: Path) -> str:

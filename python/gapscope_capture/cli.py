@@ -78,10 +78,13 @@ def _run_from_etrecord(args: argparse.Namespace) -> int:
     from gapscope_capture.capture_format import read_inputs
 
     inputs = read_inputs(args.inputs) if args.inputs is not None else None
-    result = capture_from_etrecord(args.etrecord, inputs=inputs, reference_graph=args.reference_graph)
+    result = capture_from_etrecord(
+        args.etrecord, inputs=inputs, reference_graph=args.reference_graph, method=args.method
+    )
     result.write(args.output)
     print(
-        f"{args.output}: {len(result.records)} records from '{result.reference_graph}'",
+        f"{args.output}: {len(result.records)} records from '{result.reference_graph}' "
+        f"(method '{result.method}')",
         file=sys.stderr,
     )
     return 0
@@ -110,10 +113,14 @@ def _parser() -> argparse.ArgumentParser:
 
     zoo = commands.add_parser(
         "zoo",
-        help="build the parity zoo (real models, portable / XNNPACK fp32 / XNNPACK int8)",
+        help="build the parity zoo (real models, portable / XNNPACK fp32 / XNNPACK int8, "
+        "and a two-method LLM)",
         description="Lower each zoo model (seeded, nothing downloaded) three ways, run it with "
         "ETDump, capture it and write ExecuTorch's calculate_numeric_gap tables into "
-        "OUTDIR/<model>/<variant>/ (executorch_error.txt where ExecuTorch raises).",
+        "OUTDIR/<model>/<variant>/ (executorch_error.txt where ExecuTorch raises). 'llm' is one "
+        "program with two methods (prefill, forward), portable and fp32, with a capture and "
+        "ExecuTorch's tables per method (each method exported alone, as ExecuTorch cannot "
+        "inspect a multi-method program).",
     )
     zoo.add_argument("outdir", metavar="OUTDIR", type=Path)
     zoo.add_argument(
@@ -133,6 +140,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     from_etrecord.add_argument(
         "--reference-graph", metavar="NAME", help="graph to capture (default: as the Inspector)"
+    )
+    from_etrecord.add_argument(
+        "--method",
+        default="forward",
+        help="method of a multi-method program to capture (default: forward); each method "
+        "numbers its debug handles on its own, so each needs its own capture",
     )
     from_etrecord.add_argument(
         "-o", "--output", metavar="CAPTURE", type=Path, required=True, help="capture file to write"

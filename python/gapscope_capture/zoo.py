@@ -6,7 +6,8 @@ as ``portable`` (no delegate), ``fp32`` (XNNPACK) and ``int8`` (PT2E
 level, captured with ``capture_from_etrecord`` and compared by ExecuTorch's own
 ``Inspector.calculate_numeric_gap`` (MSE, L1, SNR), so that Gapscope can be
 checked against ExecuTorch on each. Where ExecuTorch raises, the exception is
-written to ``executorch_error.txt`` instead of the tables.
+written to ``executorch_error.txt`` instead of the tables. ``llm`` is a
+two-method program (``zoo_multimethod``), portable and XNNPACK fp32.
 """
 
 from __future__ import annotations
@@ -172,12 +173,19 @@ class Indexing(torch.nn.Module):
 MODELS: dict[str, Callable[[], torch.nn.Module]] = dict(
     zip(MODEL_NAMES, (ViT, MobileNetV3Block, DecoderBlock, Indexing))
 )
+MULTI_METHOD = "llm"  # two methods in one program: see zoo_multimethod
 
 
 def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
+    from gapscope_capture import zoo_multimethod
+
     written = []
-    for name in models or list(MODELS):
+    for name in models or MODEL_NAMES:
+        if name == MULTI_METHOD:
+            for variant in zoo_multimethod.VARIANTS:
+                written.append(zoo_multimethod.write_session(Path(outdir) / name / variant, variant))
+            continue
         for variant in VARIANTS:
             written.append(write_session(Path(outdir) / name / variant, name, variant))
     return written

@@ -40,15 +40,18 @@ void checkClose(double ours, double theirs) {
 
 } // namespace
 
-void checkExecuTorchParity(const std::string& dir) {
-    INFO("session " << dir);
+void checkExecuTorchParity(const std::string& dir, const std::string& method) {
+    INFO("session " << dir << " method " << method);
+    const std::string suffix = method.empty() ? "" : "." + method;
     auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
     REQUIRE(dump);
     auto record = loadEtRecord(dir + "/etrecord.bin");
     REQUIRE(record);
-    auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
+    auto capture = loadAotCapture(dir + "/capture" + suffix + ".gscap.safetensors");
     REQUIRE(capture);
-    auto comparison = compareSession(dump.value(), &record.value(), capture.value());
+    ComparisonOptions options;
+    options.method = method;
+    auto comparison = compareSession(dump.value(), &record.value(), capture.value(), options);
     if (!comparison)
         FAIL(comparison.error().describe());
     std::vector<const ComparisonRow*> rows;
@@ -58,7 +61,7 @@ void checkExecuTorchParity(const std::string& dir) {
 
     for (const char* metric : {"mse", "l1", "snr"}) {
         INFO("metric " << metric);
-        std::ifstream in(dir + "/executorch_gap_" + metric + ".json");
+        std::ifstream in(dir + "/executorch_gap_" + metric + suffix + ".json");
         REQUIRE(in.good());
         const auto expected = nlohmann::json::parse(in);
         REQUIRE(rows.size() == expected.size());

@@ -8,6 +8,8 @@ namespace gapscope::test {
 // rows ExecuTorch would produce equal ExecuTorch's own calculate_numeric_gap
 // tables saved beside it (executorch_gap_{mse,l1,snr}.json): same rows in the
 // same order, same handles and op names, gaps within 1e-9 relative.
-void checkExecuTorchParity(const std::string& directory);
+// With a `method`, a multi-method session: capture.<method>.gscap.safetensors
+// against executorch_gap_<metric>.<method>.json.
+void checkExecuTorchParity(const std::string& directory, const std::string& method = {});
 
 } // namespace gapscope::test

@@ -84,3 +84,30 @@ TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTor
     CHECK(sessions == 12);
     CHECK(matched >= 8);
 }
+
+// The zoo's two-method LLM: each method's default run is its own, its rows equal
+// ExecuTorch's tables of the method exported alone, and nothing diverges.
+TEST_CASE("e2e: the zoo's two-method program compares each method against its own run", "[e2e][zoo]") {
+    const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
+    if (!zoo)
+        FAIL("GAPSCOPE_E2E_ZOO_DIR is not set; run through tests/e2e/run_e2e.sh");
+    for (const char* variant : {"portable", "fp32"})
+        for (const char* method : {"prefill", "forward"}) {
+            const std::string dir = std::string(zoo) + "/llm/" + variant;
+            INFO("zoo session " << dir << " method " << method);
+            gapscope::test::checkExecuTorchParity(dir, method);
+            std::vector<gapscope::Error> errors;
+            gapscope::SessionOptions options;
+            options.comparison.method = method;
+            const auto session =
+                gapscope::loadSession(gapscope::sessionInputsFromPaths({dir}, errors), options);
+            REQUIRE(errors.empty());
+            REQUIRE(session->comparison);
+            const auto& c = *session->comparison;
+            CHECK(c.method == method);
+            CHECK(c.warnings.empty());
+            // Runs: load, prefill, load, forward.
+            CHECK(c.run == (std::string(method) == "prefill" ? 1u : 3u));
+            CHECK_FALSE(gapscope::firstDivergence(c, {"snr", 20.0}));
+        }
+}

@@ -1,0 +1,108 @@
+#include "core/align/run_methods.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace gapscope {
+
+namespace {
+
+std::set<std::string> methodNames(const EtRecord& etrecord) {
+    std::set<std::string> names;
+    for (const auto& [name, maps] : etrecord.methods)
+        names.insert(name);
+    for (const auto& [name, graph] : etrecord.edge_programs)
+        names.insert(name);
+    return names;
+}
+
+std::optional<std::uint64_t> elementCount(const std::vector<std::int64_t>& sizes) {
+    std::uint64_t n = 1;
+    for (auto s : sizes) {
+        if (s < 0)
+            return std::nullopt; // symbolic
+        n *= static_cast<std::uint64_t>(s);
+    }
+    return n;
+}
+
+// Element count of the first output of the node carrying exactly `handle`.
+std::map<std::int64_t, std::uint64_t> outputCountsByHandle(const ExportGraph* graph) {
+    std::map<std::int64_t, std::uint64_t> counts;
+    if (!graph)
+        return counts;
+    for (const auto& node : graph->nodes) {
+        if (node.debug_handles.size() != 1 || node.output_tensors.empty())
+            continue;
+        const auto it = graph->tensor_sizes.find(node.output_tensors.front());
+        if (it == graph->tensor_sizes.end())
+            continue;
+        if (const auto n = elementCount(it->second))
+            counts[node.debug_handles.front()] = *n; // the last node of a handle writes it last
+    }
+    return counts;
+}
+
+RunMethodFit fit(const RunData& run, const std::string& method, const EtRecord& etrecord) {
+    RunMethodFit f;
+    f.method = method;
+    const MethodMaps* maps = etrecord.maps(method);
+    const auto counts = outputCountsByHandle(etrecord.edgeProgram(method));
+    for (const auto& e : run.events) {
+        const auto* d = std::get_if<DebugEvent>(&e);
+        if (!d || (d->debug_entry && d->debug_entry->output) || d->instruction_id < 0)
+            continue; // program outputs and framework events name no instruction
+        const bool delegated = d->delegate_debug_id_int != -1 || d->delegate_debug_id_str;
+        if (!maps) {
+            continue;
+        } else if (delegated) {
+            (maps->delegate_map.count(d->instruction_id) ? f.matched : f.mismatched) += 1;
+            continue;
+        }
+        const auto entry = maps->debug_handle_map.find(d->instruction_id);
+        if (entry == maps->debug_handle_map.end()) {
+            ++f.mismatched;
+            continue;
+        }
+        const Value* v = d->debug_entry ? &*d->debug_entry : nullptr;
+        if (!v || v->type() != ValueType::Tensor || v->tensors.size() != 1 || !v->tensors.front().numel ||
+            entry->second.handles.size() != 1)
+            continue; // nothing to weigh: neither for nor against
+        const auto count = counts.find(entry->second.handles.front());
+        if (count == counts.end())
+            continue;
+        (count->second == *v->tensors.front().numel ? f.matched : f.mismatched) += 1;
+    }
+    return f;
+}
+
+} // namespace
+
+bool isMultiMethod(const EtRecord& etrecord) {
+    return methodNames(etrecord).size() > 1;
+}
+
+std::vector<RunMethodFit> runMethodFits(const RunData& run, const EtRecord& etrecord) {
+    std::vector<RunMethodFit> fits;
+    for (const auto& method : methodNames(etrecord))
+        fits.push_back(fit(run, method, etrecord));
+    return fits;
+}
+
+std::vector<std::string> methodsFittingRun(const RunData& run, const EtRecord& etrecord) {
+    if (!isMultiMethod(etrecord))
+        return {};
+    auto fits = runMethodFits(run, etrecord);
+    std::stable_sort(fits.begin(), fits.end(), [](const RunMethodFit& a, const RunMethodFit& b) {
+        return a.mismatched != b.mismatched ? a.mismatched < b.mismatched : a.matched > b.matched;
+    });
+    std::vector<std::string> out;
+    for (const auto& f : fits)
+        if (f.matched > 0 && f.mismatched == fits.front().mismatched && f.matched > f.mismatched)
+            out.push_back(f.method);
+    return out;
+}
+
+} // namespace gapscope
