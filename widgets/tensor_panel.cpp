@@ -273,7 +273,12 @@ void TensorPanel::refresh() {
             continue;
         map->data()->setSize(m_width, m_height);
         // Axes count elements of the tensor, also when every k-th one is shown.
-        map->data()->setRange(QCPRange(0, (m_width - 1) * m_stride), QCPRange(0, (m_height - 1) * m_stride));
+        // QCustomPlot spans a dimension of one cell over its range alone (no half
+        // cell either side), so such a dimension gets the cell's own extent.
+        auto cells = [this](int n) {
+            return n > 1 ? QCPRange(0, (n - 1) * m_stride) : QCPRange(-0.5 * m_stride, 0.5 * m_stride);
+        };
+        map->data()->setRange(cells(m_width), cells(m_height));
         for (int y = 0; y < m_height; ++y)
             for (int x = 0; x < m_width; ++x)
                 map->data()->setCell(x, y,

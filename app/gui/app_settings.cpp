@@ -86,6 +86,8 @@ QString writeSessionFile(const QString& path, const SessionFile& session) {
         files.append(QFileInfo(f).absoluteFilePath());
     o[QStringLiteral("files")] = files;
     o[QStringLiteral("run")] = session.run ? QJsonValue(*session.run) : QJsonValue();
+    if (!session.method.isEmpty())
+        o[QStringLiteral("method")] = session.method;
     const QByteArray bytes = QJsonDocument(o).toJson();
     if (auto err = writeFileAtomically(
             path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size()))))
@@ -114,6 +116,7 @@ std::optional<SessionFile> readSessionFile(const QString& path, QString* error) 
         s.files << v.toString();
     if (o.value(QStringLiteral("run")).isDouble())
         s.run = o.value(QStringLiteral("run")).toInt();
+    s.method = o.value(QStringLiteral("method")).toString();
     if (s.files.isEmpty())
         return fail(QStringLiteral("the session lists no files"));
     return s;

@@ -33,10 +33,12 @@ public:
 };
 
 // A session file: the files of a session and how it was compared, as JSON
-// ({"gapscope_session": 1, "files": [...], "run": N|null}).
+// ({"gapscope_session": 1, "files": [...], "run": N|null, "method": "..."}; no
+// method, or "", is the capture's).
 struct SessionFile {
     QStringList files;
     std::optional<int> run;
+    QString method;
 };
 QString writeSessionFile(const QString& path, const SessionFile& session); // error message or empty
 std::optional<SessionFile> readSessionFile(const QString& path, QString* error = nullptr);

@@ -1,6 +1,7 @@
 #include "app/gui/inspector_view.h"
 
 #include "app/gui/app_settings.h"
+#include "core/align/run_methods.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
@@ -28,6 +30,7 @@ InspectorView::InspectorView(QWidget* parent)
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
       m_chart(new GapChart), m_tensors(new TensorPanel), m_filter(new QLineEdit),
       m_aboveThreshold(new QCheckBox(tr("only gaps past the threshold"))), m_runs(new QComboBox),
+      m_methods(new QComboBox), m_methodLabel(new QLabel(tr("Method:"))), m_warnings(new QLabel),
       m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     for (QTableView* view : {m_table, m_coverageView}) {
@@ -50,12 +53,26 @@ InspectorView::InspectorView(QWidget* parent)
     m_filter->setClearButtonEnabled(true);
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_aboveThreshold);
+    filterRow->addWidget(m_methodLabel);
+    filterRow->addWidget(m_methods);
+    m_methods->setToolTip(tr("The program method to compare (each method needs its own capture)"));
+    m_methodLabel->hide(); // shown for multi-method programs only
+    m_methods->hide();
     filterRow->addWidget(new QLabel(tr("Run:")));
     filterRow->addWidget(m_runs);
     m_runs->setToolTip(tr("The RunData block of the ETDump to compare"));
+    // What the comparison warns about (a capture of another method or graph, a
+    // run that does not fit): above the table, where the numbers it concerns are.
+    m_warnings->setObjectName(QStringLiteral("comparisonWarnings"));
+    m_warnings->setWordWrap(true);
+    m_warnings->setTextFormat(Qt::PlainText);
+    m_warnings->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fff4ce; color: #5c4400; border: 1px solid #e0c060; padding: 4px; }"));
+    m_warnings->hide();
     auto* tableBox = new QWidget;
     auto* tl = new QVBoxLayout(tableBox);
     tl->setContentsMargins(0, 0, 0, 0);
+    tl->addWidget(m_warnings);
     tl->addLayout(filterRow);
     auto* tabs = new QTabWidget;
     tabs->addTab(m_table, tr("Ops"));
@@ -99,9 +116,22 @@ InspectorView::InspectorView(QWidget* parent)
     m_chartRefresh->setInterval(150);
     connect(m_chartRefresh, &QTimer::timeout, m_chart, &GapChart::refresh);
     connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        if (!m_session || !m_session->comparison)
+            return;
+        const auto& c = *m_session->comparison;
         const auto run = static_cast<std::size_t>(m_runs->itemData(index).toULongLong());
-        if (!(m_session && m_session->comparison && m_session->comparison->run == run))
-            emit runRequested(run);
+        if (c.run == run)
+            return;
+        // A run that fits another method (and only that one) is compared as that method.
+        std::string method = c.method;
+        if (run < c.run_methods.size() && c.run_methods[run].size() == 1)
+            method = c.run_methods[run].front();
+        emit compareRequested(QString::fromStdString(method), run);
+    });
+    connect(m_methods, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        const QString method = m_methods->itemText(index);
+        if (m_session && m_session->comparison && m_session->comparison->method != method.toStdString())
+            emit compareRequested(method, std::nullopt);
     });
     connect(m_chart->findChild<QComboBox*>(), &QComboBox::currentTextChanged, this,
             [](const QString& metric) { AppSettings().setChartMetric(metric); });
@@ -132,14 +162,56 @@ void InspectorView::fillRuns() {
         return;
     for (std::size_t r = 0; r < m_session->dump->runs.size(); ++r) {
         const auto& run = m_session->dump->runs[r];
-        m_runs->addItem(tr("%1: %2 (%3 events)")
+        QString methods;
+        if (m_session->comparison && r < m_session->comparison->run_methods.size())
+            for (const auto& m : m_session->comparison->run_methods[r])
+                methods += QStringLiteral(" · ") + QString::fromStdString(m);
+        m_runs->addItem(tr("%1: %2%3 (%4 events)")
                             .arg(r)
                             .arg(QString::fromStdString(run.name.value_or("unnamed")))
+                            .arg(methods)
                             .arg(run.events.size()),
                         static_cast<qulonglong>(r));
     }
     if (m_session->comparison)
         m_runs->setCurrentIndex(static_cast<int>(m_session->comparison->run));
+}
+
+void InspectorView::fillMethods() {
+    m_methods->clear();
+    const bool multi = m_session && m_session->etrecord && isMultiMethod(*m_session->etrecord);
+    m_methods->setVisible(multi);
+    m_methodLabel->setVisible(multi);
+    if (!multi)
+        return;
+    const auto& captured = m_session->capture_methods;
+    for (const auto& method : methodNames(*m_session->etrecord)) {
+        m_methods->addItem(QString::fromStdString(method));
+        if (std::find(captured.begin(), captured.end(), method) == captured.end()) {
+            // Rows of a method pair its runtime events with its own capture only.
+            const int i = m_methods->count() - 1;
+            m_methods->setItemData(i,
+                                   tr("No capture of this method is open: capture it with "
+                                      "gapscope-capture from-etrecord --method %1")
+                                       .arg(QString::fromStdString(method)),
+                                   Qt::ToolTipRole);
+            if (auto* model = qobject_cast<QStandardItemModel*>(m_methods->model()))
+                model->item(i)->setEnabled(false);
+        }
+    }
+    if (m_session->comparison)
+        m_methods->setCurrentText(QString::fromStdString(m_session->comparison->method));
+}
+
+void InspectorView::showWarnings() {
+    const bool any = m_session && m_session->comparison && !m_session->comparison->warnings.empty();
+    m_warnings->setVisible(any);
+    if (!any)
+        return;
+    QStringList lines;
+    for (const auto& w : m_session->comparison->warnings)
+        lines << QStringLiteral("⚠ ") + QString::fromStdString(w);
+    m_warnings->setText(lines.join(QLatin1Char('\n')));
 }
 
 void InspectorView::sizeColumns() {
@@ -169,7 +241,9 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_chart->setSession(m_session);
     m_tensors->setSession(m_session);
     m_chart->setMetric(AppSettings().chartMetric());
+    fillMethods();
     fillRuns();
+    showWarnings();
     sizeColumns();
     m_autoSelected.reset();
     if (m_session && m_session->comparison && !m_session->comparison->rows.empty()) {

@@ -8,6 +8,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QTableView;
 class QTimer;
@@ -55,13 +56,18 @@ public:
     GapChart* chart() const { return m_chart; }
     TensorPanel* tensorPanel() const { return m_tensors; }
     QComboBox* runSelector() const { return m_runs; }
+    QComboBox* methodSelector() const { return m_methods; }
+    QLabel* warningBanner() const { return m_warnings; }
 
 signals:
-    // The user chose another RunData block to compare.
-    void runRequested(std::size_t run);
+    // The user chose another method or RunData block to compare (no run: the
+    // method's default run).
+    void compareRequested(const QString& method, std::optional<std::size_t> run);
 
 private:
     void fillRuns();
+    void fillMethods();
+    void showWarnings();
     void sizeColumns();
 
     OpTableModel* m_model;
@@ -74,6 +80,9 @@ private:
     QLineEdit* m_filter;
     QCheckBox* m_aboveThreshold;
     QComboBox* m_runs;
+    QComboBox* m_methods;
+    QLabel* m_methodLabel;
+    QLabel* m_warnings;
     QTimer* m_chartRefresh;
     std::shared_ptr<const Session> m_session;
     QByteArray m_savedHeader;                  // restored once, when the first table is shown

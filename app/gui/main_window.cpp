@@ -113,7 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
                     : tr("Loading cancelled"),
             6000);
     });
-    connect(m_inspector, &InspectorView::runRequested, m_sessions, &SessionController::compareRun);
+    connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
     connect(m_sessions, &SessionController::recentChanged, this, &MainWindow::fillRecent);
 
     AppSettings settings;

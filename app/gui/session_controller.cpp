@@ -27,6 +27,7 @@ void SessionController::openFiles(const QStringList& paths) {
     m_paths = paths;
     m_demo = false;
     m_options.comparison.run.reset();
+    m_options.comparison.method.clear();
     reload();
 }
 
@@ -35,6 +36,7 @@ void SessionController::openDemo(EmbeddedDemo demo) {
     m_demo = true;
     m_demoKind = demo;
     m_options.comparison.run.reset();
+    m_options.comparison.method.clear();
     reload();
 }
 
@@ -47,6 +49,7 @@ QString SessionController::openSessionFile(const QString& path) {
     m_demo = false;
     m_options.comparison.run =
         s->run ? std::optional<std::size_t>(static_cast<std::size_t>(*s->run)) : std::nullopt;
+    m_options.comparison.method = s->method.toStdString();
     reload();
     return {};
 }
@@ -59,10 +62,12 @@ QString SessionController::saveSession(const QString& path) const {
     s.files = m_paths;
     if (m_options.comparison.run)
         s.run = static_cast<int>(*m_options.comparison.run);
+    s.method = QString::fromStdString(m_options.comparison.method);
     return writeSessionFile(path, s);
 }
 
-void SessionController::compareRun(std::size_t run) {
+void SessionController::compare(const QString& method, std::optional<std::size_t> run) {
+    m_options.comparison.method = method.toStdString();
     m_options.comparison.run = run;
     reload();
 }

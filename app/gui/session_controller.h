@@ -24,7 +24,8 @@ public:
     // Returns the error message, or an empty string when the session is loading.
     QString openSessionFile(const QString& path);
     QString saveSession(const QString& path) const;
-    void compareRun(std::size_t run);
+    // Compares another method (empty: the capture's) or run (none: the method's default run).
+    void compare(const QString& method, std::optional<std::size_t> run);
     void cancel();
 
     bool isDemo() const { return m_demo; }

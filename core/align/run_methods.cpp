@@ -9,15 +9,6 @@ namespace gapscope {
 
 namespace {
 
-std::set<std::string> methodNames(const EtRecord& etrecord) {
-    std::set<std::string> names;
-    for (const auto& [name, maps] : etrecord.methods)
-        names.insert(name);
-    for (const auto& [name, graph] : etrecord.edge_programs)
-        names.insert(name);
-    return names;
-}
-
 std::optional<std::uint64_t> elementCount(const std::vector<std::int64_t>& sizes) {
     std::uint64_t n = 1;
     for (auto s : sizes) {
@@ -79,6 +70,15 @@ RunMethodFit fit(const RunData& run, const std::string& method, const EtRecord& 
 }
 
 } // namespace
+
+std::vector<std::string> methodNames(const EtRecord& etrecord) {
+    std::set<std::string> names;
+    for (const auto& [name, maps] : etrecord.methods)
+        names.insert(name);
+    for (const auto& [name, graph] : etrecord.edge_programs)
+        names.insert(name);
+    return {names.begin(), names.end()};
+}
 
 bool isMultiMethod(const EtRecord& etrecord) {
     return methodNames(etrecord).size() > 1;

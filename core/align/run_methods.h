@@ -28,6 +28,8 @@ std::vector<std::string> methodsFittingRun(const RunData& run, const EtRecord& e
 // Every method's fit, in the ETRecord's method order (for messages).
 std::vector<RunMethodFit> runMethodFits(const RunData& run, const EtRecord& etrecord);
 
+// The program's methods (maps and edge programs), sorted.
+std::vector<std::string> methodNames(const EtRecord& etrecord);
 // Whether the program has more than one method.
 bool isMultiMethod(const EtRecord& etrecord);
 

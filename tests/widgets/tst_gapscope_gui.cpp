@@ -3,6 +3,7 @@
 // on the same files, not hard-coded.
 
 #include "app/gui/app_settings.h"
+#include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_loader.h"
@@ -107,6 +108,7 @@ private slots:
     void droppedFilesBuildASession();
     void bogusFileRaisesTheBanner();
     void runSelectorRecomparesAnotherRun();
+    void methodSelectorComparesEachMethodOfAProgram();
     void sessionsSaveReopenAndAreRemembered();
     void aNewerLoadSupersedesAnOlderOne();
     void resultsArriveInStages();
@@ -268,6 +270,62 @@ void GapscopeGuiTest::runSelectorRecomparesAnotherRun() {
     QCOMPARE(static_cast<int>(window.session()->comparison->run), other);
     QCOMPARE(window.runSelector()->currentIndex(), other);
     QCOMPARE(window.opModel()->rowCount(), static_cast<int>(window.session()->comparison->rows.size()));
+}
+
+// A real two-method program (tests/data/multimethod_portable): the method
+// selector appears, lists both methods, and switching compares the other
+// method's capture against its own run; a run of the other method switches too.
+void GapscopeGuiTest::methodSelectorComparesEachMethodOfAProgram() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openPaths({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/multimethod_portable")});
+    QVERIFY(shown.wait(20000));
+    QComboBox* methods = window.inspector()->methodSelector();
+    QVERIFY(!methods->isHidden());
+    QCOMPARE(methods->count(), 2);
+    QCOMPARE(methods->currentText(), QStringLiteral("forward"));
+    QCOMPARE(window.session()->comparison->run, std::size_t{3});
+    QVERIFY(window.runSelector()->itemText(1).contains(QStringLiteral("· prefill")));
+    QVERIFY(window.runSelector()->itemText(3).contains(QStringLiteral("· forward")));
+    QVERIFY(window.inspector()->warningBanner()->isHidden());
+
+    emit methods->activated(methods->findText(QStringLiteral("prefill")));
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(window.session()->comparison->method, std::string("prefill"));
+    QCOMPARE(window.session()->capture->method, std::string("prefill"));
+    QCOMPARE(window.session()->comparison->run, std::size_t{1});
+    QCOMPARE(methods->currentText(), QStringLiteral("prefill"));
+    QVERIFY(window.inspector()->warningBanner()->isHidden());
+
+    // Choosing forward's run compares forward again.
+    emit window.runSelector()->activated(3);
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(window.session()->comparison->method, std::string("forward"));
+    QCOMPARE(window.session()->comparison->run, std::size_t{3});
+
+    // A session file naming a method whose capture is not among its files: the
+    // comparison's warning shows above the table.
+    QTemporaryDir dir;
+    const QString dataDir = QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/multimethod_portable/");
+    SessionFile file;
+    for (const char* name :
+         {"run.etdp", "run.debug.bin", "etrecord.bin", "capture.forward.gscap.safetensors"})
+        file.files << dataDir + QLatin1String(name);
+    file.method = QStringLiteral("prefill");
+    const QString sessionPath = dir.filePath(QStringLiteral("wrong.gapscope.json"));
+    QVERIFY(writeSessionFile(sessionPath, file).isEmpty());
+    QVERIFY(window.openSessionFile(sessionPath));
+    QVERIFY(shown.wait(20000));
+    QVERIFY(!window.inspector()->warningBanner()->isHidden());
+    QVERIFY(window.inspector()->warningBanner()->text().contains(
+        QStringLiteral("the capture is of method 'forward' but method 'prefill' is compared")));
+    if (qEnvironmentVariableIsSet("GAPSCOPE_TEST_SHOT"))
+        window.grab().save(qEnvironmentVariable("GAPSCOPE_TEST_SHOT"));
+
+    // A single-method session hides the selector.
+    window.openDemo();
+    QVERIFY(shown.wait(20000));
+    QVERIFY(methods->isHidden());
 }
 
 void GapscopeGuiTest::sessionsSaveReopenAndAreRemembered() {
