@@ -39,6 +39,9 @@ GapChart::GapChart(QWidget* parent)
 
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    // Only the broadcast points need a key; the line and markers are self-evident.
+    m_plot->setAutoAddPlottableToLegend(false);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     m_plot->setMouseTracking(true);
     m_plot->setMinimumHeight(220);
@@ -120,7 +123,8 @@ void GapChart::rebuild() {
     m_order = executionOrder(*m_session->comparison);
 
     const std::string name = metric().toStdString();
-    QVector<double> xs, ys;
+    // Broadcast rows stand apart, unjoined: their numbers mix unrelated elements.
+    QVector<double> xs, ys, broadcastXs, broadcastYs;
     bool nonNegative = true;
     double finiteMax = 0, minPositive = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < m_order.size(); ++i) {
@@ -131,25 +135,40 @@ void GapChart::rebuild() {
             finiteMax = std::max(finiteMax, std::fabs(*v));
         if (*v > 0 && std::isfinite(*v))
             minPositive = std::min(minPositive, *v);
-        xs << static_cast<double>(i);
-        ys << *v;
+        const bool broadcast = rows[m_order[i]].status == RowStatus::Broadcast;
+        (broadcast ? broadcastXs : xs) << static_cast<double>(i);
+        (broadcast ? broadcastYs : ys) << *v;
         nonNegative = nonNegative && *v >= 0;
     }
     // Exact zeros (identical outputs) sit at the floor of a log axis; infinite
     // values (SNR of identical outputs) at the top.
     const bool logAxis = nonNegative && std::isfinite(minPositive);
-    for (auto& y : ys) {
-        if (std::isinf(y))
-            y = y > 0 ? (finiteMax > 0 ? finiteMax * 1.5 : 1.0) : -finiteMax;
-        else if (logAxis && y == 0)
-            y = minPositive / 10;
-    }
+    for (auto* values : {&ys, &broadcastYs})
+        for (auto& y : *values) {
+            if (std::isinf(y))
+                y = y > 0 ? (finiteMax > 0 ? finiteMax * 1.5 : 1.0) : -finiteMax;
+            else if (logAxis && y == 0)
+                y = minPositive / 10;
+        }
 
     m_graph = m_plot->addGraph();
     m_graph->setData(xs, ys, true);
     m_graph->setPen(QPen(QColor(40, 90, 170), 1.5));
     m_graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 90, 170), Qt::white, 7));
     m_graph->setName(metric());
+    if (!broadcastXs.isEmpty()) {
+        auto* broadcast = m_plot->addGraph();
+        broadcast->setData(broadcastXs, broadcastYs, true);
+        broadcast->setLineStyle(QCPGraph::lsNone);
+        broadcast->setScatterStyle(QCPScatterStyle(
+            QCPScatterStyle::ssDiamond, QPen(QColor(150, 120, 20), 1.5), QColor(255, 235, 156), 9));
+        broadcast->setName(tr("broadcast (not element for element; never the first divergence)"));
+        broadcast->addToLegend();
+        m_plot->legend->setBrush(QColor(255, 255, 255, 200)); // points behind it stay visible
+        m_plot->legend->setVisible(true);
+    } else {
+        m_plot->legend->setVisible(false);
+    }
 
     m_plot->yAxis->setScaleType(logAxis ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (logAxis)

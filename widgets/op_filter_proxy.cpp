@@ -1,5 +1,6 @@
 #include "widgets/op_filter_proxy.h"
 
+#include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/op_table_model.h"
 
@@ -39,12 +40,8 @@ bool OpFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePar
         if (!hit)
             return false;
     }
-    if (m_threshold) {
-        const auto info = findMetric(m_metric.toStdString());
-        const auto v = rowMetric(*row, m_metric.toStdString());
-        if (!info || !v || !worseThan(*info, *v, *m_threshold))
-            return false;
-    }
+    if (m_threshold && !crossesThreshold(*row, {m_metric.toStdString(), *m_threshold}))
+        return false;
     return true;
 }
 

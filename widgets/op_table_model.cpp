@@ -195,6 +195,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     case Qt::BackgroundRole:
         if (col == Gain && topIntroducer)
             return QBrush(QColor(255, 200, 80));
+        if (metric && value && r->status == RowStatus::Broadcast)
+            return QBrush(QColor(255, 235, 156)); // not a gap: see the tooltip
         if (metric && value) {
             const auto rel = rowMetric(*r, "rel_l2");
             return QBrush(gapColor(rel.value_or(0)));
@@ -233,6 +235,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             return m_measuringStopped
                        ? tr("Loading was cancelled before this op was measured: reload to compute it")
                        : tr("The metrics of this op are still being computed");
+        if (metric && r->status == RowStatus::Broadcast)
+            return tr("Broadcast, not element for element: %1").arg(QString::fromStdString(r->reason));
         if (!r->reason.empty())
             return QString::fromStdString(r->reason);
         if (!r->selection.empty())

@@ -2,6 +2,7 @@
 
 #include "app/gui/app_settings.h"
 #include "core/align/run_methods.h"
+#include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
@@ -297,8 +298,7 @@ bool InspectorView::stepDivergent(int direction) {
     if (!m_session || !m_session->comparison)
         return false;
     const auto& order = m_chart->order();
-    const auto info = findMetric(m_session->threshold.metric);
-    if (!info || order.empty())
+    if (order.empty())
         return false;
     auto pos =
         std::find(order.begin(), order.end(), m_chart->selectedRow().value_or(order.front())) - order.begin();
@@ -306,8 +306,7 @@ bool InspectorView::stepDivergent(int direction) {
         const auto i = static_cast<std::size_t>(
             (pos + direction * static_cast<long>(step) + static_cast<long>(order.size()) * 2) %
             static_cast<long>(order.size()));
-        const auto v = rowMetric(m_session->comparison->rows[order[i]], m_session->threshold.metric);
-        if (v && worseThan(*info, *v, m_session->threshold.value)) {
+        if (crossesThreshold(m_session->comparison->rows[order[i]], m_session->threshold)) {
             selectRow(order[i]);
             return true;
         }

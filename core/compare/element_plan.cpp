@@ -176,7 +176,8 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
         out.status = RowStatus::Broadcast;
         out.reason = "reference " + plan.shape + " and runtime " + shapeText(plan.runtime.shape) +
                      " hold different numbers of elements; compared with broadcasting as ExecuTorch does, "
-                     "so the numbers mix unrelated elements";
+                     "so the numbers mix unrelated elements and the row is never the first divergence or "
+                     "an error introducer";
     } else if (plan.logged_shape) {
         out.reason = "runtime " + shapeText(*plan.logged_shape) + " holds the reference's " + plan.shape +
                      " elements in the same order (only size-1 dimensions differ): compared element for "

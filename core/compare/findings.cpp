@@ -21,19 +21,18 @@ std::vector<std::size_t> executionOrder(const Comparison& c) {
 }
 
 std::optional<FirstDivergence> firstDivergence(const Comparison& c, const MetricThreshold& threshold) {
-    const auto info = findMetric(threshold.metric);
-    if (!info)
-        return std::nullopt;
-    for (const auto i : executionOrder(c)) {
-        const ComparisonRow* r = &c.rows[i];
-        // Only element-for-element numbers: a broadcast mixes unrelated elements.
-        if (r->status != RowStatus::Ok)
-            continue;
-        const auto v = rowMetric(*r, threshold.metric);
-        if (v && worseThan(*info, *v, threshold.value))
-            return FirstDivergence{r->index, threshold, *v};
-    }
+    for (const auto i : executionOrder(c))
+        if (crossesThreshold(c.rows[i], threshold))
+            return FirstDivergence{c.rows[i].index, threshold, *rowMetric(c.rows[i], threshold.metric)};
     return std::nullopt;
+}
+
+bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold) {
+    const auto info = findMetric(threshold.metric);
+    if (!info || row.status != RowStatus::Ok)
+        return false;
+    const auto v = rowMetric(row, threshold.metric);
+    return v && worseThan(*info, *v, threshold.value);
 }
 
 const ExportGraph* referenceGraphFor(const EtRecord& record, const AotCapture& capture) {

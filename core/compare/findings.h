@@ -12,8 +12,14 @@ namespace gapscope {
 // Row indices in execution order: instruction id, then output index.
 std::vector<std::size_t> executionOrder(const Comparison& c);
 
-// The first row in execution order (instruction id, then output index) whose
-// metric is worse than the threshold.
+// Whether a row's metric is worse than the threshold. Only rows compared element
+// for element (status ok) can cross it: a broadcast row's numbers mix unrelated
+// elements, and an invalid row has none. The first divergence, the app's
+// "next past the threshold" and its threshold filter all use this.
+bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold);
+
+// The first row in execution order (instruction id, then output index) that
+// crosses the threshold.
 struct FirstDivergence {
     std::size_t row = 0;
     MetricThreshold threshold;

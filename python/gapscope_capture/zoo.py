@@ -44,16 +44,30 @@ DEBUG_BUFFER_SIZE = 4 << 20
 
 
 class ViT(torch.nn.Module):
-    """A two-block ViT: 8x8 patches of a 32x32 image, a class token, nn.MultiheadAttention, GELU MLP."""
+    """A ViT: patches of a square image, a class token, nn.MultiheadAttention, GELU MLP.
 
-    def __init__(self, dim: int = 32, heads: int = 2, depth: int = 2, classes: int = 10) -> None:
+    The zoo's is two blocks of 8x8 patches of a 32x32 image; ``bench/vit_scale.py``
+    builds ViT-S/16 (224x224, 16x16 patches, 384 wide, 6 heads, 12 blocks, MLP 4x).
+    """
+
+    def __init__(
+        self,
+        dim: int = 32,
+        heads: int = 2,
+        depth: int = 2,
+        classes: int = 10,
+        image: int = 32,
+        patch: int = 8,
+        mlp_ratio: int = 2,
+    ) -> None:
         super().__init__()
-        self.patch = torch.nn.Conv2d(3, dim, 8, stride=8)
+        tokens = (image // patch) ** 2 + 1
+        self.patch = torch.nn.Conv2d(3, dim, patch, stride=patch)
         self.cls = torch.nn.Parameter(torch.randn(1, 1, dim) * 0.02)
-        self.pos = torch.nn.Parameter(torch.randn(1, 17, dim) * 0.02)
+        self.pos = torch.nn.Parameter(torch.randn(1, tokens, dim) * 0.02)
         self.blocks = torch.nn.ModuleList(
             torch.nn.TransformerEncoderLayer(
-                dim, heads, 2 * dim, dropout=0.0, activation="gelu", norm_first=True
+                dim, heads, mlp_ratio * dim, dropout=0.0, activation="gelu", norm_first=True
             )
             for _ in range(depth)
         )
@@ -61,7 +75,7 @@ class ViT(torch.nn.Module):
         self.head = torch.nn.Linear(dim, classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        tokens = self.patch(x).flatten(2).transpose(1, 2)  # 1x16xD
+        tokens = self.patch(x).flatten(2).transpose(1, 2)  # 1 x patches x D
         tokens = torch.cat([self.cls.expand(x.shape[0], -1, -1), tokens], dim=1) + self.pos
         tokens = tokens.transpose(0, 1)  # sequence first, as nn.MultiheadAttention defaults to
         for block in self.blocks:

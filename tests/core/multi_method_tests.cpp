@@ -91,6 +91,19 @@ TEST_CASE("multi-method: a run or capture of another method is said, not compare
     REQUIRE(wrongCapture);
     CHECK(hasWarningContaining(wrongCapture.value(),
                                "the capture is of method 'forward' but method 'prefill'"));
+    // forward's 1-token reference against prefill's 8-token run: genuinely
+    // broadcast rows, far past any threshold, yet never the first divergence.
+    std::size_t broadcast = 0;
+    for (const auto& row : wrongCapture.value().rows)
+        if (row.status == RowStatus::Broadcast) {
+            ++broadcast;
+            CHECK(row.reason.find("never the first divergence") != std::string::npos);
+            CHECK_FALSE(crossesThreshold(row, {"snr", 20.0}));
+        }
+    CHECK(broadcast >= 10);
+    const auto first = firstDivergence(wrongCapture.value(), {"snr", 20.0});
+    REQUIRE(first);
+    CHECK(wrongCapture.value().rows[first->row].status == RowStatus::Ok);
     auto unknown = compareWith("forward", "decode");
     REQUIRE_FALSE(unknown);
     CHECK(unknown.error().where.file == kDir + "/etrecord.bin");

@@ -319,6 +319,25 @@ void GapscopeGuiTest::methodSelectorComparesEachMethodOfAProgram() {
     QVERIFY(!window.inspector()->warningBanner()->isHidden());
     QVERIFY(window.inspector()->warningBanner()->text().contains(
         QStringLiteral("the capture is of method 'forward' but method 'prefill' is compared")));
+    // Its broadcast rows say why their numbers are no gap, and the threshold
+    // filter leaves them out.
+    int broadcastRow = -1;
+    for (int r = 0; r < window.opModel()->rowCount() && broadcastRow < 0; ++r)
+        if (window.session()->comparison->rows[static_cast<std::size_t>(r)].status == RowStatus::Broadcast)
+            broadcastRow = r;
+    QVERIFY(broadcastRow >= 0);
+    QVERIFY(window.opModel()
+                ->index(broadcastRow, OpTableModel::Snr)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .startsWith(QStringLiteral("Broadcast, not element for element")));
+    window.opProxy()->setThreshold(QStringLiteral("snr"), 20.0);
+    QVERIFY(window.opProxy()->rowCount() > 0);
+    for (int r = 0; r < window.opProxy()->rowCount(); ++r) {
+        const auto row = window.opProxy()->index(r, 0).data(OpTableModel::RowIndexRole).toULongLong();
+        QVERIFY(window.session()->comparison->rows[row].status != RowStatus::Broadcast);
+    }
+    window.opProxy()->setThreshold(QStringLiteral("snr"), std::nullopt);
     if (qEnvironmentVariableIsSet("GAPSCOPE_TEST_SHOT"))
         window.grab().save(qEnvironmentVariable("GAPSCOPE_TEST_SHOT"));
 
