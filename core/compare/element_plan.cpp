@@ -1,6 +1,7 @@
 #include "core/compare/element_plan.h"
 
 #include "core/etdump/scalar_type.h"
+#include "core/metrics/broadcast_gap.h"
 
 namespace gapscope {
 
@@ -197,7 +198,12 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
         GapOptions plain;
         plain.threads = threads;
         plain.executorch_semantics = true;
-        if (const auto theirs = computeGap(plan.reference, asLogged, plain); theirs.metrics)
+        const auto fast = tf.dequantizes() || tf.axis_order
+                              ? std::nullopt
+                              : executorchBroadcastGap(plan.reference, asLogged);
+        if (fast)
+            out.executorch = ExecutorchGap{fast->mse, fast->l1, fast->snr};
+        else if (const auto theirs = computeGap(plan.reference, asLogged, plain); theirs.metrics)
             out.executorch = ExecutorchGap{theirs.metrics->mse, theirs.metrics->l1, theirs.metrics->snr};
     }
     return out;

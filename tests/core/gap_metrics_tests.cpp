@@ -256,3 +256,59 @@ TEST_CASE("the same infinity on both sides agrees; ExecuTorch's arithmetic makes
     CHECK(same.mse == 0.0);
     CHECK(same.max_abs == 0.0);
 }
+
+#include "core/metrics/broadcast_gap.h"
+
+#include <random>
+
+// The closed-form broadcast sums against the element walk over the broadcast
+// product (the path ExecuTorch's numbers took before), on shapes where the
+// product is P×Q pairs per shared index, and where it degenerates.
+TEST_CASE("ExecuTorch's broadcast numbers in closed form equal the element walk", "[metrics][broadcast]") {
+    std::mt19937 rng(7);
+    std::normal_distribution<double> normal(0.3, 1.7);
+    const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> cases = {
+        {{7, 1, 5}, {7, 5}},       // a ViT's 197x1xC against 197xC, small
+        {{4, 1}, {1, 3}},          // an outer product of differences
+        {{2, 3, 1, 4}, {3, 6, 1}}, // shared, reference-only and runtime-only dimensions mixed
+        {{1, 5, 6}, {5, 6}},       // the same elements: no product at all
+        {{6}, {6}},                // equal shapes
+        {{3, 1}, {3, 8}},          // one reference value per shared index
+    };
+    for (const auto& [as, bs] : cases) {
+        INFO("reference rank " << as.size() << " runtime rank " << bs.size());
+        std::uint64_t na = 1, nb = 1;
+        for (auto d : as)
+            na *= static_cast<std::uint64_t>(d);
+        for (auto d : bs)
+            nb *= static_cast<std::uint64_t>(d);
+        Buffer<float> a, b;
+        for (std::uint64_t i = 0; i < na; ++i)
+            a.values.push_back(static_cast<float>(normal(rng)));
+        for (std::uint64_t i = 0; i < nb; ++i)
+            b.values.push_back(static_cast<float>(normal(rng)));
+        const auto ao = a.operand(ScalarType::Float, as), bo = b.operand(ScalarType::Float, bs);
+        GapOptions executorch;
+        executorch.executorch_semantics = true;
+        const auto walk = gap(ao, bo, executorch);
+        const auto closed = executorchBroadcastGap(ao, bo);
+        REQUIRE(closed);
+        CHECK(closed->mse == Approx(walk.mse).epsilon(1e-12));
+        CHECK(closed->l1 == Approx(walk.l1).epsilon(1e-12));
+        CHECK(closed->snr == Approx(walk.snr).epsilon(1e-12));
+    }
+    // Equal tensors: exactly zero error and an infinite SNR, as ExecuTorch gives.
+    Buffer<float> same{{1.5f, -2.0f, 3.25f}};
+    const auto eq =
+        executorchBroadcastGap(same.operand(ScalarType::Float, {1, 3}), same.operand(ScalarType::Float, {3}));
+    REQUIRE(eq);
+    CHECK(eq->mse == 0.0);
+    CHECK(std::isinf(eq->snr));
+    // NaN and infinities keep ExecuTorch's special rules: the element walk decides.
+    Buffer<float> withInf{{1.0f, -std::numeric_limits<float>::infinity()}};
+    CHECK_FALSE(executorchBroadcastGap(withInf.operand(ScalarType::Float, {2, 1}),
+                                       withInf.operand(ScalarType::Float, {2})));
+    // Shapes that do not broadcast are not its business either.
+    CHECK_FALSE(executorchBroadcastGap(same.operand(ScalarType::Float, {3}),
+                                       withInf.operand(ScalarType::Float, {2})));
+}
