@@ -85,8 +85,12 @@ def _used_bytes(etdump: Path) -> int:
                     numel = 1
                     for s in t.sizes:
                         numel *= s
-                    end = max(end, t.offset + numel * 8)  # 8: the widest element, with room
+                    end = max(end, t.offset + numel * _ELEMENT_BYTES.get(int(t.scalar_type), 8))
     return end
+
+
+# ExecuTorch ScalarType → bytes per element (8, the widest, for any other).
+_ELEMENT_BYTES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1, 15: 2}
 
 
 def run_inspector(work: Path) -> None:

@@ -27,9 +27,21 @@ std::optional<FirstDivergence> firstDivergence(const Comparison& c, const Metric
     return std::nullopt;
 }
 
+namespace {
+
+// Every output equal element for element, with nothing undefined on either side:
+// all-zero state tensors (an LSTM's h0) give SNR 0/0 = NaN, which is no gap.
+bool agreesExactly(const ComparisonRow& row) {
+    return !row.gaps.empty() && std::all_of(row.gaps.begin(), row.gaps.end(), [](const GapMetrics& g) {
+        return g.mse == 0.0 && g.max_abs == 0.0 && g.nan_aot == 0 && g.nan_runtime == 0;
+    });
+}
+
+} // namespace
+
 bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold) {
     const auto info = findMetric(threshold.metric);
-    if (!info || row.status != RowStatus::Ok)
+    if (!info || row.status != RowStatus::Ok || agreesExactly(row))
         return false;
     const auto v = rowMetric(row, threshold.metric);
     return v && worseThan(*info, *v, threshold.value);

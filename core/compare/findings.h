@@ -14,7 +14,9 @@ std::vector<std::size_t> executionOrder(const Comparison& c);
 
 // Whether a row's metric is worse than the threshold. Only rows compared element
 // for element (status ok) can cross it: a broadcast row's numbers mix unrelated
-// elements, and an invalid row has none. The first divergence, the app's
+// elements, and an invalid row has none. Nor can a row whose outputs agree
+// exactly, whatever its metrics (SNR of two zero tensors is 0/0 = NaN, which
+// would otherwise count as the worst value). The first divergence, the app's
 // "next past the threshold" and its threshold filter all use this.
 bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold);
 

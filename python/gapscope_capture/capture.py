@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-import torch
 from executorch.devtools.etrecord import ETRecord, parse_etrecord
 from executorch.devtools.inspector._inspector_utils import (
     NodeFilter,
@@ -294,9 +293,11 @@ def _capture_program(
 ) -> CaptureResult:
     flat_inputs = tree_leaves(list(inputs))
     try:
-        with torch.no_grad():
-            captured = IntermediateOutputCapturer(graph_module).run_and_capture(*flat_inputs)
-            outputs = Interpreter(graph_module).run(*flat_inputs)
+        # Not under torch.no_grad(): ExecuTorch's Inspector runs the capturer with
+        # autograd on, and some kernels differ with it (aten.lstm's output by
+        # ~1e-7), so ExecuTorch's numbers would no longer be reproducible.
+        captured = IntermediateOutputCapturer(graph_module).run_and_capture(*flat_inputs)
+        outputs = Interpreter(graph_module).run(*flat_inputs)
     except Exception as exc:  # the graph rejects these inputs (count, shape, dtype)
         raise CaptureError(
             f"running the reference graph on the inputs failed: {type(exc).__name__}: {exc}"

@@ -184,9 +184,37 @@ class Indexing(torch.nn.Module):
         return (torch.randn(4, 16),)
 
 
-MODELS: dict[str, Callable[[], torch.nn.Module]] = dict(
-    zip(MODEL_NAMES, (ViT, MobileNetV3Block, DecoderBlock, Indexing))
-)
+class Recurrent(torch.nn.Module):
+    """An LSTM and a GRU over a short sequence: zero initial states, gates, a head.
+
+    ``aten.lstm`` takes another CPU kernel with autograd off, so it pins that the
+    reference is captured the way ExecuTorch's Inspector runs it; its all-zero
+    initial states agree exactly (SNR 0/0) and must not count as divergence.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = torch.nn.LSTM(8, 16, batch_first=True)
+        self.gru = torch.nn.GRU(16, 12, batch_first=True)
+        self.head = torch.nn.Linear(12, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h, (_, c) = self.lstm(x)
+        g, _ = self.gru(h)
+        return self.head(g.mean(1)), c[0]
+
+    @staticmethod
+    def example() -> tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 5, 8),)
+
+
+MODELS: dict[str, Callable[[], torch.nn.Module]] = {
+    name: model
+    for name, model in zip(
+        MODEL_NAMES, (ViT, MobileNetV3Block, DecoderBlock, Indexing, None, Recurrent)
+    )
+    if model is not None
+}
 MULTI_METHOD = "llm"  # two methods in one program: see zoo_multimethod
 
 

@@ -5,6 +5,7 @@
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 TEST_CASE("the embedded int8 demo session is consistent", "[demo][e2e-files]") {
     gapscope::test::checkSessionConsistency(GAPSCOPE_DEMO_DIR);
@@ -85,6 +86,29 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
     }
     CHECK(reshaped == 3);
     CHECK(crossed == 1);
+    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+}
+
+// tests/data/portable_recurrent: an LSTM and a GRU (the zoo's `recurrent`).
+// aten.lstm takes another CPU kernel with autograd off; the capture runs the
+// reference as ExecuTorch's Inspector does, so ExecuTorch's numbers reproduce.
+// The zero initial states agree exactly, SNR 0/0 = NaN as torch gives: that is
+// no divergence.
+TEST_CASE("a real LSTM and GRU: parity, and exact zero states are no divergence", "[demo][parity]") {
+    using namespace gapscope;
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/portable_recurrent";
+    gapscope::test::checkExecuTorchParity(dir);
+    const auto s = test::loadSessionDir(dir);
+    auto c = compareSession(s.dump, &s.etrecord, s.capture);
+    REQUIRE(c);
+    std::size_t zeroStates = 0;
+    for (const auto& row : c.value().rows)
+        if (row.status == RowStatus::Ok && std::isnan(row.gaps.front().snr)) {
+            ++zeroStates;
+            CHECK(row.gaps.front().mse == 0.0);
+            CHECK_FALSE(crossesThreshold(row, {"snr", 20.0}));
+        }
+    CHECK(zeroStates >= 2); // the LSTM's h0 and c0 at least
     CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
 }
 
