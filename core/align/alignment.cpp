@@ -244,6 +244,7 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             combined.push_back(r->debug_handle.front());
         }
         const std::size_t pairsBefore = a.pairs.size();
+        std::vector<const CaptureRecord*> keys; // per pair: the reference ExecuTorch keys it by
         std::string skipReason;
         // A delegate call with several outputs: which op each output is, from the graph.
         const HandleTuple delegateOutputs = graph && rt.num_outputs > 1 && rt.event->name == "DELEGATE_CALL"
@@ -277,6 +278,7 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 pair.runtime_value_valid = false;
                 pair.problem = "the runtime event logged " + std::to_string(data.size()) +
                                " values, fewer than output " + std::to_string(i + 1) + " from the end";
+                keys.push_back(found->second);
                 a.pairs.push_back(std::move(pair));
                 continue;
             }
@@ -354,7 +356,23 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                     }
                 }
             }
+            keys.push_back(found->second);
             a.pairs.push_back(std::move(pair));
+        }
+        for (std::size_t p = pairsBefore; p < a.pairs.size(); ++p) {
+            if (!a.pairs[p].runtime_value_valid || a.pairs[p].executorch_merged_into >= 0)
+                continue;
+            std::size_t last = p;
+            for (std::size_t q = p + 1; q < a.pairs.size(); ++q)
+                if (keys[q - pairsBefore] == keys[p - pairsBefore] && a.pairs[q].runtime_value_valid) {
+                    a.pairs[q].executorch_merged_into = a.pairs[p].output_index;
+                    last = q;
+                }
+            if (last != p) {
+                a.pairs[p].executorch_value = a.pairs[last].runtime_value;
+                if (!a.pairs[p].executorch_record && a.pairs[p].aot.record != keys[p - pairsBefore])
+                    a.pairs[p].executorch_record = keys[p - pairsBefore];
+            }
         }
         if (a.pairs.size() == pairsBefore) {
             a.skipped.push_back({aotList, &rt, skipReason.empty() ? "no output to compare" : skipReason});

@@ -5,6 +5,7 @@
 #include "core/etrecord/export_graph.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,14 @@ struct AlignedPair {
     // positional rule pairs the delegate's output with another op of the group
     // (delegateOutputHandles). ExecuTorch's own numbers are computed against it.
     const CaptureRecord* executorch_record = nullptr;
-    // The reference outputs compared, one per runtime item, when the device logged
+    // ExecuTorch's table is keyed by the reference: when two outputs of one
+    // runtime group end in the same handle (…, 6, 6), the later output's entry
+    // overwrites the earlier's, which keeps the earlier's place. The earlier pair
+    // then carries the runtime value ExecuTorch compares (`executorch_value`),
+    // and the later one the output index of the row that stands for it.
+    std::optional<RuntimeValue> executorch_value;
+    int executorch_merged_into = -1;
+    // The reference output compared, one per runtime item, one per runtime item, when the device logged
     // only some outputs of a multi-output node by QNN tensor name ("<node>@<idx>":
     // native_layer_norm's output without mean and rstd, or split's chunks). Empty:
     // the runtime value stands for the whole reference output, as in ExecuTorch.

@@ -282,9 +282,21 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         } else {
             plan.elements.push_back(
                 planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value, backend));
-            if (const CaptureRecord* theirs = pair.executorch_record; theirs && !theirs->sequence)
+            const CaptureRecord* theirs = pair.executorch_record ? pair.executorch_record : &rec;
+            if ((pair.executorch_record || pair.executorch_value) && !theirs->sequence)
                 plan.executorch_elements.push_back(planElement(
-                    dump, capture, theirs, 0, theirs->outputs.front(), pair.runtime_value, backend));
+                    dump, capture, theirs, 0, theirs->outputs.front(),
+                    pair.executorch_value ? *pair.executorch_value : pair.runtime_value, backend));
+            if (pair.executorch_merged_into >= 0) {
+                row.in_executorch = false;
+                row.reason =
+                    "ExecuTorch keys this output like output " + std::to_string(pair.executorch_merged_into) +
+                    " (both end in handle " +
+                    std::to_string(
+                        pair.handles[pair.handles.size() - 1 - static_cast<std::size_t>(pair.output_index)]) +
+                    "): its one row, in output " + std::to_string(pair.executorch_merged_into) +
+                    "'s place, carries this output's numbers";
+            }
         }
         for (auto& e : plan.elements)
             e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks

@@ -208,10 +208,42 @@ class Recurrent(torch.nn.Module):
         return (torch.randn(1, 5, 8),)
 
 
+class Elementwise(torch.nn.Module):
+    """Element-wise ops, reductions and reshapes after a linear layer.
+
+    where, clamp, abs, exp, log1p, cumsum, pow, var, std, logsumexp, permute,
+    expand and argmax. Int8 XNNPACK lowers the first ops into one delegate whose
+    two outputs end in the same debug handle: ExecuTorch keeps one row for them.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(12, 12)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.fc(x)  # 2 x 4 x 12
+        a = torch.where(y > 0, y, 0.5 * y)
+        b = torch.clamp(a, -1.0, 1.5).abs()
+        c = torch.exp(-b) + torch.log1p(b)
+        d = torch.cumsum(c, dim=-1)
+        e = torch.pow(d, 2) / (d.abs() + 1.0)
+        v = e.var(-1, keepdim=True)
+        s = e.std(-1, keepdim=True)
+        lse = torch.logsumexp(e, dim=-1, keepdim=True)
+        z = (e - lse) * s + v
+        p = z.permute(2, 0, 1).reshape(12, 8)
+        q = p.unsqueeze(0).expand(3, 12, 8).sum(0)
+        return q.t().contiguous(), torch.argmax(q, dim=0)
+
+    @staticmethod
+    def example() -> tuple[torch.Tensor, ...]:
+        return (torch.randn(2, 4, 12),)
+
+
 MODELS: dict[str, Callable[[], torch.nn.Module]] = {
     name: model
     for name, model in zip(
-        MODEL_NAMES, (ViT, MobileNetV3Block, DecoderBlock, Indexing, None, Recurrent)
+        MODEL_NAMES, (ViT, MobileNetV3Block, DecoderBlock, Indexing, None, Recurrent, Elementwise)
     )
     if model is not None
 }

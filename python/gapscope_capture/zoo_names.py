@@ -1,3 +1,3 @@
 """The zoo's model names, importable without torch (for the command line)."""
 
-MODEL_NAMES = ("vit", "mobilenetv3", "decoder", "indexing", "llm", "recurrent")
+MODEL_NAMES = ("vit", "mobilenetv3", "decoder", "indexing", "llm", "recurrent", "elementwise")

@@ -112,6 +112,30 @@ TEST_CASE("a real LSTM and GRU: parity, and exact zero states are no divergence"
     CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
 }
 
+// tests/data/xnnpack_elementwise_int8: a delegate's two outputs both end in
+// handle 6, so ExecuTorch's table (keyed by the reference) keeps one row in
+// output 0's place with output 1's numbers. Gapscope's rows line up with it.
+TEST_CASE("two delegate outputs with one key make one ExecuTorch row", "[demo][parity][align]") {
+    using namespace gapscope;
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_elementwise_int8";
+    gapscope::test::checkExecuTorchParity(dir);
+    const auto s = test::loadSessionDir(dir);
+    auto c = compareSession(s.dump, &s.etrecord, s.capture);
+    REQUIRE(c);
+    const auto& rows = c.value().rows;
+    REQUIRE(rows.size() >= 2);
+    CHECK(rows[0].output_index == 0);
+    CHECK(rows[1].output_index == 1);
+    CHECK(rows[0].in_executorch);
+    CHECK_FALSE(rows[1].in_executorch);
+    CHECK(rows[1].reason.find("ExecuTorch keys this output like output 0") != std::string::npos);
+    // Row 0 is compared with its own output; ExecuTorch's number is output 1's.
+    REQUIRE(rows[0].executorch);
+    CHECK(rows[0].gaps.front().mse == 0.0);
+    CHECK(rows[0].executorch->front().mse > 0.0);
+    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+}
+
 #include "core/align/alignment.h"
 
 // tests/data/xnnpack_decoder_fp32: a delegate call returns (q, kᵀ); ExecuTorch pairs

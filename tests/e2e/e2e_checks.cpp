@@ -56,7 +56,7 @@ TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTor
     if (!zoo)
         FAIL("GAPSCOPE_E2E_ZOO_DIR is not set; run through tests/e2e/run_e2e.sh");
     std::size_t sessions = 0, matched = 0;
-    for (const char* model : {"vit", "mobilenetv3", "decoder", "indexing", "recurrent"})
+    for (const char* model : {"vit", "mobilenetv3", "decoder", "indexing", "recurrent", "elementwise"})
         for (const char* variant : {"portable", "fp32", "int8"}) {
             const std::string dir = std::string(zoo) + "/" + model + "/" + variant;
             INFO("zoo session " << dir);
@@ -81,8 +81,8 @@ TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTor
             if (std::string(variant) != "int8")
                 CHECK_FALSE(gapscope::firstDivergence(*session->comparison, {"snr", 20.0}));
         }
-    CHECK(sessions == 15);
-    CHECK(matched >= 10);
+    CHECK(sessions == 18);
+    CHECK(matched >= 12);
 }
 
 // The zoo's two-method LLM: each method's default run is its own, its rows equal
