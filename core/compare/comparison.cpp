@@ -331,8 +331,12 @@ RowMeasurement measureRow(const RowPlan& plan, unsigned threads) {
     for (const auto& e : plan.elements)
         m.elements.push_back(measureElement(e, threads));
     // ExecuTorch compared another reference: its numbers are that comparison's.
-    for (std::size_t k = 0; k < plan.executorch_elements.size() && k < m.elements.size(); ++k)
-        m.elements[k].executorch = measureElement(plan.executorch_elements[k], threads).executorch;
+    for (std::size_t k = 0; k < plan.executorch_elements.size() && k < m.elements.size(); ++k) {
+        auto theirs = measureElement(plan.executorch_elements[k], threads);
+        m.elements[k].executorch = theirs.executorch;
+        if (!theirs.executorch)
+            m.elements[k].executorch_problem = theirs.reason;
+    }
     return m;
 }
 
@@ -360,6 +364,14 @@ void applyMeasurement(Comparison& c, const RowMeasurement& m) {
     row.executorch.reset();
     if (row.in_executorch && !m.elements.empty() && theirs.size() == m.elements.size())
         row.executorch = std::move(theirs);
+    for (const auto& e : m.elements)
+        if (row.in_executorch && !row.executorch && !e.executorch_problem.empty()) {
+            // Gapscope's pairing compares; ExecuTorch's would not: say so on the row.
+            row.reason += (row.reason.empty() ? "" : "; ") +
+                          std::string("ExecuTorch's table raises on this row (") +
+                          (row.selection.empty() ? "" : row.selection + ": ") + e.executorch_problem + ")";
+            break;
+        }
     if (row.status == RowStatus::Invalid)
         row.gaps.clear();
     row.measured = true;

@@ -49,6 +49,9 @@ struct ElementResult {
     std::optional<GapMetrics> metrics;
     // Null where ExecuTorch's comparators would raise (shapes that do not broadcast).
     std::optional<ExecutorchGap> executorch;
+    // Why ExecuTorch's comparison of another pairing fails, when it does (its
+    // positional rule pairs a delegate output with another op of the group).
+    std::string executorch_problem;
 };
 
 // `record` (may be null) gives the quantisation and axis order of output `element`.

@@ -167,4 +167,14 @@ TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[dem
     CHECK(second->executorch->front().snr < 0.0); // what ExecuTorch's pairing computes
     CHECK_THAT(second->selection, Catch::Contains("positional rule pairs it with 'add_2'"));
     CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+    // Where ExecuTorch's own pairing cannot compare (its table raises: the
+    // session's executorch_error.txt), the row says so.
+    std::size_t raising = 0;
+    for (const auto& row : c.value().rows)
+        if (row.in_executorch && !row.executorch) {
+            ++raising;
+            CHECK_THAT(row.reason, Catch::Contains("ExecuTorch's table raises on this row"));
+            CHECK_THAT(row.reason, Catch::Contains("shapes do not broadcast"));
+        }
+    CHECK(raising >= 1);
 }
