@@ -2,7 +2,6 @@
 
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
-#include "core/common/sha256.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
 #include "core/report/compare_report.h"
@@ -82,10 +81,6 @@ int runCompare(const CompareOptions& o) {
     const auto gates = ctx.gates;
     ctx = reportContextFor(*session);
     ctx.gates = gates;
-    if (session->etrecord && session->capture->etrecord_sha256 &&
-        *session->capture->etrecord_sha256 != sha256Hex(session->etrecord_file->bytes()))
-        std::cerr << "gapscope-cli compare: warning: the capture was made from another ETRecord (SHA-256 "
-                     "differs)\n";
     for (const auto& warning : c.warnings)
         std::cerr << "gapscope-cli compare: warning: " << warning << "\n";
 

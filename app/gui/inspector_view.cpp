@@ -266,6 +266,7 @@ void InspectorView::finishSession() {
     m_coverage->setSession(m_session);
     m_coverageView->resizeColumnsToContents();
     m_chart->refresh();
+    showWarnings(); // the provenance check lands with the findings
     // Jump to the first divergence unless the user picked an op meanwhile.
     if (m_session && m_session->first_divergence && m_chart->selectedRow() == m_autoSelected)
         selectRow(m_session->first_divergence->row);

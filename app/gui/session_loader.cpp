@@ -129,8 +129,10 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
             return;
         auto outputs = std::make_shared<std::vector<OutputComparison>>(
             compareProgramOutputs(*session->dump, *session->capture, run));
-        post(generation, [this, outputs, options] {
-            completeSession(*m_session, std::move(*outputs), options);
+        // Reads the mapped ETRecord only, never what the UI thread changes.
+        const auto provenance = checkCaptureProvenance(*session);
+        post(generation, [this, outputs, options, provenance] {
+            completeSession(*m_session, std::move(*outputs), options, provenance);
             m_busy = false;
             emit completed(m_session);
         });

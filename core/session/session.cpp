@@ -178,7 +178,8 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
         return std::move(staged.session);
     for (const auto& m : measureRows(staged.pending))
         applyMeasurement(*s.comparison, m);
-    completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run), options);
+    completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run), options,
+                    checkCaptureProvenance(s));
     return std::move(staged.session);
 }
 
@@ -245,9 +246,13 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     return staged;
 }
 
-void completeSession(Session& s, std::vector<OutputComparison> outputs, const SessionOptions& options) {
+void completeSession(Session& s, std::vector<OutputComparison> outputs, const SessionOptions& options,
+                     const CaptureProvenance& provenance) {
     if (!s.comparison)
         return;
+    s.etrecord_sha256 = provenance.etrecord_sha256;
+    if (provenance.warning)
+        s.comparison->warnings.push_back(*provenance.warning);
     finishComparison(*s.comparison, std::move(outputs), s.etrecord ? &*s.etrecord : nullptr);
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
@@ -267,7 +272,10 @@ ReportContext reportContextFor(const Session& s) {
         {"capture", &s.capture_file}};
     for (const auto& [role, file] : roles)
         if (*file)
-            ctx.inputs.push_back({role, (*file)->path(), (*file)->size(), sha256Hex((*file)->bytes())});
+            ctx.inputs.push_back({role, (*file)->path(), (*file)->size(),
+                                  file == &s.etrecord_file && s.etrecord_sha256
+                                      ? *s.etrecord_sha256
+                                      : sha256Hex((*file)->bytes())});
     return ctx;
 }
 

@@ -9,6 +9,7 @@
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
 #include "core/report/compare_report.h"
+#include "core/session/provenance.h"
 
 #include <memory>
 #include <optional>
@@ -39,9 +40,10 @@ struct Session {
     MetricThreshold threshold; // the first-divergence threshold used
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
-    std::vector<std::string> capture_methods; // of every capture offered (SessionFiles)
-    std::vector<std::string> missing;         // "debug buffer", "ETRecord", "AOT capture", "ETDump"
-    std::vector<Error> errors;                // files that could not be read, with the reader's message
+    std::vector<std::string> capture_methods;   // of every capture offered (SessionFiles)
+    std::optional<std::string> etrecord_sha256; // hashed by the provenance check, reused by reports
+    std::vector<std::string> missing;           // "debug buffer", "ETRecord", "AOT capture", "ETDump"
+    std::vector<Error> errors;                  // files that could not be read, with the reader's message
     // Every stage done: metrics, coverage and findings are final (see StagedSession).
     bool complete = false;
 };
@@ -81,7 +83,7 @@ struct StagedSession {
 StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options = {});
 void completeSession(Session& session, std::vector<OutputComparison> outputs,
-                     const SessionOptions& options = {});
+                     const SessionOptions& options = {}, const CaptureProvenance& provenance = {});
 
 // Reads the files it is given and compares (every stage at once). Never fails as a whole: errors and
 // missing parts are reported in the Session so a UI can show them and stay usable.

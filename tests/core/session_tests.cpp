@@ -118,3 +118,31 @@ TEST_CASE("a __debugID_ session needs no ETRecord; a QNN '@' session does", "[se
     REQUIRE(mapped->comparison);
     CHECK(mapped->comparison->rows.empty());
 }
+
+// The capture records the SHA-256 of the ETRecord it was made from; compared
+// with another ETRecord, the session warns (CLI and app read the same warning)
+// and the report reuses the digest instead of hashing the ETRecord twice.
+TEST_CASE("a capture made from another ETRecord is warned about", "[session][provenance]") {
+    using namespace gapscope;
+    const std::string mha = GAPSCOPE_TEST_DATA_DIR "/portable_mha/";
+    const std::string other = GAPSCOPE_TEST_DATA_DIR "/portable_recurrent/etrecord.bin";
+    for (const auto& etrecord : {mha + "etrecord.bin", other}) {
+        INFO(etrecord);
+        std::vector<Error> errors;
+        const auto s = loadSession(sessionInputsFromPaths(
+            {mha + "run.etdp", mha + "run.debug.bin", etrecord, mha + "capture.gscap.safetensors"}, errors));
+        REQUIRE(errors.empty());
+        REQUIRE(s->comparison);
+        REQUIRE(s->capture->etrecord_sha256);
+        REQUIRE(s->etrecord_sha256);
+        bool warned = false;
+        for (const auto& w : s->comparison->warnings)
+            warned = warned || w.find("the capture was made from another ETRecord") != std::string::npos;
+        CHECK(warned == (etrecord == other));
+        CHECK((*s->etrecord_sha256 == *s->capture->etrecord_sha256) == (etrecord != other));
+        const auto ctx = reportContextFor(*s);
+        for (const auto& input : ctx.inputs)
+            if (input.role == std::string("etrecord"))
+                CHECK(input.sha256 == *s->etrecord_sha256);
+    }
+}

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace gapscope {
+
+struct Session;
+
+// Whether the capture was made from the ETRecord it is compared with: the
+// exporter records the SHA-256 of the ETRecord it captured. Another ETRecord's
+// capture pairs debug handles of another program. The check hashes the whole
+// ETRecord, so it runs off the UI thread (the loader's worker, or the CLI);
+// completeSession stores the result.
+struct CaptureProvenance {
+    std::optional<std::string> etrecord_sha256; // the open ETRecord's, when hashed
+    std::optional<std::string> warning;
+};
+CaptureProvenance checkCaptureProvenance(const Session& session);
+
+} // namespace gapscope
