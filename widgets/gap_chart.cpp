@@ -2,6 +2,7 @@
 
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
+#include "core/compare/row_name.h"
 #include "widgets/plot_export.h"
 
 #include <QComboBox>
@@ -15,14 +16,6 @@
 #include <qcustomplot.h>
 
 namespace gapscope {
-
-std::string displayOpName(const ComparisonRow& row) {
-    // The last op that computes something: quantize/dequantize pairs only frame it.
-    for (auto it = row.aot_ops.rbegin(); it != row.aot_ops.rend(); ++it)
-        if (it->rfind("quantize_per_", 0) != 0 && it->rfind("dequantize_per_", 0) != 0)
-            return *it;
-    return row.aot_ops.empty() ? std::string() : row.aot_ops.back();
-}
 
 GapChart::GapChart(QWidget* parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/compare/row_name.h"
 #include "core/session/session.h"
 
 #include <QWidget>
@@ -14,10 +15,6 @@ class QComboBox;
 class QMouseEvent;
 
 namespace gapscope {
-
-// The name that says what a row computes: its last op that is not a
-// quantize/dequantize node.
-std::string displayOpName(const ComparisonRow& row);
 
 // The chosen metric per op in execution order (log axis when every value is
 // positive), the threshold line, the first-divergence marker, the selected op;

@@ -4,6 +4,7 @@
 #include "core/common/atomic_file.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
+#include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
 #include "core/session/session.h"
 
@@ -102,7 +103,7 @@ int runCompare(const CompareOptions& o) {
             const auto v = rowMetric(row, gate.metric);
             if (v && worseThan(*info, *v, gate.value)) {
                 std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by row " << row.index
-                          << " (" << (row.aot_ops.empty() ? "" : row.aot_ops.back()) << "): " << *v << '\n';
+                          << " (" << displayOpName(row) << "): " << *v << '\n';
                 ++tripped;
             }
         }

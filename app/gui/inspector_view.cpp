@@ -298,21 +298,11 @@ void InspectorView::selectRow(std::optional<std::size_t> row) {
 bool InspectorView::stepDivergent(int direction) {
     if (!m_session || !m_session->comparison)
         return false;
-    const auto& order = m_chart->order();
-    if (order.empty())
-        return false;
-    auto pos =
-        std::find(order.begin(), order.end(), m_chart->selectedRow().value_or(order.front())) - order.begin();
-    for (std::size_t step = 1; step <= order.size(); ++step) {
-        const auto i = static_cast<std::size_t>(
-            (pos + direction * static_cast<long>(step) + static_cast<long>(order.size()) * 2) %
-            static_cast<long>(order.size()));
-        if (crossesThreshold(m_session->comparison->rows[order[i]], m_session->threshold)) {
-            selectRow(order[i]);
-            return true;
-        }
-    }
-    return false;
+    const auto next =
+        stepPastThreshold(*m_session->comparison, m_chart->selectedRow(), direction, m_session->threshold);
+    if (next)
+        selectRow(*next);
+    return next.has_value();
 }
 
 bool InspectorView::selectStrongestGain() {

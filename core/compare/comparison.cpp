@@ -3,6 +3,7 @@
 #include "core/align/qnn_multi_output.h"
 #include "core/align/run_methods.h"
 #include "core/common/parallel.h"
+#include "core/compare/row_name.h"
 
 #include <algorithm>
 #include <set>
@@ -123,8 +124,8 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
     }
     for (const auto& row : c.rows)
         if (row.status == RowStatus::Invalid)
-            c.coverage.push_back({"invalid_comparison", row.aot_ops.empty() ? "" : row.aot_ops.back(),
-                                  row.aot_debug_handle, row.reason});
+            c.coverage.push_back(
+                {"invalid_comparison", displayOpName(row), row.aot_debug_handle, row.reason});
     for (const auto& skipped : c.alignment.skipped)
         for (const auto* r : skipped.aot)
             c.coverage.push_back({"unmatched_group", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,

@@ -39,6 +39,21 @@ bool agreesExactly(const ComparisonRow& row) {
 
 } // namespace
 
+std::optional<std::size_t> stepPastThreshold(const Comparison& c, std::optional<std::size_t> from,
+                                             int direction, const MetricThreshold& threshold) {
+    const auto order = executionOrder(c);
+    if (order.empty())
+        return std::nullopt;
+    const auto n = static_cast<long>(order.size());
+    const auto at = std::find(order.begin(), order.end(), from.value_or(order.front())) - order.begin();
+    for (long step = 1; step <= n; ++step) {
+        const auto i = static_cast<std::size_t>(((at + direction * step) % n + n) % n);
+        if (crossesThreshold(c.rows[order[i]], threshold))
+            return order[i];
+    }
+    return std::nullopt;
+}
+
 bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold) {
     const auto info = findMetric(threshold.metric);
     if (!info || row.status != RowStatus::Ok || agreesExactly(row))

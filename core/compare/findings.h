@@ -20,6 +20,12 @@ std::vector<std::size_t> executionOrder(const Comparison& c);
 // "next past the threshold" and its threshold filter all use this.
 bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold);
 
+// The next (direction +1) or previous (−1) row in execution order after row
+// `from` (none: the first row) that crosses the threshold, wrapping around; none
+// when no row does. The app's "next/previous past the threshold".
+std::optional<std::size_t> stepPastThreshold(const Comparison& c, std::optional<std::size_t> from,
+                                             int direction, const MetricThreshold& threshold);
+
 // The first row in execution order (instruction id, then output index) that
 // crosses the threshold.
 struct FirstDivergence {

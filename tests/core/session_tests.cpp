@@ -146,3 +146,36 @@ TEST_CASE("a capture made from another ETRecord is warned about", "[session][pro
                 CHECK(input.sha256 == *s->etrecord_sha256);
     }
 }
+
+#include "core/compare/findings.h"
+
+// "Next past the threshold" (the app's F-keys) walks the rows that cross it in
+// execution order, wrapping, and starts where the first divergence is.
+TEST_CASE("stepping past the threshold follows execution order and wraps", "[session][findings]") {
+    using namespace gapscope;
+    std::vector<Error> errors;
+    const auto s = loadSession(sessionInputsFromPaths({GAPSCOPE_QNN_DEMO_DIR}, errors));
+    REQUIRE(s->comparison);
+    const auto& c = *s->comparison;
+    const MetricThreshold threshold{"snr", 45.0}; // 8a8w: some rows above, some below
+    std::vector<std::size_t> crossing;
+    for (const auto i : executionOrder(c))
+        if (crossesThreshold(c.rows[i], threshold))
+            crossing.push_back(i);
+    REQUIRE(crossing.size() >= 2);
+    REQUIRE(crossing.size() < c.rows.size());
+    const auto first = firstDivergence(c, threshold);
+    REQUIRE(first);
+    CHECK(crossing.front() == first->row);
+    // From the first row in execution order (not itself past the threshold, or it
+    // would be skipped as the starting point) forward reaches the crossings in order.
+    std::optional<std::size_t> at = crossing.front();
+    for (std::size_t k = 1; k < crossing.size(); ++k) {
+        at = stepPastThreshold(c, at, +1, threshold);
+        REQUIRE(at);
+        CHECK(*at == crossing[k]);
+    }
+    CHECK(stepPastThreshold(c, at, +1, threshold) == crossing.front()); // wraps
+    CHECK(stepPastThreshold(c, crossing.front(), -1, threshold) == crossing.back());
+    CHECK_FALSE(stepPastThreshold(c, std::nullopt, +1, {"snr", -1000.0})); // nothing crosses
+}
