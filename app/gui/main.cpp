@@ -1,4 +1,5 @@
 #include "app/gui/main_window.h"
+#include "core/report/compare_report.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -9,7 +10,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Gapscope"));
     QApplication::setApplicationName(QStringLiteral("gapscope"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QString::fromStdString(gapscope::gapscopeVersion()));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Gapscope: which op made an ExecuTorch model drift"));

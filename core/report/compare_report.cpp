@@ -13,7 +13,7 @@ namespace gapscope {
 using json = nlohmann::ordered_json;
 
 std::string gapscopeVersion() {
-    return "0.1.0";
+    return GAPSCOPE_VERSION; // from CMake's project(VERSION)
 }
 
 namespace {

@@ -179,3 +179,24 @@ TEST_CASE("stepping past the threshold follows execution order and wraps", "[ses
     CHECK(stepPastThreshold(c, crossing.front(), -1, threshold) == crossing.back());
     CHECK_FALSE(stepPastThreshold(c, std::nullopt, +1, {"snr", -1000.0})); // nothing crosses
 }
+
+#include "core/report/compare_report.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+// One version: CMake's project(VERSION) reaches the core, the CLI and the app
+// through gapscopeVersion(); the exporter, a Python package of its own, states
+// it in __init__.py and must agree.
+TEST_CASE("the exporter's version is Gapscope's", "[version]") {
+    std::ifstream in(GAPSCOPE_EXPORTER_INIT);
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::smatch m;
+    const std::string source = text.str();
+    REQUIRE(std::regex_search(source, m, std::regex("__version__ = \"([^\"]+)\"")));
+    CHECK(m[1].str() == gapscope::gapscopeVersion());
+    CHECK(gapscope::gapscopeVersion().find('.') != std::string::npos);
+}
