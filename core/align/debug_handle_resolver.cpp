@@ -1,5 +1,7 @@
 #include "core/align/debug_handle_resolver.h"
 
+#include "core/common/decimal.h"
+
 namespace gapscope {
 
 const char* handleSourceName(HandleSource source) {
@@ -22,26 +24,12 @@ std::string EventKey::delegateId() const {
     return delegate_debug_id_str.value_or("");
 }
 
-namespace {
-std::optional<std::int64_t> trailingNumber(const std::string& s, std::size_t from) {
-    if (from >= s.size() || s.size() - from > 18)
-        return std::nullopt;
-    std::int64_t v = 0;
-    for (std::size_t i = from; i < s.size(); ++i) {
-        if (s[i] < '0' || s[i] > '9')
-            return std::nullopt;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
-}
-} // namespace
-
 std::optional<std::int64_t> debugIdSuffix(const std::string& name) {
     static const std::string marker = "__debugID_";
     const auto at = name.rfind(marker);
     if (at == std::string::npos)
         return std::nullopt;
-    auto n = trailingNumber(name, at + marker.size());
+    auto n = parseDecimal(std::string_view(name).substr(at + marker.size()));
     if (!n || *n <= 0)
         return std::nullopt;
     return n;
@@ -51,7 +39,7 @@ std::optional<int> qnnOutputIndex(const std::string& name) {
     const auto at = name.rfind('@');
     if (at == std::string::npos)
         return std::nullopt;
-    auto n = trailingNumber(name, at + 1);
+    auto n = parseDecimal(std::string_view(name).substr(at + 1));
     if (!n || *n > 1'000'000)
         return std::nullopt;
     return static_cast<int>(*n);

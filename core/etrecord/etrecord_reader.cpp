@@ -1,5 +1,6 @@
 #include "core/etrecord/etrecord_reader.h"
 
+#include "core/common/decimal.h"
 #include "core/common/python_json.h"
 #include "core/common/zip_archive.h"
 
@@ -43,18 +44,6 @@ bool isReserved(const std::string& name) {
 Error recordError(const std::string& file, const std::string& field, std::string message,
                   ErrorCode code = ErrorCode::Malformed) {
     return makeError(code, std::move(message), file, field);
-}
-
-std::optional<std::int64_t> parseInstructionId(const std::string& key) {
-    if (key.empty() || key.size() > 18)
-        return std::nullopt;
-    std::int64_t v = 0;
-    for (char c : key) {
-        if (c < '0' || c > '9')
-            return std::nullopt;
-        v = v * 10 + (c - '0');
-    }
-    return v;
 }
 
 class MapsReader {
@@ -112,7 +101,7 @@ private:
             MethodMaps& maps = m_out.methods[method.key()];
             for (auto instr = method.value().begin(); instr != method.value().end(); ++instr) {
                 const std::string where = entry + "." + method.key() + "." + instr.key();
-                auto id = parseInstructionId(instr.key());
+                auto id = parseDecimal(instr.key());
                 if (!id)
                     return recordError(m_file, where,
                                        "entry '" + entry + "': instruction id '" + instr.key() +

@@ -1,5 +1,6 @@
 #include "core/etrecord/export_graph.h"
 
+#include "core/common/decimal.h"
 #include "core/common/python_json.h"
 
 #include <algorithm>
@@ -57,22 +58,21 @@ void collectTensorNames(const json& argument, std::vector<std::string>& out) {
 std::vector<std::int64_t> parseHandles(const std::string& text) {
     // Usually a decimal integer; a list handle is serialized like "[3, 4]".
     std::vector<std::int64_t> out;
-    std::int64_t current = 0;
-    bool inNumber = false;
-    for (char c : text) {
-        if (c >= '0' && c <= '9') {
-            if (current > (INT64_MAX - 9) / 10)
-                return {}; // absurd; treat as no handle rather than wrap
-            current = current * 10 + (c - '0');
-            inNumber = true;
-        } else if (inNumber) {
-            out.push_back(current);
-            current = 0;
-            inNumber = false;
+    const std::string_view all(text);
+    for (std::size_t i = 0; i < all.size();) {
+        if (all[i] < '0' || all[i] > '9') {
+            ++i;
+            continue;
         }
+        std::size_t j = i;
+        while (j < all.size() && all[j] >= '0' && all[j] <= '9')
+            ++j;
+        const auto v = parseDecimal(all.substr(i, j - i));
+        if (!v)
+            return {}; // absurd; treat as no handle rather than wrap
+        out.push_back(*v);
+        i = j;
     }
-    if (inNumber)
-        out.push_back(current);
     // ExecuTorch treats 0 as "unset".
     out.erase(std::remove(out.begin(), out.end(), 0), out.end());
     return out;

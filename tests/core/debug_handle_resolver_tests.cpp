@@ -128,3 +128,18 @@ TEST_CASE("every delegate event of the QNN fixture resolves with QNN-style maps"
     CHECK(resolved == 9); // 5 QNN names, 2 __debugID_ names, int ids 3 and 4
     CHECK(viaSuffix == 2);
 }
+
+#include "core/common/decimal.h"
+
+TEST_CASE("decimal integers: digits only, within int64", "[parse]") {
+    using gapscope::parseDecimal;
+    CHECK(parseDecimal("0") == 0);
+    CHECK(parseDecimal("007") == 7);
+    CHECK(parseDecimal("9223372036854775807") == INT64_MAX);
+    for (const char* bad :
+         {"", "-1", "+1", " 1", "1 ", "1a", "0x10", "9223372036854775808", "99999999999999999999"})
+        CHECK_FALSE(parseDecimal(bad));
+    CHECK(gapscope::debugIdSuffix("conv__debugID_12") == 12);
+    CHECK_FALSE(gapscope::debugIdSuffix("conv__debugID_-12"));
+    CHECK_FALSE(gapscope::debugIdSuffix("conv__debugID_99999999999999999999"));
+}
