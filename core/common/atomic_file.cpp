@@ -10,8 +10,6 @@
 
 namespace gapscope {
 
-namespace {} // namespace
-
 std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes) {
     std::string pattern = path + ".tmp-XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());

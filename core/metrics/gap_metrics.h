@@ -9,9 +9,6 @@
 
 namespace gapscope {
 
-// Every number Gapscope reports for one compared pair (formulas in
-// docs/metrics.md). a = reference (AOT), b = runtime, d = a − b, all float64
-// after ExecuTorch's conversion (NaN→0, ±Inf→±max when a side holds a NaN).
 // One channel of a per-channel breakdown.
 struct ChannelGap {
     double mse = 0;
@@ -19,6 +16,9 @@ struct ChannelGap {
     double snr = 0;
 };
 
+// Every number Gapscope reports for one compared pair (formulas in
+// docs/metrics.md). a = reference (AOT), b = runtime, d = a − b, all float64
+// after ExecuTorch's conversion (NaN→0, ±Inf→±max when a side holds a NaN).
 struct GapMetrics {
     // ExecuTorch's.
     double mse = 0;
