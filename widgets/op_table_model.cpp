@@ -128,10 +128,12 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char* const names[] = {
-        "#",      "Debug handles", "AOT ops", "Runtime ops", "Shape", "Dtype",  "MSE",     "L1",
-        "SNR dB", "Max |Δ|",       "Rel. L2", "Cosine",      "Steps", "Sat. %", "Gain dB", "Status"};
+        QT_TR_NOOP("#"),      QT_TR_NOOP("Debug handles"), QT_TR_NOOP("AOT ops"), QT_TR_NOOP("Runtime ops"),
+        QT_TR_NOOP("Shape"),  QT_TR_NOOP("Dtype"),         QT_TR_NOOP("MSE"),     QT_TR_NOOP("L1"),
+        QT_TR_NOOP("SNR dB"), QT_TR_NOOP("Max |Δ|"),       QT_TR_NOOP("Rel. L2"), QT_TR_NOOP("Cosine"),
+        QT_TR_NOOP("Steps"),  QT_TR_NOOP("Sat. %"),        QT_TR_NOOP("Gain dB"), QT_TR_NOOP("Status")};
     static_assert(sizeof(names) / sizeof(names[0]) == ColumnCount);
-    return section >= 0 && section < ColumnCount ? QString::fromUtf8(names[section]) : QVariant();
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
 QVariant OpTableModel::data(const QModelIndex& index, int role) const {

@@ -74,7 +74,8 @@ TensorPanel::TensorPanel(QWidget* parent)
     controls->addWidget(m_shared);
     m_shared->setChecked(true);
     auto* grid = new QGridLayout;
-    const char* const titles[] = {"reference (AOT)", "runtime (device)", "difference (ref − runtime)"};
+    const char* const titles[] = {QT_TR_NOOP("reference (AOT)"), QT_TR_NOOP("runtime (device)"),
+                                  QT_TR_NOOP("difference (ref − runtime)")};
     const char* const fileNames[] = {"reference-heatmap",    "runtime-heatmap",      "difference-heatmap",
                                      "difference-histogram", "runtime-vs-reference", "error-per-channel"};
     for (int i = 0; i < 3; ++i) {
@@ -105,8 +106,9 @@ TensorPanel::TensorPanel(QWidget* parent)
         m_maps.push_back(map);
         grid->addWidget(plot, 0, i);
     }
-    const char* const detailTitles[] = {"difference histogram", "runtime vs reference",
-                                        "error per channel (MSE)"};
+    const char* const detailTitles[] = {QT_TR_NOOP("difference histogram"),
+                                        QT_TR_NOOP("runtime vs reference"),
+                                        QT_TR_NOOP("error per channel (MSE)")};
     QCustomPlot* details[] = {m_histogram, m_scatter, m_channels};
     for (int i = 0; i < 3; ++i) {
         details[i]->setMinimumSize(160, 120);
