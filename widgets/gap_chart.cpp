@@ -40,7 +40,10 @@ GapChart::GapChart(QWidget* parent)
     m_plot->setMinimumHeight(220);
     m_plot->xAxis->setLabel(tr("op (execution order)"));
 
-    connect(m_metricBox, &QComboBox::currentTextChanged, this, [this] { refresh(); });
+    connect(m_metricBox, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
+        refresh();
+        emit metricChanged(metric);
+    });
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
         if (auto row = rowNear(e); row && m_session && m_session->comparison) {
             const auto& r = m_session->comparison->rows[*row];

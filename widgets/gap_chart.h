@@ -37,6 +37,8 @@ public:
 
 signals:
     void rowClicked(std::size_t row);
+    // The user (or setMetric) chose another metric to plot.
+    void metricChanged(const QString& metric);
 
 private:
     void rebuild();

@@ -134,7 +134,7 @@ InspectorView::InspectorView(QWidget* parent)
         if (m_session && m_session->comparison && m_session->comparison->method != method.toStdString())
             emit compareRequested(method, std::nullopt);
     });
-    connect(m_chart->findChild<QComboBox*>(), &QComboBox::currentTextChanged, this,
+    connect(m_chart, &GapChart::metricChanged, this,
             [](const QString& metric) { AppSettings().setChartMetric(metric); });
 }
 
