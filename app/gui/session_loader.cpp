@@ -1,6 +1,7 @@
 #include "app/gui/session_loader.h"
 
 #include "core/common/parallel.h"
+#include "core/session/stage_runner.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -88,7 +89,6 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
             errors << QString::fromStdString(e.describe());
         // From here on the UI thread owns the rows; this job reads inputs and plans only.
         const bool complete = session->complete;
-        const std::size_t run = session->comparison ? session->comparison->run : 0;
         post(generation, [this, session, errors] {
             m_session = session;
             emit opened(session, errors);
@@ -100,20 +100,13 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
         if (complete)
             return;
 
-        // Rows in batches sized so the table updates a few times a second.
-        const auto& pending = staged.pending;
-        std::size_t batch = defaultThreadCount();
-        QElapsedTimer clock;
-        for (std::size_t begin = 0; begin < pending.size();) {
-            if (cancelled->load())
-                return;
-            const std::size_t end = std::min(pending.size(), begin + batch);
-            clock.start();
-            auto measured = std::make_shared<std::vector<RowMeasurement>>(
-                measureRows(pending.data() + begin, end - begin));
-            if (clock.elapsed() < 50)
-                batch = std::min<std::size_t>(batch * 2, 4096);
-            post(generation, [this, measured, done = end, total = pending.size()] {
+        // Results are posted: the UI thread applies them to the rows it shows.
+        StageCallbacks stages;
+        stages.cancelled = [cancelled] { return cancelled->load(); };
+        stages.measured = [this, generation](std::vector<RowMeasurement> batch, std::size_t done,
+                                             std::size_t total) {
+            auto measured = std::make_shared<std::vector<RowMeasurement>>(std::move(batch));
+            post(generation, [this, measured, done, total] {
                 std::size_t first = SIZE_MAX, last = 0;
                 for (const auto& m : *measured) {
                     applyMeasurement(*m_session->comparison, m);
@@ -123,19 +116,18 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
                 emit rowsMeasured(first, last);
                 emit progress(tr("Measuring"), done, total);
             });
-            begin = end;
-        }
-        if (cancelled->load())
-            return;
-        auto outputs = std::make_shared<std::vector<OutputComparison>>(
-            compareProgramOutputs(*session->dump, *session->capture, run));
-        // Reads the mapped ETRecord only, never what the UI thread changes.
-        const auto provenance = checkCaptureProvenance(*session);
-        post(generation, [this, outputs, options, provenance] {
-            completeSession(*m_session, std::move(*outputs), options, provenance);
-            m_busy = false;
-            emit completed(m_session);
-        });
+        };
+        stages.completed = [this, generation, options](std::vector<OutputComparison> outputs,
+                                                       CaptureProvenance provenance) {
+            auto results = std::make_shared<std::vector<OutputComparison>>(std::move(outputs));
+            post(generation, [this, results, options, provenance] {
+                completeSession(*m_session, std::move(*results), options, provenance);
+                m_busy = false;
+                emit completed(m_session);
+            });
+        };
+        // Reads the mapped inputs only, never what the UI thread changes.
+        runStages(*session, staged.pending, stages);
     };
     (void)QtConcurrent::run(&m_pool, std::move(job));
 }

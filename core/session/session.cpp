@@ -5,6 +5,7 @@
 #include "core/common/sha256.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
+#include "core/session/stage_runner.h"
 
 #include <algorithm>
 #include <cstring>
@@ -176,10 +177,15 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
     Session& s = *staged.session;
     if (s.complete)
         return std::move(staged.session);
-    for (const auto& m : measureRows(staged.pending))
-        applyMeasurement(*s.comparison, m);
-    completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run), options,
-                    checkCaptureProvenance(s));
+    StageCallbacks stages;
+    stages.measured = [&](std::vector<RowMeasurement> batch, std::size_t, std::size_t) {
+        for (const auto& m : batch)
+            applyMeasurement(*s.comparison, m);
+    };
+    stages.completed = [&](std::vector<OutputComparison> outputs, CaptureProvenance provenance) {
+        completeSession(s, std::move(outputs), options, provenance);
+    };
+    runStages(s, staged.pending, stages);
     return std::move(staged.session);
 }
 

@@ -150,3 +150,46 @@ TEST_CASE("a staged plan settles rows that need no arithmetic; measuring finds b
     REQUIRE(oneShot);
     checkSameRows(c, oneShot.value());
 }
+
+#include "core/session/stage_runner.h"
+
+// One stage sequence for the CLI and the app: every pending row arrives in
+// order-preserving batches, then one completion; a cancel stops before the next
+// batch and nothing more is delivered.
+TEST_CASE("the stage runner delivers every row once, then completes; a cancel stops it",
+          "[session][staged]") {
+    const auto files = demoFiles("capture_float.gscap.safetensors");
+    auto staged = openSessionFiles(files);
+    REQUIRE_FALSE(staged.pending.empty());
+    std::vector<std::size_t> rows;
+    std::size_t completions = 0, lastDone = 0;
+    StageCallbacks all;
+    all.measured = [&](std::vector<RowMeasurement> batch, std::size_t done, std::size_t total) {
+        CHECK(total == staged.pending.size());
+        CHECK(done == lastDone + batch.size());
+        lastDone = done;
+        for (const auto& m : batch)
+            rows.push_back(m.row);
+    };
+    all.completed = [&](std::vector<OutputComparison> outputs, CaptureProvenance provenance) {
+        ++completions;
+        CHECK(outputs.size() == 2);        // topk's values and indices
+        CHECK(provenance.etrecord_sha256); // the capture names its ETRecord
+        CHECK_FALSE(provenance.warning);   // and it is this one
+    };
+    runStages(*staged.session, staged.pending, all);
+    REQUIRE(rows.size() == staged.pending.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        CHECK(rows[i] == staged.pending[i].row);
+    CHECK(completions == 1);
+
+    std::size_t batches = 0;
+    StageCallbacks cancelled;
+    cancelled.cancelled = [&] { return batches > 0; };
+    cancelled.measured = [&](std::vector<RowMeasurement>, std::size_t, std::size_t) { ++batches; };
+    cancelled.completed = [&](std::vector<OutputComparison>, CaptureProvenance) {
+        FAIL("completed after a cancel");
+    };
+    runStages(*staged.session, staged.pending, cancelled);
+    CHECK(batches == 1);
+}

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/session/session.h"
+
+#include <functional>
+#include <vector>
+
+namespace gapscope {
+
+// The stages after openSessionFiles, in order, on the calling thread: the
+// pending rows measured in batches, then the program outputs and the provenance
+// check. They only read the session's inputs (thread-safe); each result goes to
+// a callback, and the caller decides where it is applied (at once for the CLI,
+// posted to the UI thread by the app's loader). One sequence for both.
+struct StageCallbacks {
+    // Asked before each batch; true stops the run (nothing more is delivered).
+    std::function<bool()> cancelled;
+    // One batch of measured rows; `done` of `total` rows are measured with it.
+    std::function<void(std::vector<RowMeasurement> batch, std::size_t done, std::size_t total)> measured;
+    // The last stage's results, for completeSession.
+    std::function<void(std::vector<OutputComparison> outputs, CaptureProvenance provenance)> completed;
+};
+
+// Batches start at the thread count and double while one takes under 50 ms, so
+// a UI updates a few times a second whatever the session's size.
+void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks);
+
+} // namespace gapscope
