@@ -10,6 +10,7 @@ the float model, keyed like a quantised program's capture.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import os
@@ -296,8 +297,12 @@ def _capture_program(
         # Not under torch.no_grad(): ExecuTorch's Inspector runs the capturer with
         # autograd on, and some kernels differ with it (aten.lstm's output by
         # ~1e-7), so ExecuTorch's numbers would no longer be reproducible.
+        # The outputs come from a run on a copy made before the capturing run: a
+        # model that updates its buffers (a counter, a cache) would otherwise give
+        # the outputs of a second step, not of the step the intermediates show.
+        fresh = copy.deepcopy(graph_module)
         captured = IntermediateOutputCapturer(graph_module).run_and_capture(*flat_inputs)
-        outputs = Interpreter(graph_module).run(*flat_inputs)
+        outputs = Interpreter(fresh).run(*flat_inputs)
     except Exception as exc:  # the graph rejects these inputs (count, shape, dtype)
         raise CaptureError(
             f"running the reference graph on the inputs failed: {type(exc).__name__}: {exc}"

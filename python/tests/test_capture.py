@@ -48,3 +48,24 @@ def test_in_memory_int8_program_agrees_with_its_saved_etrecord(tmp_path: Path) -
     assert [r.quantization for r in in_memory.records] == [r.quantization for r in from_file.records]
     assert any(r.quantization for r in in_memory.records)
     assert from_file.fill_quantization(in_memory) == 0
+
+
+class _Counter(torch.nn.Module):
+    """Updates a buffer each step, as a KV cache or a step counter does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("count", torch.zeros(1))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.count.add_(1.0)
+        return x * self.count, self.count * 2.0
+
+
+def test_reference_outputs_are_the_captured_step_of_a_stateful_model() -> None:
+    with torch.no_grad():  # ExecuTorch lowers in-place buffer updates only so
+        edge = to_edge(torch.export.export(_Counter(), (torch.ones(3),)))
+    result = capture_from_program(edge, [torch.ones(3)])
+    # One step from count 0: count 1. Outputs of a second run would say 2 and 4.
+    assert torch.equal(result.reference_outputs[0], torch.ones(3))
+    assert torch.equal(result.reference_outputs[1], torch.tensor([2.0]))
