@@ -19,8 +19,9 @@ namespace gapscope {
 
 GapChart::GapChart(QWidget* parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)) {
-    for (const char* name : {"rel_l2", "mse", "l1", "snr", "max_abs", "cosine", "sqnr", "mean_abs"})
-        m_metricBox->addItem(QString::fromLatin1(name));
+    for (const auto& m : metricCatalog())
+        if (m.charted)
+            m_metricBox->addItem(QString::fromLatin1(m.name));
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Gap per op, in execution order:"), this));
     top->addWidget(m_metricBox);

@@ -102,14 +102,14 @@ int OpTableModel::modelRow(std::size_t index) const {
 
 const char* OpTableModel::metricOf(int column) {
     switch (column) {
-    case Mse: return "mse";
-    case L1: return "l1";
-    case Snr: return "snr";
-    case MaxAbs: return "max_abs";
-    case RelL2: return "rel_l2";
-    case Cosine: return "cosine";
-    case Steps: return "rmse_steps";
-    case Saturation: return "saturation";
+    case Mse: return metricInfo(Metric::Mse).name;
+    case L1: return metricInfo(Metric::L1).name;
+    case Snr: return metricInfo(Metric::Snr).name;
+    case MaxAbs: return metricInfo(Metric::MaxAbs).name;
+    case RelL2: return metricInfo(Metric::RelL2).name;
+    case Cosine: return metricInfo(Metric::Cosine).name;
+    case Steps: return metricInfo(Metric::RmseSteps).name;
+    case Saturation: return metricInfo(Metric::Saturation).name;
     default: return nullptr;
     }
 }
@@ -200,7 +200,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         if (metric && value && r->status == RowStatus::Broadcast)
             return QBrush(QColor(255, 235, 156)); // not a gap: see the tooltip
         if (metric && value) {
-            const auto rel = rowMetric(*r, "rel_l2");
+            const auto rel = rowMetric(*r, Metric::RelL2);
             return QBrush(gapColor(rel.value_or(0)));
         }
         if (col == Status && r->status != RowStatus::Ok)

@@ -65,10 +65,10 @@ QString exportReportFolder(MainWindow& window, const QString& folder, int worstO
     // The worst ops by relative L2, with the panel showing each in turn.
     std::vector<const ComparisonRow*> ranked;
     for (const auto& r : c.rows)
-        if (rowMetric(r, "rel_l2"))
+        if (rowMetric(r, Metric::RelL2))
             ranked.push_back(&r);
     std::stable_sort(ranked.begin(), ranked.end(), [](const ComparisonRow* a, const ComparisonRow* b) {
-        return *rowMetric(*a, "rel_l2") > *rowMetric(*b, "rel_l2");
+        return *rowMetric(*a, Metric::RelL2) > *rowMetric(*b, Metric::RelL2);
     });
     ranked.resize(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(worstOps, 0))));
     const auto previous = window.tensorPanel()->row();
@@ -86,7 +86,7 @@ QString exportReportFolder(MainWindow& window, const QString& folder, int worstO
             QStringLiteral("<h3>Row %1: %2</h3><p>relative L2 %3, SNR %4 dB, status %5</p><img src=\"%6\">\n")
                 .arg(r->index)
                 .arg(html(ops.join(QStringLiteral(", "))))
-                .arg(*rowMetric(*r, "rel_l2"), 0, 'g', 3)
+                .arg(*rowMetric(*r, Metric::RelL2), 0, 'g', 3)
                 .arg(rowMetric(*r, "snr").value_or(0), 0, 'g', 3)
                 .arg(QString::fromLatin1(rowStatusName(r->status)), name);
     }

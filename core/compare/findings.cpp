@@ -103,7 +103,7 @@ namespace {
 // A row's rel. L2 when it compares element for element; a broadcast row's number
 // mixes unrelated elements, so it neither introduces error nor feeds another row.
 std::optional<double> comparableRelL2(const ComparisonRow& row) {
-    return row.status == RowStatus::Ok ? rowMetric(row, "rel_l2") : std::nullopt;
+    return row.status == RowStatus::Ok ? rowMetric(row, Metric::RelL2) : std::nullopt;
 }
 
 std::vector<Introducer> introducersAlongExecutionOrder(const Comparison& c) {

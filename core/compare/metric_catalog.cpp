@@ -7,14 +7,38 @@
 namespace gapscope {
 
 const std::vector<MetricInfo>& metricCatalog() {
+    using M = Metric;
     static const std::vector<MetricInfo> catalog = {
-        {"mse", true},           {"l1", true},         {"snr", false},
-        {"mean_abs", true},      {"max_abs", true},    {"rel_l2", true},
-        {"cosine", false},       {"sqnr", false},      {"rmse_steps", true},
-        {"max_abs_steps", true}, {"saturation", true}, {"top1", false},
-        {"top5", false},
+        {M::Mse, "mse", "MSE", true, true, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.mse; }},
+        {M::L1, "l1", "L1", true, true, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.l1; }},
+        {M::Snr, "snr", "SNR dB", false, true, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.snr; }},
+        {M::MeanAbs, "mean_abs", "Mean |Δ|", true, false, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.mean_abs; }},
+        {M::MaxAbs, "max_abs", "Max |Δ|", true, false, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.max_abs; }},
+        {M::RelL2, "rel_l2", "Rel. L2", true, false, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.rel_l2; }},
+        {M::Cosine, "cosine", "Cosine", false, false, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.cosine; }},
+        {M::Sqnr, "sqnr", "SQNR dB", false, false, true,
+         [](const GapMetrics& m) -> std::optional<double> { return m.sqnr; }},
+        {M::RmseSteps, "rmse_steps", "Steps", true, false, false,
+         [](const GapMetrics& m) { return m.rmse_steps; }},
+        {M::MaxAbsSteps, "max_abs_steps", "Max steps", true, false, false,
+         [](const GapMetrics& m) { return m.max_abs_steps; }},
+        {M::Saturation, "saturation", "Sat. %", true, false, false,
+         [](const GapMetrics& m) { return m.saturation; }},
+        {M::Top1, "top1", "Top-1", false, false, false, [](const GapMetrics& m) { return m.top1_agreement; }},
+        {M::Top5, "top5", "Top-5", false, false, false, [](const GapMetrics& m) { return m.top5_agreement; }},
     };
     return catalog;
+}
+
+const MetricInfo& metricInfo(Metric metric) {
+    return metricCatalog()[static_cast<std::size_t>(metric)]; // the catalog is in enum order
 }
 
 std::optional<MetricInfo> findMetric(const std::string& name) {
@@ -24,34 +48,16 @@ std::optional<MetricInfo> findMetric(const std::string& name) {
     return std::nullopt;
 }
 
+std::string metricNames() {
+    std::string out;
+    for (const auto& m : metricCatalog())
+        out += (out.empty() ? "" : ", ") + std::string(m.name);
+    return out;
+}
+
 std::optional<double> metricValue(const GapMetrics& m, const std::string& name) {
-    if (name == "mse")
-        return m.mse;
-    if (name == "l1")
-        return m.l1;
-    if (name == "snr")
-        return m.snr;
-    if (name == "mean_abs")
-        return m.mean_abs;
-    if (name == "max_abs")
-        return m.max_abs;
-    if (name == "rel_l2")
-        return m.rel_l2;
-    if (name == "cosine")
-        return m.cosine;
-    if (name == "sqnr")
-        return m.sqnr;
-    if (name == "rmse_steps")
-        return m.rmse_steps;
-    if (name == "max_abs_steps")
-        return m.max_abs_steps;
-    if (name == "saturation")
-        return m.saturation;
-    if (name == "top1")
-        return m.top1_agreement;
-    if (name == "top5")
-        return m.top5_agreement;
-    return std::nullopt;
+    const auto info = findMetric(name);
+    return info ? info->value(m) : std::nullopt;
 }
 
 bool worseThan(const MetricInfo& metric, double value, double limit) {
@@ -60,19 +66,22 @@ bool worseThan(const MetricInfo& metric, double value, double limit) {
     return metric.higher_is_worse ? value > limit : value < limit;
 }
 
-std::optional<double> rowMetric(const ComparisonRow& row, const std::string& name) {
-    const auto info = findMetric(name);
-    if (!info || row.gaps.empty())
-        return std::nullopt;
+std::optional<double> rowMetric(const ComparisonRow& row, Metric metric) {
+    const MetricInfo& info = metricInfo(metric);
     std::optional<double> worst;
     for (const auto& g : row.gaps) {
-        const auto v = metricValue(g, name);
+        const auto v = info.value(g);
         if (!v)
             continue;
-        if (!worst || worseThan(*info, *v, *worst))
+        if (!worst || worseThan(info, *v, *worst))
             worst = v;
     }
     return worst;
+}
+
+std::optional<double> rowMetric(const ComparisonRow& row, const std::string& name) {
+    const auto info = findMetric(name);
+    return info ? rowMetric(row, info->id) : std::nullopt;
 }
 
 std::optional<MetricThreshold> parseThreshold(const std::string& text, std::string& error) {
@@ -86,9 +95,7 @@ std::optional<MetricThreshold> parseThreshold(const std::string& text, std::stri
     for (auto& ch : t.metric)
         ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (!findMetric(t.metric)) {
-        error = "unknown metric '" + t.metric +
-                "' (known: mse, l1, snr, mean_abs, max_abs, rel_l2, cosine, sqnr, "
-                "rmse_steps, max_abs_steps, saturation, top1, top5)";
+        error = "unknown metric '" + t.metric + "' (known: " + metricNames() + ")";
         return std::nullopt;
     }
     const std::string number = text.substr(eq + 1);

@@ -8,18 +8,48 @@
 
 namespace gapscope {
 
-// Names users give metrics (CLI, settings, report keys) and which way is worse.
-struct MetricInfo {
-    const char* name;
-    bool higher_is_worse; // mse: higher is worse; snr, cosine: lower is worse
+// Every metric Gapscope reports (formulas: docs/metrics.md).
+enum class Metric {
+    Mse,
+    L1,
+    Snr,
+    MeanAbs,
+    MaxAbs,
+    RelL2,
+    Cosine,
+    Sqnr,
+    RmseSteps,
+    MaxAbsSteps,
+    Saturation,
+    Top1,
+    Top5
 };
 
+// The one description of a metric that the CLI, the reports (CSV, JSON), the
+// gates, the table and the chart all read.
+struct MetricInfo {
+    Metric id;
+    const char* name;     // the key users type and reports use: "rel_l2"
+    const char* label;    // a column or axis title: "Rel. L2"
+    bool higher_is_worse; // mse: higher is worse; snr, cosine: lower is worse
+    bool executorch;      // ExecuTorch's calculate_numeric_gap defines it too
+    bool charted;         // offered by the gap chart
+    // The value for one compared element; nullopt when it does not apply (no
+    // quantisation scale, not logits).
+    std::optional<double> (*value)(const GapMetrics&);
+};
+
+// In report order: ExecuTorch's three first.
 const std::vector<MetricInfo>& metricCatalog();
+const MetricInfo& metricInfo(Metric metric);
 std::optional<MetricInfo> findMetric(const std::string& name);
+// "mse, l1, snr, …": for messages.
+std::string metricNames();
 
 // One metric of one element; nullopt when it does not apply (no scale, not logits).
 std::optional<double> metricValue(const GapMetrics& m, const std::string& name);
 // The row's value: the worst over its elements; nullopt for invalid rows.
+std::optional<double> rowMetric(const ComparisonRow& row, Metric metric);
 std::optional<double> rowMetric(const ComparisonRow& row, const std::string& name);
 // value is worse than limit in the metric's direction.
 bool worseThan(const MetricInfo& metric, double value, double limit);

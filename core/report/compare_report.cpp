@@ -18,10 +18,6 @@ std::string gapscopeVersion() {
 
 namespace {
 
-const char* const kCsvMetrics[] = {"mse",        "l1",     "snr",  "mean_abs",   "max_abs",
-                                   "rel_l2",     "cosine", "sqnr", "rmse_steps", "max_abs_steps",
-                                   "saturation", "top1",   "top5"};
-
 std::string join(const std::vector<std::string>& v, const char* sep) {
     std::string s;
     for (std::size_t i = 0; i < v.size(); ++i)
@@ -200,8 +196,8 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
 void writeComparisonCsv(std::ostream& out, const Comparison& c) {
     out << "index,aot_debug_handle,aot_ops,runtime_ops,runtime_debug_handle,status,reason,in_executorch,"
            "shape,dtype";
-    for (const char* m : kCsvMetrics)
-        out << ',' << m;
+    for (const auto& m : metricCatalog())
+        out << ',' << m.name;
     out << ",max_abs_index\r\n";
     for (const auto& r : c.rows) {
         out << r.index << ',' << csvField(joinHandles(r.aot_debug_handle)) << ','
@@ -209,8 +205,8 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c) {
             << csvField(joinHandles(r.runtime_debug_handle)) << ',' << rowStatusName(r.status) << ','
             << csvField(r.reason) << ',' << (r.in_executorch ? "true" : "false") << ','
             << csvField(join(r.shapes, "; ")) << ',' << csvField(join(r.dtypes, "; "));
-        for (const char* m : kCsvMetrics) {
-            const auto v = rowMetric(r, m);
+        for (const auto& m : metricCatalog()) {
+            const auto v = rowMetric(r, m.id);
             out << ',' << (v ? number(*v) : std::string());
         }
         out << ',' << csvField(r.gaps.empty() ? std::string() : joinHandles(r.gaps.front().max_abs_index))

@@ -312,3 +312,23 @@ TEST_CASE("ExecuTorch's broadcast numbers in closed form equal the element walk"
     CHECK_FALSE(executorchBroadcastGap(same.operand(ScalarType::Float, {3}),
                                        withInf.operand(ScalarType::Float, {2})));
 }
+
+#include "core/compare/metric_catalog.h"
+
+TEST_CASE("the metric catalog: one entry per metric, in enum order, names unique", "[metrics]") {
+    const auto& catalog = metricCatalog();
+    REQUIRE(catalog.size() == static_cast<std::size_t>(Metric::Top5) + 1);
+    for (std::size_t i = 0; i < catalog.size(); ++i) {
+        CHECK(catalog[i].id == static_cast<Metric>(i));
+        CHECK(findMetric(catalog[i].name)->id == catalog[i].id);
+        CHECK(&metricInfo(catalog[i].id) == &catalog[i]);
+    }
+    // ExecuTorch's three come first and say so.
+    CHECK(catalog[0].executorch);
+    CHECK(catalog[1].executorch);
+    CHECK(catalog[2].executorch);
+    CHECK_FALSE(metricInfo(Metric::RelL2).executorch);
+    std::string error;
+    CHECK_FALSE(parseThreshold("bogus=1", error));
+    CHECK(error.find(metricNames()) != std::string::npos);
+}
