@@ -4,6 +4,7 @@
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
 #include "widgets/plot_export.h"
+#include "widgets/tensor_details.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -363,73 +364,6 @@ void TensorPanel::setAxes(int rowAxis, int colAxis) {
 QString TensorPanel::worstElementsText() const {
     return m_worst->text();
 }
-
-// Everything the details row shows, computed without touching a widget so that
-// big tensors can be processed off the UI thread.
-struct TensorDetails {
-    QVector<double> xs, ys;          // sampled reference, runtime
-    QVector<double> centers, counts; // difference histogram
-    double binWidth = 1;
-    QVector<double> channelKeys, channelMse;
-    int axis = 0;
-    QStringList worst;
-};
-
-namespace {
-
-TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples) {
-    TensorDetails d;
-    const auto reader = ElementReader::of(plan);
-    if (!reader)
-        return d;
-    const std::uint64_t numel = reader->numel();
-    const std::uint64_t step = std::max<std::uint64_t>(1, numel / maxSamples);
-    QVector<double> diffs;
-    for (std::uint64_t i = 0; i < numel; i += step) {
-        const double x = reader->reference(i), y = reader->runtime(i);
-        d.xs << x;
-        d.ys << y;
-        diffs << x - y;
-    }
-    double m = 0;
-    for (double v : diffs)
-        if (std::isfinite(v))
-            m = std::max(m, std::fabs(v));
-    const int bins = 41;
-    d.binWidth = m > 0 ? 2 * m / bins : 1.0;
-    d.centers.resize(bins);
-    d.counts.fill(0, bins);
-    for (int i = 0; i < bins; ++i)
-        d.centers[i] = -m + (i + 0.5) * d.binWidth;
-    for (double v : diffs)
-        if (std::isfinite(v))
-            d.counts[std::clamp(static_cast<int>((v + m) / d.binWidth), 0, bins - 1)] += 1;
-
-    if (!reader->shape().empty()) {
-        // The metrics' own per-channel breakdown, with the element's dequantisation and layout.
-        GapOptions options = plan.options;
-        d.axis = static_cast<int>(reader->channelAxis());
-        options.breakdown_axis = d.axis;
-        if (const auto g = computeGap(plan.reference, plan.runtime, options); g.metrics)
-            for (std::size_t c = 0; c < g.metrics->per_channel.size(); ++c) {
-                d.channelKeys << static_cast<double>(c);
-                d.channelMse << g.metrics->per_channel[c].mse;
-            }
-    }
-    for (const auto& w : largestDifferences(*reader, 5)) {
-        QStringList idx;
-        for (auto i : w.index)
-            idx << QString::number(i);
-        d.worst << QStringLiteral("[%1] ref %2  runtime %3  Δ %4")
-                       .arg(idx.join(QStringLiteral(", ")))
-                       .arg(w.aot, 0, 'g', 5)
-                       .arg(w.runtime, 0, 'g', 5)
-                       .arg(w.difference, 0, 'g', 3);
-    }
-    return d;
-}
-
-} // namespace
 
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
     const ElementPlan* plan = planOf(row, element);

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/compare/element_plan.h"
+
+#include <QStringList>
+#include <QVector>
+#include <cstddef>
+
+namespace gapscope {
+
+// Everything the tensor panel's details row shows (runtime-vs-reference
+// samples, the difference histogram, the per-channel MSE, the worst elements),
+// computed from the row's element plan without touching a widget, so that big
+// tensors are processed off the UI thread.
+struct TensorDetails {
+    QVector<double> xs, ys;          // sampled reference, runtime
+    QVector<double> centers, counts; // difference histogram
+    double binWidth = 1;
+    QVector<double> channelKeys, channelMse;
+    int axis = 0;
+    QStringList worst;
+};
+
+// At most about maxSamples points for the scatter and the histogram.
+TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples);
+
+} // namespace gapscope
