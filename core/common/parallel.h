@@ -6,8 +6,10 @@
 namespace gapscope {
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads (0 = the machine's
-// cores), each thread taking the next index. Blocks until all are done; fn must
-// be safe to call concurrently for different i.
+// cores), each thread taking the next index: the caller and helpers from one
+// process-wide pool (cores − 1 threads, started once). Blocks until all are
+// done; fn must be safe to call concurrently for different i. A loop inside
+// another runs serially on its thread, so nesting never exceeds the cores.
 void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn, unsigned threads = 0);
 
 // The thread count parallelFor uses for 0.

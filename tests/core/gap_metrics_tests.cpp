@@ -332,3 +332,37 @@ TEST_CASE("the metric catalog: one entry per metric, in enum order, names unique
     CHECK_FALSE(parseThreshold("bogus=1", error));
     CHECK(error.find(metricNames()) != std::string::npos);
 }
+
+#include "core/common/parallel.h"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+// One pool: a loop inside a loop runs serially on its thread, so nesting never
+// uses more threads than the machine has cores, and every index runs once.
+TEST_CASE("parallel loops share one pool and do not nest threads", "[parallel]") {
+    std::mutex m;
+    std::set<std::thread::id> seen;
+    std::atomic<int> running{0}, peak{0};
+    std::vector<std::atomic<int>> hits(64 * 64);
+    parallelFor(64, [&](std::size_t i) {
+        parallelFor(64, [&](std::size_t j) {
+            const int now = ++running;
+            int before = peak.load();
+            while (now > before && !peak.compare_exchange_weak(before, now)) {
+            }
+            {
+                std::lock_guard<std::mutex> lock(m);
+                seen.insert(std::this_thread::get_id());
+            }
+            ++hits[i * 64 + j];
+            --running;
+        });
+    });
+    for (const auto& h : hits)
+        CHECK(h.load() == 1);
+    CHECK(static_cast<unsigned>(peak.load()) <= defaultThreadCount());
+    CHECK(seen.size() <= defaultThreadCount());
+}
