@@ -8,7 +8,10 @@
 
 #include <QBuffer>
 #include <QDir>
+#include <QEventLoop>
+#include <QFutureWatcher>
 #include <QPixmap>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <sstream>
 
@@ -50,7 +53,15 @@ QString exportReportFolder(MainWindow& window, const QString& folder, int worstO
     const QDir dir(folder);
     const Comparison& c = *session->comparison;
 
-    const ReportContext ctx = reportContextFor(*session);
+    // Hashing every input (provenance) reads them all: on a worker, with the
+    // event loop running, so the window stays responsive on a multi-GB session.
+    QFutureWatcher<ReportContext> hashing;
+    QEventLoop wait;
+    QObject::connect(&hashing, &QFutureWatcher<ReportContext>::finished, &wait, &QEventLoop::quit);
+    hashing.setFuture(QtConcurrent::run([session] { return reportContextFor(*session); }));
+    if (!hashing.isFinished())
+        wait.exec(QEventLoop::ExcludeUserInputEvents);
+    const ReportContext ctx = hashing.result();
 
     std::ostringstream csv;
     writeComparisonCsv(csv, c);
