@@ -82,6 +82,15 @@ struct Comparison {
     std::vector<ComparisonRow> rows;
     std::vector<CoverageItem> coverage;
     std::vector<std::string> warnings;
+
+    // Rows, coverage and the alignment point into `events` and `alignment`
+    // (and into the session's inputs): a copy would point into the original.
+    // A move keeps every vector's storage, so the pointers stay valid.
+    Comparison() = default;
+    Comparison(const Comparison&) = delete;
+    Comparison& operator=(const Comparison&) = delete;
+    Comparison(Comparison&&) = default;
+    Comparison& operator=(Comparison&&) = default;
 };
 
 // A comparison in stages, for a UI that shows the table before the numbers:
