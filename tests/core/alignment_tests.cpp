@@ -103,7 +103,7 @@ TEST_CASE("layer_norm: one reference output against native_layer_norm's three", 
     }
 }
 
-TEST_CASE("QNN: <node>@<idx> names through a string-keyed delegate map; DELEGATE_CALL gives way",
+TEST_CASE("QNN: <node>@<idx> names through a string-keyed delegate map and DELEGATE_CALL gives way",
           "[align][qnn]") {
     SessionBuilder b;
     b.maps.debug_handle_map[0] = {{1, 2}, true};
@@ -157,7 +157,7 @@ TEST_CASE("integer delegate ids through an int-keyed delegate map", "[align]") {
     CHECK(c.rows[1].gaps.at(0).mse == 0.25);
 }
 
-TEST_CASE("a delegate group is compared at its last handle; inner ops are listed as fused", "[align]") {
+TEST_CASE("a delegate group is compared at its last handle and inner ops are listed as fused", "[align]") {
     SessionBuilder b;
     b.maps.debug_handle_map[0] = {{1, 2, 3}, true};
     b.maps.delegate_map[0] = DelegateMapping{"XnnpackBackend", {}};

@@ -176,7 +176,7 @@ TEST_CASE("a wrong identifier is reported with the bytes found", "[etdump][bogus
     CHECK(record.error().code == ErrorCode::BadMagic);
 }
 
-TEST_CASE("a size prefix larger than the file is a truncation; a smaller one leaves trailing bytes",
+TEST_CASE("a size prefix larger than the file is a truncation and a smaller one leaves trailing bytes",
           "[etdump][bogus]") {
     auto bytes = readBytes(fixturePath("etdump/a_fp32_op_chain.etdp"));
     auto longer = bytes;

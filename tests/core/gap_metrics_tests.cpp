@@ -69,7 +69,7 @@ TEST_CASE("NaN handling follows ExecuTorch: a side with a NaN gets nan_to_num", 
     CHECK(std::isinf(gap(c.operand(ScalarType::Double, {2}), d.operand(ScalarType::Double, {2})).l1));
 }
 
-TEST_CASE("shapes broadcast as in torch and are flagged; incompatible shapes are a problem", "[metrics]") {
+TEST_CASE("shapes broadcast as in torch and are flagged and incompatible shapes are a problem", "[metrics]") {
     Buffer<float> a{{1, 2, 3}}, b{{1, 2, 4}};
     const auto m = gap(a.operand(ScalarType::Float, {1, 3}), b.operand(ScalarType::Float, {3}));
     CHECK(m.broadcast);
@@ -235,7 +235,7 @@ TEST_CASE("the element reader reads the device through axis_order and per-channe
     CHECK(largestDifferences(*reader, 3).front().difference == 0.0);
 }
 
-TEST_CASE("the same infinity on both sides agrees; ExecuTorch's arithmetic makes it NaN", "[metrics]") {
+TEST_CASE("the same infinity on both sides agrees and ExecuTorch's arithmetic makes it NaN", "[metrics]") {
     const double inf = std::numeric_limits<double>::infinity();
     Buffer<float> a{{-static_cast<float>(inf), 1.0f, 2.0f}}, b{{-static_cast<float>(inf), 1.0f, 2.5f}};
     const auto m = gap(a.operand(ScalarType::Float, {3}), b.operand(ScalarType::Float, {3}));

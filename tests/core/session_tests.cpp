@@ -39,7 +39,7 @@ TEST_CASE("the demo folder loads as one compared session", "[session]") {
     CHECK(s->introducers.size() == 4);
 }
 
-TEST_CASE("a partial session says what is missing; a bad file is an error, not a failure", "[session]") {
+TEST_CASE("a partial session says what is missing and a bad file is an error, not a failure", "[session]") {
     const std::string demo = GAPSCOPE_DEMO_DIR;
     std::vector<Error> errors;
     auto s = loadSession(
@@ -92,7 +92,7 @@ TEST_CASE("of two captures, the one of an ETRecord graph wins whatever the order
     }
 }
 
-TEST_CASE("a __debugID_ session needs no ETRecord; a QNN '@' session does", "[session][qnn]") {
+TEST_CASE("a __debugID_ session needs no ETRecord and a QNN '@' session does", "[session][qnn]") {
     const auto load = [](const std::string& first, const std::string& second) {
         SessionBuilder b;
         b.debug(0, b.tensor({1, 2}, {2}), -1, first);

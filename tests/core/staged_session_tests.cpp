@@ -110,7 +110,7 @@ TEST_CASE("a staged demo load shows every row before any metric and ends equal t
     }
 }
 
-TEST_CASE("a staged plan settles rows that need no arithmetic; measuring finds broadcasts and bad shapes",
+TEST_CASE("a staged plan settles rows that need no arithmetic and measuring finds broadcasts and bad shapes",
           "[session][staged]") {
     SessionBuilder b;
     for (int i = 0; i < 4; ++i) {
@@ -156,7 +156,7 @@ TEST_CASE("a staged plan settles rows that need no arithmetic; measuring finds b
 // One stage sequence for the CLI and the app: every pending row arrives in
 // order-preserving batches, then one completion; a cancel stops before the next
 // batch and nothing more is delivered.
-TEST_CASE("the stage runner delivers every row once, then completes; a cancel stops it",
+TEST_CASE("the stage runner delivers every row once, then completes and a cancel stops it",
           "[session][staged]") {
     const auto files = demoFiles("capture_float.gscap.safetensors");
     auto staged = openSessionFiles(files);
