@@ -283,19 +283,7 @@ def write_session(directory: Path, name: str, variant: str) -> Path:
                 prepared(*cls.example())
         exported = export(convert_pt2e(prepared), inputs)
     partitioners = [] if variant == "portable" else [XnnpackPartitioner()]
-    program = to_edge_transform_and_lower(
-        exported, partitioner=partitioners, generate_etrecord=True
-    ).to_executorch()
-    etrecord = program.get_etrecord()
-    etrecord.update_representative_inputs(inputs)
-    etrecord.save(str(directory / "etrecord.bin"))
-    (directory / "model.pte").write_bytes(program.buffer)
-
-    runtime = _load_for_executorch(
-        str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=DEBUG_BUFFER_SIZE
-    )
-    runtime.forward(inputs)
-    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
+    program = lower_and_run(directory, exported, inputs, partitioners, DEBUG_BUFFER_SIZE)
 
     capture = capture_from_etrecord(directory / "etrecord.bin")
     capture.fill_quantization(capture_from_program(program))
@@ -316,6 +304,29 @@ def write_session(directory: Path, name: str, variant: str) -> Path:
             _write_json(directory / f"executorch_gap_{metric.lower()}.json", rows)
     log.info("%s/%s written in %.1f s", name, variant, time.monotonic() - started)
     return directory
+
+
+def lower_and_run(
+    directory: Path, exported: Any, inputs: tuple[Any, ...], partitioners: list[Any], buffer_size: int
+) -> Any:
+    """Lower with an ETRecord (representative inputs included), run forward once with ETDump.
+
+    Writes etrecord.bin, model.pte, run.etdp and run.debug.bin into ``directory``;
+    returns the ExecuTorch program.
+    """
+    program = to_edge_transform_and_lower(
+        exported, partitioner=partitioners, generate_etrecord=True
+    ).to_executorch()
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(inputs)
+    etrecord.save(str(directory / "etrecord.bin"))
+    (directory / "model.pte").write_bytes(program.buffer)
+    runtime = _load_for_executorch(
+        str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=buffer_size
+    )
+    runtime.forward(inputs)
+    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
+    return program
 
 
 def _write_json(path: Path, value: Any) -> None:

@@ -125,20 +125,11 @@ def write_session(directory: Path, variant: str) -> Path:
 
 def _tables_alone(model: torch.nn.Module, inputs: tuple[Any, ...], partitioners: list[Any]) -> dict:
     """ExecuTorch's gap tables for one method exported, run and inspected on its own."""
-    program = to_edge_transform_and_lower(
-        export(model, inputs), partitioner=partitioners, generate_etrecord=True
-    ).to_executorch()
+    from gapscope_capture.zoo import lower_and_run
+
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        etrecord = program.get_etrecord()
-        etrecord.update_representative_inputs(inputs)
-        etrecord.save(str(work / "etrecord.bin"))
-        (work / "model.pte").write_bytes(program.buffer)
-        runtime = _load_for_executorch(
-            str(work / "model.pte"), enable_etdump=True, debug_buffer_size=DEBUG_BUFFER_SIZE
-        )
-        runtime.forward(inputs)
-        runtime.write_etdump_result_to_file(str(work / "run.etdp"), str(work / "run.debug.bin"))
+        lower_and_run(work, export(model, inputs), inputs, partitioners, DEBUG_BUFFER_SIZE)
         inspector = Inspector(
             etdump_path=str(work / "run.etdp"),
             etrecord=str(work / "etrecord.bin"),
