@@ -26,15 +26,18 @@ TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples) {
     for (double v : diffs)
         if (std::isfinite(v))
             m = std::max(m, std::fabs(v));
+    // Bins centred on zero; identical tensors (no spread) get a unit range, so
+    // their one bar stands at 0 in the middle instead of at the left edge.
     const int bins = 41;
-    d.binWidth = m > 0 ? 2 * m / bins : 1.0;
+    const double half = m > 0 ? m : 1.0;
+    d.binWidth = 2 * half / bins;
     d.centers.resize(bins);
     d.counts.fill(0, bins);
     for (int i = 0; i < bins; ++i)
-        d.centers[i] = -m + (i + 0.5) * d.binWidth;
+        d.centers[i] = -half + (i + 0.5) * d.binWidth;
     for (double v : diffs)
         if (std::isfinite(v))
-            d.counts[std::clamp(static_cast<int>((v + m) / d.binWidth), 0, bins - 1)] += 1;
+            d.counts[std::clamp(static_cast<int>((v + half) / d.binWidth), 0, bins - 1)] += 1;
 
     if (!reader->shape().empty()) {
         // The metrics' own per-channel breakdown, with the element's dequantisation and layout.
