@@ -1,5 +1,7 @@
 #include "core/align/run_methods.h"
 
+#include "core/align/debug_handle_resolver.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -43,27 +45,25 @@ RunMethodFit fit(const RunData& run, const std::string& method, const EtRecord& 
     const auto counts = outputCountsByHandle(etrecord.edgeProgram(method));
     for (const auto& e : run.events) {
         const auto* d = std::get_if<DebugEvent>(&e);
-        if (!d || (d->debug_entry && d->debug_entry->output) || d->instruction_id < 0)
+        if (!d || (d->debug_entry && d->debug_entry->output) || d->instruction_id < 0 || !maps)
             continue; // program outputs and framework events name no instruction
-        const bool delegated = d->delegate_debug_id_int != -1 || d->delegate_debug_id_str;
-        if (!maps) {
-            continue;
-        } else if (delegated) {
-            (maps->delegate_map.count(d->instruction_id) ? f.matched : f.mismatched) += 1;
-            continue;
-        }
-        const auto entry = maps->debug_handle_map.find(d->instruction_id);
-        if (entry == maps->debug_handle_map.end()) {
+        const EventKey key{d->instruction_id, d->delegate_debug_id_int, d->delegate_debug_id_str};
+        const bool known = key.delegated() ? maps->delegate_map.count(d->instruction_id) > 0
+                                           : maps->debug_handle_map.count(d->instruction_id) > 0;
+        if (!known) {
             ++f.mismatched;
             continue;
         }
+        // A kernel's output, or a delegate's intermediate through its delegate map,
+        // against the edge-program node of the one handle it resolves to.
+        const auto handles = resolveDebugHandles(maps, key).handles;
         const Value* v = d->debug_entry ? &*d->debug_entry : nullptr;
+        const auto count = handles.size() == 1 ? counts.find(handles.front()) : counts.end();
         if (!v || v->type() != ValueType::Tensor || v->tensors.size() != 1 || !v->tensors.front().numel ||
-            entry->second.handles.size() != 1)
-            continue; // nothing to weigh: neither for nor against
-        const auto count = counts.find(entry->second.handles.front());
-        if (count == counts.end())
+            count == counts.end()) {
+            f.matched += key.delegated() ? 1 : 0; // a mapped delegate event: weak evidence for
             continue;
+        }
         (count->second == *v->tensors.front().numel ? f.matched : f.mismatched) += 1;
     }
     return f;
