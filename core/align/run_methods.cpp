@@ -38,11 +38,22 @@ std::map<std::int64_t, std::uint64_t> outputCountsByHandle(const ExportGraph* gr
     return counts;
 }
 
-RunMethodFit fit(const RunData& run, const std::string& method, const EtRecord& etrecord) {
-    RunMethodFit f;
-    f.method = method;
-    const MethodMaps* maps = etrecord.maps(method);
-    const auto counts = outputCountsByHandle(etrecord.edgeProgram(method));
+// What one method offers to weigh a run against, built once per comparison.
+struct MethodEvidence {
+    std::string method;
+    const MethodMaps* maps = nullptr;
+    std::map<std::int64_t, std::uint64_t> counts; // outputCountsByHandle of its edge program
+};
+
+struct Fit {
+    std::size_t matched = 0;    // events whose instruction and output size fit
+    std::size_t mismatched = 0; // events that cannot belong to this method
+};
+
+Fit fit(const RunData& run, const MethodEvidence& m) {
+    Fit f;
+    const MethodMaps* maps = m.maps;
+    const auto& counts = m.counts;
     for (const auto& e : run.events) {
         const auto* d = std::get_if<DebugEvent>(&e);
         if (!d || (d->debug_entry && d->debug_entry->output) || d->instruction_id < 0 || !maps)
@@ -84,24 +95,25 @@ bool isMultiMethod(const EtRecord& etrecord) {
     return methodNames(etrecord).size() > 1;
 }
 
-std::vector<RunMethodFit> runMethodFits(const RunData& run, const EtRecord& etrecord) {
-    std::vector<RunMethodFit> fits;
-    for (const auto& method : methodNames(etrecord))
-        fits.push_back(fit(run, method, etrecord));
-    return fits;
-}
-
-std::vector<std::string> methodsFittingRun(const RunData& run, const EtRecord& etrecord) {
+std::vector<std::vector<std::string>> methodsFittingRuns(const EtDump& dump, const EtRecord& etrecord) {
+    std::vector<std::vector<std::string>> out(dump.runs.size());
     if (!isMultiMethod(etrecord))
-        return {};
-    auto fits = runMethodFits(run, etrecord);
-    std::stable_sort(fits.begin(), fits.end(), [](const RunMethodFit& a, const RunMethodFit& b) {
-        return a.mismatched != b.mismatched ? a.mismatched < b.mismatched : a.matched > b.matched;
-    });
-    std::vector<std::string> out;
-    for (const auto& f : fits)
-        if (f.matched > 0 && f.mismatched == fits.front().mismatched && f.matched > f.mismatched)
-            out.push_back(f.method);
+        return out;
+    std::vector<MethodEvidence> methods;
+    for (const auto& name : methodNames(etrecord))
+        methods.push_back({name, etrecord.maps(name), outputCountsByHandle(etrecord.edgeProgram(name))});
+    for (std::size_t r = 0; r < dump.runs.size(); ++r) {
+        std::vector<std::pair<Fit, const std::string*>> fits;
+        for (const auto& m : methods)
+            fits.emplace_back(fit(dump.runs[r], m), &m.method);
+        std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) {
+            return a.first.mismatched != b.first.mismatched ? a.first.mismatched < b.first.mismatched
+                                                            : a.first.matched > b.first.matched;
+        });
+        for (const auto& [f, method] : fits)
+            if (f.matched > 0 && f.mismatched == fits.front().first.mismatched && f.matched > f.mismatched)
+                out[r].push_back(*method);
+    }
     return out;
 }
 

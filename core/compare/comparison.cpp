@@ -24,11 +24,6 @@ const MethodMaps* methodMaps(const EtRecord* etrecord, const std::string& method
     return etrecord ? etrecord->maps(method) : nullptr;
 }
 
-bool hasDebugEvents(const RunData& run) {
-    return std::any_of(run.events.begin(), run.events.end(),
-                       [](const Event& e) { return std::holds_alternative<DebugEvent>(e); });
-}
-
 std::string joined(const std::vector<std::string>& names) {
     std::string out;
     for (const auto& n : names)
@@ -43,12 +38,8 @@ std::string joined(const std::vector<std::string>& names) {
 std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const ComparisonOptions& options,
                       Comparison& c) {
     const bool multi = etrecord && isMultiMethod(*etrecord);
-    if (multi) {
-        c.run_methods.reserve(dump.runs.size());
-        for (const auto& run : dump.runs)
-            c.run_methods.push_back(hasDebugEvents(run) ? methodsFittingRun(run, *etrecord)
-                                                        : std::vector<std::string>{});
-    }
+    if (multi)
+        c.run_methods = methodsFittingRuns(dump, *etrecord);
     auto fits = [&](std::size_t r) {
         const auto& m = c.run_methods[r];
         return std::find(m.begin(), m.end(), c.method) != m.end();
