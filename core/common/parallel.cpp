@@ -4,7 +4,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -44,18 +43,19 @@ public:
         return pool;
     }
 
+    // The job lives on the caller's stack: it leaves the queue and every helper
+    // has finished with it before this returns.
     void run(Job& job, unsigned helpers) {
-        const auto shared = std::shared_ptr<Job>(&job, [](Job*) {});
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             job.wanted = std::min<unsigned>(helpers, static_cast<unsigned>(m_threads.size()));
             if (job.wanted > 0)
-                m_queue.push_back(shared);
+                m_queue.push_back(&job);
         }
         m_wake.notify_all();
         job.work();
         std::unique_lock<std::mutex> lock(m_mutex);
-        m_queue.erase(std::remove(m_queue.begin(), m_queue.end(), shared), m_queue.end());
+        m_queue.erase(std::remove(m_queue.begin(), m_queue.end(), &job), m_queue.end());
         m_done.wait(lock, [&] { return job.active == 0; });
     }
 
@@ -81,7 +81,7 @@ private:
             m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
             if (m_stop)
                 return;
-            const auto job = m_queue.front();
+            Job* job = m_queue.front();
             if (--job->wanted == 0)
                 m_queue.pop_front();
             ++job->active;
@@ -95,7 +95,7 @@ private:
 
     std::mutex m_mutex;
     std::condition_variable m_wake, m_done;
-    std::deque<std::shared_ptr<Job>> m_queue;
+    std::deque<Job*> m_queue;
     std::vector<std::thread> m_threads;
     bool m_stop = false;
 };

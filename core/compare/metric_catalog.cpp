@@ -6,33 +6,33 @@
 
 namespace gapscope {
 
+namespace {
+
+// A GapMetrics field (double or optional<double>) as a metric's value.
+template <auto Field> std::optional<double> read(const GapMetrics& m) {
+    return m.*Field;
+}
+
+} // namespace
+
 const std::vector<MetricInfo>& metricCatalog() {
     using M = Metric;
+    using G = GapMetrics;
+    // id, name, label, higher is worse, ExecuTorch's, charted, value.
     static const std::vector<MetricInfo> catalog = {
-        {M::Mse, "mse", "MSE", true, true, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.mse; }},
-        {M::L1, "l1", "L1", true, true, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.l1; }},
-        {M::Snr, "snr", "SNR dB", false, true, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.snr; }},
-        {M::MeanAbs, "mean_abs", "Mean |Δ|", true, false, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.mean_abs; }},
-        {M::MaxAbs, "max_abs", "Max |Δ|", true, false, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.max_abs; }},
-        {M::RelL2, "rel_l2", "Rel. L2", true, false, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.rel_l2; }},
-        {M::Cosine, "cosine", "Cosine", false, false, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.cosine; }},
-        {M::Sqnr, "sqnr", "SQNR dB", false, false, true,
-         [](const GapMetrics& m) -> std::optional<double> { return m.sqnr; }},
-        {M::RmseSteps, "rmse_steps", "Steps", true, false, false,
-         [](const GapMetrics& m) { return m.rmse_steps; }},
-        {M::MaxAbsSteps, "max_abs_steps", "Max steps", true, false, false,
-         [](const GapMetrics& m) { return m.max_abs_steps; }},
-        {M::Saturation, "saturation", "Sat. %", true, false, false,
-         [](const GapMetrics& m) { return m.saturation; }},
-        {M::Top1, "top1", "Top-1", false, false, false, [](const GapMetrics& m) { return m.top1_agreement; }},
-        {M::Top5, "top5", "Top-5", false, false, false, [](const GapMetrics& m) { return m.top5_agreement; }},
+        {M::Mse, "mse", "MSE", true, true, true, read<&G::mse>},
+        {M::L1, "l1", "L1", true, true, true, read<&G::l1>},
+        {M::Snr, "snr", "SNR dB", false, true, true, read<&G::snr>},
+        {M::MeanAbs, "mean_abs", "Mean |Δ|", true, false, true, read<&G::mean_abs>},
+        {M::MaxAbs, "max_abs", "Max |Δ|", true, false, true, read<&G::max_abs>},
+        {M::RelL2, "rel_l2", "Rel. L2", true, false, true, read<&G::rel_l2>},
+        {M::Cosine, "cosine", "Cosine", false, false, true, read<&G::cosine>},
+        {M::Sqnr, "sqnr", "SQNR dB", false, false, true, read<&G::sqnr>},
+        {M::RmseSteps, "rmse_steps", "Steps", true, false, false, read<&G::rmse_steps>},
+        {M::MaxAbsSteps, "max_abs_steps", "Max steps", true, false, false, read<&G::max_abs_steps>},
+        {M::Saturation, "saturation", "Sat. %", true, false, false, read<&G::saturation>},
+        {M::Top1, "top1", "Top-1", false, false, false, read<&G::top1_agreement>},
+        {M::Top5, "top5", "Top-5", false, false, false, read<&G::top5_agreement>},
     };
     return catalog;
 }
