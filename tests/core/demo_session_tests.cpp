@@ -26,10 +26,8 @@ TEST_CASE("the embedded demo session: Gapscope's rows equal ExecuTorch's tables"
 TEST_CASE("the embedded demo session: program outputs, coverage and findings", "[demo][compare]") {
     using namespace gapscope;
     const std::string dir = GAPSCOPE_DEMO_DIR;
-    const auto s = test::loadSessionDir(dir);
-    auto c = compareSession(s.dump, &s.etrecord, s.capture);
-    REQUIRE(c);
-    const auto& cmp = c.value();
+    const auto compared = test::compareSessionDir(dir);
+    const Comparison& cmp = compared->comparison;
     // topk's values and indices, the program's two outputs.
     REQUIRE(cmp.outputs.size() == 2);
     CHECK(cmp.outputs[0].status == RowStatus::Ok);
@@ -40,13 +38,14 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
     for (const auto& item : cmp.coverage)
         accounted +=
             item.kind == "fused" || item.kind == "aot_without_runtime" || item.kind == "unmatched_group";
-    CHECK(accounted == s.capture.records.size());
+    CHECK(accounted == compared->session.capture.records.size());
     // The int8 XNNPACK run tracks PT2E's simulation closely: nothing crosses 20 dB.
     CHECK_FALSE(firstDivergence(cmp, {"snr", 20.0}));
     const auto fd = firstDivergence(cmp, {"mse", 1e-16});
     REQUIRE(fd);
     CHECK(cmp.rows[fd->row].instruction_id == 1); // layer_norm runs second
-    const auto introducers = errorIntroducers(cmp, referenceGraphFor(s.etrecord, s.capture));
+    const auto introducers =
+        errorIntroducers(cmp, referenceGraphFor(compared->session.etrecord, compared->session.capture));
     REQUIRE(introducers.size() == 4);
     CHECK(cmp.rows[introducers.front().row].aot_ops == std::vector<std::string>{"layer_norm"});
 }
@@ -67,11 +66,10 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
     using namespace gapscope;
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/portable_mha";
     gapscope::test::checkExecuTorchParity(dir);
-    const auto s = test::loadSessionDir(dir);
-    auto c = compareSession(s.dump, &s.etrecord, s.capture);
-    REQUIRE(c);
+    const auto compared = test::compareSessionDir(dir);
+    const Comparison& c = compared->comparison;
     std::size_t reshaped = 0, crossed = 0;
-    for (const auto& row : c.value().rows) {
+    for (const auto& row : c.rows) {
         INFO(row.aot_ops.back() << ": " << row.reason);
         CHECK(row.status == RowStatus::Ok);
         REQUIRE(row.gaps.size() == 1);
@@ -86,7 +84,7 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
     }
     CHECK(reshaped == 3);
     CHECK(crossed == 1);
-    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
 }
 
 // tests/data/portable_recurrent: an LSTM and a GRU (the zoo's `recurrent`).
@@ -98,18 +96,17 @@ TEST_CASE("a real LSTM and GRU: parity, and exact zero states are no divergence"
     using namespace gapscope;
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/portable_recurrent";
     gapscope::test::checkExecuTorchParity(dir);
-    const auto s = test::loadSessionDir(dir);
-    auto c = compareSession(s.dump, &s.etrecord, s.capture);
-    REQUIRE(c);
+    const auto compared = test::compareSessionDir(dir);
+    const Comparison& c = compared->comparison;
     std::size_t zeroStates = 0;
-    for (const auto& row : c.value().rows)
+    for (const auto& row : c.rows)
         if (row.status == RowStatus::Ok && std::isnan(row.gaps.front().snr)) {
             ++zeroStates;
             CHECK(row.gaps.front().mse == 0.0);
             CHECK_FALSE(crossesThreshold(row, {"snr", 20.0}));
         }
     CHECK(zeroStates >= 2); // the LSTM's h0 and c0 at least
-    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
 }
 
 // tests/data/xnnpack_elementwise_int8: a delegate's two outputs both end in
@@ -119,10 +116,9 @@ TEST_CASE("two delegate outputs with one key make one ExecuTorch row", "[demo][p
     using namespace gapscope;
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_elementwise_int8";
     gapscope::test::checkExecuTorchParity(dir);
-    const auto s = test::loadSessionDir(dir);
-    auto c = compareSession(s.dump, &s.etrecord, s.capture);
-    REQUIRE(c);
-    const auto& rows = c.value().rows;
+    const auto compared = test::compareSessionDir(dir);
+    const Comparison& c = compared->comparison;
+    const auto& rows = c.rows;
     REQUIRE(rows.size() >= 2);
     CHECK(rows[0].output_index == 0);
     CHECK(rows[1].output_index == 1);
@@ -133,7 +129,7 @@ TEST_CASE("two delegate outputs with one key make one ExecuTorch row", "[demo][p
     REQUIRE(rows[0].executorch);
     CHECK(rows[0].gaps.front().mse == 0.0);
     CHECK(rows[0].executorch->front().mse > 0.0);
-    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
 }
 
 #include "core/align/alignment.h"
@@ -145,15 +141,15 @@ TEST_CASE("two delegate outputs with one key make one ExecuTorch row", "[demo][p
 TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[demo][align]") {
     using namespace gapscope;
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_decoder_fp32";
-    const auto s = test::loadSessionDir(dir);
+    const auto compared = test::compareSessionDir(dir);
+    const auto& s = compared->session;
+    const Comparison& c = compared->comparison;
     const auto* edge = s.etrecord.edgeProgram("forward");
     REQUIRE(edge);
     const auto& call = s.etrecord.maps("forward")->debug_handle_map.at(4).handles;
     CHECK(delegateOutputHandles(*edge, call) == HandleTuple{21, 29}); // add_1 (q), transpose_3 (kᵀ)
-    auto c = compareSession(s.dump, &s.etrecord, s.capture);
-    REQUIRE(c);
     const ComparisonRow* second = nullptr;
-    for (const auto& row : c.value().rows)
+    for (const auto& row : c.rows)
         if (row.instruction_id == 4 && row.output_index == 1)
             second = &row;
     REQUIRE(second);
@@ -166,11 +162,11 @@ TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[dem
     REQUIRE(second->executorch);
     CHECK(second->executorch->front().snr < 0.0); // what ExecuTorch's pairing computes
     CHECK_THAT(second->selection, Catch::Contains("positional rule pairs it with 'add_2'"));
-    CHECK_FALSE(firstDivergence(c.value(), {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
     // Where ExecuTorch's own pairing cannot compare (its table raises: the
     // session's executorch_error.txt), the row says so.
     std::size_t raising = 0;
-    for (const auto& row : c.value().rows)
+    for (const auto& row : c.rows)
         if (row.in_executorch && !row.executorch) {
             ++raising;
             CHECK_THAT(row.reason, Catch::Contains("ExecuTorch's table raises on this row"));

@@ -133,9 +133,8 @@ TEST_CASE("multi-method: a session folder picks the capture of the method asked 
 
 TEST_CASE("a single-method program has no run attribution to show", "[multimethod]") {
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/portable_mha";
-    const auto s = test::loadSessionDir(dir);
-    auto c = compareSession(s.dump, &s.etrecord, s.capture);
-    REQUIRE(c);
-    CHECK(c.value().method == "forward");
-    CHECK(c.value().run_methods.empty());
+    const auto compared = test::compareSessionDir(dir);
+    const Comparison& c = compared->comparison;
+    CHECK(c.method == "forward");
+    CHECK(c.run_methods.empty());
 }

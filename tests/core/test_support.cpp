@@ -57,4 +57,14 @@ SessionDir loadSessionDir(const std::string& dir) {
     return {std::move(dump).value(), std::move(record).value(), std::move(capture).value()};
 }
 
+std::unique_ptr<const ComparedDir> compareSessionDir(const std::string& dir) {
+    auto out = std::make_unique<ComparedDir>();
+    out->session = loadSessionDir(dir);
+    auto c = compareSession(out->session.dump, &out->session.etrecord, out->session.capture);
+    if (!c)
+        FAIL(c.error().describe());
+    out->comparison = std::move(c).value(); // a move keeps the storage it points into
+    return out;
+}
+
 } // namespace gapscope::test

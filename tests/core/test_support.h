@@ -2,10 +2,12 @@
 
 #include "core/capture/aot_capture.h"
 #include "core/common/result.h"
+#include "core/compare/comparison.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,5 +34,13 @@ struct SessionDir {
     AotCapture capture;
 };
 SessionDir loadSessionDir(const std::string& dir);
+
+// A session folder read and compared with the default options; fails the test
+// on error. Held together because the comparison points into the session.
+struct ComparedDir {
+    SessionDir session;
+    Comparison comparison;
+};
+std::unique_ptr<const ComparedDir> compareSessionDir(const std::string& dir);
 
 } // namespace gapscope::test
