@@ -42,7 +42,8 @@ GapChart::GapChart(QWidget* parent)
     m_plot->xAxis->setLabel(tr("op (execution order)"));
 
     connect(m_metricBox, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
-        refresh();
+        rebuild();
+        showSelection();
         emit metricChanged(metric);
     });
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
@@ -80,7 +81,8 @@ void GapChart::setSession(std::shared_ptr<const Session> session) {
     rebuild();
 }
 
-void GapChart::refresh() {
+void GapChart::updateSession(std::shared_ptr<const Session> snapshot) {
+    m_session = std::move(snapshot);
     rebuild();
     showSelection();
 }

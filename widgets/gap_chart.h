@@ -26,7 +26,8 @@ public:
 
     void setSession(std::shared_ptr<const Session> session);
     // The session's rows or findings changed in place: redraw, keeping the selection.
-    void refresh();
+    // A newer snapshot of the same session: rebuilt, the selection kept.
+    void updateSession(std::shared_ptr<const Session> snapshot);
     void setMetric(const QString& metric);
     QString metric() const;
     void setSelectedRow(std::optional<std::size_t> row);

@@ -57,7 +57,14 @@ void OpTableModel::setSession(std::shared_ptr<const Session> session) {
     endResetModel();
 }
 
-void OpTableModel::rowsChanged(std::size_t first, std::size_t last) {
+void OpTableModel::updateSession(std::shared_ptr<const Session> snapshot, std::size_t first,
+                                 std::size_t last) {
+    m_session = std::move(snapshot);
+    indexIntroducers(); // the findings arrive with the last snapshot
+    repaint(first, last);
+}
+
+void OpTableModel::repaint(std::size_t first, std::size_t last) {
     const int rows = rowCount();
     if (rows == 0 || first > last || first >= static_cast<std::size_t>(rows))
         return;
@@ -67,7 +74,7 @@ void OpTableModel::rowsChanged(std::size_t first, std::size_t last) {
 
 void OpTableModel::setMeasuringStopped(bool stopped) {
     m_measuringStopped = stopped;
-    allRowsChanged();
+    repaint(0, SIZE_MAX);
 }
 
 void OpTableModel::indexIntroducers() {
@@ -81,12 +88,6 @@ void OpTableModel::indexIntroducers() {
             m_introducerOfRow[in.row] = in;
     if (const auto strongest = strongestGain(m_session->introducers))
         m_topIntroducer = strongest->row;
-}
-
-void OpTableModel::allRowsChanged() {
-    indexIntroducers(); // the findings arrive with the last stage
-    if (rowCount() > 0)
-        rowsChanged(0, static_cast<std::size_t>(rowCount() - 1));
 }
 
 const ComparisonRow* OpTableModel::comparisonRow(int row) const {

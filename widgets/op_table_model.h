@@ -36,10 +36,11 @@ public:
     explicit OpTableModel(QObject* parent = nullptr);
 
     void setSession(std::shared_ptr<const Session> session);
-    // The session's rows changed in place (a staged load measured them, or the
-    // findings arrived): repaint and re-sort those rows.
-    void rowsChanged(std::size_t first, std::size_t last);
-    void allRowsChanged();
+    // A newer snapshot of the same session: the same rows, rows [first, last]
+    // measured since (or, by default, the findings in). Those rows are
+    // repainted and re-sorted; the model is not reset.
+    void updateSession(std::shared_ptr<const Session> snapshot, std::size_t first = 0,
+                       std::size_t last = SIZE_MAX);
     // Loading stopped before every row was measured: pending rows say so.
     void setMeasuringStopped(bool stopped);
     const ComparisonRow* comparisonRow(int row) const;
@@ -56,6 +57,7 @@ public:
 
 private:
     void indexIntroducers();
+    void repaint(std::size_t first, std::size_t last);
 
     std::shared_ptr<const Session> m_session;
     bool m_measuringStopped = false;

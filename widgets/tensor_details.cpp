@@ -8,7 +8,8 @@
 
 namespace gapscope {
 
-TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples) {
+TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples,
+                             const std::atomic<bool>* cancelled) {
     TensorDetails d;
     const auto reader = ElementReader::of(plan);
     if (!reader)
@@ -44,13 +45,14 @@ TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples) {
         GapOptions options = plan.options;
         d.axis = static_cast<int>(reader->channelAxis());
         options.breakdown_axis = d.axis;
+        options.cancelled = cancelled;
         if (const auto g = computeGap(plan.reference, plan.runtime, options); g.metrics)
             for (std::size_t c = 0; c < g.metrics->per_channel.size(); ++c) {
                 d.channelKeys << static_cast<double>(c);
                 d.channelMse << g.metrics->per_channel[c].mse;
             }
     }
-    for (const auto& w : largestDifferences(*reader, 5)) {
+    for (const auto& w : largestDifferences(*reader, 5, cancelled)) {
         QStringList idx;
         for (auto i : w.index)
             idx << QString::number(i);

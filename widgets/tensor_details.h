@@ -4,6 +4,7 @@
 
 #include <QStringList>
 #include <QVector>
+#include <atomic>
 #include <cstddef>
 
 namespace gapscope {
@@ -21,7 +22,9 @@ struct TensorDetails {
     QStringList worst;
 };
 
-// At most about maxSamples points for the scatter and the histogram.
-TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples);
+// At most about maxSamples points for the scatter and the histogram. Stops
+// early, with partial details nobody should show, once `cancelled` is set.
+TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples,
+                             const std::atomic<bool>* cancelled = nullptr);
 
 } // namespace gapscope

@@ -8,13 +8,11 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
@@ -133,6 +131,12 @@ TensorPanel::TensorPanel(QWidget* parent)
     connect(m_rowAxis, qOverload<int>(&QComboBox::activated), this, [this] { refresh(); });
     connect(m_colAxis, qOverload<int>(&QComboBox::activated), this, [this] { refresh(); });
     connect(m_shared, &QCheckBox::toggled, this, [this] { refresh(); });
+}
+
+TensorPanel::~TensorPanel() {
+    // A details job posts to this panel: it must end while the panel is whole.
+    m_details.cancel();
+    m_details.waitForIdle();
 }
 
 void TensorPanel::setSession(std::shared_ptr<const Session> session) {
@@ -367,7 +371,7 @@ QString TensorPanel::worstElementsText() const {
 
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
     const ElementPlan* plan = planOf(row, element);
-    const quint64 generation = ++m_detailsGeneration;
+    m_details.cancel(); // a newer selection: the running job's result is stale
     const auto reader = plan ? ElementReader::of(*plan) : std::nullopt;
     if (!reader) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
@@ -379,17 +383,21 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
         applyDetails(computeDetails(*plan, kMaxSamples));
         return;
     }
-    // Big tensors: computed on a worker; a newer selection drops the result. The
-    // session is held so the mapped bytes the plan points into outlive the job.
+    // Big tensors: computed on a background job, which a newer selection
+    // cancels. The snapshot is held so the mapped bytes the plan points into
+    // outlive the job.
     m_worst->setText(tr("Computing the error breakdown of %1 elements…").arg(numel));
-    auto* watcher = new QFutureWatcher<TensorDetails>(this);
-    connect(watcher, &QFutureWatcher<TensorDetails>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation == m_detailsGeneration)
-            applyDetails(watcher->result());
-    });
-    watcher->setFuture(
-        QtConcurrent::run([session = m_session, p = *plan] { return computeDetails(p, kMaxSamples); }));
+    m_details.start(
+        [this, session = m_session, p = *plan](std::uint64_t generation, const std::atomic<bool>& cancelled) {
+            auto details = std::make_shared<TensorDetails>(computeDetails(p, kMaxSamples, &cancelled));
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, details] {
+                    if (m_details.isCurrent(generation))
+                        applyDetails(*details);
+                },
+                Qt::QueuedConnection);
+        });
 }
 
 void TensorPanel::applyDetails(const TensorDetails& d) {

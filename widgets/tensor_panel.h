@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/common/job_tracker.h"
 #include "core/session/session.h"
 
 #include <QWidget>
@@ -25,8 +26,12 @@ class TensorPanel : public QWidget {
     Q_OBJECT
 public:
     explicit TensorPanel(QWidget* parent = nullptr);
+    ~TensorPanel() override;
 
     void setSession(std::shared_ptr<const Session> session);
+    // A newer snapshot of the same session: what the panel shows (plans and
+    // values) is the same in every snapshot, so nothing is redrawn.
+    void updateSession(std::shared_ptr<const Session> snapshot) { m_session = std::move(snapshot); }
     void setRow(std::optional<std::size_t> row);
     std::optional<std::size_t> row() const { return m_row; }
     QCustomPlot* plot(int which) const { return m_plots[static_cast<std::size_t>(which)]; }
@@ -56,7 +61,8 @@ private:
 
     // Up to this many elements the details are computed right away.
     static constexpr std::uint64_t kSynchronousElements = 1u << 18;
-    quint64 m_detailsGeneration = 0;
+    // Big tensors' details: a newer selection cancels the running job.
+    JobTracker m_details;
     void showValueAt(int which, const QPointF& pixel);
 
     std::shared_ptr<const Session> m_session;

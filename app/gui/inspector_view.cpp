@@ -115,7 +115,7 @@ InspectorView::InspectorView(QWidget* parent)
     // Rows arrive in batches during a staged load: redraw the chart at most a few times a second.
     m_chartRefresh->setSingleShot(true);
     m_chartRefresh->setInterval(150);
-    connect(m_chartRefresh, &QTimer::timeout, m_chart, &GapChart::refresh);
+    connect(m_chartRefresh, &QTimer::timeout, this, [this] { m_chart->updateSession(m_session); });
     connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
         if (!m_session || !m_session->comparison)
             return;
@@ -253,19 +253,24 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     }
 }
 
-void InspectorView::rowsMeasured(std::size_t first, std::size_t last) {
-    m_model->rowsChanged(first, last);
+void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::size_t first,
+                                  std::size_t last) {
+    m_session = std::move(snapshot);
+    m_model->updateSession(m_session, first, last);
+    m_tensors->updateSession(m_session);
     if (!m_chartRefresh->isActive())
-        m_chartRefresh->start();
+        m_chartRefresh->start(); // a few redraws a second, not one per snapshot
 }
 
-void InspectorView::finishSession() {
+void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
     m_chartRefresh->stop();
-    m_model->allRowsChanged();                            // the first-divergence and gain marks
+    m_session = std::move(snapshot);
+    m_model->updateSession(m_session);                    // the first-divergence and gain marks
     m_table->resizeColumnToContents(OpTableModel::Index); // room for them
+    m_tensors->updateSession(m_session);
     m_coverage->setSession(m_session);
     m_coverageView->resizeColumnsToContents();
-    m_chart->refresh();
+    m_chart->updateSession(m_session);
     showWarnings(); // the provenance check lands with the findings
     // Jump to the first divergence unless the user picked an op meanwhile.
     if (m_session && m_session->first_divergence && m_chart->selectedRow() == m_autoSelected)

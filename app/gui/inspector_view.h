@@ -33,10 +33,12 @@ public:
 
     // Stage 1: a newly opened session (its rows may not be measured yet).
     void showSession(std::shared_ptr<const Session> session);
-    // Stage 2: rows [first, last] got their metrics.
-    void rowsMeasured(std::size_t first, std::size_t last);
-    // Stage 3: outputs, coverage and findings are final.
-    void finishSession();
+    // Stage 2: a newer snapshot in which rows [first, last] got their metrics.
+    void updateSession(std::shared_ptr<const Session> snapshot, std::size_t first, std::size_t last);
+    // Stage 3: the final snapshot: outputs, coverage and findings.
+    void finishSession(std::shared_ptr<const Session> snapshot);
+    // The snapshot every view of the page shows.
+    const std::shared_ptr<const Session>& session() const { return m_session; }
     // The load was cancelled before every row was measured.
     void measuringStopped();
 

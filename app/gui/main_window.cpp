@@ -99,13 +99,13 @@ MainWindow::MainWindow(QWidget* parent)
                 m_progress->setTextVisible(true);
             });
     connect(loader, &SessionLoader::opened, this, &MainWindow::showSession);
-    connect(loader, &SessionLoader::rowsMeasured, m_inspector, &InspectorView::rowsMeasured);
+    connect(loader, &SessionLoader::measured, m_inspector, &InspectorView::updateSession);
     connect(loader, &SessionLoader::completed, this, &MainWindow::finishSession);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         m_sessions->cancel();
         m_progress->hide();
         m_cancel->hide();
-        const bool partial = m_session && !m_session->complete;
+        const bool partial = session() && !session()->complete;
         if (partial)
             m_inspector->measuringStopped();
         statusBar()->showMessage(
@@ -147,6 +147,10 @@ TensorPanel* MainWindow::tensorPanel() const {
 QComboBox* MainWindow::runSelector() const {
     return m_inspector->runSelector();
 }
+std::shared_ptr<const Session> MainWindow::session() const {
+    return m_inspector->session();
+}
+
 SessionLoader* MainWindow::loader() const {
     return m_sessions->loader();
 }
@@ -166,7 +170,7 @@ void MainWindow::buildMenus() {
                                                                        QStringLiteral("gapscope.csv"));
                         if (path.isEmpty())
                             return;
-                        if (m_session && !m_session->complete)
+                        if (session() && !session()->complete)
                             statusBar()->showMessage(
                                 tr("The metrics are still being computed: export once they are"), 5000);
                         else if (!exportCsv(path))
@@ -301,39 +305,36 @@ void MainWindow::showBanner(const QStringList& lines) {
     m_banner->setVisible(!lines.isEmpty());
 }
 
-void MainWindow::showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors) {
-    m_session = std::move(session);
-    m_inspector->showSession(m_session);
+void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStringList& pathErrors) {
+    m_inspector->showSession(snapshot);
     QStringList lines = pathErrors;
-    for (const auto& e : m_session->errors)
+    for (const auto& e : snapshot->errors)
         lines << QString::fromStdString(e.describe());
-    for (const auto& m : m_session->missing)
+    for (const auto& m : snapshot->missing)
         lines << tr("%1 missing: drop it here").arg(QString::fromStdString(m));
     showBanner(lines);
-    m_pages->setCurrentIndex(m_session->comparison ? 1 : 0);
-    if (m_session->comparison && !m_session->complete)
+    m_pages->setCurrentIndex(snapshot->comparison ? 1 : 0);
+    if (snapshot->comparison && !snapshot->complete)
         statusBar()->showMessage(
-            tr("%1 ops aligned; computing their metrics…").arg(m_session->comparison->rows.size()));
+            tr("%1 ops aligned; computing their metrics…").arg(snapshot->comparison->rows.size()));
 }
 
-void MainWindow::finishSession(std::shared_ptr<const Session> session) {
-    if (session != m_session)
-        return;
+void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
     m_progress->hide();
     m_cancel->hide();
-    m_inspector->finishSession();
-    if (m_session->comparison) {
+    m_inspector->finishSession(snapshot);
+    if (snapshot->comparison) {
         const auto top = opModel()->topIntroducer();
         statusBar()->showMessage(
             tr("%1 ops compared, %2 coverage items%3%4")
-                .arg(m_session->comparison->rows.size())
-                .arg(m_session->comparison->coverage.size())
-                .arg(m_session->first_divergence
-                         ? tr(", first divergence ⚑ at row %1").arg(m_session->first_divergence->row)
+                .arg(snapshot->comparison->rows.size())
+                .arg(snapshot->comparison->coverage.size())
+                .arg(snapshot->first_divergence
+                         ? tr(", first divergence ⚑ at row %1").arg(snapshot->first_divergence->row)
                          : QString())
                 .arg(top ? tr(", error grows most ▲ at row %1 (%2)")
                                .arg(*top)
-                               .arg(QString::fromStdString(displayOpName(m_session->comparison->rows[*top])))
+                               .arg(QString::fromStdString(displayOpName(snapshot->comparison->rows[*top])))
                          : QString()));
     } else {
         statusBar()->clearMessage();
@@ -342,10 +343,11 @@ void MainWindow::finishSession(std::shared_ptr<const Session> session) {
 }
 
 bool MainWindow::exportCsv(const QString& path) {
-    if (!m_session || !m_session->comparison || !m_session->complete)
+    const auto snapshot = session();
+    if (!snapshot || !snapshot->comparison || !snapshot->complete)
         return false;
     std::ostringstream out;
-    writeComparisonCsv(out, *m_session->comparison);
+    writeComparisonCsv(out, *snapshot->comparison);
     return !writeFileAtomically(path.toStdString(), std::string_view(out.str()));
 }
 

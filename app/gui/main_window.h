@@ -42,7 +42,8 @@ public:
     // Renders the window to a PNG once the current load has finished, then calls `done`.
     void screenshotWhenLoaded(const QString& path, std::function<void(bool)> done);
 
-    std::shared_ptr<const Session> session() const { return m_session; }
+    // The snapshot the inspector shows.
+    std::shared_ptr<const Session> session() const;
     InspectorView* inspector() const { return m_inspector; }
     OpTableModel* opModel() const;
     OpFilterProxy* opProxy() const;
@@ -76,7 +77,6 @@ private:
     QPushButton* m_cancel;
     QStackedWidget* m_pages;
     QMenu* m_recent = nullptr;
-    std::shared_ptr<const Session> m_session;
 };
 
 } // namespace gapscope

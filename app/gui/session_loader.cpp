@@ -6,19 +6,16 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
 namespace gapscope {
 
-SessionLoader::SessionLoader(QObject* parent) : QObject(parent) {
-    m_pool.setMaxThreadCount(2); // a running job and a superseded one winding down
-}
+SessionLoader::SessionLoader(QObject* parent) : QObject(parent) {}
 
 SessionLoader::~SessionLoader() {
-    if (m_cancelled)
-        m_cancelled->store(true);
-    m_pool.waitForDone(); // workers post to this object: they must end first
+    // Jobs post to this object: they must end while it is whole.
+    m_jobs.cancel();
+    m_jobs.waitForIdle();
 }
 
 SessionInputs embeddedDemoInputs(EmbeddedDemo demo) {
@@ -48,88 +45,116 @@ void SessionLoader::loadDemo(EmbeddedDemo demo, const SessionOptions& options) {
 }
 
 void SessionLoader::cancel() {
-    ++m_generation; // whatever the running job still posts is dropped
-    if (m_cancelled)
-        m_cancelled->store(true);
+    m_jobs.cancel(); // whatever the running job still posts is dropped
     m_busy = false;
 }
 
-void SessionLoader::post(quint64 generation, std::function<void()> fn) {
+void SessionLoader::post(std::uint64_t generation, std::function<void()> fn) {
     QMetaObject::invokeMethod(
         this,
         [this, generation, fn = std::move(fn)] {
-            if (generation == m_generation)
+            if (m_jobs.isCurrent(generation))
                 fn();
         },
         Qt::QueuedConnection);
 }
 
+namespace {
+
+// Decides when the worker publishes a snapshot of its session. A snapshot
+// copies the rows: publishing after every batch would cost O(rows × batches)
+// on a big session, so snapshots wait at least 100 ms and at least four times
+// the last copy's duration (copying stays under a fifth of the worker's time).
+class SnapshotPacer {
+public:
+    void measured(const std::vector<RowMeasurement>& batch) {
+        for (const auto& m : batch) {
+            m_first = std::min(m_first, m.row);
+            m_last = std::max(m_last, m.row);
+        }
+    }
+    bool due() const {
+        return m_first <= m_last && m_sincePublish.elapsed() >= std::max<qint64>(100, 4 * m_lastCopyMs);
+    }
+    // Copies `working` and resets the range of changed rows.
+    std::shared_ptr<const Session> publish(const Session& working, std::size_t& first, std::size_t& last) {
+        QElapsedTimer copying;
+        copying.start();
+        auto snapshot = std::make_shared<const Session>(working);
+        m_lastCopyMs = copying.elapsed();
+        first = m_first;
+        last = m_last;
+        m_first = SIZE_MAX;
+        m_last = 0;
+        m_sincePublish.start();
+        return snapshot;
+    }
+    void started() { m_sincePublish.start(); }
+
+private:
+    std::size_t m_first = SIZE_MAX, m_last = 0;
+    QElapsedTimer m_sincePublish;
+    qint64 m_lastCopyMs = 0;
+};
+
+} // namespace
+
 void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather,
                         const SessionOptions& options) {
-    const quint64 generation = ++m_generation;
-    if (m_cancelled)
-        m_cancelled->store(true); // a superseded job stops too
-    auto cancelled = std::make_shared<std::atomic<bool>>(false);
-    m_cancelled = cancelled;
     m_busy = true;
     emit started();
-
-    SessionOptions jobOptions = options;
-    jobOptions.progress = [this, cancelled, generation](std::uint64_t done, std::uint64_t total) {
-        post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
-        return !cancelled->load();
-    };
-    auto job = [this, generation, cancelled, gather = std::move(gather), options = std::move(jobOptions)] {
+    m_jobs.start([this, gather = std::move(gather), options](std::uint64_t generation,
+                                                             const std::atomic<bool>& cancelled) {
+        SessionOptions jobOptions = options;
+        jobOptions.progress = [this, &cancelled, generation](std::uint64_t done, std::uint64_t total) {
+            post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
+            return !cancelled.load();
+        };
         std::vector<Error> pathErrors;
         const SessionInputs inputs = gather(pathErrors);
-        StagedSession staged = openSession(inputs, options);
-        std::shared_ptr<Session> session(std::move(staged.session));
+        StagedSession staged = openSession(inputs, jobOptions);
         QStringList errors;
         for (const auto& e : pathErrors)
             errors << QString::fromStdString(e.describe());
-        // From here on the UI thread owns the rows; this job reads inputs and plans only.
-        const bool complete = session->complete;
-        post(generation, [this, session, errors] {
-            m_session = session;
-            emit opened(session, errors);
-            if (session->complete) {
+        // The worker's own session: only this job ever changes it; views get copies.
+        std::unique_ptr<Session> working = std::move(staged.session);
+        if (working->complete) {
+            std::shared_ptr<const Session> done(std::move(working));
+            post(generation, [this, done, errors] {
+                emit opened(done, errors);
                 m_busy = false;
-                emit completed(session);
-            }
-        });
-        if (complete)
+                emit completed(done);
+            });
             return;
+        }
+        SnapshotPacer pacer;
+        std::size_t unused = 0;
+        auto table = pacer.publish(*working, unused, unused);
+        post(generation, [this, table, errors] { emit opened(table, errors); });
 
-        // Results are posted: the UI thread applies them to the rows it shows.
         StageCallbacks stages;
-        stages.cancelled = [cancelled] { return cancelled->load(); };
-        stages.measured = [this, generation](std::vector<RowMeasurement> batch, std::size_t done,
-                                             std::size_t total) {
-            auto measured = std::make_shared<std::vector<RowMeasurement>>(std::move(batch));
-            post(generation, [this, measured, done, total] {
-                std::size_t first = SIZE_MAX, last = 0;
-                for (const auto& m : *measured) {
-                    applyMeasurement(*m_session->comparison, m);
-                    first = std::min(first, m.row);
-                    last = std::max(last, m.row);
-                }
-                emit rowsMeasured(first, last);
-                emit progress(tr("Measuring"), done, total);
-            });
+        stages.cancelled = &cancelled;
+        stages.measured = [&](std::vector<RowMeasurement> batch, std::size_t done, std::size_t total) {
+            for (const auto& m : batch)
+                applyMeasurement(*working->comparison, m);
+            pacer.measured(batch);
+            if (pacer.due()) {
+                std::size_t first = 0, last = 0;
+                auto snapshot = pacer.publish(*working, first, last);
+                post(generation, [this, snapshot, first, last] { emit measured(snapshot, first, last); });
+            }
+            post(generation, [this, done, total] { emit progress(tr("Measuring"), done, total); });
         };
-        stages.completed = [this, generation, options](std::vector<OutputComparison> outputs,
-                                                       CaptureProvenance provenance) {
-            auto results = std::make_shared<std::vector<OutputComparison>>(std::move(outputs));
-            post(generation, [this, results, options, provenance] {
-                completeSession(*m_session, std::move(*results), options, provenance);
+        stages.completed = [&](std::vector<OutputComparison> outputs, CaptureProvenance provenance) {
+            completeSession(*working, std::move(outputs), options, provenance);
+            std::shared_ptr<const Session> final(std::move(working)); // the last change: no copy
+            post(generation, [this, final] {
                 m_busy = false;
-                emit completed(m_session);
+                emit completed(final);
             });
         };
-        // Reads the mapped inputs only, never what the UI thread changes.
-        runStages(*session, staged.pending, stages);
-    };
-    (void)QtConcurrent::run(&m_pool, std::move(job));
+        runStages(*working, staged.pending, stages);
+    });
 }
 
 } // namespace gapscope

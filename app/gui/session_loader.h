@@ -1,11 +1,11 @@
 #pragma once
 
+#include "core/common/job_tracker.h"
 #include "core/session/session.h"
 
 #include <QObject>
 #include <QStringList>
-#include <QThreadPool>
-#include <atomic>
+#include <functional>
 #include <memory>
 
 namespace gapscope {
@@ -16,12 +16,14 @@ enum class EmbeddedDemo {
     Qnn,     // resources/demo_qnn: QNN 8a8w on the HTP simulator
 };
 
-// Loads a session off the UI thread, in stages: `opened` delivers the table
-// (rows, shapes, dtypes, coverage; no metric yet), `rowsMeasured` follows as rows
-// get their metrics, `completed` when outputs, coverage and findings are final.
-// The worker never touches the rows: it measures plans and posts the results,
-// which this object applies on the UI thread. Every request gets a generation;
-// whatever a superseded or cancelled request posts late is dropped.
+// Loads a session off the UI thread, in stages, as a series of immutable
+// snapshots: `opened` delivers the table (rows, shapes, dtypes, coverage; no
+// metric yet), `measured` newer snapshots as rows get their metrics, `completed`
+// the final one (outputs, coverage and findings). The worker measures its own
+// copy of the session and publishes copies of it; a view swaps the snapshot it
+// holds and never sees an object change (Heaptrack's parser hand-off). Every
+// request is a job of one JobTracker: whatever a superseded or cancelled one
+// posts late is dropped, and cancelling stops it inside big tensors too.
 class SessionLoader : public QObject {
     Q_OBJECT
 public:
@@ -39,24 +41,19 @@ signals:
     void started();
     // What is being done ("Reading", "Measuring"), and how far (throttled).
     void progress(const QString& stage, quint64 done, quint64 total);
-    void opened(std::shared_ptr<const Session> session, QStringList pathErrors);
-    // Rows [first, last] (row indices) may have changed: some of them got metrics.
-    void rowsMeasured(std::size_t first, std::size_t last);
-    void completed(std::shared_ptr<const Session> session);
+    void opened(std::shared_ptr<const Session> snapshot, QStringList pathErrors);
+    // A newer snapshot of the same session, in which rows [first, last] (row
+    // indices) got their metrics since the previous one.
+    void measured(std::shared_ptr<const Session> snapshot, std::size_t first, std::size_t last);
+    void completed(std::shared_ptr<const Session> snapshot);
 
 private:
-    struct Job;
     void run(std::function<SessionInputs(std::vector<Error>&)> gather, const SessionOptions& options);
     // Runs `fn` on this object's thread unless the job was superseded by then.
-    void post(quint64 generation, std::function<void()> fn);
+    void post(std::uint64_t generation, std::function<void()> fn);
 
-    quint64 m_generation = 0;
     bool m_busy = false;
-    // Set by cancel() and by a newer request; the running job stops between steps.
-    std::shared_ptr<std::atomic<bool>> m_cancelled;
-    // Owned by the UI thread; the worker only reads its inputs, never its rows.
-    std::shared_ptr<Session> m_session;
-    QThreadPool m_pool;
+    JobTracker m_jobs;
 };
 
 // Reads an embedded demo's files into memory (names keep their file names).

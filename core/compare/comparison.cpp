@@ -76,13 +76,13 @@ std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const Compar
 // since a row found invalid only then joins the list.
 void buildCoverage(Comparison& c, const MethodMaps* maps) {
     c.coverage.clear();
-    for (const auto* r : c.alignment.aot_without_runtime)
+    for (const auto* r : c.alignment().aot_without_runtime)
         c.coverage.push_back({"aot_without_runtime", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
                               "no runtime event carries these debug handles"});
-    for (const auto* r : c.alignment.runtime_without_aot)
+    for (const auto* r : c.alignment().runtime_without_aot)
         c.coverage.push_back({"runtime_without_aot", r->event->name, r->handles,
                               "the capture has no reference output for these handles"});
-    for (const auto& e : c.events) {
+    for (const auto& e : c.events()) {
         if (isFrameworkEventName(e.name) || e.name == "OPERATOR_CALL")
             continue;
         if (e.resolved.handles.empty()) {
@@ -123,15 +123,15 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
         if (row.status == RowStatus::Invalid)
             c.coverage.push_back(
                 {"invalid_comparison", displayOpName(row), row.aot_debug_handle, row.reason});
-    for (const auto& skipped : c.alignment.skipped)
+    for (const auto& skipped : c.alignment().skipped)
         for (const auto* r : skipped.aot)
             c.coverage.push_back({"unmatched_group", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
                                   skipped.reason + " (runtime " + skipped.runtime->event->name + ")"});
-    for (const auto& [r, rt] : c.alignment.fused)
+    for (const auto& [r, rt] : c.alignment().fused)
         c.coverage.push_back({"fused", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
                               "inside the runtime group of " + rt->event->name +
                                   "; only the group's last output is compared"});
-    for (const auto& err : c.alignment.errors)
+    for (const auto& err : c.alignment().errors)
         c.coverage.push_back({"alignment_error", "", {}, err});
 }
 
@@ -156,6 +156,21 @@ const ExportGraph* opGraph(const EtRecord& etrecord, const AotCapture& capture, 
 }
 
 } // namespace
+
+namespace {
+const AlignedRun& alignedOrEmpty(const std::shared_ptr<const AlignedRun>& aligned) {
+    static const AlignedRun none; // a comparison that never got planned
+    return aligned ? *aligned : none;
+}
+} // namespace
+
+const std::vector<InspectorEvent>& Comparison::events() const {
+    return alignedOrEmpty(aligned).events;
+}
+
+const Alignment& Comparison::alignment() const {
+    return alignedOrEmpty(aligned).alignment;
+}
 
 Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
                                          const AotCapture& capture, const ComparisonOptions& options) {
@@ -220,19 +235,21 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             "gapscope_capture.capture.capture_from_qnn_debugger");
 
     const RunData& run = dump.runs[c.run];
-    c.events = buildInspectorEvents(run, maps, opHandles);
+    auto aligned = std::make_shared<AlignedRun>();
+    aligned->events = buildInspectorEvents(run, maps, opHandles);
     if (graph)
-        resolveQnnMultiOutputNodes(c.events, *graph);
-    c.alignment = alignRuntimeWithCapture(c.events, capture, graph);
+        resolveQnnMultiOutputNodes(aligned->events, *graph);
+    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph);
+    c.aligned = std::move(aligned);
 
-    for (const auto& pair : c.alignment.pairs) {
+    for (const auto& pair : c.alignment().pairs) {
         ComparisonRow row;
         row.index = c.rows.size();
         row.pair = &pair;
         row.aot_debug_handle = pair.handles;
         row.runtime_debug_handle = pair.handles;
         row.aot_ops = aotOpNamesWithin(pair.handles, capture);
-        row.runtime_ops = opNamesWithin(pair.handles, c.alignment.runtime_op_names);
+        row.runtime_ops = opNamesWithin(pair.handles, c.alignment().runtime_op_names);
         row.instruction_id = pair.runtime->instruction_id;
         row.output_index = pair.output_index;
         row.selection = pair.selection;
@@ -323,14 +340,14 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     return planned;
 }
 
-RowMeasurement measureRow(const RowPlan& plan, unsigned threads) {
+RowMeasurement measureRow(const RowPlan& plan, unsigned threads, const std::atomic<bool>* cancelled) {
     RowMeasurement m;
     m.row = plan.row;
     for (const auto& e : plan.elements)
-        m.elements.push_back(measureElement(e, threads));
+        m.elements.push_back(measureElement(e, threads, cancelled));
     // ExecuTorch compared another reference: its numbers are that comparison's.
     for (std::size_t k = 0; k < plan.executorch_elements.size() && k < m.elements.size(); ++k) {
-        auto theirs = measureElement(plan.executorch_elements[k], threads);
+        auto theirs = measureElement(plan.executorch_elements[k], threads, cancelled);
         m.elements[k].executorch = theirs.executorch;
         if (!theirs.executorch)
             m.elements[k].executorch_problem = theirs.reason;
@@ -338,10 +355,11 @@ RowMeasurement measureRow(const RowPlan& plan, unsigned threads) {
     return m;
 }
 
-std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count) {
+std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
+                                        const std::atomic<bool>* cancelled) {
     std::vector<RowMeasurement> measured(count);
     const unsigned inner = count >= defaultThreadCount() ? 1u : 0u;
-    parallelFor(count, [&](std::size_t i) { measured[i] = measureRow(first[i], inner); });
+    parallelFor(count, [&](std::size_t i) { measured[i] = measureRow(first[i], inner, cancelled); });
     return measured;
 }
 

@@ -10,6 +10,7 @@
 #include "core/metrics/gap_metrics.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,19 @@ struct OutputComparison {
     std::optional<GapMetrics> metrics;
 };
 
+// What the rows are read from: the run's events and their alignment with the
+// capture. Built once by planComparison and never changed after, so every copy
+// of a Comparison shares it (rows and coverage point into it).
+struct AlignedRun {
+    std::vector<InspectorEvent> events;
+    Alignment alignment;
+};
+
+// A value: copies are cheap to make safely (the alignment is shared and
+// immutable; rows are copied) and independent, so a loader can publish a
+// snapshot after each stage while it goes on measuring its own copy. Rows also
+// point into the session's inputs (ETDump, capture), which must outlive every
+// copy: a Session snapshot holds them.
 struct Comparison {
     std::string method; // the program method compared
     std::size_t run = 0;
@@ -77,20 +91,13 @@ struct Comparison {
     // run_methods.h); empty for single-method programs.
     std::vector<std::vector<std::string>> run_methods;
     std::vector<OutputComparison> outputs; // empty when the capture has no reference outputs
-    std::vector<InspectorEvent> events;
-    Alignment alignment;
+    std::shared_ptr<const AlignedRun> aligned;
     std::vector<ComparisonRow> rows;
     std::vector<CoverageItem> coverage;
     std::vector<std::string> warnings;
 
-    // Rows, coverage and the alignment point into `events` and `alignment`
-    // (and into the session's inputs): a copy would point into the original.
-    // A move keeps every vector's storage, so the pointers stay valid.
-    Comparison() = default;
-    Comparison(const Comparison&) = delete;
-    Comparison& operator=(const Comparison&) = delete;
-    Comparison(Comparison&&) = default;
-    Comparison& operator=(Comparison&&) = default;
+    const std::vector<InspectorEvent>& events() const;
+    const Alignment& alignment() const;
 };
 
 // A comparison in stages, for a UI that shows the table before the numbers:
@@ -116,10 +123,13 @@ struct PlannedComparison {
 
 Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
                                          const AotCapture& capture, const ComparisonOptions& options = {});
-RowMeasurement measureRow(const RowPlan& plan, unsigned threads = 0);
+// `cancelled`: see measureElement.
+RowMeasurement measureRow(const RowPlan& plan, unsigned threads = 0,
+                          const std::atomic<bool>* cancelled = nullptr);
 // Plans [first, first + count), rows in parallel (big tensors also split inside
 // when rows are few); a staged load measures a batch at a time.
-std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count);
+std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
+                                        const std::atomic<bool>* cancelled = nullptr);
 inline std::vector<RowMeasurement> measureRows(const std::vector<RowPlan>& plans) {
     return measureRows(plans.data(), plans.size());
 }

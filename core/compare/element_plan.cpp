@@ -157,7 +157,7 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
     return out;
 }
 
-ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
+ElementResult measureElement(const ElementPlan& plan, unsigned threads, const std::atomic<bool>* cancelled) {
     ElementResult out;
     if (!plan.measurable()) {
         out.status = plan.status;
@@ -166,6 +166,7 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
     }
     GapOptions options = plan.options;
     options.threads = threads;
+    options.cancelled = cancelled;
     auto gap = computeGap(plan.reference, plan.runtime, options);
     if (!gap.metrics) {
         out.status = RowStatus::Invalid;
@@ -197,6 +198,7 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads) {
             asLogged.shape = *plan.logged_shape;
         GapOptions plain;
         plain.threads = threads;
+        plain.cancelled = cancelled;
         plain.executorch_semantics = true;
         const auto fast = tf.dequantizes() || tf.axis_order
                               ? std::nullopt

@@ -7,6 +7,7 @@
 #include "core/etdump/etdump_model.h"
 #include "core/metrics/gap_metrics.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -67,6 +68,9 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
                         const std::string& backend = {});
 
 // Computes the metrics of a measurable plan; otherwise returns the plan's status.
-ElementResult measureElement(const ElementPlan& plan, unsigned threads = 0);
+// Once `cancelled` is set the result is the Invalid status "cancelled", which a
+// caller that cancelled drops.
+ElementResult measureElement(const ElementPlan& plan, unsigned threads = 0,
+                             const std::atomic<bool>* cancelled = nullptr);
 
 } // namespace gapscope

@@ -77,7 +77,8 @@ std::int64_t ElementReader::channelAxis() const {
     return shape().size() >= 2 ? 1 : 0;
 }
 
-std::vector<ElementDifference> largestDifferences(const ElementReader& reader, std::size_t n) {
+std::vector<ElementDifference> largestDifferences(const ElementReader& reader, std::size_t n,
+                                                  const std::atomic<bool>* cancelled) {
     struct Entry {
         double absDiff;
         std::uint64_t at;
@@ -87,6 +88,8 @@ std::vector<ElementDifference> largestDifferences(const ElementReader& reader, s
     auto smaller = [](const Entry& x, const Entry& y) { return x.absDiff > y.absDiff; };
     std::vector<Entry> heap;
     for (std::uint64_t i = 0; i < reader.numel() && n > 0; ++i) {
+        if (cancelled && i % 65536 == 0 && cancelled->load(std::memory_order_relaxed))
+            return {};
         const double a = reader.reference(i), b = reader.runtime(i);
         const double d = std::fabs(a - b);
         if (std::isnan(d))

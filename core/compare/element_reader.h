@@ -2,6 +2,7 @@
 
 #include "core/compare/element_plan.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -42,7 +43,8 @@ private:
 };
 
 // The n positions with the largest |reference − runtime|, largest first, read
-// through `reader` (reference coordinates).
-std::vector<ElementDifference> largestDifferences(const ElementReader& reader, std::size_t n);
+// through `reader` (reference coordinates); nothing once `cancelled` is set.
+std::vector<ElementDifference> largestDifferences(const ElementReader& reader, std::size_t n,
+                                                  const std::atomic<bool>* cancelled = nullptr);
 
 } // namespace gapscope

@@ -22,7 +22,11 @@ struct NanScan {
 
 constexpr std::uint64_t kScanChunk = 1u << 20;
 
-NanScan scan(const Operand& o, unsigned threads) {
+bool isCancelled(const std::atomic<bool>* cancelled) {
+    return cancelled && cancelled->load(std::memory_order_relaxed);
+}
+
+NanScan scan(const Operand& o, unsigned threads, const std::atomic<bool>* cancelled) {
     const auto chunks = static_cast<std::size_t>((o.numel + kScanChunk - 1) / kScanChunk);
     std::vector<NanScan> partial(chunks);
     parallelFor(
@@ -31,6 +35,8 @@ NanScan scan(const Operand& o, unsigned threads) {
             std::vector<double> buf(kBlock);
             NanScan local;
             const std::uint64_t end = std::min<std::uint64_t>(o.numel, (c + 1) * kScanChunk);
+            if (isCancelled(cancelled))
+                return;
             for (std::uint64_t first = c * kScanChunk; first < end; first += kBlock) {
                 const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
                 o.decode(first, n, buf.data());
@@ -161,7 +167,8 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     }
 
-    const NanScan aScan = scan(aot, options.threads), bScan = scan(runtime, options.threads);
+    const NanScan aScan = scan(aot, options.threads, options.cancelled),
+                  bScan = scan(runtime, options.threads, options.cancelled);
     const bool aFix = aScan.nan > 0, bFix = bScan.nan > 0;
 
     GapMetrics m;
@@ -242,7 +249,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             inner *= static_cast<std::uint64_t>(out[d]);
         const auto count = static_cast<std::uint64_t>(out[*breakdown]);
         std::vector<double> ab(kBlock), bb(kBlock);
-        for (std::uint64_t first = 0; first < total; first += kBlock) {
+        for (std::uint64_t first = 0; first < total && !isCancelled(options.cancelled); first += kBlock) {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - first));
             aot.decode(first, n, ab.data());
             runtime.decode(first, n, bb.data());
@@ -262,6 +269,8 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
                 // A local accumulator: neighbours in `partial` share cache lines.
                 Accumulator local;
                 const std::uint64_t begin = c * kChunk, end = std::min<std::uint64_t>(total, begin + kChunk);
+                if (isCancelled(options.cancelled))
+                    return;
                 for (std::uint64_t first = begin; first < end; first += kBlock) {
                     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
                     aot.decode(first, n, ab.data());
@@ -278,6 +287,8 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         std::vector<std::int64_t> idx(rank, 0);
         std::uint64_t aAt = 0, bAt = 0;
         for (std::uint64_t flat = 0; flat < total; ++flat) {
+            if (flat % (16 * kBlock) == 0 && isCancelled(options.cancelled))
+                break;
             double a = 0, qb = 0;
             aot.decode(aot.is_scalar ? 0 : aAt, 1, &a);
             runtime.decode(runtime.is_scalar ? 0 : bAt, 1, &qb);
@@ -299,6 +310,10 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     }
 
+    if (isCancelled(options.cancelled)) {
+        result.problem = "cancelled";
+        return result;
+    }
     const double n = static_cast<double>(total);
     for (const auto& ch : channels) {
         const double per = breakdown ? n / static_cast<double>(out[*breakdown]) : n;

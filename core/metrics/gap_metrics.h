@@ -2,6 +2,7 @@
 
 #include "core/metrics/operand.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -66,6 +67,9 @@ struct GapOptions {
     // Break the error down along this axis of the compared shape (negative counts
     // from the end, like torch).
     std::optional<std::int64_t> breakdown_axis;
+    // Read between blocks of elements: once set, computeGap stops and returns
+    // the problem "cancelled" (a superseded view of a many-GB tensor).
+    const std::atomic<bool>* cancelled = nullptr;
 };
 
 // Computes every metric, or returns why the pair cannot be compared (shapes

@@ -208,7 +208,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         o.progress = options.progress;
         auto d = parseEtdump(s->etdump_file->bytes(), o);
         if (d)
-            s->dump = std::move(d).value();
+            s->dump = std::make_shared<const EtDump>(std::move(d).value());
         else if (d.error().code == ErrorCode::Cancelled) {
             s->errors.push_back(d.error());
             return staged;
@@ -222,7 +222,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     if (s->etrecord_file) {
         auto r = readEtRecord(s->etrecord_file);
         if (r)
-            s->etrecord = std::move(r).value();
+            s->etrecord = std::make_shared<const EtRecord>(std::move(r).value());
         else
             s->errors.push_back(r.error());
     } else if (!s->dump || !namesItsOwnHandles(*s->dump)) {
@@ -231,7 +231,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     if (s->capture_file) {
         auto c = readAotCapture(s->capture_file);
         if (c)
-            s->capture = std::move(c).value();
+            s->capture = std::make_shared<const AotCapture>(std::move(c).value());
         else
             s->errors.push_back(c.error());
     } else {
@@ -239,8 +239,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     }
 
     if (s->dump && s->capture) {
-        auto c =
-            planComparison(*s->dump, s->etrecord ? &*s->etrecord : nullptr, *s->capture, options.comparison);
+        auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison);
         if (c) {
             s->comparison = std::move(c.value().comparison);
             staged.pending = std::move(c.value().pending);
@@ -259,7 +258,7 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
     s.etrecord_sha256 = provenance.etrecord_sha256;
     if (provenance.warning)
         s.comparison->warnings.push_back(*provenance.warning);
-    finishComparison(*s.comparison, std::move(outputs), s.etrecord ? &*s.etrecord : nullptr);
+    finishComparison(*s.comparison, std::move(outputs), s.etrecord.get());
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
     s.introducers = errorIntroducers(*s.comparison, graph);

@@ -29,13 +29,15 @@ struct SessionInputs {
 };
 
 // A loaded session: the inputs, what was missing or could not be read, and (when
-// an ETDump and a capture are there) the comparison. Owns everything the
-// comparison points into.
+// an ETDump and a capture are there) the comparison. A value: the parsed inputs
+// are shared and never change once read, so a copy is a safe, independent
+// snapshot that keeps alive everything its comparison points into. The app's
+// loader measures its own copy and publishes snapshots; views hold one each.
 struct Session {
     std::shared_ptr<const MappedFile> etdump_file, debug_buffer_file, etrecord_file, capture_file;
-    std::optional<EtDump> dump;
-    std::optional<EtRecord> etrecord;
-    std::optional<AotCapture> capture;
+    std::shared_ptr<const EtDump> dump;
+    std::shared_ptr<const EtRecord> etrecord;
+    std::shared_ptr<const AotCapture> capture;
     std::optional<Comparison> comparison;
     MetricThreshold threshold; // the first-divergence threshold used
     std::optional<FirstDivergence> first_divergence;

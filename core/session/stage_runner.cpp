@@ -8,14 +8,16 @@
 namespace gapscope {
 
 void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks) {
-    auto stopped = [&] { return callbacks.cancelled && callbacks.cancelled(); };
+    auto stopped = [&] { return callbacks.cancelled && callbacks.cancelled->load(); };
     std::size_t batch = defaultThreadCount();
     for (std::size_t begin = 0; begin < pending.size();) {
         if (stopped())
             return;
         const std::size_t end = std::min(pending.size(), begin + batch);
         const auto started = std::chrono::steady_clock::now();
-        auto measured = measureRows(pending.data() + begin, end - begin);
+        auto measured = measureRows(pending.data() + begin, end - begin, callbacks.cancelled);
+        if (stopped())
+            return; // the batch may hold rows cut short
         if (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(50))
             batch = std::min<std::size_t>(batch * 2, 4096);
         if (callbacks.measured)

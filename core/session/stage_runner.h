@@ -2,6 +2,7 @@
 
 #include "core/session/session.h"
 
+#include <atomic>
 #include <functional>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace gapscope {
 // a callback, and the caller decides where it is applied (at once for the CLI,
 // posted to the UI thread by the app's loader). One sequence for both.
 struct StageCallbacks {
-    // Asked before each batch; true stops the run (nothing more is delivered).
-    std::function<bool()> cancelled;
+    // Read between batches and inside big tensors; once set, the run stops and
+    // nothing more is delivered (not even the batch it interrupted).
+    const std::atomic<bool>* cancelled = nullptr;
     // One batch of measured rows; `done` of `total` rows are measured with it.
     std::function<void(std::vector<RowMeasurement> batch, std::size_t done, std::size_t total)> measured;
     // The last stage's results, for completeSession.

@@ -251,9 +251,9 @@ TEST_CASE("overlapping runtime keys merge and the higher instruction id wins", "
     b.delegateCall(1, {b.tensor({5}, {1})});
     b.record({3}, {"c"}, {{{5}, {1}}});
     const auto& c = b.compare();
-    REQUIRE(c.alignment.runtime.size() == 1);
-    CHECK(c.alignment.runtime[0].handles == HandleTuple{1, 2, 3});
-    CHECK(c.alignment.runtime[0].instruction_id == 1);
+    REQUIRE(c.alignment().runtime.size() == 1);
+    CHECK(c.alignment().runtime[0].handles == HandleTuple{1, 2, 3});
+    CHECK(c.alignment().runtime[0].instruction_id == 1);
     REQUIRE(c.rows.size() == 1);
     CHECK(c.rows[0].gaps.at(0).mse == 0.0);
 }

@@ -267,7 +267,7 @@ TEST_CASE("QNN multi-output session: split and topk resolve by node name, where 
     REQUIRE(topk->gaps.size() == 2);
     CHECK(topk->dtypes[1] == "int64 vs int32");
     CHECK(topk->gaps[1].mse == 0.0); // the same indices
-    for (const auto& e : c.events)
+    for (const auto& e : c.events())
         if (e.name.rfind("aten_split", 0) == 0 || e.name.rfind("aten_topk", 0) == 0)
             CHECK(e.resolved.source == HandleSource::QnnNodeName);
     for (const auto& item : c.coverage)

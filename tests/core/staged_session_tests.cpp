@@ -2,12 +2,15 @@
 // the metrics row by row in any order, then outputs, coverage and findings. It
 // must end exactly where a one-shot load ends.
 
+#include "core/compare/element_reader.h"
 #include "core/session/session.h"
+#include "core/session/stage_runner.h"
 #include "session_builder.h"
 #include "test_support.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <random>
 
 using namespace gapscope;
@@ -151,8 +154,6 @@ TEST_CASE("a staged plan settles rows that need no arithmetic and measuring find
     checkSameRows(c, oneShot.value());
 }
 
-#include "core/session/stage_runner.h"
-
 // One stage sequence for the CLI and the app: every pending row arrives in
 // order-preserving batches, then one completion; a cancel stops before the next
 // batch and nothing more is delivered.
@@ -184,12 +185,62 @@ TEST_CASE("the stage runner delivers every row once, then completes and a cancel
     CHECK(completions == 1);
 
     std::size_t batches = 0;
+    std::atomic<bool> stop{false};
     StageCallbacks cancelled;
-    cancelled.cancelled = [&] { return batches > 0; };
-    cancelled.measured = [&](std::vector<RowMeasurement>, std::size_t, std::size_t) { ++batches; };
+    cancelled.cancelled = &stop;
+    cancelled.measured = [&](std::vector<RowMeasurement>, std::size_t, std::size_t) {
+        ++batches;
+        stop = true;
+    };
     cancelled.completed = [&](std::vector<OutputComparison>, CaptureProvenance) {
         FAIL("completed after a cancel");
     };
     runStages(*staged.session, staged.pending, cancelled);
     CHECK(batches == 1);
+}
+
+// The app's loader measures its own session and publishes copies. A copy must
+// stay whole when the original is gone (its rows point into the shared
+// alignment and inputs; under ASan a dangling pointer fails here) and must not
+// change when the original goes on being measured.
+TEST_CASE("a session snapshot stays whole and unchanged while the original is measured and dropped",
+          "[session][staged][snapshot]") {
+    auto staged = openSessionFiles(demoFiles("capture_float.gscap.safetensors"));
+    REQUIRE_FALSE(staged.pending.empty());
+    const Session table = *staged.session; // what `opened` publishes
+    REQUIRE(table.comparison);
+    CHECK(table.comparison->aligned == staged.session->comparison->aligned); // shared, not rebuilt
+
+    StageCallbacks stages;
+    stages.measured = [&](std::vector<RowMeasurement> batch, std::size_t, std::size_t) {
+        for (const auto& m : batch)
+            applyMeasurement(*staged.session->comparison, m);
+    };
+    stages.completed = [&](std::vector<OutputComparison> outputs, CaptureProvenance provenance) {
+        completeSession(*staged.session, std::move(outputs), {}, provenance);
+    };
+    runStages(*staged.session, staged.pending, stages);
+    REQUIRE(staged.session->complete);
+    auto final = std::make_unique<const Session>(*staged.session);
+    staged.session.reset(); // the worker's copy is gone
+
+    // The early snapshot did not move: no row measured, no findings.
+    CHECK_FALSE(table.complete);
+    for (const auto& row : table.comparison->rows)
+        for (const auto& pending : staged.pending)
+            if (pending.row == row.index)
+                CHECK_FALSE(row.measured);
+    CHECK_FALSE(table.first_divergence);
+
+    // The final snapshot reads through every pointer it holds.
+    const auto oneShot = loadSessionFiles(demoFiles("capture_float.gscap.safetensors"));
+    checkSameRows(*final->comparison, *oneShot->comparison);
+    for (const auto& row : final->comparison->rows) {
+        REQUIRE(row.pair);
+        CHECK_FALSE(row.pair->runtime->event->name.empty());
+        for (const auto& plan : row.plans)
+            if (const auto reader = ElementReader::of(plan); reader && reader->numel() > 0)
+                CHECK(std::isfinite(reader->reference(reader->numel() - 1) - reader->runtime(0)));
+    }
+    CHECK(final->comparison->events().size() == oneShot->comparison->events().size());
 }

@@ -399,7 +399,9 @@ void GapscopeGuiTest::resultsArriveInStages() {
     QStringList stages;
     int rowsAtTable = -1, pendingAtTable = -1;
     bool completeAtTable = true;
+    std::shared_ptr<const Session> tableSnapshot;
     connect(window.loader(), &SessionLoader::opened, this, [&](std::shared_ptr<const Session> s) {
+        tableSnapshot = s;
         stages << QStringLiteral("table");
         rowsAtTable = window.opModel()->rowCount();
         pendingAtTable = pendingMetricCells(*window.opModel());
@@ -408,7 +410,7 @@ void GapscopeGuiTest::resultsArriveInStages() {
         window.opView()->sortByColumn(OpTableModel::Mse, Qt::DescendingOrder);
     });
     int batches = 0;
-    connect(window.loader(), &SessionLoader::rowsMeasured, this, [&] {
+    connect(window.loader(), &SessionLoader::measured, this, [&] {
         ++batches;
         if (stages.isEmpty() || stages.back() != QStringLiteral("metrics"))
             stages << QStringLiteral("metrics");
@@ -424,6 +426,12 @@ void GapscopeGuiTest::resultsArriveInStages() {
     QCOMPARE(pendingAtTable, 300);
     QVERIFY(!completeAtTable);
     QVERIFY2(batches > 1, "rows arrive in several batches, not all at once");
+    // Each stage was a new snapshot: the one the table was first shown from never
+    // changed underneath it, while the window now holds the final one.
+    QVERIFY(tableSnapshot && window.session() != tableSnapshot);
+    QVERIFY(!tableSnapshot->complete);
+    for (const auto& row : tableSnapshot->comparison->rows)
+        QVERIFY(!row.measured && row.gaps.empty());
     // Then every number, equal to a one-shot load of the same files by the core.
     QCOMPARE(pendingMetricCells(*window.opModel()), 0);
     std::vector<Error> errors;
@@ -460,7 +468,7 @@ void GapscopeGuiTest::cancellingWhileMeasuringKeepsTheTable() {
     MainWindow window;
     window.show();
     QSignalSpy shown(&window, &MainWindow::sessionShown);
-    QSignalSpy measured(window.loader(), &SessionLoader::rowsMeasured);
+    QSignalSpy measured(window.loader(), &SessionLoader::measured);
     connect(
         window.loader(), &SessionLoader::opened, this, [&] { window.cancelButton()->click(); },
         Qt::SingleShotConnection);
@@ -646,8 +654,10 @@ void GapscopeGuiTest::qnnPanelShowsWhatTheMetricsCompared() {
     QVERIFY(errors.empty());
     QVERIFY(session->comparison);
     const std::vector<std::int64_t> handle{25};
+    // The session's capture is shared and immutable: the test edits a copy.
+    auto capture = std::make_shared<AotCapture>(*session->capture);
     CaptureRecord* conv = nullptr;
-    for (auto& r : session->capture->records)
+    for (auto& r : capture->records)
         if (r.debug_handle == handle)
             conv = &r;
     QVERIFY(conv && conv->quantization.size() == 1 && conv->quantization[0]);
@@ -664,7 +674,8 @@ void GapscopeGuiTest::qnnPanelShowsWhatTheMetricsCompared() {
         perChannel.zero_point.push_back(zero - c % 3);
     }
     conv->quantization[0] = perChannel;
-    auto recompared = compareSession(*session->dump, &*session->etrecord, *session->capture);
+    session->capture = capture;
+    auto recompared = compareSession(*session->dump, session->etrecord.get(), *capture);
     QVERIFY(recompared);
     session->comparison = std::move(recompared.value());
 
