@@ -25,7 +25,6 @@ public:
     explicit GapChart(QWidget* parent = nullptr);
 
     void setSession(std::shared_ptr<const Session> session);
-    // The session's rows or findings changed in place: redraw, keeping the selection.
     // A newer snapshot of the same session: rebuilt, the selection kept.
     void updateSession(std::shared_ptr<const Session> snapshot);
     void setMetric(const QString& metric);

@@ -46,12 +46,25 @@ QString savePlot(QCustomPlot* plot, const QString& path) {
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setPageSize(QPageSize(QSizeF(width, height), QPageSize::Point, QString(), QPageSize::ExactMatch));
         paintVector(plot, &pdf, width, height);
-    } else if (!plot->toPixmap(width, height).save(&buffer, "PNG")) {
-        return QStringLiteral("%1: could not encode the plot as PNG").arg(path);
+    } else {
+        return savePng(plot->toPixmap(width, height).toImage(), path);
     }
     buffer.close();
     if (bytes.isEmpty())
         return QStringLiteral("%1: the plot rendered to nothing").arg(path);
+    return saveBytes(bytes, path);
+}
+
+QString savePng(const QImage& image, const QString& path) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (image.isNull() || !image.save(&buffer, "PNG"))
+        return QStringLiteral("%1: could not encode the image as PNG").arg(path);
+    return saveBytes(bytes, path);
+}
+
+QString saveBytes(const QByteArray& bytes, const QString& path) {
     if (auto err = writeFileAtomically(
             path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size()))))
         return QString::fromStdString(err->describe());

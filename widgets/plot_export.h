@@ -3,6 +3,7 @@
 #include <QString>
 
 class QCustomPlot;
+class QImage;
 
 namespace gapscope {
 
@@ -10,6 +11,12 @@ namespace gapscope {
 // names none of them), atomically: a reader never sees half a file. Returns an
 // error message naming the path, or an empty string.
 QString savePlot(QCustomPlot* plot, const QString& path);
+
+// Writes an image as PNG, atomically and under writeFileAtomically's rules (it
+// never replaces an input or anything but a regular file): the one way the app
+// writes pictures (plots, report figures, window screenshots).
+QString savePng(const QImage& image, const QString& path);
+QString saveBytes(const QByteArray& bytes, const QString& path);
 
 // Gives a plot a context menu that saves it (PNG, PDF or SVG) through a file
 // dialog; `suggestedName` is the file name offered, without extension.

@@ -11,6 +11,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -369,9 +370,34 @@ QString TensorPanel::worstElementsText() const {
     return m_worst->text();
 }
 
+QImage TensorPanel::renderFigure(int plotWidth, int plotHeight) const {
+    const int titleHeight = 28, worstHeight = 24;
+    QImage image(3 * plotWidth, titleHeight + 2 * plotHeight + worstHeight, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setPen(Qt::black);
+    QFont bold = font();
+    bold.setBold(true);
+    painter.setFont(bold);
+    painter.drawText(QRect(8, 0, image.width() - 16, titleHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                     m_title->text());
+    QCustomPlot* const grid[2][3] = {{m_plots[0], m_plots[1], m_plots[2]},
+                                     {m_histogram, m_scatter, m_channels}};
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 3; ++c)
+            // toPixmap lays the plot out at the asked size without showing it.
+            painter.drawPixmap(c * plotWidth, titleHeight + r * plotHeight,
+                               grid[r][c]->toPixmap(plotWidth, plotHeight));
+    painter.setFont(font());
+    painter.drawText(QRect(8, titleHeight + 2 * plotHeight, image.width() - 16, worstHeight),
+                     Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine, m_worst->text());
+    return image;
+}
+
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
     const ElementPlan* plan = planOf(row, element);
     m_details.cancel(); // a newer selection: the running job's result is stale
+    m_detailsPending = false;
     const auto reader = plan ? ElementReader::of(*plan) : std::nullopt;
     if (!reader) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
@@ -387,14 +413,18 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     // cancels. The snapshot is held so the mapped bytes the plan points into
     // outlive the job.
     m_worst->setText(tr("Computing the error breakdown of %1 elements…").arg(numel));
+    m_detailsPending = true;
     m_details.start(
         [this, session = m_session, p = *plan](std::uint64_t generation, const std::atomic<bool>& cancelled) {
             auto details = std::make_shared<TensorDetails>(computeDetails(p, kMaxSamples, &cancelled));
             QMetaObject::invokeMethod(
                 this,
                 [this, generation, details] {
-                    if (m_details.isCurrent(generation))
-                        applyDetails(*details);
+                    if (!m_details.isCurrent(generation))
+                        return;
+                    m_detailsPending = false;
+                    applyDetails(*details);
+                    emit detailsReady();
                 },
                 Qt::QueuedConnection);
         });

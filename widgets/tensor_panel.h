@@ -3,6 +3,7 @@
 #include "core/common/job_tracker.h"
 #include "core/session/session.h"
 
+#include <QImage>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -53,6 +54,16 @@ public:
     QString worstElementsText() const;
     // "[row, column]  reference …" for the element under the cursor, or the slice description.
     QString hoverText() const;
+    // The big-tensor details of the selected op are still being computed
+    // (detailsReady follows).
+    bool detailsPending() const { return m_detailsPending; }
+    // The six plots alone, in their grid, with the op's title above: no
+    // controls, no selection. Renders from the plots' data, so the panel need
+    // not be shown (the report renders from a panel of its own).
+    QImage renderFigure(int plotWidth = 420, int plotHeight = 300) const;
+
+signals:
+    void detailsReady();
 
 private:
     void refresh();
@@ -63,6 +74,7 @@ private:
     static constexpr std::uint64_t kSynchronousElements = 1u << 18;
     // Big tensors' details: a newer selection cancels the running job.
     JobTracker m_details;
+    bool m_detailsPending = false;
     void showValueAt(int which, const QPointF& pixel);
 
     std::shared_ptr<const Session> m_session;

@@ -1,5 +1,7 @@
 #include "app/gui/main_window.h"
+#include "app/gui/report_exporter.h"
 #include "core/report/compare_report.h"
+#include "widgets/gap_chart.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -25,7 +27,11 @@ int main(int argc, char** argv) {
                                   QStringLiteral("OUT"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH (default 1500x1000)."),
                             QStringLiteral("WxH"), QStringLiteral("1500x1000"));
-    parser.addOptions({demo, qnnDemo, screenshot, size});
+    QCommandLineOption report(
+        QStringLiteral("report"),
+        QStringLiteral("Load, write the report folder (as File → Export report) to DIR and exit."),
+        QStringLiteral("DIR"));
+    parser.addOptions({demo, qnnDemo, screenshot, size, report});
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Session files or folders."));
     parser.process(app);
 
@@ -40,6 +46,17 @@ int main(int argc, char** argv) {
     else if (!parser.positionalArguments().isEmpty())
         window.openPaths(parser.positionalArguments());
 
+    if (parser.isSet(report)) {
+        // No window shown: the report renders off-screen from the loaded session.
+        QObject::connect(&window, &gapscope::MainWindow::sessionShown, &app, [&] {
+            const QString err = gapscope::exportReportFolder(window.session(), window.chart()->metric(),
+                                                             parser.value(report));
+            if (!err.isEmpty())
+                std::fprintf(stderr, "gapscope: %s\n", qPrintable(err));
+            QApplication::exit(err.isEmpty() ? 0 : 1);
+        });
+        return QApplication::exec();
+    }
     if (parser.isSet(screenshot)) {
         window.show();
         int status = 0;

@@ -209,7 +209,7 @@ void MainWindow::buildMenus() {
                 const auto folder = QFileDialog::getExistingDirectory(this, tr("Export report into folder"));
                 if (folder.isEmpty())
                     return;
-                const QString err = exportReportFolder(*this, folder);
+                const QString err = exportReportFolder(session(), chart()->metric(), folder);
                 statusBar()->showMessage(err.isEmpty() ? tr("Report written to %1").arg(folder) : err, 6000);
             })
         ->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
@@ -354,7 +354,8 @@ bool MainWindow::exportCsv(const QString& path) {
 void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bool)> done) {
     auto shoot = [this, path, done] {
         // Let layouts and plots settle before grabbing.
-        QTimer::singleShot(200, this, [this, path, done] { done(grab().save(path, "PNG")); });
+        QTimer::singleShot(200, this,
+                           [this, path, done] { done(savePng(grab().toImage(), path).isEmpty()); });
     };
     if (loader()->busy())
         connect(this, &MainWindow::sessionShown, this, shoot, Qt::SingleShotConnection);

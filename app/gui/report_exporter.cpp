@@ -1,18 +1,16 @@
 #include "app/gui/report_exporter.h"
 
-#include "app/gui/main_window.h"
-#include "core/common/atomic_file.h"
+#include "core/common/job_tracker.h"
+#include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
 #include "widgets/gap_chart.h"
+#include "widgets/plot_export.h"
 #include "widgets/tensor_panel.h"
 
-#include <QBuffer>
 #include <QDir>
 #include <QEventLoop>
-#include <QFutureWatcher>
-#include <QPixmap>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <qcustomplot.h>
 #include <sstream>
 
 namespace gapscope {
@@ -20,18 +18,7 @@ namespace gapscope {
 namespace {
 
 QString writeText(const QString& path, const std::string& text) {
-    if (auto err = writeFileAtomically(path.toStdString(), std::string_view(text)))
-        return QString::fromStdString(err->describe());
-    return {};
-}
-
-QString writePng(const QString& path, const QPixmap& pixmap) {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    if (!pixmap.save(&buffer, "PNG"))
-        return QStringLiteral("%1: could not encode the image").arg(path);
-    return writeText(path, bytes.toStdString());
+    return saveBytes(QByteArray::fromStdString(text), path);
 }
 
 QString html(const QString& s) {
@@ -40,8 +27,8 @@ QString html(const QString& s) {
 
 } // namespace
 
-QString exportReportFolder(MainWindow& window, const QString& folder, int worstOps) {
-    const auto session = window.session();
+QString exportReportFolder(std::shared_ptr<const Session> session, const QString& chartMetric,
+                           const QString& folder, int worstOps) {
     if (!session || !session->comparison)
         return QStringLiteral("nothing to export: no comparison is open");
     if (!session->complete)
@@ -53,27 +40,45 @@ QString exportReportFolder(MainWindow& window, const QString& folder, int worstO
     const QDir dir(folder);
     const Comparison& c = *session->comparison;
 
-    // Hashing every input (provenance) reads them all: on a worker, with the
-    // event loop running, so the window stays responsive on a multi-GB session.
-    QFutureWatcher<ReportContext> hashing;
-    QEventLoop wait;
-    QObject::connect(&hashing, &QFutureWatcher<ReportContext>::finished, &wait, &QEventLoop::quit);
-    hashing.setFuture(QtConcurrent::run([session] { return reportContextFor(*session); }));
-    if (!hashing.isFinished())
-        wait.exec(QEventLoop::ExcludeUserInputEvents);
-    const ReportContext ctx = hashing.result();
+    // Hashing every input (provenance) reads them all: a background job, with
+    // the event loop running, so the window stays responsive on a multi-GB session.
+    ReportContext ctx;
+    {
+        QEventLoop wait;
+        bool hashed = false;
+        JobTracker hashing;
+        hashing.start([&ctx, &wait, &hashed, session](std::uint64_t, const std::atomic<bool>&) {
+            ctx = reportContextFor(*session);
+            QMetaObject::invokeMethod(
+                &wait,
+                [&wait, &hashed] {
+                    hashed = true;
+                    wait.quit();
+                },
+                Qt::QueuedConnection);
+        });
+        if (!hashed)
+            wait.exec(QEventLoop::ExcludeUserInputEvents);
+    }
 
     std::ostringstream csv;
     writeComparisonCsv(csv, c);
     QString err = writeText(dir.filePath(QStringLiteral("gapscope.csv")), csv.str());
     if (err.isEmpty())
         err = writeText(dir.filePath(QStringLiteral("report.json")), comparisonToJson(c, ctx).dump(2) + "\n");
+
+    // The figures come from views of their own, never shown, fed the same
+    // snapshot: only the plots, none of the window's controls or selection.
+    GapChart chart;
+    chart.setSession(session);
+    chart.setMetric(chartMetric);
     if (err.isEmpty())
-        err = writePng(dir.filePath(QStringLiteral("gap-chart.png")), window.chart()->grab());
+        err = savePng(chart.plot()->toPixmap(1400, 420).toImage(),
+                      dir.filePath(QStringLiteral("gap-chart.png")));
     if (!err.isEmpty())
         return err;
 
-    // The worst ops by relative L2, with the panel showing each in turn.
+    // The worst ops by relative L2, each as the tensor panel's six plots.
     std::vector<const ComparisonRow*> ranked;
     for (const auto& r : c.rows)
         if (rowMetric(r, Metric::RelL2))
@@ -82,28 +87,29 @@ QString exportReportFolder(MainWindow& window, const QString& folder, int worstO
         return *rowMetric(*a, Metric::RelL2) > *rowMetric(*b, Metric::RelL2);
     });
     ranked.resize(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(worstOps, 0))));
-    const auto previous = window.tensorPanel()->row();
+    TensorPanel panel;
+    panel.setSession(session);
     QString sections;
     for (const auto* r : ranked) {
-        window.tensorPanel()->setRow(r->index);
+        panel.setRow(r->index);
+        if (panel.detailsPending()) {
+            // A big tensor's breakdown is computed by the panel's background job.
+            QEventLoop wait;
+            QObject::connect(&panel, &TensorPanel::detailsReady, &wait, &QEventLoop::quit);
+            wait.exec(QEventLoop::ExcludeUserInputEvents);
+        }
         const QString name = QStringLiteral("op-%1.png").arg(r->index);
-        err = writePng(dir.filePath(name), window.tensorPanel()->grab());
+        err = savePng(panel.renderFigure(), dir.filePath(name));
         if (!err.isEmpty())
-            break;
-        QStringList ops;
-        for (const auto& o : r->aot_ops)
-            ops << QString::fromStdString(o);
+            return err;
         sections +=
             QStringLiteral("<h3>Row %1: %2</h3><p>relative L2 %3, SNR %4 dB, status %5</p><img src=\"%6\">\n")
                 .arg(r->index)
-                .arg(html(ops.join(QStringLiteral(", "))))
+                .arg(html(QString::fromStdString(displayOpName(*r))))
                 .arg(*rowMetric(*r, Metric::RelL2), 0, 'g', 3)
-                .arg(rowMetric(*r, "snr").value_or(0), 0, 'g', 3)
+                .arg(rowMetric(*r, Metric::Snr).value_or(0), 0, 'g', 3)
                 .arg(QString::fromLatin1(rowStatusName(r->status)), name);
     }
-    window.tensorPanel()->setRow(previous);
-    if (!err.isEmpty())
-        return err;
 
     std::ostringstream md;
     writeComparisonMarkdown(md, c, ctx);

@@ -586,7 +586,18 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
     QVERIFY(lines.front().startsWith(QStringLiteral("index,aot_debug_handle,aot_ops")));
 
     const QString report = dir.filePath(QStringLiteral("report"));
-    QCOMPARE(exportReportFolder(window, report, 2), QString());
+    window.inspector()->selectRow(std::size_t{1});
+    const auto selected = window.tensorPanel()->row();
+    const auto snapshot = window.session();
+    QCOMPARE(exportReportFolder(window.session(), window.chart()->metric(), report, 2), QString());
+    // Rendered off-screen from the snapshot: the window kept its selection and session.
+    QCOMPARE(window.tensorPanel()->row(), selected);
+    QCOMPARE(window.chart()->selectedRow(), selected);
+    QCOMPARE(window.session(), snapshot);
+    for (const auto& name : QDir(report).entryList({QStringLiteral("op-*.png")})) {
+        const QImage figure(QDir(report).filePath(name));
+        QCOMPARE(figure.size(), QSize(3 * 420, 28 + 2 * 300 + 24)); // the six plots, no controls
+    }
     for (const char* name : {"gapscope.csv", "report.json", "gap-chart.png", "index.html"})
         QVERIFY2(QFile::exists(QDir(report).filePath(QString::fromLatin1(name))), name);
     QCOMPARE(QDir(report).entryList({QStringLiteral("op-*.png")}).size(), 2);
