@@ -21,7 +21,7 @@ GapChart::GapChart(QWidget* parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)) {
     for (const auto& m : metricCatalog())
         if (m.charted)
-            m_metricBox->addItem(QString::fromLatin1(m.name));
+            m_metricBox->addItem(QString::fromLatin1(m.label), QString::fromLatin1(m.name));
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Gap per op, in execution order:"), this));
     top->addWidget(m_metricBox);
@@ -41,10 +41,10 @@ GapChart::GapChart(QWidget* parent)
     m_plot->setMinimumHeight(220);
     m_plot->xAxis->setLabel(tr("op (execution order)"));
 
-    connect(m_metricBox, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
+    connect(m_metricBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
         rebuild();
         showSelection();
-        emit metricChanged(metric);
+        emit metricChanged(metric());
     });
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
         if (auto row = rowNear(e); row && m_session && m_session->comparison) {
@@ -88,10 +88,12 @@ void GapChart::updateSession(std::shared_ptr<const Session> snapshot) {
 }
 
 void GapChart::setMetric(const QString& metric) {
-    m_metricBox->setCurrentText(metric);
+    const int at = m_metricBox->findData(metric);
+    if (at >= 0)
+        m_metricBox->setCurrentIndex(at);
 }
 QString GapChart::metric() const {
-    return m_metricBox->currentText();
+    return m_metricBox->currentData().toString();
 }
 
 void GapChart::setSelectedRow(std::optional<std::size_t> row) {
@@ -123,58 +125,78 @@ void GapChart::rebuild() {
 
     const std::string name = metric().toStdString();
     // Broadcast rows stand apart, unjoined: their numbers mix unrelated elements.
-    QVector<double> xs, ys, broadcastXs, broadcastYs;
+    QVector<double> xs, ys, broadcastXs, broadcastYs, infXs, pastXs, pastYs;
     bool nonNegative = true;
-    double finiteMax = 0, minPositive = std::numeric_limits<double>::infinity();
+    double minPositive = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < m_order.size(); ++i) {
         const auto v = rowMetric(rows[m_order[i]], name);
         if (!v || std::isnan(*v))
             continue;
-        if (std::isfinite(*v))
-            finiteMax = std::max(finiteMax, std::fabs(*v));
         if (*v > 0 && std::isfinite(*v))
             minPositive = std::min(minPositive, *v);
+        if (std::isinf(*v)) {
+            // Not a value on the axis (SNR of identical outputs): a mark along the top.
+            infXs << static_cast<double>(i);
+            continue;
+        }
         const bool broadcast = rows[m_order[i]].status == RowStatus::Broadcast;
         (broadcast ? broadcastXs : xs) << static_cast<double>(i);
         (broadcast ? broadcastYs : ys) << *v;
         nonNegative = nonNegative && *v >= 0;
-    }
-    // Exact zeros (identical outputs) sit at the floor of a log axis; infinite
-    // values (SNR of identical outputs) at the top.
-    const bool logAxis = nonNegative && std::isfinite(minPositive);
-    for (auto* values : {&ys, &broadcastYs})
-        for (auto& y : *values) {
-            if (std::isinf(y))
-                y = y > 0 ? (finiteMax > 0 ? finiteMax * 1.5 : 1.0) : -finiteMax;
-            else if (logAxis && y == 0)
-                y = minPositive / 10;
+        if (crossesThreshold(rows[m_order[i]], m_session->threshold)) {
+            pastXs << static_cast<double>(i);
+            pastYs << *v;
         }
+    }
+    // Exact zeros (identical outputs) sit at the floor of a log axis.
+    const bool logAxis = nonNegative && std::isfinite(minPositive);
+    for (auto* values : {&ys, &broadcastYs, &pastYs})
+        for (auto& y : *values)
+            if (logAxis && y == 0)
+                y = minPositive / 10;
 
     m_graph = m_plot->addGraph();
     m_graph->setData(xs, ys, true);
     m_graph->setPen(QPen(QColor(40, 90, 170), 1.5));
     m_graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 90, 170), Qt::white, 7));
     m_graph->setName(metric());
-    if (!broadcastXs.isEmpty()) {
-        auto* broadcast = m_plot->addGraph();
-        broadcast->setData(broadcastXs, broadcastYs, true);
-        broadcast->setLineStyle(QCPGraph::lsNone);
-        broadcast->setScatterStyle(QCPScatterStyle(
-            QCPScatterStyle::ssDiamond, QPen(QColor(150, 120, 20), 1.5), QColor(255, 235, 156), 9));
-        broadcast->setName(tr("broadcast (not element for element; never the first divergence)"));
-        broadcast->addToLegend();
-        m_plot->legend->setBrush(QColor(255, 255, 255, 200)); // points behind it stay visible
-        m_plot->legend->setVisible(true);
-    } else {
-        m_plot->legend->setVisible(false);
-    }
+    const QString threshold = QString::fromStdString(describeThreshold(m_session->threshold));
+    const auto points = [this](const QVector<double>& x, const QVector<double>& y, QCPScatterStyle style,
+                               const QString& legend) {
+        auto* g = m_plot->addGraph();
+        g->setData(x, y, true);
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(style);
+        g->setName(legend);
+        g->addToLegend();
+        return g;
+    };
+    // Marked on every metric, whether or not the threshold has a value on it.
+    if (!pastXs.isEmpty())
+        points(pastXs, pastYs,
+               QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 60, 60), 1.5),
+                               QColor(240, 130, 120), 8),
+               tr("past the threshold (%1)").arg(threshold));
+    if (!broadcastXs.isEmpty())
+        points(broadcastXs, broadcastYs,
+               QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(QColor(150, 120, 20), 1.5),
+                               QColor(255, 235, 156), 9),
+               tr("broadcast (not element for element; never the first divergence)"));
+    QCPGraph* infinite = infXs.isEmpty()
+                             ? nullptr
+                             : points(infXs, QVector<double>(infXs.size(), 0),
+                                      QCPScatterStyle(QCPScatterStyle::ssTriangle,
+                                                      QPen(QColor(90, 90, 90), 1.5), Qt::white, 9),
+                                      tr("infinite (drawn along the top)"));
+    m_plot->legend->setBrush(QColor(255, 255, 255, 200)); // points behind it stay visible
+    m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
 
     m_plot->yAxis->setScaleType(logAxis ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (logAxis)
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     else
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    m_plot->yAxis->setLabel(metric());
+    m_plot->yAxis->setLabel(m_metricBox->currentText());
 
     // Op names as x tick labels.
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
@@ -191,12 +213,20 @@ void GapChart::rebuild() {
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 ? 30 : 0);
 
-    // The threshold line when the chart shows the threshold's metric.
-    if (m_session->threshold.metric == name) {
+    // The threshold line on its own metric and on those where one value is
+    // equivalent (SNR, SQNR, rel. L2); elsewhere the points past it say it.
+    const auto limit = thresholdOn(m_session->threshold, name);
+    if (limit && (!logAxis || *limit > 0)) {
         auto* line = new QCPItemStraightLine(m_plot);
-        line->point1->setCoords(0, m_session->threshold.value);
-        line->point2->setCoords(1, m_session->threshold.value);
+        line->point1->setCoords(0, *limit);
+        line->point2->setCoords(1, *limit);
         line->setPen(QPen(QColor(200, 60, 60), 1, Qt::DashLine));
+        auto* text = new QCPItemText(m_plot);
+        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(0.995, *limit);
+        text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        text->setText(tr("threshold: %1").arg(threshold));
+        text->setColor(QColor(200, 60, 60));
     }
     if (m_session->first_divergence)
         addRowMarker(m_session->first_divergence->row, tr("first divergence"), QColor(200, 60, 60),
@@ -210,12 +240,27 @@ void GapChart::rebuild() {
     m_marker->setLineStyle(QCPGraph::lsNone);
     m_marker->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(230, 120, 0), 2), QColor(255, 200, 80), 13));
-    m_plot->rescaleAxes();
+    if (infinite)
+        infinite->setVisible(false); // not part of the value range
+    m_plot->rescaleAxes(true);
+    if (limit && (!logAxis || *limit > 0)) {
+        // Keep the threshold line in view.
+        auto range = m_plot->yAxis->range();
+        range.expand(*limit);
+        m_plot->yAxis->setRange(range);
+    }
     m_plot->xAxis->setRange(-0.5, static_cast<double>(std::max<std::size_t>(m_order.size(), 1)) - 0.5);
     if (logAxis)
         m_plot->yAxis->setRange(m_plot->yAxis->range().lower / 3, m_plot->yAxis->range().upper * 3);
     else
         m_plot->yAxis->scaleRange(1.15);
+    if (infinite) {
+        const auto range = m_plot->yAxis->range();
+        const double top = logAxis ? range.upper / 1.6 : range.upper - 0.04 * range.size();
+        for (auto it = infinite->data()->begin(); it != infinite->data()->end(); ++it)
+            it->value = top;
+        infinite->setVisible(true);
+    }
     if (xs.isEmpty()) {
         // An empty frame would look like a chart of zeros: say why it is empty.
         auto* note = new QCPItemText(m_plot);

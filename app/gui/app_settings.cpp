@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSettings>
+#include <cmath>
 
 namespace gapscope {
 
@@ -57,6 +58,22 @@ void AppSettings::setChartMetric(const QString& metric) {
     QSettings().setValue(kMetric, metric);
 }
 
+MetricThreshold AppSettings::threshold() const {
+    QSettings s;
+    const auto metric =
+        s.value(QStringLiteral("threshold/metric"), QStringLiteral("snr")).toString().toStdString();
+    bool ok = false;
+    const double value = s.value(QStringLiteral("threshold/value"), 20.0).toDouble(&ok);
+    if (!findMetric(metric) || !ok || !std::isfinite(value))
+        return {"snr", 20.0}; // a hand-edited or stale setting
+    return {metric, value};
+}
+void AppSettings::setThreshold(const MetricThreshold& threshold) {
+    QSettings s;
+    s.setValue(QStringLiteral("threshold/metric"), QString::fromStdString(threshold.metric));
+    s.setValue(QStringLiteral("threshold/value"), threshold.value);
+}
+
 QList<QStringList> AppSettings::recentSessions() const {
     QList<QStringList> out;
     for (const auto& v : QSettings().value(kRecent).toList())
@@ -78,6 +95,16 @@ void AppSettings::addRecentSession(const QStringList& files) {
     QSettings().setValue(kRecent, stored);
 }
 
+void AppSettings::replaceRecentSession(const QStringList& files, const QString& sessionFile) {
+    QList<QStringList> recent = recentSessions();
+    recent.removeAll(files);
+    QVariantList stored;
+    for (const auto& r : recent)
+        stored << r;
+    QSettings().setValue(kRecent, stored);
+    addRecentSession({sessionFile});
+}
+
 QString writeSessionFile(const QString& path, const SessionFile& session) {
     QJsonObject o;
     o[QStringLiteral("gapscope_session")] = 1;
@@ -93,6 +120,11 @@ QString writeSessionFile(const QString& path, const SessionFile& session) {
             path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size()))))
         return QString::fromStdString(err->describe());
     return {};
+}
+
+bool isSessionFile(const QString& path) {
+    const QFileInfo info(path);
+    return info.isFile() && info.size() <= (1 << 20) && readSessionFile(path).has_value();
 }
 
 std::optional<SessionFile> readSessionFile(const QString& path, QString* error) {

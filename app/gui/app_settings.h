@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/compare/metric_catalog.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -26,10 +28,15 @@ public:
 
     QString chartMetric() const; // default rel_l2
     void setChartMetric(const QString& metric);
+    // The first-divergence threshold; default SNR 20 dB (the CLI's default).
+    MetricThreshold threshold() const;
+    void setThreshold(const MetricThreshold& threshold);
 
     // Recent sessions, newest first; each is the list of files it was opened from.
     QList<QStringList> recentSessions() const;
     void addRecentSession(const QStringList& files);
+    // A session saved to a file replaces the entry of its files: one entry each.
+    void replaceRecentSession(const QStringList& files, const QString& sessionFile);
 };
 
 // A session file: the files of a session and how it was compared, as JSON
@@ -42,5 +49,9 @@ struct SessionFile {
 };
 QString writeSessionFile(const QString& path, const SessionFile& session); // error message or empty
 std::optional<SessionFile> readSessionFile(const QString& path, QString* error = nullptr);
+// A regular file of at most 1 MiB that reads as a session file: how Open, the
+// command line and a drop tell a saved session from the files of one (never
+// by its name, and never reading a multi-GB dump or blocking on a FIFO).
+bool isSessionFile(const QString& path);
 
 } // namespace gapscope

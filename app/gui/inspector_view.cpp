@@ -9,6 +9,7 @@
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/tensor_panel.h"
+#include "widgets/threshold_editor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -30,9 +31,8 @@ InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
       m_chart(new GapChart), m_tensors(new TensorPanel), m_filter(new QLineEdit),
-      m_aboveThreshold(new QCheckBox(tr("only gaps past the threshold"))), m_runs(new QComboBox),
-      m_methods(new QComboBox), m_methodLabel(new QLabel(tr("Method:"))), m_warnings(new QLabel),
-      m_chartRefresh(new QTimer(this)) {
+      m_threshold(new ThresholdEditor), m_runs(new QComboBox), m_methods(new QComboBox),
+      m_methodLabel(new QLabel(tr("Method:"))), m_warnings(new QLabel), m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     for (QTableView* view : {m_table, m_coverageView}) {
         view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -42,6 +42,10 @@ InspectorView::InspectorView(QWidget* parent)
         view->setWordWrap(false);
     }
     m_table->setModel(m_proxy);
+    // One tab stop: Tab leaves the table for the tensor panel and the chart
+    // (arrows move within it), and the focused view shows a frame.
+    m_table->setTabKeyNavigation(false);
+    m_table->setStyleSheet(QStringLiteral("QTableView:focus { border: 2px solid palette(highlight); }"));
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(OpTableModel::Index, Qt::AscendingOrder);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
@@ -53,7 +57,7 @@ InspectorView::InspectorView(QWidget* parent)
     m_filter->setPlaceholderText(tr("Filter ops, handles, status…"));
     m_filter->setClearButtonEnabled(true);
     filterRow->addWidget(m_filter, 1);
-    filterRow->addWidget(m_aboveThreshold);
+    filterRow->addWidget(m_threshold);
     filterRow->addWidget(m_methodLabel);
     filterRow->addWidget(m_methods);
     m_methods->setToolTip(tr("The program method to compare (each method needs its own capture)"));
@@ -99,11 +103,19 @@ InspectorView::InspectorView(QWidget* parent)
     layout->addWidget(main);
 
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &OpFilterProxy::setText);
-    connect(m_aboveThreshold, &QCheckBox::toggled, this, [this](bool on) {
-        if (!m_session)
-            return;
-        m_proxy->setThreshold(QString::fromStdString(m_session->threshold.metric),
-                              on ? std::optional<double>(m_session->threshold.value) : std::nullopt);
+    m_threshold->setThreshold(AppSettings().threshold());
+    connect(m_threshold, &ThresholdEditor::filteringChanged, this, [this] { applyFilter(); });
+    connect(m_threshold, &ThresholdEditor::thresholdChanged, this, [this](const MetricThreshold& t) {
+        AppSettings().setThreshold(t);
+        if (m_session) {
+            // A new snapshot judged by the new threshold: first divergence, filter, chart line.
+            m_session = adopt(m_session);
+            m_model->updateSession(m_session);
+            m_tensors->updateSession(m_session);
+            m_chart->updateSession(m_session);
+            applyFilter();
+        }
+        emit thresholdChanged(t);
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -151,6 +163,10 @@ void InspectorView::saveLayout(AppSettings& settings) const {
             settings.setSplitterState(splitter->objectName(), splitter->saveState());
     if (m_model->rowCount() > 0)
         settings.setTableHeaderState(m_table->horizontalHeader()->saveState(), OpTableModel::ColumnCount);
+}
+
+void InspectorView::focusTable() {
+    m_table->setFocus(Qt::ShortcutFocusReason);
 }
 
 void InspectorView::focusFilter() {
@@ -234,9 +250,22 @@ void InspectorView::sizeColumns() {
     m_coverageView->resizeColumnsToContents();
 }
 
+std::shared_ptr<const Session> InspectorView::adopt(std::shared_ptr<const Session> snapshot) const {
+    const MetricThreshold t = m_threshold->threshold();
+    if (!snapshot || (snapshot->threshold.metric == t.metric && snapshot->threshold.value == t.value))
+        return snapshot;
+    return std::make_shared<const Session>(withThreshold(*snapshot, t));
+}
+
+void InspectorView::applyFilter() {
+    const MetricThreshold t = m_threshold->threshold();
+    m_proxy->setThreshold(QString::fromStdString(t.metric),
+                          m_threshold->filtering() ? std::optional<double>(t.value) : std::nullopt);
+}
+
 void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_chartRefresh->stop();
-    m_session = std::move(session);
+    m_session = adopt(std::move(session));
     m_model->setSession(m_session);
     m_coverage->setSession(m_session);
     m_chart->setSession(m_session);
@@ -250,12 +279,16 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     if (m_session && m_session->comparison && !m_session->comparison->rows.empty()) {
         selectRow(std::size_t{0});
         m_autoSelected = std::size_t{0};
+        // The keys go to the ops, not to the filter box (which would take typed
+        // shortcuts as text).
+        if (isVisible() && !m_filter->hasFocus())
+            m_table->setFocus(Qt::OtherFocusReason);
     }
 }
 
 void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::size_t first,
                                   std::size_t last) {
-    m_session = std::move(snapshot);
+    m_session = adopt(std::move(snapshot));
     m_model->updateSession(m_session, first, last);
     m_tensors->updateSession(m_session);
     if (!m_chartRefresh->isActive())
@@ -264,7 +297,7 @@ void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::
 
 void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
     m_chartRefresh->stop();
-    m_session = std::move(snapshot);
+    m_session = adopt(std::move(snapshot));
     m_model->updateSession(m_session);                    // the first-divergence and gain marks
     m_table->resizeColumnToContents(OpTableModel::Index); // room for them
     m_tensors->updateSession(m_session);

@@ -21,6 +21,7 @@ class GapChart;
 class OpFilterProxy;
 class OpTableModel;
 class TensorPanel;
+class ThresholdEditor;
 
 // The page that inspects one session: the op table (and coverage) above the
 // tensor panel, the gap chart below. Selecting an op anywhere selects it
@@ -48,6 +49,7 @@ public:
     // Selects the op where the error grows most; false when no op stands out.
     bool selectStrongestGain();
     void focusFilter();
+    void focusTable();
 
     void restoreLayout(const AppSettings& settings);
     void saveLayout(AppSettings& settings) const;
@@ -60,13 +62,20 @@ public:
     QComboBox* runSelector() const { return m_runs; }
     QComboBox* methodSelector() const { return m_methods; }
     QLabel* warningBanner() const { return m_warnings; }
+    ThresholdEditor* thresholdEditor() const { return m_threshold; }
 
 signals:
     // The user chose another method or RunData block to compare (no run: the
     // method's default run).
     void compareRequested(const QString& method, std::optional<std::size_t> run);
+    // The user set another threshold (kept for the next loads too).
+    void thresholdChanged(const gapscope::MetricThreshold& threshold);
 
 private:
+    // The snapshot judged by the threshold the user set (a copy when it was
+    // loaded with another).
+    std::shared_ptr<const Session> adopt(std::shared_ptr<const Session> snapshot) const;
+    void applyFilter();
     void fillRuns();
     void fillMethods();
     void showWarnings();
@@ -80,7 +89,7 @@ private:
     GapChart* m_chart;
     TensorPanel* m_tensors;
     QLineEdit* m_filter;
-    QCheckBox* m_aboveThreshold;
+    ThresholdEditor* m_threshold;
     QComboBox* m_runs;
     QComboBox* m_methods;
     QLabel* m_methodLabel;

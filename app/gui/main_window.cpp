@@ -5,6 +5,8 @@
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/welcome_page.h"
+#include "app/gui/window_actions.h"
 #include "core/common/atomic_file.h"
 #include "core/report/compare_report.h"
 #include "widgets/gap_chart.h"
@@ -33,35 +35,18 @@ namespace gapscope {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_inspector(new InspectorView),
       m_banner(new QLabel), m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))),
-      m_pages(new QStackedWidget) {
+      m_pages(new QStackedWidget), m_welcome(new WelcomePage) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
-    // Welcome page: what to drop, and the demo.
-    auto* welcome = new QWidget;
-    auto* wl = new QVBoxLayout(welcome);
-    auto* hello = new QLabel(tr("<h2>Gapscope</h2><p>Drop the files a device run produced here: the ETDump "
-                                "(<tt>.etdp</tt>), its debug buffer, the ETRecord and the AOT capture — or a "
-                                "folder holding them.</p>"));
-    hello->setAlignment(Qt::AlignCenter);
-    // Two real sessions to try: XNNPACK int8 and Qualcomm QNN 8a8w.
-    auto* demo = new QPushButton(tr("Open the XNNPACK int8 demo"));
-    demo->setToolTip(tr("A small conv/layer_norm/linear/topk model quantised to int8 and lowered to XNNPACK, "
-                        "compared with the float model"));
-    connect(demo, &QPushButton::clicked, this, &MainWindow::openDemo);
-    auto* qnnDemo = new QPushButton(tr("Open the QNN 8a8w demo"));
-    qnnDemo->setToolTip(tr("A conv stem and an attention block quantised 8a8w for Qualcomm's HTP: raw uint8, "
-                           "channels-last device tensors, dequantised and re-laid out"));
-    connect(qnnDemo, &QPushButton::clicked, this, &MainWindow::openQnnDemo);
-    auto* demos = new QHBoxLayout;
-    demos->addStretch();
-    demos->addWidget(demo);
-    demos->addWidget(qnnDemo);
-    demos->addStretch();
-    wl->addStretch();
-    wl->addWidget(hello);
-    wl->addLayout(demos);
-    wl->addStretch();
+    connect(m_welcome, &WelcomePage::openRequested, this, [this] {
+        const auto files = QFileDialog::getOpenFileNames(this, tr("Open session files"));
+        if (!files.isEmpty())
+            openPaths(files);
+    });
+    connect(m_welcome, &WelcomePage::demoRequested, this,
+            [this](EmbeddedDemo demo) { demo == EmbeddedDemo::Qnn ? openQnnDemo() : openDemo(); });
+    connect(m_welcome, &WelcomePage::recentRequested, this, &MainWindow::openPaths);
 
     auto* central = new QWidget;
     auto* cl = new QVBoxLayout(central);
@@ -71,7 +56,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_banner->hide();
     cl->addWidget(m_banner);
     cl->addWidget(m_pages, 1);
-    m_pages->addWidget(welcome);
+    m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_inspector);
     setCentralWidget(central);
 
@@ -82,7 +67,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
 
-    buildMenus();
+    m_actions = new WindowActions(*this);
 
     SessionLoader* loader = m_sessions->loader();
     connect(loader, &SessionLoader::started, this, [this] {
@@ -109,12 +94,14 @@ MainWindow::MainWindow(QWidget* parent)
         if (partial)
             m_inspector->measuringStopped();
         statusBar()->showMessage(
-            partial ? tr("Cancelled: ops shown with … have no metrics; reload to compute them")
+            partial ? tr("Cancelled: ops shown with … have no metrics; File → Reload (F5) computes them")
                     : tr("Loading cancelled"),
-            6000);
+            8000);
+        m_actions->refresh();
     });
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
-    connect(m_sessions, &SessionController::recentChanged, this, &MainWindow::fillRecent);
+    connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
+    connect(m_sessions, &SessionController::recentChanged, this, [this] { m_actions->fillRecent(); });
 
     AppSettings settings;
     restoreGeometry(settings.windowGeometry());
@@ -155,107 +142,10 @@ SessionLoader* MainWindow::loader() const {
     return m_sessions->loader();
 }
 
-void MainWindow::buildMenus() {
-    auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open…"), this,
-                    [this] {
-                        const auto files = QFileDialog::getOpenFileNames(this, tr("Open session files"));
-                        if (!files.isEmpty())
-                            openPaths(files);
-                    })
-        ->setShortcut(QKeySequence::Open);
-    file->addAction(tr("&Export table as CSV…"), this,
-                    [this] {
-                        const auto path = QFileDialog::getSaveFileName(this, tr("Export CSV"),
-                                                                       QStringLiteral("gapscope.csv"));
-                        if (path.isEmpty())
-                            return;
-                        if (session() && !session()->complete)
-                            statusBar()->showMessage(
-                                tr("The metrics are still being computed: export once they are"), 5000);
-                        else if (!exportCsv(path))
-                            statusBar()->showMessage(tr("Could not write %1").arg(path), 5000);
-                    })
-        ->setShortcut(QKeySequence(tr("Ctrl+E")));
-    file->addAction(tr("Export gap chart as &PNG, PDF or SVG…"), this, [this] {
-        const auto path =
-            QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("gap-chart.png"),
-                                         tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
-        if (path.isEmpty())
-            return;
-        const QString err = savePlot(chart()->plot(), path);
-        statusBar()->showMessage(err.isEmpty() ? tr("Chart written to %1").arg(path) : err, 5000);
-    });
-    file->addAction(tr("Open &session file…"), this, [this] {
-        const auto path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
-                                                       tr("Gapscope session (*.json)"));
-        if (!path.isEmpty())
-            openSessionFile(path);
-    });
-    file->addAction(tr("Sa&ve session…"), this,
-                    [this] {
-                        const auto path = QFileDialog::getSaveFileName(
-                            this, tr("Save session"), QStringLiteral("session.gapscope.json"));
-                        if (!path.isEmpty())
-                            saveSession(path);
-                    })
-        ->setShortcut(QKeySequence::Save);
-    m_recent = file->addMenu(tr("&Recent sessions"));
-    fillRecent();
-    file->addSeparator();
-    file->addAction(
-            tr("Export &report…"), this,
-            [this] {
-                const auto folder = QFileDialog::getExistingDirectory(this, tr("Export report into folder"));
-                if (folder.isEmpty())
-                    return;
-                const QString err = exportReportFolder(session(), chart()->metric(), folder);
-                statusBar()->showMessage(err.isEmpty() ? tr("Report written to %1").arg(folder) : err, 6000);
-            })
-        ->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
-    file->addSeparator();
-    file->addAction(tr("&Quit"), qApp, &QApplication::quit)->setShortcut(QKeySequence::Quit);
-
-    auto* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Find op"), m_inspector, &InspectorView::focusFilter)
-        ->setShortcut(QKeySequence::Find);
-    const auto step = [this](int direction) {
-        if (!m_inspector->stepDivergent(direction))
-            statusBar()->showMessage(tr("No op is past the threshold"), 3000);
-    };
-    view->addAction(tr("&Next divergent op"), this, [step] { step(+1); })
-        ->setShortcut(QKeySequence(Qt::Key_F3));
-    view->addAction(tr("&Previous divergent op"), this, [step] { step(-1); })
-        ->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
-    view->addAction(tr("Op where the &error grows most"), this,
-                    [this] {
-                        if (!m_inspector->selectStrongestGain())
-                            statusBar()->showMessage(
-                                tr("No op doubles the error it receives (or the metrics are not in yet)"),
-                                3000);
-                    })
-        ->setShortcut(QKeySequence(tr("Ctrl+I")));
-
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("Open &demo (XNNPACK int8)"), this, &MainWindow::openDemo);
-    help->addAction(tr("Open &QNN demo (Qualcomm HTP 8a8w)"), this, &MainWindow::openQnnDemo);
-}
-
-void MainWindow::fillRecent() {
-    m_recent->clear();
-    const auto recent = AppSettings().recentSessions();
-    for (const auto& files : recent) {
-        QStringList names;
-        for (const auto& f : files)
-            names << QFileInfo(f).fileName();
-        m_recent->addAction(names.join(QStringLiteral(", ")), this,
-                            [this, files] { m_sessions->openFiles(files); });
-    }
-    m_recent->setEnabled(!recent.isEmpty());
-}
-
 void MainWindow::openPaths(const QStringList& paths) {
-    m_sessions->openPaths(paths);
+    const QString error = m_sessions->openPaths(paths);
+    if (!error.isEmpty())
+        showBanner({error});
 }
 
 void MainWindow::openDemo() {
@@ -275,6 +165,7 @@ bool MainWindow::openSessionFile(const QString& path) {
 
 bool MainWindow::saveSession(const QString& path) {
     const QString error = m_sessions->saveSession(path);
+    setWindowTitle(sessionTitle());
     statusBar()->showMessage(error.isEmpty() ? tr("Session saved to %1").arg(path) : error, 5000);
     return error.isEmpty();
 }
@@ -292,12 +183,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (paths.isEmpty())
         return;
     event->acceptProposedAction();
-    // A dropped session file opens its session (told by content, not the name).
-    if (paths.size() == 1 && readSessionFile(paths.front())) {
-        openSessionFile(paths.front());
-        return;
-    }
-    openPaths(paths);
+    openPaths(paths); // a saved session file too, told by its content
 }
 
 void MainWindow::showBanner(const QStringList& lines) {
@@ -314,6 +200,8 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
         lines << tr("%1 missing: drop it here").arg(QString::fromStdString(m));
     showBanner(lines);
     m_pages->setCurrentIndex(snapshot->comparison ? 1 : 0);
+    setWindowTitle(sessionTitle());
+    m_actions->refresh();
     if (snapshot->comparison && !snapshot->complete)
         statusBar()->showMessage(
             tr("%1 ops aligned; computing their metrics…").arg(snapshot->comparison->rows.size()));
@@ -323,6 +211,7 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
     m_progress->hide();
     m_cancel->hide();
     m_inspector->finishSession(snapshot);
+    m_actions->refresh();
     if (snapshot->comparison) {
         const auto top = opModel()->topIntroducer();
         statusBar()->showMessage(
@@ -340,6 +229,22 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
         statusBar()->clearMessage();
     }
     emit sessionShown();
+}
+
+QString MainWindow::sessionTitle() const {
+    QString name;
+    if (m_sessions->isDemo())
+        name = tr("built-in demo");
+    else if (!m_sessions->sessionFile().isEmpty())
+        name = QFileInfo(m_sessions->sessionFile()).fileName();
+    else if (!m_sessions->paths().isEmpty())
+        name = QFileInfo(m_sessions->paths().front()).isDir()
+                   ? QFileInfo(m_sessions->paths().front()).fileName()
+                   : QFileInfo(QFileInfo(m_sessions->paths().front()).absolutePath()).fileName();
+    const auto s = session();
+    if (s && s->comparison && !s->comparison->method.empty() && s->comparison->method != "forward")
+        name += QStringLiteral(" · ") + QString::fromStdString(s->comparison->method);
+    return name.isEmpty() ? tr("Gapscope") : tr("%1 — Gapscope").arg(name);
 }
 
 bool MainWindow::exportCsv(const QString& path) {

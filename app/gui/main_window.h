@@ -24,6 +24,8 @@ class OpTableModel;
 class SessionController;
 class SessionLoader;
 class TensorPanel;
+class WelcomePage;
+class WindowActions;
 
 // Composes the welcome page, the inspector, the banner, the menus and the status
 // bar; owns no analysis logic. Sessions are the controller's, views the inspector's.
@@ -54,6 +56,11 @@ public:
     QLabel* banner() const { return m_banner; }
     SessionLoader* loader() const;
     QPushButton* cancelButton() const { return m_cancel; }
+    SessionController* controller() const { return m_sessions; }
+    WelcomePage* welcomePage() const { return m_welcome; }
+    WindowActions* actions() const { return m_actions; }
+    // "folder — Gapscope": the session the window shows.
+    QString sessionTitle() const;
 
 signals:
     // Every stage of a load is done (or it ended without a comparison).
@@ -64,8 +71,6 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void buildMenus();
-    void fillRecent();
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
     void finishSession(std::shared_ptr<const Session> session);
     void showBanner(const QStringList& lines);
@@ -76,7 +81,8 @@ private:
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QStackedWidget* m_pages;
-    QMenu* m_recent = nullptr;
+    WelcomePage* m_welcome;
+    WindowActions* m_actions = nullptr;
 };
 
 } // namespace gapscope

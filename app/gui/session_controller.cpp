@@ -6,25 +6,38 @@
 namespace gapscope {
 
 SessionController::SessionController(QObject* parent) : QObject(parent), m_loader(new SessionLoader(this)) {
+    m_options.threshold = AppSettings().threshold();
     connect(m_loader, &SessionLoader::opened, this, [this](std::shared_ptr<const Session> session) {
-        if (m_demo || !session->comparison)
-            return;
+        if (m_demo || !session->comparison || !m_sessionFile.isEmpty())
+            return; // a saved session is listed by its file
         AppSettings().addRecentSession(m_paths);
         emit recentChanged();
     });
 }
 
-void SessionController::openPaths(const QStringList& paths) {
-    QStringList merged = paths;
+QString SessionController::openPaths(const QStringList& paths) {
+    // A saved session given alone opens as saved (its files, run and method).
+    if (paths.size() == 1 && isSessionFile(paths.front()))
+        return openSessionFile(paths.front());
+    QStringList merged;
+    for (const auto& p : paths) {
+        // Among other files, a saved session stands for its files.
+        if (const auto saved = isSessionFile(p) ? readSessionFile(p) : std::nullopt)
+            merged << saved->files;
+        else
+            merged << p;
+    }
     if (!m_demo)
         for (const auto& p : m_paths)
             if (!merged.contains(p))
                 merged << p;
     openFiles(merged);
+    return {};
 }
 
 void SessionController::openFiles(const QStringList& paths) {
     m_paths = paths;
+    m_sessionFile.clear();
     m_demo = false;
     m_options.comparison.run.reset();
     m_options.comparison.method.clear();
@@ -33,6 +46,7 @@ void SessionController::openFiles(const QStringList& paths) {
 
 void SessionController::openDemo(EmbeddedDemo demo) {
     m_paths.clear();
+    m_sessionFile.clear();
     m_demo = true;
     m_demoKind = demo;
     m_options.comparison.run.reset();
@@ -46,7 +60,10 @@ QString SessionController::openSessionFile(const QString& path) {
     if (!s)
         return error;
     m_paths = s->files;
+    m_sessionFile = path;
     m_demo = false;
+    AppSettings().addRecentSession({path}); // reopened as saved, from the welcome page too
+    emit recentChanged();
     m_options.comparison.run =
         s->run ? std::optional<std::size_t>(static_cast<std::size_t>(*s->run)) : std::nullopt;
     m_options.comparison.method = s->method.toStdString();
@@ -54,16 +71,23 @@ QString SessionController::openSessionFile(const QString& path) {
     return {};
 }
 
-QString SessionController::saveSession(const QString& path) const {
+QString SessionController::saveSession(const QString& path) {
     if (m_demo || m_paths.isEmpty())
         return tr("Could not save the session: %1")
-            .arg(m_demo ? tr("the demo lives inside the app") : tr("no files are open"));
+            .arg(m_demo ? tr("the demo is built into the app, there are no files to list")
+                        : tr("no files are open"));
     SessionFile s;
     s.files = m_paths;
     if (m_options.comparison.run)
         s.run = static_cast<int>(*m_options.comparison.run);
     s.method = QString::fromStdString(m_options.comparison.method);
-    return writeSessionFile(path, s);
+    const QString error = writeSessionFile(path, s);
+    if (error.isEmpty()) {
+        m_sessionFile = path;
+        AppSettings().replaceRecentSession(m_paths, path);
+        emit recentChanged();
+    }
+    return error;
 }
 
 void SessionController::compare(const QString& method, std::optional<std::size_t> run) {

@@ -16,19 +16,27 @@ class SessionController : public QObject {
 public:
     explicit SessionController(QObject* parent = nullptr);
 
-    // Files join the session, replacing files of the same kind (newest first).
-    void openPaths(const QStringList& paths);
+    // Files join the session, replacing files of the same kind (newest first). A
+    // saved session file alone opens that session; among others it stands for
+    // its files. Returns an error message (an unreadable session file), or empty.
+    QString openPaths(const QStringList& paths);
     // Starts afresh from exactly these files.
     void openFiles(const QStringList& paths);
     void openDemo(EmbeddedDemo demo = EmbeddedDemo::Xnnpack);
     // Returns the error message, or an empty string when the session is loading.
     QString openSessionFile(const QString& path);
-    QString saveSession(const QString& path) const;
+    QString saveSession(const QString& path);
     // Compares another method (empty: the capture's) or run (none: the method's default run).
     void compare(const QString& method, std::optional<std::size_t> run);
+    // The threshold later loads judge the first divergence by.
+    void setThreshold(const MetricThreshold& threshold) { m_options.threshold = threshold; }
     void cancel();
+    // Loads the same files (or demo) again, with the same method and run.
+    void reload();
 
     bool isDemo() const { return m_demo; }
+    // The saved session file this session came from or was saved to, if any.
+    const QString& sessionFile() const { return m_sessionFile; }
     const QStringList& paths() const { return m_paths; }
     SessionLoader* loader() const { return m_loader; }
 
@@ -36,10 +44,9 @@ signals:
     void recentChanged();
 
 private:
-    void reload();
-
     SessionLoader* m_loader;
     QStringList m_paths;
+    QString m_sessionFile;
     bool m_demo = false;
     EmbeddedDemo m_demoKind = EmbeddedDemo::Xnnpack;
     SessionOptions m_options;

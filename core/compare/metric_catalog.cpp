@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 namespace gapscope {
 
@@ -82,6 +83,29 @@ std::optional<double> rowMetric(const ComparisonRow& row, Metric metric) {
 std::optional<double> rowMetric(const ComparisonRow& row, const std::string& name) {
     const auto info = findMetric(name);
     return info ? rowMetric(row, info->id) : std::nullopt;
+}
+
+std::optional<double> thresholdOn(const MetricThreshold& threshold, const std::string& metric) {
+    if (threshold.metric == metric)
+        return threshold.value;
+    // SNR and SQNR in dB are 10·log10(Σa² / Σd²); rel. L2 is sqrt(Σd² / Σa²).
+    const auto inDb = [](const std::string& m) { return m == "snr" || m == "sqnr"; };
+    if (inDb(threshold.metric) && inDb(metric))
+        return threshold.value;
+    if (inDb(threshold.metric) && metric == "rel_l2")
+        return std::pow(10.0, -threshold.value / 20.0);
+    if (threshold.metric == "rel_l2" && inDb(metric) && threshold.value > 0)
+        return -20.0 * std::log10(threshold.value);
+    return std::nullopt;
+}
+
+std::string describeThreshold(const MetricThreshold& threshold) {
+    const auto info = findMetric(threshold.metric);
+    if (!info)
+        return threshold.metric;
+    std::ostringstream out;
+    out << info->label << (info->higher_is_worse ? " > " : " < ") << threshold.value;
+    return out.str();
 }
 
 std::optional<MetricThreshold> parseThreshold(const std::string& text, std::string& error) {

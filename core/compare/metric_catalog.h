@@ -58,6 +58,14 @@ struct MetricThreshold {
     std::string metric;
     double value = 0;
 };
+// The same threshold on another metric, where one value of it is equivalent for
+// every row: the metric itself, and SNR, SQNR and relative L2, which are one
+// quantity (SNR = SQNR = −20·log10(rel. L2); docs/metrics.md). Nullopt
+// otherwise (an MSE limit depends on each row's signal power).
+std::optional<double> thresholdOn(const MetricThreshold& threshold, const std::string& metric);
+// "SNR dB < 20": the threshold as a user reads it (label, direction, value).
+std::string describeThreshold(const MetricThreshold& threshold);
+
 // "mse=1e-3" → threshold; an error message otherwise.
 std::optional<MetricThreshold> parseThreshold(const std::string& text, std::string& error);
 

@@ -16,6 +16,10 @@ std::string gapscopeVersion() {
     return GAPSCOPE_VERSION; // from CMake's project(VERSION)
 }
 
+std::string executorchVersion() {
+    return "1.5.1"; // the e2e tests' pinned executorch==1.5.1
+}
+
 namespace {
 
 std::string join(const std::vector<std::string>& v, const char* sep) {

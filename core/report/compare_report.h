@@ -36,5 +36,8 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
 void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportContext& ctx);
 
 std::string gapscopeVersion();
+// The ExecuTorch release whose ETDump schema, ETRecord layout and Inspector
+// semantics Gapscope reads and matches (its parity tests run against it).
+std::string executorchVersion();
 
 } // namespace gapscope

@@ -265,6 +265,14 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
     s.complete = true;
 }
 
+Session withThreshold(const Session& session, const MetricThreshold& threshold) {
+    Session s = session;
+    s.threshold = threshold;
+    if (s.comparison && s.complete)
+        s.first_divergence = firstDivergence(*s.comparison, threshold);
+    return s;
+}
+
 ReportContext reportContextFor(const Session& s) {
     ReportContext ctx;
     ctx.threshold = s.threshold;

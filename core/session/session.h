@@ -92,6 +92,10 @@ void completeSession(Session& session, std::vector<OutputComparison> outputs,
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options = {});
 
+// The session judged against another threshold: a new snapshot whose first
+// divergence is found again (the rows and other findings do not depend on it).
+Session withThreshold(const Session& session, const MetricThreshold& threshold);
+
 // Everything a report needs beyond the rows: threshold, findings, and each
 // input's path, size and SHA-256 (hashed from the bytes already mapped).
 ReportContext reportContextFor(const Session& session);

@@ -7,6 +7,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/welcome_page.h"
 #include "core/compare/comparison.h"
 #include "core/compare/metric_catalog.h"
 #include "core/etdump/element_decode.h"
@@ -24,6 +25,7 @@
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QListWidget>
 #include <QMimeData>
 #include <QProcess>
 #include <QPushButton>
@@ -357,8 +359,13 @@ void GapscopeGuiTest::sessionsSaveReopenAndAreRemembered() {
         window.openPaths(demoFiles());
         QVERIFY(shown.wait(20000));
         rows = window.session()->comparison->rows.size();
-        QVERIFY(window.saveSession(sessionPath));
         QCOMPARE(AppSettings().recentSessions().front(), demoFiles());
+        QVERIFY(window.saveSession(sessionPath));
+        // The saved file replaces its files in the recent list, on the welcome page too.
+        QCOMPARE(AppSettings().recentSessions().front(), QStringList{sessionPath});
+        QVERIFY(!AppSettings().recentSessions().contains(demoFiles()));
+        QCOMPARE(window.welcomePage()->recentList()->item(0)->toolTip(), sessionPath);
+        QCOMPARE(window.windowTitle(), QStringLiteral("s.gapscope.json — Gapscope"));
     }
     MainWindow reopened;
     QSignalSpy shown(&reopened, &MainWindow::sessionShown);

@@ -1,0 +1,62 @@
+#include "widgets/threshold_editor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <limits>
+
+namespace gapscope {
+
+ThresholdEditor::ThresholdEditor(QWidget* parent)
+    : QWidget(parent), m_filter(new QCheckBox(tr("only ops past"), this)), m_metric(new QComboBox(this)),
+      m_direction(new QLabel(this)), m_value(new QDoubleSpinBox(this)) {
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(4);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_metric);
+    layout->addWidget(m_direction);
+    layout->addWidget(m_value);
+    for (const auto& m : metricCatalog())
+        m_metric->addItem(QString::fromLatin1(m.label), QString::fromLatin1(m.name));
+    m_value->setDecimals(6);
+    m_value->setRange(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
+    m_value->setKeyboardTracking(false); // one change per edit, not per digit
+    m_value->setMinimumWidth(90);
+    setToolTip(tr("The threshold an op's gap is judged by: it decides the first divergence (⚑), "
+                  "View → Next divergent op (F3), the chart's threshold line and this filter"));
+    connect(m_filter, &QCheckBox::toggled, this, &ThresholdEditor::filteringChanged);
+    connect(m_metric, qOverload<int>(&QComboBox::activated), this, [this] {
+        showDirection();
+        emit thresholdChanged(threshold());
+    });
+    connect(m_value, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
+            [this] { emit thresholdChanged(threshold()); });
+    showDirection();
+}
+
+void ThresholdEditor::setThreshold(const MetricThreshold& t) {
+    const QSignalBlocker metric(m_metric), value(m_value);
+    const int at = m_metric->findData(QString::fromStdString(t.metric));
+    if (at >= 0)
+        m_metric->setCurrentIndex(at);
+    m_value->setValue(t.value);
+    showDirection();
+}
+
+MetricThreshold ThresholdEditor::threshold() const {
+    return {m_metric->currentData().toString().toStdString(), m_value->value()};
+}
+
+bool ThresholdEditor::filtering() const {
+    return m_filter->isChecked();
+}
+
+void ThresholdEditor::showDirection() {
+    const auto info = findMetric(m_metric->currentData().toString().toStdString());
+    m_direction->setText(info && info->higher_is_worse ? QStringLiteral(">") : QStringLiteral("<"));
+}
+
+} // namespace gapscope
