@@ -3,6 +3,7 @@
 #include "core/compare/element_reader.h"
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
+#include "widgets/elided_label.h"
 #include "widgets/plot_export.h"
 #include "widgets/tensor_details.h"
 
@@ -57,10 +58,11 @@ QCPColorGradient divergingGradient() {
 } // namespace
 
 TensorPanel::TensorPanel(QWidget* parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_hover(new QLabel(this)), m_element(new QSpinBox(this)),
-      m_leading(new QSpinBox(this)), m_shared(new QCheckBox(tr("shared colour scale"), this)),
-      m_histogram(new QCustomPlot(this)), m_scatter(new QCustomPlot(this)), m_channels(new QCustomPlot(this)),
-      m_worst(new QLabel(this)), m_rowAxis(new QComboBox(this)), m_colAxis(new QComboBox(this)) {
+    : QWidget(parent), m_title(new ElidedLabel(this)), m_hover(new ElidedLabel(this)),
+      m_element(new QSpinBox(this)), m_leading(new QSpinBox(this)),
+      m_shared(new QCheckBox(tr("shared colour scale"), this)), m_histogram(new QCustomPlot(this)),
+      m_scatter(new QCustomPlot(this)), m_channels(new QCustomPlot(this)), m_worst(new ElidedLabel(this)),
+      m_rowAxis(new QComboBox(this)), m_colAxis(new QComboBox(this)) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_title, 1);
     controls->addWidget(new QLabel(tr("output"), this));
@@ -73,14 +75,15 @@ TensorPanel::TensorPanel(QWidget* parent)
     controls->addWidget(m_leading);
     controls->addWidget(m_shared);
     m_shared->setChecked(true);
-    auto* grid = new QGridLayout;
+    m_grid = new QGridLayout;
+    auto* grid = m_grid;
     const char* const titles[] = {QT_TR_NOOP("reference (AOT)"), QT_TR_NOOP("runtime (device)"),
                                   QT_TR_NOOP("difference (ref − runtime)")};
     const char* const fileNames[] = {"reference-heatmap",    "runtime-heatmap",      "difference-heatmap",
                                      "difference-histogram", "runtime-vs-reference", "error-per-channel"};
     for (int i = 0; i < 3; ++i) {
         auto* plot = new QCustomPlot(this);
-        plot->setMinimumSize(160, 140);
+        plot->setMinimumSize(140, 80);
         plot->plotLayout()->insertRow(0);
         plot->plotLayout()->addElement(0, 0,
                                        new QCPTextElement(plot, tr(titles[i]), QFont(font().family(), 9)));
@@ -111,15 +114,13 @@ TensorPanel::TensorPanel(QWidget* parent)
                                         QT_TR_NOOP("error per channel (MSE)")};
     QCustomPlot* details[] = {m_histogram, m_scatter, m_channels};
     for (int i = 0; i < 3; ++i) {
-        details[i]->setMinimumSize(160, 120);
+        details[i]->setMinimumSize(140, 80);
         details[i]->plotLayout()->insertRow(0);
         details[i]->plotLayout()->addElement(
             0, 0, new QCPTextElement(details[i], tr(detailTitles[i]), QFont(font().family(), 9)));
         enablePlotExport(details[i], QString::fromLatin1(fileNames[3 + i]));
         grid->addWidget(details[i], 1, i);
     }
-    m_worst->setTextFormat(Qt::PlainText);
-    m_worst->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
@@ -138,6 +139,34 @@ TensorPanel::~TensorPanel() {
     // A details job posts to this panel: it must end while the panel is whole.
     m_details.cancel();
     m_details.waitForIdle();
+}
+
+void TensorPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    arrangePlots();
+}
+
+void TensorPanel::arrangePlots() {
+    // Short and wide (a laptop screen): the six plots in one row, each as tall
+    // as the panel allows, instead of two rows too low to read.
+    const bool oneRow = width() > 4 * height();
+    if (oneRow != m_oneRow || m_grid->count() == 0) {
+        m_oneRow = oneRow;
+        QCustomPlot* const all[] = {m_plots[0], m_plots[1], m_plots[2], m_histogram, m_scatter, m_channels};
+        for (int i = 0; i < 6; ++i) {
+            m_grid->removeWidget(all[i]);
+            m_grid->addWidget(all[i], oneRow ? 0 : i / 3, oneRow ? i : i % 3);
+        }
+    }
+    // Fewer ticks on short axes, so their labels never overlap.
+    for (QCustomPlot* p : {m_plots[0], m_plots[1], m_plots[2], m_histogram, m_scatter, m_channels}) {
+        p->yAxis->ticker()->setTickCount(std::clamp(p->height() / 40, 2, 5));
+        p->xAxis->ticker()->setTickCount(std::clamp(p->width() / 70, 2, 6));
+    }
+    for (QCPColorMap* map : m_maps)
+        if (map->colorScale())
+            map->colorScale()->axis()->ticker()->setTickCount(
+                std::clamp(map->parentPlot()->height() / 40, 2, 5));
 }
 
 void TensorPanel::setSession(std::shared_ptr<const Session> session) {
@@ -239,6 +268,10 @@ void TensorPanel::refresh() {
     }
     const std::int64_t rowStride = rowAxis >= 0 ? strides[static_cast<std::size_t>(rowAxis)] : 0;
     const std::int64_t colStride = colAxis >= 0 ? strides[static_cast<std::size_t>(colAxis)] : 0;
+    m_base = base;
+    m_rowStride = rowStride;
+    m_colStride = colStride;
+    m_shape = shape;
     m_stride = static_cast<int>(
         std::max<std::int64_t>(1, std::max(h, w) / kMaxSide + (std::max(h, w) % kMaxSide ? 1 : 0)));
     m_width = static_cast<int>((w + m_stride - 1) / m_stride);
@@ -342,10 +375,20 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
     };
     // A quantised device value is shown as stored, next to what it dequantises to.
     const QString raw = at < m_raw.size() ? tr(" (device %1)").arg(m_raw[at], 0, 'g', 6) : QString();
-    m_hover->setText(tr("[%1, %2]  reference %3   runtime %4%5   difference %6")
-                         .arg(y * m_stride)
-                         .arg(x * m_stride)
-                         .arg(value(0), value(1), raw, value(2)));
+    // The element's full index in the reference tensor, as the worst elements give it.
+    QStringList index;
+    std::int64_t flat = m_base + static_cast<std::int64_t>(y) * m_stride * m_rowStride +
+                        static_cast<std::int64_t>(x) * m_stride * m_colStride;
+    std::vector<std::int64_t> coords(m_shape.size(), 0);
+    for (std::size_t d = m_shape.size(); d-- > 0;) {
+        const std::int64_t extent = std::max<std::int64_t>(m_shape[d], 1);
+        coords[d] = flat % extent;
+        flat /= extent;
+    }
+    for (auto c : coords)
+        index << QString::number(c);
+    m_hover->setText(tr("[%1]  reference %2   runtime %3%4   difference %5")
+                         .arg(index.join(QStringLiteral(", ")), value(0), value(1), raw, value(2)));
 }
 
 int TensorPanel::sliceCount() const {
@@ -470,7 +513,8 @@ void TensorPanel::applyDetails(const TensorDetails& d) {
     m_channels->replot();
 
     m_worst->setText(d.worst.isEmpty() ? QString()
-                                       : tr("Worst elements: ") + d.worst.join(QStringLiteral("   ·   ")));
+                                       : tr("Worst elements: ") + d.worst.join(QStringLiteral("   ·   ")),
+                     d.worst.join(QLatin1Char('\n')));
 }
 
 } // namespace gapscope

@@ -11,9 +11,14 @@
 class QCustomPlot;
 class QCPColorMap;
 class QLabel;
+
+namespace gapscope {
+class ElidedLabel;
+}
 class QSpinBox;
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
 
 namespace gapscope {
 
@@ -65,7 +70,11 @@ public:
 signals:
     void detailsReady();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void arrangePlots();
     void refresh();
     void refreshDetails(const ComparisonRow& row, std::size_t element);
     void applyDetails(const TensorDetails& details);
@@ -79,19 +88,25 @@ private:
 
     std::shared_ptr<const Session> m_session;
     std::optional<std::size_t> m_row;
-    QLabel* m_title;
-    QLabel* m_hover;
+    // Where the shown slice lies in the reference tensor: element (y, x) of the
+    // heatmaps is flat index base + y·stride·rowStride + x·stride·colStride.
+    std::int64_t m_base = 0, m_rowStride = 0, m_colStride = 0;
+    std::vector<std::int64_t> m_shape;
+    ElidedLabel* m_title;
+    ElidedLabel* m_hover;
     QSpinBox* m_element;
     QSpinBox* m_leading;
     QCheckBox* m_shared;
     std::vector<QCustomPlot*> m_plots;
+    QGridLayout* m_grid = nullptr;
+    bool m_oneRow = false;
     std::vector<QCPColorMap*> m_maps;
     std::vector<std::vector<double>> m_values{3};
     std::vector<double> m_raw; // the device's stored values, when dequantised
     QCustomPlot* m_histogram;
     QCustomPlot* m_scatter;
     QCustomPlot* m_channels;
-    QLabel* m_worst;
+    ElidedLabel* m_worst;
     QComboBox* m_rowAxis;
     QComboBox* m_colAxis;
 

@@ -1,7 +1,7 @@
 #include "app/gui/inspector_view.h"
 
 #include "app/gui/app_settings.h"
-#include "core/align/run_methods.h"
+#include "app/gui/comparison_selectors.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/coverage_model.h"
@@ -31,8 +31,8 @@ InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
       m_chart(new GapChart), m_tensors(new TensorPanel), m_filter(new QLineEdit),
-      m_threshold(new ThresholdEditor), m_runs(new QComboBox), m_methods(new QComboBox),
-      m_methodLabel(new QLabel(tr("Method:"))), m_warnings(new QLabel), m_chartRefresh(new QTimer(this)) {
+      m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors), m_warnings(new QLabel),
+      m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     for (QTableView* view : {m_table, m_coverageView}) {
         view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -50,6 +50,10 @@ InspectorView::InspectorView(QWidget* parent)
     m_table->sortByColumn(OpTableModel::Index, Qt::AscendingOrder);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Whatever the splitters do, the table keeps room for eight rows.
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->setMinimumHeight(kMinTableRows * m_table->verticalHeader()->defaultSectionSize() +
+                              m_table->horizontalHeader()->sizeHint().height() + 4);
     m_coverageView->setModel(m_coverage);
     m_coverageView->horizontalHeader()->setStretchLastSection(true);
 
@@ -58,14 +62,7 @@ InspectorView::InspectorView(QWidget* parent)
     m_filter->setClearButtonEnabled(true);
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_threshold);
-    filterRow->addWidget(m_methodLabel);
-    filterRow->addWidget(m_methods);
-    m_methods->setToolTip(tr("The program method to compare (each method needs its own capture)"));
-    m_methodLabel->hide(); // shown for multi-method programs only
-    m_methods->hide();
-    filterRow->addWidget(new QLabel(tr("Run:")));
-    filterRow->addWidget(m_runs);
-    m_runs->setToolTip(tr("The RunData block of the ETDump to compare"));
+    filterRow->addWidget(m_selectors);
     // What the comparison warns about (a capture of another method or graph, a
     // run that does not fit): above the table, where the numbers it concerns are.
     m_warnings->setObjectName(QStringLiteral("comparisonWarnings"));
@@ -94,8 +91,10 @@ InspectorView::InspectorView(QWidget* parent)
     main->addWidget(m_chart);
     main->setStretchFactor(0, 3);
     main->setStretchFactor(1, 2);
-    main->setSizes({620, 300});
-    top->setSizes({300, 420});
+    main->setSizes({700, 240});
+    top->setSizes({300, 400});
+    for (QSplitter* s : {top, main})
+        s->setChildrenCollapsible(false); // a dragged splitter never hides a view
     top->setStretchFactor(0, 1);
     top->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
@@ -128,24 +127,8 @@ InspectorView::InspectorView(QWidget* parent)
     m_chartRefresh->setSingleShot(true);
     m_chartRefresh->setInterval(150);
     connect(m_chartRefresh, &QTimer::timeout, this, [this] { m_chart->updateSession(m_session); });
-    connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
-        if (!m_session || !m_session->comparison)
-            return;
-        const auto& c = *m_session->comparison;
-        const auto run = static_cast<std::size_t>(m_runs->itemData(index).toULongLong());
-        if (c.run == run)
-            return;
-        // A run that fits another method (and only that one) is compared as that method.
-        std::string method = c.method;
-        if (run < c.run_methods.size() && c.run_methods[run].size() == 1)
-            method = c.run_methods[run].front();
-        emit compareRequested(QString::fromStdString(method), run);
-    });
-    connect(m_methods, qOverload<int>(&QComboBox::activated), this, [this](int index) {
-        const QString method = m_methods->itemText(index);
-        if (m_session && m_session->comparison && m_session->comparison->method != method.toStdString())
-            emit compareRequested(method, std::nullopt);
-    });
+    connect(m_selectors, &ComparisonSelectors::compareRequested, this, &InspectorView::compareRequested);
+    connect(m_selectors, &ComparisonSelectors::captureRequested, this, &InspectorView::captureRequested);
     connect(m_chart, &GapChart::metricChanged, this,
             [](const QString& metric) { AppSettings().setChartMetric(metric); });
 }
@@ -165,59 +148,22 @@ void InspectorView::saveLayout(AppSettings& settings) const {
         settings.setTableHeaderState(m_table->horizontalHeader()->saveState(), OpTableModel::ColumnCount);
 }
 
+QComboBox* InspectorView::runSelector() const {
+    return m_selectors->runs();
+}
+QComboBox* InspectorView::methodSelector() const {
+    return m_selectors->methods();
+}
+QComboBox* InspectorView::captureSelector() const {
+    return m_selectors->captures();
+}
+
 void InspectorView::focusTable() {
     m_table->setFocus(Qt::ShortcutFocusReason);
 }
 
 void InspectorView::focusFilter() {
     m_filter->setFocus();
-}
-
-void InspectorView::fillRuns() {
-    m_runs->clear();
-    if (!m_session || !m_session->dump)
-        return;
-    for (std::size_t r = 0; r < m_session->dump->runs.size(); ++r) {
-        const auto& run = m_session->dump->runs[r];
-        QString methods;
-        if (m_session->comparison && r < m_session->comparison->run_methods.size())
-            for (const auto& m : m_session->comparison->run_methods[r])
-                methods += QStringLiteral(" · ") + QString::fromStdString(m);
-        m_runs->addItem(tr("%1: %2%3 (%4 events)")
-                            .arg(r)
-                            .arg(QString::fromStdString(run.name.value_or("unnamed")))
-                            .arg(methods)
-                            .arg(run.events.size()),
-                        static_cast<qulonglong>(r));
-    }
-    if (m_session->comparison)
-        m_runs->setCurrentIndex(static_cast<int>(m_session->comparison->run));
-}
-
-void InspectorView::fillMethods() {
-    m_methods->clear();
-    const bool multi = m_session && m_session->etrecord && isMultiMethod(*m_session->etrecord);
-    m_methods->setVisible(multi);
-    m_methodLabel->setVisible(multi);
-    if (!multi)
-        return;
-    const auto& captured = m_session->capture_methods;
-    for (const auto& method : methodNames(*m_session->etrecord)) {
-        m_methods->addItem(QString::fromStdString(method));
-        if (std::find(captured.begin(), captured.end(), method) == captured.end()) {
-            // Rows of a method pair its runtime events with its own capture only.
-            const int i = m_methods->count() - 1;
-            m_methods->setItemData(i,
-                                   tr("No capture of this method is open: capture it with "
-                                      "gapscope-capture from-etrecord --method %1")
-                                       .arg(QString::fromStdString(method)),
-                                   Qt::ToolTipRole);
-            if (auto* model = qobject_cast<QStandardItemModel*>(m_methods->model()))
-                model->item(i)->setEnabled(false);
-        }
-    }
-    if (m_session->comparison)
-        m_methods->setCurrentText(QString::fromStdString(m_session->comparison->method));
 }
 
 void InspectorView::showWarnings() {
@@ -236,6 +182,10 @@ void InspectorView::sizeColumns() {
         // The user's column widths and order win over the automatic layout.
         m_table->horizontalHeader()->restoreState(m_savedHeader);
         m_savedHeader.clear();
+        // Widths saved on another session may not fit this one's ops: the op
+        // columns stay readable and "#" fits its largest index.
+        for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
+            m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 140));
     } else {
         m_table->resizeColumnsToContents();
         // Fused groups list many ops: keep the op columns readable, the numbers visible.
@@ -248,6 +198,16 @@ void InspectorView::sizeColumns() {
             m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 72));
     }
     m_coverageView->resizeColumnsToContents();
+    fitIndexColumn();
+}
+
+void InspectorView::fitIndexColumn() {
+    // Sized for the largest index with both marks, not for the rows in view
+    // (resizeColumnToContents measures only those: "#" truncated past 1000).
+    const int widest = m_table->fontMetrics().horizontalAdvance(
+        QString::number(std::max(m_model->rowCount() - 1, 0)) + QStringLiteral(" ⚑▲"));
+    m_table->setColumnWidth(OpTableModel::Index,
+                            std::max(m_table->columnWidth(OpTableModel::Index), widest + 24));
 }
 
 std::shared_ptr<const Session> InspectorView::adopt(std::shared_ptr<const Session> snapshot) const {
@@ -271,8 +231,7 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_chart->setSession(m_session);
     m_tensors->setSession(m_session);
     m_chart->setMetric(AppSettings().chartMetric());
-    fillMethods();
-    fillRuns();
+    m_selectors->setSession(m_session);
     showWarnings();
     sizeColumns();
     m_autoSelected.reset();
@@ -298,8 +257,8 @@ void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::
 void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
     m_chartRefresh->stop();
     m_session = adopt(std::move(snapshot));
-    m_model->updateSession(m_session);                    // the first-divergence and gain marks
-    m_table->resizeColumnToContents(OpTableModel::Index); // room for them
+    m_model->updateSession(m_session); // the first-divergence and gain marks
+    fitIndexColumn();                  // room for them
     m_tensors->updateSession(m_session);
     m_coverage->setSession(m_session);
     m_coverageView->resizeColumnsToContents();

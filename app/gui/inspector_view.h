@@ -16,6 +16,7 @@ class QTimer;
 namespace gapscope {
 
 class AppSettings;
+class ComparisonSelectors;
 class CoverageModel;
 class GapChart;
 class OpFilterProxy;
@@ -54,13 +55,16 @@ public:
     void restoreLayout(const AppSettings& settings);
     void saveLayout(AppSettings& settings) const;
 
+    static constexpr int kMinTableRows = 8;
+
     OpTableModel* opModel() const { return m_model; }
     OpFilterProxy* opProxy() const { return m_proxy; }
     QTableView* opView() const { return m_table; }
     GapChart* chart() const { return m_chart; }
     TensorPanel* tensorPanel() const { return m_tensors; }
-    QComboBox* runSelector() const { return m_runs; }
-    QComboBox* methodSelector() const { return m_methods; }
+    QComboBox* runSelector() const;
+    QComboBox* methodSelector() const;
+    QComboBox* captureSelector() const;
     QLabel* warningBanner() const { return m_warnings; }
     ThresholdEditor* thresholdEditor() const { return m_threshold; }
 
@@ -68,6 +72,8 @@ signals:
     // The user chose another method or RunData block to compare (no run: the
     // method's default run).
     void compareRequested(const QString& method, std::optional<std::size_t> run);
+    // The user chose another of the captures given.
+    void captureRequested(const QString& path);
     // The user set another threshold (kept for the next loads too).
     void thresholdChanged(const gapscope::MetricThreshold& threshold);
 
@@ -76,10 +82,9 @@ private:
     // loaded with another).
     std::shared_ptr<const Session> adopt(std::shared_ptr<const Session> snapshot) const;
     void applyFilter();
-    void fillRuns();
-    void fillMethods();
     void showWarnings();
     void sizeColumns();
+    void fitIndexColumn();
 
     OpTableModel* m_model;
     OpFilterProxy* m_proxy;
@@ -90,9 +95,7 @@ private:
     TensorPanel* m_tensors;
     QLineEdit* m_filter;
     ThresholdEditor* m_threshold;
-    QComboBox* m_runs;
-    QComboBox* m_methods;
-    QLabel* m_methodLabel;
+    ComparisonSelectors* m_selectors;
     QLabel* m_warnings;
     QTimer* m_chartRefresh;
     std::shared_ptr<const Session> m_session;

@@ -5,7 +5,9 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QScreen>
 #include <QTimer>
+#include <algorithm>
 #include <cstdio>
 
 int main(int argc, char** argv) {
@@ -25,20 +27,34 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Load, render the window to OUT.png and exit."),
                                   QStringLiteral("OUT"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH (default 1500x1000)."),
-                            QStringLiteral("WxH"), QStringLiteral("1500x1000"));
+    QCommandLineOption size(
+        QStringLiteral("size"),
+        QStringLiteral("Window size WxH (default: the last size, else 1500x1000 within the "
+                       "screen)."),
+        QStringLiteral("WxH"));
     QCommandLineOption report(
         QStringLiteral("report"),
         QStringLiteral("Load, write the report folder (as File → Export report) to DIR and exit."),
         QStringLiteral("DIR"));
     parser.addOptions({demo, qnnDemo, screenshot, size, report});
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Session files or folders."));
+    parser.addPositionalArgument(
+        QStringLiteral("files"),
+        QStringLiteral(
+            "The ETDump (.etdp), its debug buffer, the ETRecord and the AOT capture, a folder holding "
+            "them, or a saved session (.gapscope.json)."),
+        QStringLiteral("[files…]"));
     parser.process(app);
 
-    gapscope::MainWindow window;
-    const auto wh = parser.value(size).split(QLatin1Char('x'));
-    window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
-                  wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
+    gapscope::MainWindow window; // restores the last geometry
+    if (parser.isSet(size)) {
+        const auto wh = parser.value(size).split(QLatin1Char('x'));
+        window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
+                      wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
+    } else if (!window.restoredGeometry()) {
+        // First start: large, but never past the screen (a 1366x768 laptop).
+        const QRect screen = window.screen()->availableGeometry();
+        window.resize(std::min(1500, screen.width() - 40), std::min(1000, screen.height() - 60));
+    }
     if (parser.isSet(qnnDemo))
         window.openQnnDemo();
     else if (parser.isSet(demo))

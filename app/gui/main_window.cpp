@@ -101,10 +101,11 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
     connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
+    connect(m_inspector, &InspectorView::captureRequested, m_sessions, &SessionController::chooseCapture);
     connect(m_sessions, &SessionController::recentChanged, this, [this] { m_actions->fillRecent(); });
 
     AppSettings settings;
-    restoreGeometry(settings.windowGeometry());
+    m_restoredGeometry = restoreGeometry(settings.windowGeometry());
     restoreState(settings.windowState());
     m_inspector->restoreLayout(settings);
 }

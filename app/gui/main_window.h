@@ -61,6 +61,8 @@ public:
     WindowActions* actions() const { return m_actions; }
     // "folder — Gapscope": the session the window shows.
     QString sessionTitle() const;
+    // The window took the size and position it had when last closed.
+    bool restoredGeometry() const { return m_restoredGeometry; }
 
 signals:
     // Every stage of a load is done (or it ended without a comparison).
@@ -83,6 +85,7 @@ private:
     QStackedWidget* m_pages;
     WelcomePage* m_welcome;
     WindowActions* m_actions = nullptr;
+    bool m_restoredGeometry = false;
 };
 
 } // namespace gapscope

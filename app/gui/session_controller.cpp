@@ -41,6 +41,7 @@ void SessionController::openFiles(const QStringList& paths) {
     m_demo = false;
     m_options.comparison.run.reset();
     m_options.comparison.method.clear();
+    m_options.capture.clear();
     reload();
 }
 
@@ -51,6 +52,7 @@ void SessionController::openDemo(EmbeddedDemo demo) {
     m_demoKind = demo;
     m_options.comparison.run.reset();
     m_options.comparison.method.clear();
+    m_options.capture.clear();
     reload();
 }
 
@@ -93,6 +95,11 @@ QString SessionController::saveSession(const QString& path) {
 void SessionController::compare(const QString& method, std::optional<std::size_t> run) {
     m_options.comparison.method = method.toStdString();
     m_options.comparison.run = run;
+    reload();
+}
+
+void SessionController::chooseCapture(const QString& path) {
+    m_options.capture = path.toStdString();
     reload();
 }
 

@@ -30,6 +30,8 @@ public:
     void compare(const QString& method, std::optional<std::size_t> run);
     // The threshold later loads judge the first divergence by.
     void setThreshold(const MetricThreshold& threshold) { m_options.threshold = threshold; }
+    // Compares against another of the captures given (its path).
+    void chooseCapture(const QString& path);
     void cancel();
     // Loads the same files (or demo) again, with the same method and run.
     void reload();

@@ -58,6 +58,15 @@ SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std:
             files.insert(files.end(), inside.begin(), inside.end());
         } else {
             files.push_back(p);
+            // ExecuTorch writes the debug buffer beside the ETDump as <stem>.debug.bin.
+            const std::filesystem::path given(p);
+            if (given.extension() == ".etdp") {
+                auto sibling = given;
+                sibling.replace_extension(".debug.bin");
+                if (std::filesystem::is_regular_file(sibling, ec) &&
+                    std::find(paths.begin(), paths.end(), sibling.string()) == paths.end())
+                    files.push_back(sibling.string());
+            }
         }
     }
     for (const auto& f : files) {
@@ -122,7 +131,8 @@ std::shared_ptr<const MappedFile> pickCapture(const std::vector<CaptureCandidate
 
 } // namespace
 
-SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method) {
+SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
+                              const std::string& preferredCapture) {
     SessionFiles s;
     std::vector<std::shared_ptr<const MappedFile>> raw;
     std::vector<CaptureCandidate> captures;
@@ -139,11 +149,28 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         case FileKind::Capture:
             captures.push_back(captureCandidate(f));
             s.capture_methods.push_back(captures.back().method);
+            s.captures.push_back(f);
             break;
         case FileKind::Raw: raw.push_back(f); break;
         }
     }
-    s.capture = pickCapture(captures, method);
+    for (const auto& c : captures)
+        if (!preferredCapture.empty() && c.file->path() == preferredCapture)
+            s.capture = c.file;
+    const bool asked = s.capture != nullptr;
+    if (!asked)
+        s.capture = pickCapture(captures, method);
+    // Captures of other methods are a multi-method program's, not a choice.
+    const auto chosen = std::find_if(captures.begin(), captures.end(),
+                                     [&](const CaptureCandidate& c) { return c.file == s.capture; });
+    if (chosen != captures.end() &&
+        std::count_if(captures.begin(), captures.end(),
+                      [&](const CaptureCandidate& c) { return c.method == chosen->method; }) > 1)
+        s.capture_choice =
+            asked ? "as asked"
+                  : "of method '" + chosen->method + "'" +
+                        (chosen->etrecord_graph ? ", taken from the ETRecord's graph, ExecuTorch's reference"
+                                                : ", the first given");
     // The debug buffer is the raw file beside the ETDump: prefer one sharing its
     // stem (run.etdp → run.debug.bin), else the only raw file that is not JSON/text.
     if (s.etdump && !raw.empty()) {
@@ -165,11 +192,11 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
 }
 
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return loadSessionFiles(sortSessionFiles(inputs, options.comparison.method), options);
+    return loadSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture), options);
 }
 
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return openSessionFiles(sortSessionFiles(inputs, options.comparison.method), options);
+    return openSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture), options);
 }
 
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
@@ -200,6 +227,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     s->etrecord_file = files.etrecord;
     s->capture_file = files.capture;
     s->capture_methods = files.capture_methods;
+    for (const auto& c : files.captures)
+        s->capture_paths.push_back(c->path());
 
     if (s->etdump_file) {
         EtdumpReadOptions o;
@@ -242,6 +271,13 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison);
         if (c) {
             s->comparison = std::move(c.value().comparison);
+            if (!files.capture_choice.empty())
+                s->comparison->warnings.insert(
+                    s->comparison->warnings.begin(),
+                    "several captures of this method were given; comparing '" +
+                        std::filesystem::path(files.capture->path()).filename().string() + "' (" +
+                        files.capture_choice +
+                        "). Pick another with --capture or the app's Capture selector");
             staged.pending = std::move(c.value().pending);
             s->complete = false;
         } else {

@@ -43,6 +43,7 @@ struct Session {
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
     std::vector<std::string> capture_methods;   // of every capture offered (SessionFiles)
+    std::vector<std::string> capture_paths;     // every capture offered, in file order
     std::optional<std::string> etrecord_sha256; // hashed by the provenance check, reused by reports
     std::vector<std::string> missing;           // "debug buffer", "ETRecord", "AOT capture", "ETDump"
     std::vector<Error> errors;                  // files that could not be read, with the reader's message
@@ -53,6 +54,8 @@ struct Session {
 struct SessionOptions {
     MetricThreshold threshold{"snr", 20.0};
     ComparisonOptions comparison;
+    // Of several captures offered, the one at this path (default: see sortSessionFiles).
+    std::string capture;
     // Reading progress (ETDump events read / total); returning false cancels the
     // load, which then reports a "cancelled" error.
     ProgressFn progress;
@@ -64,13 +67,17 @@ struct SessionFiles {
     // The method of every capture offered, in file order (a multi-method
     // program needs one capture per method; `capture` is the one compared).
     std::vector<std::string> capture_methods;
+    std::vector<std::shared_ptr<const MappedFile>> captures; // every capture offered
+    // Why `capture` was chosen among several (empty when there was one).
+    std::string capture_choice;
 };
 
 // Sorts files by content: the debug buffer is the raw file beside the ETDump;
-// of several captures, one of `method` (default: forward, else any) wins, and
-// then one of an ETRecord graph (ExecuTorch's reference) over another
-// reference (a float model).
-SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {});
+// of several captures, the one at `preferredCapture` if given, else one of
+// `method` (default: forward, else any) wins, and then one of an ETRecord graph
+// (ExecuTorch's reference) over another reference (a float model).
+SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {},
+                              const std::string& preferredCapture = {});
 
 // A session loaded in stages, so a UI can show the table before the numbers:
 // openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,
@@ -101,6 +108,8 @@ Session withThreshold(const Session& session, const MetricThreshold& threshold);
 ReportContext reportContextFor(const Session& session);
 
 // Expands folders (one level) and maps the files; unreadable paths become errors.
+// An ETDump given as a file brings its debug buffer along when it lies beside
+// it under ExecuTorch's name (run.etdp → run.debug.bin).
 SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std::vector<Error>& errors);
 
 } // namespace gapscope

@@ -46,9 +46,17 @@ TEST_CASE("a partial session says what is missing and a bad file is an error, no
         sessionInputsFromPaths({demo + "/run.etdp", fixturePath("etdump/c_mixed_dtypes.etdp")}, errors));
     CHECK(s->dump);
     CHECK_FALSE(s->comparison);
-    CHECK(s->missing == std::vector<std::string>{"debug buffer", "ETRecord", "AOT capture"});
+    // run.debug.bin lies beside run.etdp: it came along.
+    REQUIRE(s->debug_buffer_file);
+    CHECK(s->debug_buffer_file->path() == demo + "/run.debug.bin");
+    CHECK(s->missing == std::vector<std::string>{"ETRecord", "AOT capture"});
 
     const auto bytes = readBytes(demo + "/run.etdp");
+    SessionInputs alone; // nothing beside it
+    alone.files.push_back(MappedFile::fromBytes("run.etdp", bytes.data(), bytes.size()));
+    s = loadSession(alone);
+    CHECK(s->missing == std::vector<std::string>{"debug buffer", "ETRecord", "AOT capture"});
+
     std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + 100);
     SessionInputs broken;
     broken.files.push_back(MappedFile::fromBytes("broken.etdp", cut.data(), cut.size()));

@@ -21,6 +21,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QImage>
 #include <QItemSelectionModel>
@@ -48,6 +49,18 @@ QStringList demoFiles() {
     QStringList files;
     for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin", "capture.gscap.safetensors"})
         files << dir.filePath(QString::fromLatin1(name));
+    return files;
+}
+
+// The demo's files except the debug buffer, copied where it does not lie beside
+// the ETDump (opened alone, run.etdp brings run.debug.bin along).
+QStringList demoFilesWithoutDebugBuffer(const QTemporaryDir& dir) {
+    QStringList files;
+    for (const auto& f : demoFiles())
+        if (!f.endsWith(QStringLiteral(".debug.bin"))) {
+            files << dir.filePath(QFileInfo(f).fileName());
+            QFile::copy(f, files.back());
+        }
     return files;
 }
 
@@ -243,9 +256,8 @@ void GapscopeGuiTest::droppedFilesBuildASession() {
     window.show();
     QSignalSpy shown(&window, &MainWindow::sessionShown);
     // Without the debug buffer: a banner asks for it.
-    QStringList files = demoFiles();
-    files.removeAt(1);
-    dropFiles(window, files);
+    QTemporaryDir dir;
+    dropFiles(window, demoFilesWithoutDebugBuffer(dir));
     QVERIFY(shown.wait(20000));
     QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing")));
     QVERIFY(window.session()->comparison);
@@ -386,9 +398,8 @@ void GapscopeGuiTest::aNewerLoadSupersedesAnOlderOne() {
     QSignalSpy shown(&window, &MainWindow::sessionShown);
     // The demo load starts first, the partial session second: only the second shows.
     window.openDemo();
-    QStringList partial = demoFiles();
-    partial.removeAt(1);
-    window.openPaths(partial);
+    QTemporaryDir dir;
+    window.openPaths(demoFilesWithoutDebugBuffer(dir));
     QVERIFY(shown.wait(20000));
     QTest::qWait(300); // the superseded result, if it were shown, would arrive by now
     QCOMPARE(shown.count(), 1);
@@ -520,7 +531,9 @@ void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
                      Qt::NoModifier);
     QCoreApplication::sendEvent(heat, &move);
     const auto hover =
-        QRegularExpression(QStringLiteral("^\\[(\\d+), (\\d+)\\]")).match(window.tensorPanel()->hoverText());
+        // The full N-D index: the displayed axes are the last two.
+        QRegularExpression(QStringLiteral("^\\[(?:\\d+, )*(\\d+), (\\d+)\\]"))
+            .match(window.tensorPanel()->hoverText());
     QVERIFY2(hover.hasMatch(), qPrintable(window.tensorPanel()->hoverText()));
     QVERIFY(std::abs(hover.captured(1).toInt() - 300) <= 3);
     QVERIFY(std::abs(hover.captured(2).toInt() - 600) <= 3);
