@@ -203,7 +203,11 @@ void GapChart::rebuild() {
     // At most ~30 labels: with hundreds of ops every k-th one is named.
     const std::size_t every = std::max<std::size_t>(1, (m_order.size() + 29) / 30);
     for (std::size_t i = 0; i < m_order.size(); i += every) {
-        QString label = QString::fromStdString(displayOpName(rows[m_order[i]]));
+        // The op names as the table lists them.
+        QStringList ops;
+        for (const auto& op : rows[m_order[i]].aot_ops)
+            ops << QString::fromStdString(op);
+        QString label = ops.join(QStringLiteral(", "));
         if (label.isEmpty())
             label = QString::number(m_order[i]);
         if (label.size() > 18)

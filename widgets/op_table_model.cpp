@@ -37,6 +37,10 @@ QString handles(const HandleTuple& h) {
     return l.join(QLatin1Char(','));
 }
 
+QString wrapped(const QString& text) {
+    return QStringLiteral("<qt>") + text.toHtmlEscaped() + QStringLiteral("</qt>");
+}
+
 QString number(double v) {
     if (std::isnan(v))
         return QStringLiteral("NaN");
@@ -159,8 +163,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             return QString(QString::number(r->index) + (firstDivergence ? QStringLiteral(" ⚑") : QString()) +
                            (topIntroducer ? QStringLiteral(" ▲") : QString()));
         case Gain:
-            if (gain)
-                return QString::number(*gain, 'f', 1);
+            if (gain) // no "-0.0" for a gain that rounds to nothing
+                return QString::number(std::fabs(*gain) < 0.05 ? 0.0 : *gain, 'f', 1);
             return r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
         case Handles: return handles(r->aot_debug_handle);
         case AotOps: return joined(r->aot_ops, ", ");
@@ -184,8 +188,15 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         default: return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
         }
     case SortRole:
-        if (metric) // rows without the number sort last in ascending order
-            return value && !std::isnan(*value) ? *value : std::numeric_limits<double>::infinity();
+        if (metric) {
+            // Rows without the number sort last in the worst-first order (the
+            // order a first click gives): after the worst of higher-is-worse
+            // metrics descending, of lower-is-worse ones ascending.
+            const auto info = findMetric(metric);
+            const double none = info && info->higher_is_worse ? -std::numeric_limits<double>::infinity()
+                                                              : std::numeric_limits<double>::infinity();
+            return value && !std::isnan(*value) ? *value : none;
+        }
         if (col == Gain)
             return gain && !std::isnan(*gain) ? *gain : -std::numeric_limits<double>::infinity();
         if (col == Index)
@@ -235,15 +246,19 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         if (col == Index && topIntroducer)
             return tr("▲ the error grows the most here (see the Gain dB column)");
         if (!r->measured)
-            return m_measuringStopped
-                       ? tr("Loading was cancelled before this op was measured: reload to compute it")
-                       : tr("The metrics of this op are still being computed");
+            return m_measuringStopped ? tr("Loading was cancelled before this op was measured: File → Reload "
+                                           "(F5) computes it")
+                                      : tr("The metrics of this op are still being computed");
+        // Rich text, so long reasons and op lists wrap instead of running off the screen.
         if (metric && r->status == RowStatus::Broadcast)
-            return tr("Broadcast, not element for element: %1").arg(QString::fromStdString(r->reason));
+            return wrapped(
+                tr("Broadcast, not element for element: %1").arg(QString::fromStdString(r->reason)));
+        if (col == AotOps || col == RuntimeOps)
+            return wrapped(data(index, Qt::DisplayRole).toString());
         if (!r->reason.empty())
-            return QString::fromStdString(r->reason);
+            return wrapped(QString::fromStdString(r->reason));
         if (!r->selection.empty())
-            return QString::fromStdString(r->selection);
+            return wrapped(QString::fromStdString(r->selection));
         return {};
     case Qt::TextAlignmentRole:
         return metric || col == Index || col == Gain ? QVariant(Qt::AlignRight | Qt::AlignVCenter)

@@ -55,11 +55,18 @@ QString savePlot(QCustomPlot* plot, const QString& path) {
     return saveBytes(bytes, path);
 }
 
-QString savePng(const QImage& image, const QString& path) {
+QByteArray pngBytes(const QImage& image) {
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     if (image.isNull() || !image.save(&buffer, "PNG"))
+        return {};
+    return bytes;
+}
+
+QString savePng(const QImage& image, const QString& path) {
+    const QByteArray bytes = pngBytes(image);
+    if (bytes.isEmpty())
         return QStringLiteral("%1: could not encode the image as PNG").arg(path);
     return saveBytes(bytes, path);
 }

@@ -16,6 +16,8 @@ QString savePlot(QCustomPlot* plot, const QString& path);
 // never replaces an input or anything but a regular file): the one way the app
 // writes pictures (plots, report figures, window screenshots).
 QString savePng(const QImage& image, const QString& path);
+// The PNG encoding of an image (empty when it cannot be encoded).
+QByteArray pngBytes(const QImage& image);
 QString saveBytes(const QByteArray& bytes, const QString& path);
 
 // Gives a plot a context menu that saves it (PNG, PDF or SVG) through a file

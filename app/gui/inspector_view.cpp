@@ -48,6 +48,23 @@ InspectorView::InspectorView(QWidget* parent)
     m_table->setStyleSheet(QStringLiteral("QTableView:focus { border: 2px solid palette(highlight); }"));
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(OpTableModel::Index, Qt::AscendingOrder);
+    // A first click on a metric's header sorts the worst ops first, whichever
+    // way the metric runs (MSE descending, SNR ascending); a second click flips.
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
+            [this](int section, Qt::SortOrder order) {
+                const int previous = m_sortSection;
+                m_sortSection = section;
+                if (section == previous)
+                    return;
+                const char* metric = OpTableModel::metricOf(section);
+                const auto info = metric ? findMetric(metric) : std::nullopt;
+                if (!info && section != OpTableModel::Gain)
+                    return;
+                const Qt::SortOrder worstFirst =
+                    !info || info->higher_is_worse ? Qt::DescendingOrder : Qt::AscendingOrder;
+                if (order != worstFirst)
+                    m_table->sortByColumn(section, worstFirst);
+            });
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(true);
     // Whatever the splitters do, the table keeps room for eight rows.

@@ -102,6 +102,7 @@ private:
     QByteArray m_savedHeader;                  // restored once, when the first table is shown
     std::optional<std::size_t> m_autoSelected; // the row selected for the user, not by them
     bool m_selecting = false;
+    int m_sortSection = 0; // the column the table is sorted on
 };
 
 } // namespace gapscope

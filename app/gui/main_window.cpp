@@ -9,6 +9,7 @@
 #include "app/gui/window_actions.h"
 #include "core/common/atomic_file.h"
 #include "core/report/compare_report.h"
+#include "widgets/event_browser.h"
 #include "widgets/gap_chart.h"
 #include "widgets/op_table_model.h"
 #include "widgets/plot_export.h"
@@ -35,7 +36,7 @@ namespace gapscope {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_inspector(new InspectorView),
       m_banner(new QLabel), m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))),
-      m_pages(new QStackedWidget), m_welcome(new WelcomePage) {
+      m_pages(new QStackedWidget), m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -58,6 +59,7 @@ MainWindow::MainWindow(QWidget* parent)
     cl->addWidget(m_pages, 1);
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_inspector);
+    m_pages->addWidget(m_events);
     setCentralWidget(central);
 
     m_progress->setRange(0, 0);
@@ -200,7 +202,11 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
     for (const auto& m : snapshot->missing)
         lines << tr("%1 missing: drop it here").arg(QString::fromStdString(m));
     showBanner(lines);
-    m_pages->setCurrentIndex(snapshot->comparison ? 1 : 0);
+    // The comparison; else what the ETDump holds; else the welcome page.
+    m_events->setSession(snapshot->comparison ? nullptr : snapshot);
+    m_pages->setCurrentWidget(snapshot->comparison ? static_cast<QWidget*>(m_inspector)
+                              : snapshot->dump     ? static_cast<QWidget*>(m_events)
+                                                   : static_cast<QWidget*>(m_welcome));
     setWindowTitle(sessionTitle());
     m_actions->refresh();
     if (snapshot->comparison && !snapshot->complete)

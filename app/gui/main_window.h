@@ -17,6 +17,7 @@ class QTableView;
 
 namespace gapscope {
 
+class EventBrowser;
 class GapChart;
 class InspectorView;
 class OpFilterProxy;
@@ -58,6 +59,7 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     SessionController* controller() const { return m_sessions; }
     WelcomePage* welcomePage() const { return m_welcome; }
+    EventBrowser* eventBrowser() const { return m_events; }
     WindowActions* actions() const { return m_actions; }
     // "folder — Gapscope": the session the window shows.
     QString sessionTitle() const;
@@ -84,6 +86,7 @@ private:
     QPushButton* m_cancel;
     QStackedWidget* m_pages;
     WelcomePage* m_welcome;
+    EventBrowser* m_events;
     WindowActions* m_actions = nullptr;
     bool m_restoredGeometry = false;
 };

@@ -3,6 +3,8 @@
 #include "core/common/job_tracker.h"
 #include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
+#include "core/report/html_report.h"
+#include "core/report/text_format.h"
 #include "widgets/gap_chart.h"
 #include "widgets/plot_export.h"
 #include "widgets/tensor_panel.h"
@@ -19,10 +21,6 @@ namespace {
 
 QString writeText(const QString& path, const std::string& text) {
     return saveBytes(QByteArray::fromStdString(text), path);
-}
-
-QString html(const QString& s) {
-    return s.toHtmlEscaped();
 }
 
 } // namespace
@@ -69,12 +67,24 @@ QString exportReportFolder(std::shared_ptr<const Session> session, const QString
 
     // The figures come from views of their own, never shown, fed the same
     // snapshot: only the plots, none of the window's controls or selection.
+    std::vector<ReportFigure> figures;
+    const auto figure = [&](const QImage& image, const QString& file, ReportFigure f) {
+        const QByteArray png = pngBytes(image);
+        if (png.isEmpty())
+            return QStringLiteral("%1: could not encode the image as PNG").arg(file);
+        f.png = png.toStdString();
+        figures.push_back(std::move(f));
+        return saveBytes(png, dir.filePath(file));
+    };
     GapChart chart;
     chart.setSession(session);
     chart.setMetric(chartMetric);
     if (err.isEmpty())
-        err = savePng(chart.plot()->toPixmap(1400, 420).toImage(),
-                      dir.filePath(QStringLiteral("gap-chart.png")));
+        err = figure(chart.plot()->toPixmap(1400, 420).toImage(), QStringLiteral("gap-chart.png"),
+                     {"Gap per op",
+                      "The " + chartMetric.toStdString() + " of each op in execution order",
+                      {},
+                      SIZE_MAX});
     if (!err.isEmpty())
         return err;
 
@@ -89,7 +99,6 @@ QString exportReportFolder(std::shared_ptr<const Session> session, const QString
     ranked.resize(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(worstOps, 0))));
     TensorPanel panel;
     panel.setSession(session);
-    QString sections;
     for (const auto* r : ranked) {
         panel.setRow(r->index);
         if (panel.detailsPending()) {
@@ -98,31 +107,19 @@ QString exportReportFolder(std::shared_ptr<const Session> session, const QString
             QObject::connect(&panel, &TensorPanel::detailsReady, &wait, &QEventLoop::quit);
             wait.exec(QEventLoop::ExcludeUserInputEvents);
         }
-        const QString name = QStringLiteral("op-%1.png").arg(r->index);
-        err = savePng(panel.renderFigure(), dir.filePath(name));
+        const std::string caption = "relative L2 " + shortNumber(*rowMetric(*r, Metric::RelL2)) + ", SNR " +
+                                    shortNumber(rowMetric(*r, Metric::Snr).value_or(0)) + " dB, status " +
+                                    rowStatusName(r->status);
+        err = figure(panel.renderFigure(), QStringLiteral("op-%1.png").arg(r->index),
+                     {"Row " + std::to_string(r->index) + ": " + displayOpName(*r), caption, {}, r->index});
         if (!err.isEmpty())
             return err;
-        sections +=
-            QStringLiteral("<h3>Row %1: %2</h3><p>relative L2 %3, SNR %4 dB, status %5</p><img src=\"%6\">\n")
-                .arg(r->index)
-                .arg(html(QString::fromStdString(displayOpName(*r))))
-                .arg(*rowMetric(*r, Metric::RelL2), 0, 'g', 3)
-                .arg(rowMetric(*r, Metric::Snr).value_or(0), 0, 'g', 3)
-                .arg(QString::fromLatin1(rowStatusName(r->status)), name);
     }
 
-    std::ostringstream md;
-    writeComparisonMarkdown(md, c, ctx);
-    const QString index =
-        QStringLiteral(
-            "<!doctype html><html><head><meta charset=\"utf-8\"><title>Gapscope report</title>"
-            "<style>body{font-family:sans-serif;margin:2em;max-width:1400px} img{max-width:100%;"
-            "border:1px solid #ccc} pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>"
-            "<h1>Gapscope report</h1><p><a href=\"gapscope.csv\">CSV</a> · <a href=\"report.json\">JSON"
-            "</a></p><h2>Gap per op</h2><img src=\"gap-chart.png\"><h2>Table</h2><pre>%1</pre>"
-            "<h2>Worst ops</h2>%2</body></html>\n")
-            .arg(html(QString::fromStdString(md.str())), sections);
-    return writeText(dir.filePath(QStringLiteral("index.html")), index.toStdString());
+    // One file that holds it all, images included.
+    std::ostringstream page;
+    writeComparisonHtml(page, c, ctx, figures);
+    return writeText(dir.filePath(QStringLiteral("index.html")), page.str());
 }
 
 } // namespace gapscope

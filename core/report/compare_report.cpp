@@ -1,6 +1,7 @@
 #include "core/report/compare_report.h"
 
 #include "core/report/etdump_json.h"
+#include "core/report/text_format.h"
 
 #include <charconv>
 #include <cmath>
@@ -21,43 +22,6 @@ std::string executorchVersion() {
 }
 
 namespace {
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i)
-        s += (i ? sep : "") + v[i];
-    return s;
-}
-
-std::string joinHandles(const HandleTuple& h, const char* sep = " ") {
-    std::string s;
-    for (std::size_t i = 0; i < h.size(); ++i)
-        s += (i ? sep : "") + std::to_string(h[i]);
-    return s;
-}
-
-std::string number(double x) {
-    if (std::isnan(x))
-        return "NaN";
-    if (std::isinf(x))
-        return x > 0 ? "Infinity" : "-Infinity";
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, x);
-    return std::string(buf, r.ptr);
-}
-
-std::string shortNumber(double x, int digits = 3) {
-    if (std::isnan(x) || std::isinf(x))
-        return number(x);
-    std::ostringstream s;
-    s << std::setprecision(digits) << x;
-    return s.str();
-}
-
-// Cosine with six digits: quantised backends score 0.9999x, which three would show as 1.
-std::string cosineNumber(double x) {
-    return shortNumber(x, 6);
-}
 
 json metricsJson(const GapMetrics& m) {
     json j;

@@ -344,7 +344,7 @@ void GapscopeGuiTest::methodSelectorComparesEachMethodOfAProgram() {
                 ->index(broadcastRow, OpTableModel::Snr)
                 .data(Qt::ToolTipRole)
                 .toString()
-                .startsWith(QStringLiteral("Broadcast, not element for element")));
+                .startsWith(QStringLiteral("<qt>Broadcast, not element for element")));
     window.opProxy()->setThreshold(QStringLiteral("snr"), 20.0);
     QVERIFY(window.opProxy()->rowCount() > 0);
     for (int r = 0; r < window.opProxy()->rowCount(); ++r) {
@@ -624,7 +624,13 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
     QVERIFY(!QImage(QDir(report).filePath(QStringLiteral("gap-chart.png"))).isNull());
     QFile index(QDir(report).filePath(QStringLiteral("index.html")));
     QVERIFY(index.open(QIODevice::ReadOnly));
-    QVERIFY(index.readAll().contains("gap-chart.png"));
+    // Self-contained: the chart's own PNG bytes are inline, and nothing is linked.
+    const QByteArray page = index.readAll();
+    QFile chartPng(QDir(report).filePath(QStringLiteral("gap-chart.png")));
+    QVERIFY(chartPng.open(QIODevice::ReadOnly));
+    QVERIFY(page.contains(QByteArray("data:image/png;base64,").append(chartPng.readAll().toBase64())));
+    QCOMPARE(page.count("data:image/png;base64,"), 3); // the chart and the two worst ops
+    QVERIFY(!page.contains("src=\"op-") && !page.contains("href=\"gapscope.csv"));
 
     const QString png = dir.filePath(QStringLiteral("window.png"));
     bool done = false, ok = false;
