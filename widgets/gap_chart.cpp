@@ -38,7 +38,7 @@ GapChart::GapChart(QWidget* parent)
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     m_plot->setMouseTracking(true);
-    m_plot->setMinimumHeight(100);
+    m_plot->setMinimumHeight(90);
     m_plot->xAxis->setLabel(tr("op (execution order)"));
 
     connect(m_metricBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {

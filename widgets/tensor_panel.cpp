@@ -125,8 +125,11 @@ TensorPanel::TensorPanel(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addLayout(grid, 1);
-    layout->addWidget(m_hover);
-    layout->addWidget(m_worst);
+    // One line: the value under the cursor (or the slice), then the worst elements.
+    auto* readouts = new QHBoxLayout;
+    readouts->addWidget(m_hover, 2);
+    readouts->addWidget(m_worst, 3);
+    layout->addLayout(readouts);
     m_hover->setText(tr("Select an op to see its tensors."));
     connect(m_element, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
     connect(m_leading, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });

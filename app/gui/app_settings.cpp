@@ -124,7 +124,11 @@ QString writeSessionFile(const QString& path, const SessionFile& session) {
 
 bool isSessionFile(const QString& path) {
     const QFileInfo info(path);
-    return info.isFile() && info.size() <= (1 << 20) && readSessionFile(path).has_value();
+    if (!info.isFile() || info.size() > (1 << 20))
+        return false;
+    // Claimed by its key, so that a broken one is reported as a session file.
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) && f.read(1 << 20).contains("\"gapscope_session\"");
 }
 
 std::optional<SessionFile> readSessionFile(const QString& path, QString* error) {

@@ -49,9 +49,10 @@ struct SessionFile {
 };
 QString writeSessionFile(const QString& path, const SessionFile& session); // error message or empty
 std::optional<SessionFile> readSessionFile(const QString& path, QString* error = nullptr);
-// A regular file of at most 1 MiB that reads as a session file: how Open, the
-// command line and a drop tell a saved session from the files of one (never
-// by its name, and never reading a multi-GB dump or blocking on a FIFO).
+// A regular file of at most 1 MiB holding the "gapscope_session" key: how Open,
+// the command line and a drop tell a saved session from the files of one
+// (never by its name, and never reading a multi-GB dump or blocking on a FIFO).
+// Whether it is a valid one, readSessionFile says.
 bool isSessionFile(const QString& path);
 
 } // namespace gapscope

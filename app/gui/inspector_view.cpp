@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
@@ -70,11 +71,13 @@ InspectorView::InspectorView(QWidget* parent)
     // Whatever the splitters do, the table keeps room for eight rows.
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     m_table->setMinimumHeight(kMinTableRows * m_table->verticalHeader()->defaultSectionSize() +
-                              m_table->horizontalHeader()->sizeHint().height() + 4);
+                              m_table->horizontalHeader()->sizeHint().height() +
+                              m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
     m_coverageView->setModel(m_coverage);
     m_coverageView->horizontalHeader()->setStretchLastSection(true);
 
     auto* filterRow = new QHBoxLayout;
+    m_filter->setObjectName(QStringLiteral("opFilter"));
     m_filter->setPlaceholderText(tr("Filter ops, handles, status…"));
     m_filter->setClearButtonEnabled(true);
     filterRow->addWidget(m_filter, 1);
@@ -257,7 +260,7 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
         m_autoSelected = std::size_t{0};
         // The keys go to the ops, not to the filter box (which would take typed
         // shortcuts as text).
-        if (isVisible() && !m_filter->hasFocus())
+        if (m_filter->text().isEmpty()) // a hidden table takes the focus when shown
             m_table->setFocus(Qt::OtherFocusReason);
     }
 }

@@ -22,10 +22,15 @@ QString SessionController::openPaths(const QStringList& paths) {
     QStringList merged;
     for (const auto& p : paths) {
         // Among other files, a saved session stands for its files.
-        if (const auto saved = isSessionFile(p) ? readSessionFile(p) : std::nullopt)
+        if (isSessionFile(p)) {
+            QString error;
+            const auto saved = readSessionFile(p, &error);
+            if (!saved)
+                return error;
             merged << saved->files;
-        else
+        } else {
             merged << p;
+        }
     }
     if (!m_demo)
         for (const auto& p : m_paths)

@@ -1,0 +1,369 @@
+// The app as a first-time user meets it (issue 12): opening every kind of file
+// the obvious ways, shortcuts that work whatever has focus, a window that fits
+// a laptop, the threshold where it acts, actions that say why they cannot run,
+// and an ETDump alone still showing what it holds.
+
+#include "app/gui/app_settings.h"
+#include "app/gui/comparison_selectors.h"
+#include "app/gui/inspector_view.h"
+#include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
+#include "app/gui/window_actions.h"
+#include "core/compare/findings.h"
+#include "widgets/event_browser.h"
+#include "widgets/event_table_model.h"
+#include "widgets/gap_chart.h"
+#include "widgets/op_filter_proxy.h"
+#include "widgets/op_table_model.h"
+#include "widgets/tensor_panel.h"
+#include "widgets/threshold_editor.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <qcustomplot.h>
+
+using namespace gapscope;
+
+namespace {
+
+const QDir kDemo(QStringLiteral(GAPSCOPE_DEMO_DIR));
+
+QStringList demoFiles(const char* capture = "capture.gscap.safetensors") {
+    QStringList files;
+    for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin", capture})
+        files << kDemo.filePath(QString::fromLatin1(name));
+    return files;
+}
+
+// A real drag: enter, then drop, with file URLs.
+void drop(QWidget& target, const QStringList& paths) {
+    QMimeData mime;
+    QList<QUrl> urls;
+    for (const auto& p : paths)
+        urls << QUrl::fromLocalFile(p);
+    mime.setUrls(urls);
+    QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&target, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent dropped(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&target, &dropped);
+}
+
+bool waitShown(MainWindow& window) {
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    return shown.wait(30000);
+}
+
+} // namespace
+
+class DailyUseTest : public QObject {
+    Q_OBJECT
+private slots:
+    void init() {
+        QSettings().clear();
+        AppSettings().setThreshold({"snr", 20.0});
+    }
+    void aSavedSessionOpensEveryWay();
+    void droppedFoldersAndSessionFilesOpen();
+    void shortcutsWinOverTheFilterBox();
+    void theWindowFitsALaptop();
+    void theThresholdIsShownEditedAndDrawn();
+    void actionsSayWhyTheyCannotRun();
+    void theTableIsOneTabStop();
+    void anEtdumpAloneIsBrowsable();
+    void severalCapturesAreNamedAndSwitchable();
+    void metricColumnsSortWorstFirst();
+    void theWindowSizeIsRemembered();
+};
+
+void DailyUseTest::aSavedSessionOpensEveryWay() {
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("my.gapscope.json"));
+    std::size_t rows = 0;
+    {
+        MainWindow window;
+        window.openPaths(demoFiles());
+        QVERIFY(waitShown(window));
+        rows = window.session()->comparison->rows.size();
+        QVERIFY(window.saveSession(saved));
+    }
+    // What File → Open and `gapscope my.gapscope.json` do: openPaths with the file.
+    MainWindow window;
+    window.openPaths({saved});
+    QVERIFY(waitShown(window));
+    QVERIFY(window.session()->comparison);
+    QCOMPARE(window.session()->comparison->rows.size(), rows);
+    QCOMPARE(window.controller()->sessionFile(), saved);
+    QVERIFY(window.session()->debug_buffer_file); // not taken for the debug buffer
+    QCOMPARE(QString::fromStdString(window.session()->debug_buffer_file->path()),
+             kDemo.filePath(QStringLiteral("run.debug.bin")));
+    QVERIFY(window.windowTitle().startsWith(QStringLiteral("my.gapscope.json")));
+    // The recent list offers it once, by its file.
+    QCOMPARE(AppSettings().recentSessions().front(), QStringList{saved});
+    // An unreadable one says so in the banner.
+    QFile bad(dir.filePath(QStringLiteral("bad.json")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("{\"gapscope_session\": 1, \"files\": 3}");
+    bad.close();
+    window.openPaths({bad.fileName()});
+    QVERIFY(!window.banner()->isHidden());
+}
+
+void DailyUseTest::droppedFoldersAndSessionFilesOpen() {
+    MainWindow window;
+    window.show();
+    // A folder.
+    drop(window, {kDemo.path()});
+    QVERIFY(waitShown(window));
+    QVERIFY(window.session()->comparison);
+    // A saved session file.
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("s.json"));
+    QVERIFY(window.saveSession(saved));
+    MainWindow other;
+    other.show();
+    drop(other, {saved});
+    QVERIFY(waitShown(other));
+    QCOMPARE(other.controller()->sessionFile(), saved);
+    QCOMPARE(other.session()->comparison->rows.size(), window.session()->comparison->rows.size());
+}
+
+void DailyUseTest::shortcutsWinOverTheFilterBox() {
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    // After a load the keys go to the table, not the filter box.
+    QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(window.opView()));
+    auto* filter = window.findChild<QLineEdit*>(QStringLiteral("opFilter"));
+    QVERIFY(filter);
+    filter->setFocus();
+    QVERIFY(filter->hasFocus());
+    // The line edit would claim Ctrl+E ("end of line" on X11); the window's action wins.
+    QKeyEvent override(QEvent::ShortcutOverride, Qt::Key_E, Qt::ControlModifier);
+    override.setAccepted(false);
+    QCoreApplication::sendEvent(filter, &override);
+    QVERIFY(!override.isAccepted());
+    // Pressed for real: the export runs (its file dialog opens; close it).
+    QSignalSpy exported(window.actions()->exportCsv(), &QAction::triggered);
+    QTimer::singleShot(300, [] {
+        if (QWidget* modal = QApplication::activeModalWidget())
+            modal->close();
+    });
+    QTest::keyClick(filter, Qt::Key_E, Qt::ControlModifier);
+    QCOMPARE(exported.count(), 1);
+    QVERIFY2(filter->text().isEmpty(), qPrintable(filter->text())); // nothing typed into the filter
+    // Plain typing still goes to the filter.
+    QTest::keyClicks(filter, QStringLiteral("conv"));
+    QCOMPARE(filter->text(), QStringLiteral("conv"));
+}
+
+void DailyUseTest::theWindowFitsALaptop() {
+    MainWindow window;
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    // A long op list (a fused group) must not widen the window.
+    window.inspector()->selectRow(std::size_t{0});
+    const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 720 - 30, // a title bar on a 1280x720 screen
+             qPrintable(QStringLiteral("%1x%2").arg(minimum.width()).arg(minimum.height())));
+    window.resize(minimum);
+    QTest::qWait(50);
+    // The table still shows eight rows.
+    QTableView* table = window.opView();
+    QVERIFY(table->viewport()->height() >=
+            InspectorView::kMinTableRows * table->verticalHeader()->defaultSectionSize());
+}
+
+void DailyUseTest::theThresholdIsShownEditedAndDrawn() {
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    ThresholdEditor* editor = window.inspector()->thresholdEditor();
+    QCOMPARE(editor->metricBox()->currentText(), QStringLiteral("SNR dB"));
+    QCOMPARE(editor->valueBox()->value(), 20.0);
+    QVERIFY(!editor->toolTip().isEmpty());
+    QVERIFY(!window.session()->first_divergence); // every demo op is above 20 dB
+    // Raising it to 45 dB: ops fall below, the first divergence and the filter follow.
+    editor->valueBox()->setValue(45.0);
+    QCOMPARE(window.session()->threshold.value, 45.0);
+    QVERIFY(window.session()->first_divergence);
+    const auto expected = firstDivergence(*window.session()->comparison, {"snr", 45.0});
+    QCOMPARE(window.session()->first_divergence->row, expected->row);
+    editor->filterBox()->setChecked(true);
+    int past = 0;
+    for (const auto& r : window.session()->comparison->rows)
+        past += crossesThreshold(r, {"snr", 45.0});
+    QCOMPARE(window.opProxy()->rowCount(), past);
+    QCOMPARE(AppSettings().threshold().value, 45.0); // remembered
+    // The chart (rel. L2 by default) draws it: 45 dB is rel. L2 10^(-45/20).
+    QCustomPlot* chart = window.chart()->plot();
+    bool line = false;
+    for (int i = 0; i < chart->itemCount(); ++i)
+        if (auto* l = qobject_cast<QCPItemStraightLine*>(chart->item(i)))
+            line = line || std::fabs(l->point1->coords().y() - std::pow(10.0, -45.0 / 20)) < 1e-12;
+    QVERIFY(line);
+    // On MSE, which has no equivalent value, the ops past it are marked instead.
+    window.chart()->setMetric(QStringLiteral("mse"));
+    bool marked = false;
+    for (int i = 0; i < chart->graphCount(); ++i)
+        marked = marked || (chart->graph(i)->name().startsWith(QStringLiteral("past the threshold")) &&
+                            chart->graph(i)->dataCount() == past);
+    QVERIFY(marked);
+}
+
+void DailyUseTest::actionsSayWhyTheyCannotRun() {
+    MainWindow window;
+    WindowActions* actions = window.actions();
+    // Nothing open.
+    QVERIFY(!actions->exportCsv()->isEnabled());
+    QVERIFY(actions->exportCsv()->toolTip().contains(QStringLiteral("Open a session")));
+    QVERIFY(!actions->exportReport()->isEnabled());
+    QVERIFY(!actions->reload()->isEnabled());
+    // The built-in demo: exports yes, saving no (no files to list).
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    QVERIFY(actions->exportCsv()->isEnabled());
+    QVERIFY(actions->exportReport()->isEnabled());
+    QVERIFY(!actions->saveSession()->isEnabled());
+    QVERIFY(actions->saveSession()->toolTip().contains(QStringLiteral("demo")));
+    QVERIFY(actions->reload()->isEnabled());
+    QCOMPARE(actions->reload()->shortcut(), QKeySequence(Qt::Key_F5));
+    // Reload loads it again.
+    actions->reload()->trigger();
+    QVERIFY(waitShown(window));
+    QVERIFY(window.session()->complete);
+    // Every shortcut is unique.
+    QSet<QString> seen;
+    for (QAction* a : actions->all())
+        if (!a->shortcut().isEmpty()) {
+            QVERIFY2(!seen.contains(a->shortcut().toString()), qPrintable(a->shortcut().toString()));
+            seen << a->shortcut().toString();
+        }
+}
+
+void DailyUseTest::theTableIsOneTabStop() {
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    QTableView* table = window.opView();
+    QVERIFY(!table->tabKeyNavigation());
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_Tab);
+    QVERIFY(!table->hasFocus()); // Tab left the table: the panel and chart are reachable
+    // Ctrl+1 brings the keys back to the table.
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_1, Qt::ControlModifier);
+    QVERIFY(table->hasFocus());
+}
+
+void DailyUseTest::anEtdumpAloneIsBrowsable() {
+    QTemporaryDir dir;
+    const QString etdp = dir.filePath(QStringLiteral("run.etdp"));
+    QVERIFY(QFile::copy(kDemo.filePath(QStringLiteral("run.etdp")), etdp));
+    QVERIFY(QFile::copy(kDemo.filePath(QStringLiteral("run.debug.bin")),
+                        dir.filePath(QStringLiteral("run.debug.bin"))));
+    MainWindow window;
+    window.show();
+    window.openPaths({etdp}); // the debug buffer beside it comes along
+    QVERIFY(waitShown(window));
+    QVERIFY(window.session()->dump && !window.session()->comparison);
+    QVERIFY(window.session()->debug_buffer_file);
+    EventBrowser* events = window.eventBrowser();
+    QVERIFY(events->isVisible());
+    QAbstractItemModelTester tester(events->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::size_t total = 0;
+    for (const auto& run : window.session()->dump->runs)
+        total += run.events.size();
+    QCOMPARE(static_cast<std::size_t>(events->model()->rowCount()), total);
+    QVERIFY(events->summary().contains(QStringLiteral("ETRecord"))); // what to add
+    QVERIFY(events->summary().contains(QStringLiteral("AOT capture")));
+    // Sorting on durations is numeric.
+    events->view()->sortByColumn(EventTableModel::DurationUs, Qt::DescendingOrder);
+    auto* proxy = events->view()->model();
+    for (int r = 1; r < proxy->rowCount(); ++r)
+        QVERIFY(proxy->index(r - 1, EventTableModel::DurationUs).data(EventTableModel::SortRole).toDouble() >=
+                proxy->index(r, EventTableModel::DurationUs).data(EventTableModel::SortRole).toDouble());
+}
+
+void DailyUseTest::severalCapturesAreNamedAndSwitchable() {
+    // The demo folder holds two captures of forward: the ETRecord graph's (PT2E)
+    // and the float model's.
+    MainWindow window;
+    window.show();
+    window.openPaths({kDemo.path()});
+    QVERIFY(waitShown(window));
+    QVERIFY(window.inspector()->warningBanner()->text().contains(QStringLiteral("several captures")));
+    QComboBox* captures = window.inspector()->captureSelector();
+    QVERIFY(captures->isVisible());
+    QCOMPARE(captures->count(), 2);
+    const QString first = QString::fromStdString(window.session()->capture_file->path());
+    const int other = captures->currentIndex() == 0 ? 1 : 0;
+    emit captures->activated(other);
+    QVERIFY(waitShown(window));
+    QVERIFY(QString::fromStdString(window.session()->capture_file->path()) != first);
+    QCOMPARE(captures->currentIndex(), other);
+}
+
+void DailyUseTest::metricColumnsSortWorstFirst() {
+    MainWindow window;
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    QHeaderView* header = window.opView()->horizontalHeader();
+    auto click = [&](int column) {
+        const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
+                        header->height() / 2);
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+    };
+    auto firstRowValue = [&](int column) {
+        return window.opProxy()->index(0, column).data(OpTableModel::SortRole).toDouble();
+    };
+    auto extreme = [&](int column, bool max) {
+        double v = firstRowValue(column);
+        for (int r = 0; r < window.opProxy()->rowCount(); ++r) {
+            const double x = window.opProxy()->index(r, column).data(OpTableModel::SortRole).toDouble();
+            v = max ? std::max(v, x) : std::min(v, x);
+        }
+        return v;
+    };
+    header->setSectionHidden(OpTableModel::AotOps, true); // keep the metric headers in view
+    header->setSectionHidden(OpTableModel::RuntimeOps, true);
+    click(OpTableModel::Mse);
+    QCOMPARE(firstRowValue(OpTableModel::Mse), extreme(OpTableModel::Mse, true)); // the largest error first
+    click(OpTableModel::Snr);
+    QCOMPARE(firstRowValue(OpTableModel::Snr), extreme(OpTableModel::Snr, false)); // the lowest SNR first
+    click(OpTableModel::Snr);
+    QCOMPARE(firstRowValue(OpTableModel::Snr), extreme(OpTableModel::Snr, true)); // a second click flips
+}
+
+void DailyUseTest::theWindowSizeIsRemembered() {
+    {
+        MainWindow window;
+        window.show();
+        window.resize(1111, 700);
+        QTest::qWait(50);
+    }
+    MainWindow again;
+    QVERIFY(again.restoredGeometry());
+    QCOMPARE(again.size(), QSize(1111, 700));
+}
+
+QTEST_MAIN(DailyUseTest)
+#include "tst_daily_use.moc"
