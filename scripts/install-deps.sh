@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev catch2
   nlohmann-json3-dev libcli11-dev libzip-dev libssl-dev
   clang-format
+  libgraphviz-dev
 )
 
 missing=()

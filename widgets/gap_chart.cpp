@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -18,7 +19,14 @@
 namespace gapscope {
 
 GapChart::GapChart(QWidget* parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)) {
+    : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)),
+      m_resized(new QTimer(this)) {
+    m_resized->setSingleShot(true);
+    m_resized->setInterval(120);
+    connect(m_resized, &QTimer::timeout, this, [this] {
+        rebuild();
+        showSelection();
+    });
     for (const auto& m : metricCatalog())
         if (m.charted)
             m_metricBox->addItem(QString::fromLatin1(m.label), QString::fromLatin1(m.name));
@@ -73,6 +81,12 @@ GapChart::GapChart(QWidget* parent)
         m_plot->rescaleAxes();
         m_plot->replot();
     });
+}
+
+void GapChart::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (m_session)
+        m_resized->start();
 }
 
 void GapChart::setSession(std::shared_ptr<const Session> session) {
@@ -200,8 +214,13 @@ void GapChart::rebuild() {
 
     // Op names as x tick labels.
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-    // At most ~30 labels: with hundreds of ops every k-th one is named.
-    const std::size_t every = std::max<std::size_t>(1, (m_order.size() + 29) / 30);
+    // As many labels as fit the width (at most 30): with hundreds of ops every
+    // k-th one is named. A short chart gets short, level labels, so the axis
+    // keeps its height for the values.
+    const bool shortChart = m_plot->height() < 200;
+    const std::size_t fit =
+        std::clamp<std::size_t>(static_cast<std::size_t>(m_plot->width() / (shortChart ? 110 : 60)), 2, 30);
+    const std::size_t every = std::max<std::size_t>(1, (m_order.size() + fit - 1) / fit);
     for (std::size_t i = 0; i < m_order.size(); i += every) {
         // The op names as the table lists them.
         QStringList ops;
@@ -210,12 +229,13 @@ void GapChart::rebuild() {
         QString label = ops.join(QStringLiteral(", "));
         if (label.isEmpty())
             label = QString::number(m_order[i]);
-        if (label.size() > 18)
-            label = label.left(17) + QStringLiteral("…");
+        const int longest = shortChart ? 14 : 18;
+        if (label.size() > longest)
+            label = label.left(longest - 1) + QStringLiteral("…");
         ticker->addTick(static_cast<double>(i), label);
     }
     m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 ? 30 : 0);
+    m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 && !shortChart ? 30 : 0);
 
     // The threshold line on its own metric and on those where one value is
     // equivalent (SNR, SQNR, rel. L2); elsewhere the points past it say it.

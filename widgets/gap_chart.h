@@ -12,6 +12,7 @@ class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
 class QComboBox;
+class QTimer;
 class QMouseEvent;
 
 namespace gapscope {
@@ -40,6 +41,10 @@ signals:
     // The user (or setMetric) chose another metric to plot.
     void metricChanged(const QString& metric);
 
+protected:
+    // The op labels depend on the plot's size: rebuilt once resizing pauses.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void rebuild();
     void showSelection();
@@ -51,6 +56,7 @@ private:
 
     QCustomPlot* m_plot;
     QComboBox* m_metricBox;
+    QTimer* m_resized;
     QCPGraph* m_graph = nullptr;
     QCPGraph* m_marker = nullptr;
     std::shared_ptr<const Session> m_session;

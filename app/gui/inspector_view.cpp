@@ -6,6 +6,7 @@
 #include "core/compare/metric_catalog.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
+#include "widgets/graph_view.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/tensor_panel.h"
@@ -31,7 +32,7 @@ namespace gapscope {
 InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
-      m_chart(new GapChart), m_tensors(new TensorPanel), m_filter(new QLineEdit),
+      m_chart(new GapChart), m_tensors(new TensorPanel), m_graph(new GraphView), m_filter(new QLineEdit),
       m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors), m_warnings(new QLabel),
       m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
@@ -99,6 +100,8 @@ InspectorView::InspectorView(QWidget* parent)
     auto* tabs = new QTabWidget;
     tabs->addTab(m_table, tr("Ops"));
     tabs->addTab(m_coverageView, tr("Coverage"));
+    tabs->addTab(m_graph, tr("Graph"));
+    m_tabs = tabs;
     tl->addWidget(tabs, 1);
 
     auto* top = new QSplitter(Qt::Vertical);
@@ -143,10 +146,14 @@ InspectorView::InspectorView(QWidget* parent)
                 selectRow(static_cast<std::size_t>(current.data(OpTableModel::RowIndexRole).toULongLong()));
             });
     connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
+    connect(m_graph, &GraphView::rowClicked, this, [this](std::size_t row) { selectRow(row); });
     // Rows arrive in batches during a staged load: redraw the chart at most a few times a second.
     m_chartRefresh->setSingleShot(true);
     m_chartRefresh->setInterval(150);
-    connect(m_chartRefresh, &QTimer::timeout, this, [this] { m_chart->updateSession(m_session); });
+    connect(m_chartRefresh, &QTimer::timeout, this, [this] {
+        m_chart->updateSession(m_session);
+        m_graph->updateSession(m_session);
+    });
     connect(m_selectors, &ComparisonSelectors::compareRequested, this, &InspectorView::compareRequested);
     connect(m_selectors, &ComparisonSelectors::captureRequested, this, &InspectorView::captureRequested);
     connect(m_chart, &GapChart::metricChanged, this,
@@ -176,6 +183,10 @@ QComboBox* InspectorView::methodSelector() const {
 }
 QComboBox* InspectorView::captureSelector() const {
     return m_selectors->captures();
+}
+
+void InspectorView::showTab(int tab) {
+    m_tabs->setCurrentIndex(tab);
 }
 
 void InspectorView::focusTable() {
@@ -250,6 +261,7 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_coverage->setSession(m_session);
     m_chart->setSession(m_session);
     m_tensors->setSession(m_session);
+    m_graph->setSession(m_session);
     m_chart->setMetric(AppSettings().chartMetric());
     m_selectors->setSession(m_session);
     showWarnings();
@@ -283,6 +295,7 @@ void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
     m_coverage->setSession(m_session);
     m_coverageView->resizeColumnsToContents();
     m_chart->updateSession(m_session);
+    m_graph->updateSession(m_session);
     showWarnings(); // the provenance check lands with the findings
     // Jump to the first divergence unless the user picked an op meanwhile.
     if (m_session && m_session->first_divergence && m_chart->selectedRow() == m_autoSelected)
@@ -300,6 +313,7 @@ void InspectorView::selectRow(std::optional<std::size_t> row) {
     m_selecting = true;
     m_chart->setSelectedRow(row);
     m_tensors->setRow(row);
+    m_graph->setSelectedRow(row);
     if (row) {
         const int source = m_model->modelRow(*row);
         const QModelIndex proxy = m_proxy->mapFromSource(m_model->index(source, 0));

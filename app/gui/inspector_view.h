@@ -10,6 +10,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QTabWidget;
 class QTableView;
 class QTimer;
 
@@ -19,6 +20,7 @@ class AppSettings;
 class ComparisonSelectors;
 class CoverageModel;
 class GapChart;
+class GraphView;
 class OpFilterProxy;
 class OpTableModel;
 class TensorPanel;
@@ -62,6 +64,9 @@ public:
     QTableView* opView() const { return m_table; }
     GapChart* chart() const { return m_chart; }
     TensorPanel* tensorPanel() const { return m_tensors; }
+    GraphView* graphView() const { return m_graph; }
+    // Shows the Ops (0), Coverage (1) or Graph (2) tab.
+    void showTab(int tab);
     QComboBox* runSelector() const;
     QComboBox* methodSelector() const;
     QComboBox* captureSelector() const;
@@ -93,6 +98,8 @@ private:
     QTableView* m_coverageView;
     GapChart* m_chart;
     TensorPanel* m_tensors;
+    GraphView* m_graph;
+    QTabWidget* m_tabs = nullptr;
     QLineEdit* m_filter;
     ThresholdEditor* m_threshold;
     ComparisonSelectors* m_selectors;

@@ -119,7 +119,12 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
                     tr("No op doubles the error it receives (or the metrics are not in yet)"), 3000);
         });
     m_needComparison << add(view, tr("Go to the op &table"), QKeySequence(tr("Ctrl+1")), inspector,
-                            [inspector] { inspector->focusTable(); });
+                            [inspector] {
+                                inspector->showTab(0);
+                                inspector->focusTable();
+                            });
+    m_needComparison << add(view, tr("Show the &graph"), QKeySequence(tr("Ctrl+G")), inspector,
+                            [inspector] { inspector->showTab(2); });
 
     QMenu* help = window.menuBar()->addMenu(tr("&Help"));
     add(help, tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] { showShortcuts(); });

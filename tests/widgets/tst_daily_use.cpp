@@ -13,6 +13,7 @@
 #include "widgets/event_browser.h"
 #include "widgets/event_table_model.h"
 #include "widgets/gap_chart.h"
+#include "widgets/graph_view.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/tensor_panel.h"
@@ -27,6 +28,7 @@
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -85,6 +87,8 @@ private slots:
     void severalCapturesAreNamedAndSwitchable();
     void metricColumnsSortWorstFirst();
     void theWindowSizeIsRemembered();
+    void theGraphViewShowsTheReferenceGraph();
+    void aFiveThousandNodeGraphStaysUsable();
 };
 
 void DailyUseTest::aSavedSessionOpensEveryWay() {
@@ -363,6 +367,108 @@ void DailyUseTest::theWindowSizeIsRemembered() {
     MainWindow again;
     QVERIFY(again.restoredGeometry());
     QCOMPARE(again.size(), QSize(1111, 700));
+}
+
+void DailyUseTest::theGraphViewShowsTheReferenceGraph() {
+    MainWindow window;
+    window.resize(1280, 900);
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    GraphView* graph = window.inspector()->graphView();
+    window.inspector()->showTab(2);
+    QTRY_VERIFY_WITH_TIMEOUT(!graph->layoutPending(), 20000);
+    const OpGraph& g = graph->graph();
+    QVERIFY(!g.nodes.empty());
+    QCOMPARE(graph->layout().boxes.size(), g.nodes.size()); // a small graph starts expanded
+    // Every row is a node; the demo's delegate calls cover several nodes: groups.
+    for (const auto& r : window.session()->comparison->rows)
+        QVERIFY2(graph->boxOfRow(r.index) >= 0, qPrintable(QString::number(r.index)));
+    QVERIFY(!g.groups.empty());
+    // Boxes do not overlap.
+    const auto& boxes = graph->layout().boxes;
+    for (std::size_t a = 0; a < boxes.size(); ++a)
+        for (std::size_t b = a + 1; b < boxes.size(); ++b)
+            QVERIFY(std::fabs(boxes[a].x - boxes[b].x) * 2 >= boxes[a].w + boxes[b].w - 1 ||
+                    std::fabs(boxes[a].y - boxes[b].y) * 2 >= boxes[a].h + boxes[b].h - 1);
+    // Selecting a row centres its node.
+    const std::size_t last = window.session()->comparison->rows.size() - 1;
+    window.inspector()->selectRow(last);
+    const auto& box = boxes[static_cast<std::size_t>(graph->boxOfRow(last))];
+    const QPointF centre = graph->view()->mapToScene(graph->view()->viewport()->rect().center());
+    QVERIFY(std::fabs(centre.y() - box.y) < 40 ||
+            graph->view()->verticalScrollBar()->value() == graph->view()->verticalScrollBar()->maximum());
+    // Clicking a node selects its row everywhere.
+    const int zero = graph->boxOfRow(0);
+    const QPoint at = graph->view()->mapFromScene(
+        QPointF(boxes[static_cast<std::size_t>(zero)].x, boxes[static_cast<std::size_t>(zero)].y));
+    QTest::mouseClick(graph->view()->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+    QCOMPARE(window.tensorPanel()->row(), std::optional<std::size_t>(0));
+    // Collapsing the groups: one box each, laid out again off the UI thread.
+    graph->setCollapsed(-1, true);
+    QVERIFY(graph->layoutPending());
+    QTRY_VERIFY_WITH_TIMEOUT(!graph->layoutPending(), 20000);
+    std::size_t grouped = 0;
+    for (const auto& grp : g.groups)
+        grouped += grp.nodes.size();
+    QCOMPARE(graph->layout().boxes.size(), g.nodes.size() - grouped + g.groups.size());
+    // Search finds a node by its op.
+    QVERIFY(graph->find(QStringLiteral("layer_norm")));
+    QVERIFY(!graph->find(QStringLiteral("no-such-op")));
+    // The minimap sits in the view's bottom-right corner.
+    const QRect area = graph->view()->viewport()->geometry();
+    QVERIFY(graph->minimap()->isVisible());
+    QVERIFY(graph->minimap()->geometry().right() <= area.right());
+    QVERIFY(graph->minimap()->geometry().right() > area.center().x());
+    // Exports.
+    QTemporaryDir dir;
+    QCOMPARE(graph->exportTo(dir.filePath(QStringLiteral("g.svg"))), QString());
+    QCOMPARE(graph->exportTo(dir.filePath(QStringLiteral("g.png"))), QString());
+    QVERIFY(!QImage(dir.filePath(QStringLiteral("g.png"))).isNull());
+    QFile svg(dir.filePath(QStringLiteral("g.svg")));
+    QVERIFY(svg.open(QIODevice::ReadOnly) && svg.readAll().contains("<svg"));
+}
+
+// 5,000 nodes in 500 delegate groups of ten, a chain with skip connections.
+void DailyUseTest::aFiveThousandNodeGraphStaysUsable() {
+    OpGraph g;
+    for (std::size_t i = 0; i < 5000; ++i) {
+        g.nodes.push_back({"op_" + std::to_string(i),
+                           i % 3 ? "convolution" : "add.Tensor",
+                           {},
+                           i,
+                           static_cast<int>(i / 10)});
+        if (i > 0)
+            g.edges.emplace_back(i - 1, i);
+        if (i > 5 && i % 7 == 0)
+            g.edges.emplace_back(i - 5, i);
+    }
+    for (std::size_t k = 0; k < 500; ++k) {
+        OpGraphGroup group{k * 10, "DELEGATE_CALL · 10 ops", {}};
+        for (std::size_t i = k * 10; i < k * 10 + 10; ++i)
+            group.nodes.push_back(i);
+        g.groups.push_back(group);
+    }
+    GraphView view;
+    view.resize(1000, 700);
+    view.show();
+    view.setGraph(g);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.layoutPending(), 30000);
+    QCOMPARE(view.layout().boxes.size(), std::size_t{500}); // collapsed: one box per group
+    QVERIFY(view.view()->transform().m11() >= 0.35);        // readable, not fitted to a speck
+    // Expanding one group shows its ten ops.
+    view.setCollapsed(42, false);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.layoutPending(), 30000);
+    QCOMPARE(view.layout().boxes.size(), std::size_t{509});
+    QCOMPARE(view.layout().frames.size(), std::size_t{1});
+    // Search reaches a node inside a collapsed group, and a row finds its box.
+    QVERIFY(view.find(QStringLiteral("op_4321")));
+    QVERIFY(view.boxOfRow(4321) >= 0);
+    // A newer layout supersedes a running one: only the last shows.
+    view.setCollapsed(-1, false);
+    view.setCollapsed(-1, true);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.layoutPending(), 60000);
+    QCOMPARE(view.layout().boxes.size(), std::size_t{500});
 }
 
 QTEST_MAIN(DailyUseTest)

@@ -1,0 +1,93 @@
+#include "core/compare/op_graph.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace gapscope {
+
+namespace {
+
+// "executorch.exir.dialects.edge.ops.aten.convolution.default" → "convolution";
+// "…quantized_decomposed.dequantize_per_channel.default" → "dequantize_per_channel";
+// an overload other than default is kept: "add.Tensor".
+std::string shortTarget(std::string target) {
+    const auto endsWith = [&](const std::string& tail) {
+        return target.size() > tail.size() &&
+               target.compare(target.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (endsWith(".default"))
+        target.resize(target.size() - 8);
+    for (const char* ns : {"aten.", "quantized_decomposed.", "dim_order_ops.", "llama.", "edge."}) {
+        const auto at = target.rfind(ns);
+        if (at != std::string::npos)
+            return target.substr(at + std::char_traits<char>::length(ns));
+    }
+    const auto dot = target.rfind('.');
+    return dot == std::string::npos ? target : target.substr(dot + 1);
+}
+
+} // namespace
+
+std::optional<std::size_t> OpGraph::nodeOfRow(std::size_t row) const {
+    std::optional<std::size_t> last;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].row == row)
+            last = i;
+    return last;
+}
+
+OpGraph buildOpGraph(const Comparison& c, const ExportGraph& graph) {
+    OpGraph g;
+    // A node belongs to the first row (ExecuTorch's table order) naming it
+    // among its AOT ops (the capture's names are the graph's node names), else
+    // listing one of its handles (a graph without names in the capture; an
+    // ATen program carries no handles, so names come first).
+    std::unordered_map<std::string, std::size_t> rowOfName;
+    std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
+    for (const auto& r : c.rows) {
+        for (const auto& op : r.aot_ops)
+            rowOfName.emplace(op, r.index);
+        for (auto h : r.aot_debug_handle)
+            rowOfHandle.emplace(h, r.index);
+    }
+    std::unordered_map<std::string, std::size_t> producer;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const auto& n = graph.nodes[i];
+        OpGraphNode node{n.name, shortTarget(n.target), n.debug_handles, std::nullopt, -1};
+        if (const auto it = rowOfName.find(n.name); it != rowOfName.end())
+            node.row = it->second;
+        for (auto h : node.row ? std::vector<std::int64_t>{} : n.debug_handles)
+            if (const auto it = rowOfHandle.find(h); it != rowOfHandle.end()) {
+                node.row = it->second;
+                break;
+            }
+        g.nodes.push_back(std::move(node));
+        for (const auto& t : n.output_tensors)
+            producer.emplace(t, i);
+    }
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i)
+        for (const auto& t : graph.nodes[i].input_tensors)
+            if (const auto it = producer.find(t); it != producer.end() && it->second != i)
+                g.edges.emplace_back(it->second, i);
+
+    // Rows whose runtime event covers several graph nodes: a group each.
+    std::map<std::size_t, std::vector<std::size_t>> nodesOfRow;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+        if (g.nodes[i].row)
+            nodesOfRow[*g.nodes[i].row].push_back(i);
+    for (const auto& [row, members] : nodesOfRow) {
+        if (members.size() < 2 || row >= c.rows.size())
+            continue;
+        const auto& ops = c.rows[row].runtime_ops;
+        OpGraphGroup group{row,
+                           (ops.empty() ? std::string("row ") + std::to_string(row) : ops.front()) + " · " +
+                               std::to_string(members.size()) + " ops",
+                           members};
+        for (auto m : members)
+            g.nodes[m].group = static_cast<int>(g.groups.size());
+        g.groups.push_back(std::move(group));
+    }
+    return g;
+}
+
+} // namespace gapscope

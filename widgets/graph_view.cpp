@@ -1,0 +1,411 @@
+#include "widgets/graph_view.h"
+
+#include "core/compare/findings.h"
+#include "core/compare/metric_catalog.h"
+#include "widgets/metric_colors.h"
+#include "widgets/plot_export.h"
+
+#include <QBuffer>
+#include <QFileDialog>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+namespace gapscope {
+
+// An overview of the whole scene in a corner of the view, with the part the
+// view shows framed; a click there centres the view on that point.
+class GraphMiniMap : public QGraphicsView {
+public:
+    GraphMiniMap(QGraphicsScene* scene, QGraphicsView* main) : QGraphicsView(scene, main), m_main(main) {
+        setInteractive(false);
+        setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        setFrameShape(QFrame::Box);
+        setFixedSize(160, 160);
+        setRenderHint(QPainter::Antialiasing, false);
+        setToolTip(tr("Overview: click to go there"));
+    }
+    void fit() { fitInView(scene()->sceneRect(), Qt::KeepAspectRatio); }
+
+protected:
+    void drawForeground(QPainter* painter, const QRectF&) override {
+        const QRectF shown = m_main->mapToScene(m_main->viewport()->rect()).boundingRect();
+        painter->setPen(QPen(QColor(200, 40, 40), 0));
+        painter->setBrush(QColor(200, 40, 40, 30));
+        painter->drawRect(shown);
+    }
+    void mousePressEvent(QMouseEvent* e) override { m_main->centerOn(mapToScene(e->position().toPoint())); }
+    void mouseMoveEvent(QMouseEvent* e) override {
+        if (e->buttons() & Qt::LeftButton)
+            m_main->centerOn(mapToScene(e->position().toPoint()));
+    }
+    void wheelEvent(QWheelEvent*) override {}
+
+private:
+    QGraphicsView* m_main;
+};
+
+namespace {
+
+constexpr int kBoxRole = 0;                 // QGraphicsItem data: the layout box index
+constexpr int kGroupRole = 1;               // the group a frame or collapsed box stands for
+constexpr std::size_t kCollapseAbove = 300; // nodes: start with the groups collapsed
+
+} // namespace
+
+GraphView::GraphView(QWidget* parent)
+    : QWidget(parent), m_scene(new QGraphicsScene(this)), m_view(new QGraphicsView(m_scene, this)),
+      m_minimap(new GraphMiniMap(m_scene, m_view)), m_search(new QLineEdit(this)),
+      m_collapseAll(new QPushButton(tr("Collapse groups"), this)), m_status(new QLabel(this)) {
+    m_search->setPlaceholderText(tr("Find a node (name or op), Enter for the next"));
+    m_search->setClearButtonEnabled(true);
+    auto* fit = new QPushButton(tr("Fit"), this);
+    auto* save = new QPushButton(tr("Export…"), this);
+    save->setToolTip(tr("Save the graph as SVG or PNG"));
+    m_collapseAll->setToolTip(tr(
+        "Collapse (or expand) every group of ops one runtime event covers; double-click one to toggle it"));
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_search, 1);
+    bar->addWidget(m_collapseAll);
+    bar->addWidget(fit);
+    bar->addWidget(save);
+    bar->addWidget(m_status);
+    m_view->setDragMode(QGraphicsView::ScrollHandDrag);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    m_view->viewport()->installEventFilter(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    connect(m_search, &QLineEdit::returnPressed, this, [this] {
+        if (!find(m_search->text()))
+            m_status->setText(tr("no node matches"));
+    });
+    connect(m_search, &QLineEdit::textChanged, this, [this] { m_findFrom = 0; });
+    connect(fit, &QPushButton::clicked, this,
+            [this] { m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio); });
+    connect(m_collapseAll, &QPushButton::clicked, this, [this] {
+        const bool anyExpanded =
+            std::find(m_collapsed.begin(), m_collapsed.end(), false) != m_collapsed.end();
+        setCollapsed(-1, anyExpanded);
+    });
+    connect(save, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export graph"), QStringLiteral("graph.svg"),
+                                         tr("SVG drawing (*.svg);;PNG image (*.png)"));
+        if (!path.isEmpty())
+            m_status->setText(exportTo(path).isEmpty() ? tr("written to %1").arg(path) : exportTo(path));
+    });
+    connect(m_view->horizontalScrollBar(), &QScrollBar::valueChanged, m_minimap->viewport(),
+            qOverload<>(&QWidget::update));
+    connect(m_view->verticalScrollBar(), &QScrollBar::valueChanged, m_minimap->viewport(),
+            qOverload<>(&QWidget::update));
+}
+
+GraphView::~GraphView() {
+    m_jobs.cancel(); // a layout job posts to this view
+    m_jobs.waitForIdle();
+}
+
+void GraphView::setSession(std::shared_ptr<const Session> session) {
+    m_session = std::move(session);
+    const ExportGraph* reference = m_session && m_session->etrecord && m_session->capture
+                                       ? referenceGraphFor(*m_session->etrecord, *m_session->capture)
+                                       : nullptr;
+    setGraph(reference && m_session->comparison ? buildOpGraph(*m_session->comparison, *reference)
+                                                : OpGraph{});
+}
+
+void GraphView::setGraph(OpGraph graph) {
+    m_graph = std::move(graph);
+    m_selected.reset();
+    m_findFrom = 0;
+    m_collapsed.assign(m_graph.groups.size(), m_graph.nodes.size() > kCollapseAbove);
+    relayout();
+}
+
+void GraphView::updateSession(std::shared_ptr<const Session> snapshot) {
+    m_session = std::move(snapshot);
+    recolour();
+}
+
+void GraphView::setCollapsed(int group, bool collapsed) {
+    if (group < 0)
+        std::fill(m_collapsed.begin(), m_collapsed.end(), collapsed);
+    else if (static_cast<std::size_t>(group) < m_collapsed.size())
+        m_collapsed[static_cast<std::size_t>(group)] = collapsed;
+    relayout();
+}
+
+void GraphView::relayout() {
+    m_scene->clear();
+    m_boxes.clear();
+    m_layout = {};
+    if (m_graph.nodes.empty()) {
+        m_pending = false;
+        m_status->setText(
+            m_session && m_session->comparison
+                ? tr("No reference graph: the ETRecord is missing or does not hold the capture's graph")
+                : QString());
+        emit laidOut();
+        return;
+    }
+    m_pending = true;
+    m_status->setText(tr("laying out %1 nodes…").arg(m_graph.nodes.size()));
+    auto graph = std::make_shared<const OpGraph>(m_graph);
+    m_jobs.start(
+        [this, graph, collapsed = m_collapsed](std::uint64_t generation, const std::atomic<bool>& cancelled) {
+            auto result = std::make_shared<Result<GraphLayout>>(layoutOpGraph(*graph, collapsed, &cancelled));
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, result] {
+                    if (!m_jobs.isCurrent(generation))
+                        return;
+                    m_pending = false;
+                    if (!*result) {
+                        m_status->setText(QString::fromStdString(result->error().describe()));
+                        emit laidOut();
+                        return;
+                    }
+                    m_layout = std::move(result->value());
+                    showLayout();
+                    emit laidOut();
+                },
+                Qt::QueuedConnection);
+        });
+}
+
+void GraphView::showLayout() {
+    m_scene->clear();
+    m_boxes.clear();
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
+    for (const auto& frame : m_layout.frames) {
+        auto* r =
+            m_scene->addRect(QRectF(QPointF(frame.x0, frame.y0), QPointF(frame.x1, frame.y1)),
+                             QPen(QColor(120, 120, 160), 1, Qt::DashLine), QBrush(QColor(235, 238, 250)));
+        r->setZValue(-2);
+        r->setData(kGroupRole, frame.group);
+        r->setToolTip(
+            tr("%1 — double-click to collapse")
+                .arg(QString::fromStdString(m_graph.groups[static_cast<std::size_t>(frame.group)].label)));
+        auto* t = m_scene->addSimpleText(
+            QString::fromStdString(m_graph.groups[static_cast<std::size_t>(frame.group)].label), small);
+        t->setPos(frame.x0 + 4, frame.y0 + 1);
+        t->setBrush(QColor(80, 80, 120));
+        t->setZValue(-1);
+    }
+    for (const auto& e : m_layout.edges) {
+        if (e.xy.size() < 4)
+            continue;
+        QPainterPath path(QPointF(e.xy[0], e.xy[1]));
+        for (std::size_t i = 2; i + 5 < e.xy.size(); i += 6)
+            path.cubicTo(e.xy[i], e.xy[i + 1], e.xy[i + 2], e.xy[i + 3], e.xy[i + 4], e.xy[i + 5]);
+        auto* item = m_scene->addPath(path, QPen(QColor(140, 140, 140), 1));
+        item->setZValue(-1);
+    }
+    for (std::size_t b = 0; b < m_layout.boxes.size(); ++b) {
+        const auto& box = m_layout.boxes[b];
+        auto* r = m_scene->addRect(QRectF(box.x - box.w / 2, box.y - box.h / 2, box.w, box.h));
+        r->setData(kBoxRole, static_cast<qulonglong>(b));
+        r->setData(kGroupRole, box.group);
+        const QString label =
+            box.group >= 0 ? QString::fromStdString(m_graph.groups[static_cast<std::size_t>(box.group)].label)
+                           : QString::fromStdString(m_graph.nodes[box.nodes.front()].op);
+        auto* t = new QGraphicsSimpleTextItem(label, r);
+        t->setFont(small);
+        const QRectF tb = t->boundingRect();
+        t->setPos(box.x - tb.width() / 2, box.y - tb.height() / 2);
+        m_boxes.push_back(r);
+    }
+    m_scene->setSceneRect(QRectF(-20, -20, m_layout.width + 40, m_layout.height + 40));
+    recolour();
+    m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    if (m_view->transform().m11() < 0.35) // too small to read: start at a readable zoom at the top
+        m_view->setTransform(QTransform::fromScale(0.8, 0.8));
+    m_minimap->fit();
+    m_status->setText(tr("%1 nodes, %2 groups").arg(m_graph.nodes.size()).arg(m_graph.groups.size()));
+    if (m_selected)
+        setSelectedRow(m_selected);
+}
+
+void GraphView::recolour() {
+    if (!m_session || !m_session->comparison)
+        return;
+    const auto& rows = m_session->comparison->rows;
+    const auto divergence = m_session->first_divergence
+                                ? std::optional<std::size_t>(m_session->first_divergence->row)
+                                : std::nullopt;
+    const auto strongest = strongestGain(m_session->introducers);
+    for (std::size_t b = 0; b < m_boxes.size() && b < m_layout.boxes.size(); ++b) {
+        const auto& box = m_layout.boxes[b];
+        std::optional<std::size_t> row;
+        double worst = -1;
+        bool first = false, top = false, selected = false;
+        QStringList tip;
+        for (auto n : box.nodes) {
+            const auto& node = m_graph.nodes[n];
+            tip << QString::fromStdString(node.name + "  (" + node.op + ")");
+            if (!node.row || *node.row >= rows.size())
+                continue;
+            row = row ? row : node.row;
+            if (const auto rel = rowMetric(rows[*node.row], Metric::RelL2))
+                worst = std::max(worst, *rel);
+            first = first || node.row == divergence;
+            top = top || (strongest && *node.row == strongest->row);
+            selected = selected || node.row == m_selected;
+        }
+        QGraphicsRectItem* r = m_boxes[b];
+        r->setBrush(worst >= 0 ? gapColor(worst) : QColor(235, 235, 235));
+        QPen pen(selected ? QColor(20, 90, 200)
+                 : first  ? QColor(200, 30, 30)
+                 : top    ? QColor(220, 120, 0)
+                          : QColor(90, 90, 90),
+                 selected || first || top ? 3 : 1);
+        r->setPen(pen);
+        QString marks = (first ? QStringLiteral(" ⚑ first divergence") : QString()) +
+                        (top ? QStringLiteral(" ▲ the error grows most") : QString());
+        r->setToolTip(
+            tip.mid(0, 12).join(QLatin1Char('\n')) +
+            (tip.size() > 12 ? tr("\n… %1 more").arg(tip.size() - 12) : QString()) +
+            (row ? tr("\nrow %1, rel. L2 %2").arg(*row).arg(worst, 0, 'g', 3) : tr("\nnot compared")) +
+            marks);
+    }
+}
+
+int GraphView::boxOfRow(std::size_t row) const {
+    for (std::size_t b = 0; b < m_layout.boxes.size(); ++b)
+        for (auto n : m_layout.boxes[b].nodes)
+            if (m_graph.nodes[n].row == row)
+                return static_cast<int>(b);
+    return -1;
+}
+
+void GraphView::setSelectedRow(std::optional<std::size_t> row) {
+    m_selected = row;
+    recolour();
+    if (!row)
+        return;
+    const int b = boxOfRow(*row);
+    if (b >= 0 && static_cast<std::size_t>(b) < m_boxes.size())
+        m_view->centerOn(m_boxes[static_cast<std::size_t>(b)]);
+}
+
+bool GraphView::find(const QString& text) {
+    if (text.isEmpty())
+        return false;
+    const std::size_t n = m_layout.boxes.size();
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t b = (m_findFrom + k) % n;
+        for (auto node : m_layout.boxes[b].nodes) {
+            const auto& g = m_graph.nodes[node];
+            if (QString::fromStdString(g.name).contains(text, Qt::CaseInsensitive) ||
+                QString::fromStdString(g.op).contains(text, Qt::CaseInsensitive)) {
+                m_findFrom = b + 1;
+                m_view->centerOn(m_boxes[b]);
+                if (g.row)
+                    emit rowClicked(*g.row);
+                m_status->setText(
+                    tr("%1 (%2)").arg(QString::fromStdString(g.name), QString::fromStdString(g.op)));
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool GraphView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize) {
+        // The minimap keeps to the viewport's bottom-right corner.
+        const QRect area = m_view->viewport()->geometry();
+        const int side = std::clamp(std::min(area.width(), area.height()) / 3, 80, 180);
+        m_minimap->setFixedSize(side, side);
+        m_minimap->move(area.right() - side - 6, area.bottom() - side - 6);
+        m_minimap->fit();
+        return false;
+    }
+    if (watched != m_view->viewport())
+        return QWidget::eventFilter(watched, event);
+    if (event->type() == QEvent::Wheel) {
+        const auto* wheel = static_cast<QWheelEvent*>(event);
+        const double factor = std::pow(1.0015, wheel->angleDelta().y());
+        m_view->scale(factor, factor);
+        m_minimap->viewport()->update();
+        return true;
+    }
+    if (event->type() == QEvent::MouseButtonRelease || event->type() == QEvent::MouseButtonDblClick) {
+        const auto* mouse = static_cast<QMouseEvent*>(event);
+        QGraphicsItem* item = m_view->itemAt(mouse->position().toPoint());
+        if (item && item->parentItem())
+            item = item->parentItem(); // a label: its box
+        if (!item)
+            return false;
+        const int group = item->data(kGroupRole).isValid() ? item->data(kGroupRole).toInt() : -1;
+        if (event->type() == QEvent::MouseButtonDblClick && group >= 0) {
+            setCollapsed(group, !m_collapsed[static_cast<std::size_t>(group)]);
+            return true;
+        }
+        if (event->type() == QEvent::MouseButtonRelease && item->data(kBoxRole).isValid()) {
+            const auto b = static_cast<std::size_t>(item->data(kBoxRole).toULongLong());
+            for (auto n : m_layout.boxes[b].nodes)
+                if (m_graph.nodes[n].row) {
+                    emit rowClicked(*m_graph.nodes[n].row);
+                    break;
+                }
+        }
+    }
+    return false;
+}
+
+QString GraphView::exportTo(const QString& path) const {
+    const QRectF area = m_scene->sceneRect();
+    if (area.isEmpty())
+        return tr("%1: no graph to export").arg(path);
+    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(area.size().toSize());
+        svg.setViewBox(QRectF(QPointF(0, 0), area.size()));
+        svg.setTitle(QStringLiteral("Gapscope graph"));
+        QPainter painter(&svg);
+        m_scene->render(&painter, QRectF(QPointF(0, 0), area.size()), area);
+        painter.end();
+        return saveBytes(bytes, path);
+    }
+    // PNG: at most 8k pixels a side.
+    const double scale = std::min(2.0, 8000.0 / std::max(area.width(), area.height()));
+    QImage image((area.size() * scale).toSize(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    m_scene->render(&painter, QRectF(image.rect()), area);
+    painter.end();
+    return savePng(image, path);
+}
+
+QWidget* GraphView::minimap() const {
+    return m_minimap;
+}
+
+QString GraphView::status() const {
+    return m_status->text();
+}
+
+} // namespace gapscope

@@ -1,0 +1,91 @@
+#pragma once
+
+#include "core/common/job_tracker.h"
+#include "core/compare/op_graph.h"
+#include "core/session/session.h"
+#include "widgets/graph_layout.h"
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QGraphicsRectItem;
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace gapscope {
+
+class GraphMiniMap;
+
+// The reference graph of the compared method (the ETRecord graph the capture
+// was taken from), laid out top to bottom by Graphviz on a background job.
+// Nodes are coloured by their row's gap (rel. L2, as the table), the first
+// divergence ⚑ and the op where the error grows most ▲ are marked, and the
+// nodes one runtime event covers (a delegate call, a fused kernel) form a
+// group that a double-click collapses into one box or expands. Click selects
+// the row everywhere; selecting a row centres its node. Large graphs start
+// with their groups collapsed; search, wheel zoom, drag and a minimap keep
+// them usable. Exports to SVG and PNG.
+class GraphView : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+    ~GraphView() override;
+
+    void setSession(std::shared_ptr<const Session> session);
+    // Shows `graph` (setSession builds it from the session's reference graph);
+    // a graph of more than 300 nodes starts with its groups collapsed.
+    void setGraph(OpGraph graph);
+    // A newer snapshot of the same session: recoloured, not laid out again.
+    void updateSession(std::shared_ptr<const Session> snapshot);
+    void setSelectedRow(std::optional<std::size_t> row);
+    // Collapses (or expands) one group, or all of them (group -1), and lays out again.
+    void setCollapsed(int group, bool collapsed);
+    // Selects and centres the next node whose name or op contains `text`.
+    bool find(const QString& text);
+    QString exportTo(const QString& path) const; // .svg or .png; error message or empty
+
+    const OpGraph& graph() const { return m_graph; }
+    const GraphLayout& layout() const { return m_layout; }
+    bool layoutPending() const { return m_pending; }
+    // The box shown for a row's node, or -1.
+    int boxOfRow(std::size_t row) const;
+    QGraphicsView* view() const { return m_view; }
+    QWidget* minimap() const;
+    QString status() const;
+
+signals:
+    void rowClicked(std::size_t row);
+    // A layout finished and the scene shows it.
+    void laidOut();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void relayout();
+    void showLayout();
+    void recolour();
+
+    std::shared_ptr<const Session> m_session;
+    OpGraph m_graph;
+    GraphLayout m_layout;
+    std::vector<bool> m_collapsed;
+    std::vector<QGraphicsRectItem*> m_boxes;
+    std::optional<std::size_t> m_selected;
+    std::size_t m_findFrom = 0;
+    bool m_pending = false;
+    QGraphicsScene* m_scene;
+    QGraphicsView* m_view;
+    GraphMiniMap* m_minimap;
+    QLineEdit* m_search;
+    QPushButton* m_collapseAll;
+    QLabel* m_status;
+    JobTracker m_jobs;
+};
+
+} // namespace gapscope
