@@ -248,7 +248,7 @@ void GapChart::rebuild() {
         auto* text = new QCPItemText(m_plot);
         text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
         text->position->setCoords(0.995, *limit);
-        text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        text->setPositionAlignment(Qt::AlignRight | Qt::AlignTop); // below the line: never clipped at the top
         text->setText(tr("threshold: %1").arg(threshold));
         text->setColor(QColor(200, 60, 60));
     }

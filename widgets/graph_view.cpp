@@ -234,9 +234,10 @@ void GraphView::showLayout() {
     }
     m_scene->setSceneRect(QRectF(-20, -20, m_layout.width + 40, m_layout.height + 40));
     recolour();
+    // Start whole if that stays readable, else at a readable zoom (Fit shows it all).
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
-    if (m_view->transform().m11() < 0.35) // too small to read: start at a readable zoom at the top
-        m_view->setTransform(QTransform::fromScale(0.8, 0.8));
+    const double scale = std::clamp(m_view->transform().m11(), 0.8, 1.0);
+    m_view->setTransform(QTransform::fromScale(scale, scale));
     m_minimap->fit();
     m_status->setText(tr("%1 nodes, %2 groups").arg(m_graph.nodes.size()).arg(m_graph.groups.size()));
     if (m_selected)
@@ -251,6 +252,14 @@ void GraphView::recolour() {
                                 ? std::optional<std::size_t>(m_session->first_divergence->row)
                                 : std::nullopt;
     const auto strongest = strongestGain(m_session->introducers);
+    // The marks go on the node whose output a row compares (its last), not on
+    // every node of a delegate call.
+    const auto compared = [this](std::optional<std::size_t> row) {
+        return row ? m_graph.nodeOfRow(*row) : std::nullopt;
+    };
+    const auto firstNode = compared(divergence);
+    const auto topNode = compared(strongest ? std::optional<std::size_t>(strongest->row) : std::nullopt);
+    const auto selectedNode = compared(m_selected);
     for (std::size_t b = 0; b < m_boxes.size() && b < m_layout.boxes.size(); ++b) {
         const auto& box = m_layout.boxes[b];
         std::optional<std::size_t> row;
@@ -265,9 +274,9 @@ void GraphView::recolour() {
             row = row ? row : node.row;
             if (const auto rel = rowMetric(rows[*node.row], Metric::RelL2))
                 worst = std::max(worst, *rel);
-            first = first || node.row == divergence;
-            top = top || (strongest && *node.row == strongest->row);
-            selected = selected || node.row == m_selected;
+            first = first || firstNode == n;
+            top = top || topNode == n;
+            selected = selected || selectedNode == n;
         }
         QGraphicsRectItem* r = m_boxes[b];
         r->setBrush(worst >= 0 ? gapColor(worst) : QColor(235, 235, 235));
@@ -288,9 +297,11 @@ void GraphView::recolour() {
 }
 
 int GraphView::boxOfRow(std::size_t row) const {
-    for (std::size_t b = 0; b < m_layout.boxes.size(); ++b)
+    // The box of the node whose output the row compares (its last).
+    const auto node = m_graph.nodeOfRow(row);
+    for (std::size_t b = 0; node && b < m_layout.boxes.size(); ++b)
         for (auto n : m_layout.boxes[b].nodes)
-            if (m_graph.nodes[n].row == row)
+            if (n == *node)
                 return static_cast<int>(b);
     return -1;
 }

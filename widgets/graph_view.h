@@ -53,7 +53,7 @@ public:
     const GraphLayout& layout() const { return m_layout; }
     bool layoutPending() const { return m_pending; }
     // The box shown for a row's node, or -1.
-    int boxOfRow(std::size_t row) const;
+    int boxOfRow(std::size_t row) const; // the box of the node the row compares
     QGraphicsView* view() const { return m_view; }
     QWidget* minimap() const;
     QString status() const;

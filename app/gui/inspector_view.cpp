@@ -115,11 +115,11 @@ InspectorView::InspectorView(QWidget* parent)
     main->setStretchFactor(0, 3);
     main->setStretchFactor(1, 2);
     main->setSizes({700, 240});
-    top->setSizes({300, 400});
+    top->setSizes({420, 360});
     for (QSplitter* s : {top, main})
         s->setChildrenCollapsible(false); // a dragged splitter never hides a view
-    top->setStretchFactor(0, 1);
-    top->setStretchFactor(1, 1);
+    top->setStretchFactor(0, 3);          // the table (or graph) grows first
+    top->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(main);

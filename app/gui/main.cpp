@@ -1,3 +1,4 @@
+#include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "core/report/compare_report.h"
@@ -36,7 +37,11 @@ int main(int argc, char** argv) {
         QStringLiteral("report"),
         QStringLiteral("Load, write the report folder (as File → Export report) to DIR and exit."),
         QStringLiteral("DIR"));
-    parser.addOptions({demo, qnnDemo, screenshot, size, report});
+    QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral("Start on the ops table, the coverage or the graph (default: ops)."),
+        QStringLiteral("ops|coverage|graph"), QStringLiteral("ops"));
+    parser.addOptions({demo, qnnDemo, screenshot, size, report, view});
     parser.addPositionalArgument(
         QStringLiteral("files"),
         QStringLiteral(
@@ -62,6 +67,15 @@ int main(int argc, char** argv) {
     else if (!parser.positionalArguments().isEmpty())
         window.openPaths(parser.positionalArguments());
 
+    const auto tab =
+        QStringList{QStringLiteral("ops"), QStringLiteral("coverage"), QStringLiteral("graph")}.indexOf(
+            parser.value(view));
+    if (tab < 0) {
+        std::fprintf(stderr, "gapscope: --view takes ops, coverage or graph, not '%s'\n",
+                     qPrintable(parser.value(view)));
+        return 2;
+    }
+    window.inspector()->showTab(static_cast<int>(tab));
     if (parser.isSet(report)) {
         // No window shown: the report renders off-screen from the loaded session.
         QObject::connect(&window, &gapscope::MainWindow::sessionShown, &app, [&] {

@@ -11,6 +11,7 @@
 #include "core/report/compare_report.h"
 #include "widgets/event_browser.h"
 #include "widgets/gap_chart.h"
+#include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
 #include "widgets/plot_export.h"
 
@@ -265,9 +266,15 @@ bool MainWindow::exportCsv(const QString& path) {
 
 void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bool)> done) {
     auto shoot = [this, path, done] {
-        // Let layouts and plots settle before grabbing.
-        QTimer::singleShot(200, this,
-                           [this, path, done] { done(savePng(grab().toImage(), path).isEmpty()); });
+        // Let layouts and plots settle (the graph's layout too) before grabbing.
+        auto grabNow = [this, path, done] {
+            QTimer::singleShot(200, this,
+                               [this, path, done] { done(savePng(grab().toImage(), path).isEmpty()); });
+        };
+        if (m_inspector->graphView()->layoutPending())
+            connect(m_inspector->graphView(), &GraphView::laidOut, this, grabNow, Qt::SingleShotConnection);
+        else
+            grabNow();
     };
     if (loader()->busy())
         connect(this, &MainWindow::sessionShown, this, shoot, Qt::SingleShotConnection);
