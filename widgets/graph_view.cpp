@@ -4,6 +4,7 @@
 #include "core/compare/metric_catalog.h"
 #include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
+#include "widgets/post_if_current.h"
 
 #include <QBuffer>
 #include <QFileDialog>
@@ -170,22 +171,17 @@ void GraphView::relayout() {
     m_jobs.start(
         [this, graph, collapsed = m_collapsed](std::uint64_t generation, const std::atomic<bool>& cancelled) {
             auto result = std::make_shared<Result<GraphLayout>>(layoutOpGraph(*graph, collapsed, &cancelled));
-            QMetaObject::invokeMethod(
-                this,
-                [this, generation, result] {
-                    if (!m_jobs.isCurrent(generation))
-                        return;
-                    m_pending = false;
-                    if (!*result) {
-                        m_status->setText(QString::fromStdString(result->error().describe()));
-                        emit laidOut();
-                        return;
-                    }
-                    m_layout = std::move(result->value());
-                    showLayout();
+            postIfCurrent(this, m_jobs, generation, [this, result] {
+                m_pending = false;
+                if (!*result) {
+                    m_status->setText(QString::fromStdString(result->error().describe()));
                     emit laidOut();
-                },
-                Qt::QueuedConnection);
+                    return;
+                }
+                m_layout = std::move(result->value());
+                showLayout();
+                emit laidOut();
+            });
         });
 }
 

@@ -5,6 +5,7 @@
 #include "core/metrics/gap_metrics.h"
 #include "widgets/elided_label.h"
 #include "widgets/plot_export.h"
+#include "widgets/post_if_current.h"
 #include "widgets/tensor_details.h"
 
 #include <QCheckBox>
@@ -463,16 +464,11 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     m_details.start(
         [this, session = m_session, p = *plan](std::uint64_t generation, const std::atomic<bool>& cancelled) {
             auto details = std::make_shared<TensorDetails>(computeDetails(p, kMaxSamples, &cancelled));
-            QMetaObject::invokeMethod(
-                this,
-                [this, generation, details] {
-                    if (!m_details.isCurrent(generation))
-                        return;
-                    m_detailsPending = false;
-                    applyDetails(*details);
-                    emit detailsReady();
-                },
-                Qt::QueuedConnection);
+            postIfCurrent(this, m_details, generation, [this, details] {
+                m_detailsPending = false;
+                applyDetails(*details);
+                emit detailsReady();
+            });
         });
 }
 

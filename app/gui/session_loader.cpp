@@ -2,6 +2,7 @@
 
 #include "core/common/parallel.h"
 #include "core/session/stage_runner.h"
+#include "widgets/post_if_current.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -50,13 +51,7 @@ void SessionLoader::cancel() {
 }
 
 void SessionLoader::post(std::uint64_t generation, std::function<void()> fn) {
-    QMetaObject::invokeMethod(
-        this,
-        [this, generation, fn = std::move(fn)] {
-            if (m_jobs.isCurrent(generation))
-                fn();
-        },
-        Qt::QueuedConnection);
+    postIfCurrent(this, m_jobs, generation, std::move(fn));
 }
 
 namespace {
