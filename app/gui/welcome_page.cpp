@@ -32,6 +32,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_recent(new QListW
     hello->setWordWrap(true);
     hello->setAlignment(Qt::AlignCenter);
     hello->setTextFormat(Qt::RichText);
+    hello->setMaximumWidth(760); // a paragraph, not one line across a wide screen
 
     auto* open = new QPushButton(tr("Open files…"), this);
     open->setDefault(true);
@@ -53,6 +54,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_recent(new QListW
     buttons->addStretch();
 
     auto* recentTitle = new QLabel(tr("<b>Recent sessions</b>"), this);
+    m_recent->setMinimumWidth(560);
     m_recent->setMaximumWidth(760);
     m_recent->setMaximumHeight(200);
     connect(m_recent, &QListWidget::itemActivated, this,
@@ -60,7 +62,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_recent(new QListW
 
     auto* column = new QVBoxLayout;
     column->addStretch();
-    column->addWidget(hello);
+    column->addWidget(hello, 0, Qt::AlignHCenter);
     column->addLayout(buttons);
     column->addSpacing(16);
     column->addWidget(recentTitle, 0, Qt::AlignHCenter);
