@@ -1,20 +1,12 @@
 #include "core/align/alignment.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 
 namespace gapscope {
 
 namespace {
-
-bool overlap(const HandleTuple& a, const HandleTuple& b) {
-    for (auto x : a)
-        if (std::find(b.begin(), b.end(), x) != b.end())
-            return true;
-    return false;
-}
 
 bool subsetOf(const HandleTuple& a, const HandleTuple& b) {
     for (auto x : a)
@@ -33,7 +25,8 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
         if (e.delegated && e.has_op_types && !e.debug_data.empty() && !e.resolved.handles.empty())
             inner[e.resolved.backend].insert(e.resolved.handles.begin(), e.resolved.handles.end());
 
-    std::vector<RuntimeEntry> byKey; // insertion-ordered "dict"
+    std::vector<RuntimeEntry> byKey;             // insertion-ordered "dict"
+    std::map<HandleTuple, std::size_t> keyIndex; // key → its place in byKey and opNames
     for (const auto& e : events) {
         if (e.name == "OPERATOR_CALL" || !e.has_op_types)
             continue;
@@ -48,42 +41,55 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
                     continue;
             }
         }
-        auto existing =
-            std::find_if(byKey.begin(), byKey.end(), [&](const RuntimeEntry& r) { return r.handles == key; });
-        if (existing == byKey.end()) {
+        const auto [at, fresh] = keyIndex.emplace(key, byKey.size());
+        if (fresh) {
             byKey.push_back(RuntimeEntry{key, e.instruction_id, &e, e.num_outputs});
             opNames.emplace_back(key, e.name);
-        } else if (e.instruction_id > existing->instruction_id) {
-            existing->instruction_id = e.instruction_id;
-            existing->event = &e;
-            existing->num_outputs = e.num_outputs;
-            for (auto& [k, name] : opNames)
-                if (k == key)
-                    name = e.name;
+        } else if (e.instruction_id > byKey[at->second].instruction_id) {
+            RuntimeEntry& existing = byKey[at->second];
+            existing.instruction_id = e.instruction_id;
+            existing.event = &e;
+            existing.num_outputs = e.num_outputs;
+            opNames[at->second].second = e.name;
         }
     }
 
-    std::vector<RuntimeEntry> merged;
+    // Merged entries are pairwise disjoint, so the ones an entry overlaps are
+    // the owners of its handles; they fold in list order (their sequence
+    // numbers), as ExecuTorch's scan over the list does. O(handles · log n)
+    // instead of a scan of the list per entry.
+    std::vector<RuntimeEntry> slots; // by sequence number; dead once absorbed
+    std::vector<bool> alive;
+    std::map<std::int64_t, std::size_t> owner; // handle → sequence number of its merged entry
     for (const auto& entry : byKey) {
+        std::vector<std::size_t> overlapping;
+        for (auto h : entry.handles)
+            if (const auto it = owner.find(h); it != owner.end())
+                overlapping.push_back(it->second);
+        std::sort(overlapping.begin(), overlapping.end());
+        overlapping.erase(std::unique(overlapping.begin(), overlapping.end()), overlapping.end());
         HandleTuple current = entry.handles;
         RuntimeEntry value = entry;
-        std::vector<std::size_t> remove;
-        for (std::size_t i = 0; i < merged.size(); ++i) {
-            if (!overlap(entry.handles, merged[i].handles))
-                continue;
-            if (merged[i].instruction_id < entry.instruction_id) {
-                current = mergeHandleTuples(merged[i].handles, current);
+        for (auto seq : overlapping) {
+            const RuntimeEntry& m = slots[seq];
+            if (m.instruction_id < entry.instruction_id) {
+                current = mergeHandleTuples(m.handles, current);
             } else {
-                current = mergeHandleTuples(current, merged[i].handles);
-                value = merged[i];
+                current = mergeHandleTuples(current, m.handles);
+                value = m;
             }
-            remove.push_back(i);
+            alive[seq] = false;
         }
-        for (auto it = remove.rbegin(); it != remove.rend(); ++it)
-            merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(*it));
         value.handles = current;
-        merged.push_back(value);
+        for (auto h : current)
+            owner[h] = slots.size();
+        slots.push_back(std::move(value));
+        alive.push_back(true);
     }
+    std::vector<RuntimeEntry> merged;
+    for (std::size_t i = 0; i < slots.size(); ++i)
+        if (alive[i])
+            merged.push_back(std::move(slots[i]));
     return merged;
 }
 
@@ -142,20 +148,63 @@ HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& secon
     return out;
 }
 
-std::vector<std::string> opNamesWithin(const HandleTuple& target,
-                                       const std::vector<std::pair<HandleTuple, std::string>>& names) {
-    std::vector<std::string> out;
-    for (const auto& [key, name] : names)
-        if (subsetOf(key, target))
-            out.push_back(name);
+HandleSubsetIndex::HandleSubsetIndex(std::vector<HandleTuple> tuples) : m_tuples(std::move(tuples)) {
+    for (std::size_t i = 0; i < m_tuples.size(); ++i) {
+        if (m_tuples[i].empty())
+            m_empty.push_back(i);
+        for (auto h : m_tuples[i])
+            m_byHandle[h].push_back(i);
+    }
+}
+
+std::vector<std::size_t> HandleSubsetIndex::subsetsOf(const HandleTuple& target) const {
+    std::vector<std::size_t> candidates = m_empty;
+    for (auto h : target)
+        if (const auto it = m_byHandle.find(h); it != m_byHandle.end())
+            candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    std::vector<std::size_t> out;
+    for (auto i : candidates)
+        if (subsetOf(m_tuples[i], target))
+            out.push_back(i);
     return out;
 }
 
-std::vector<std::string> aotOpNamesWithin(const HandleTuple& target, const AotCapture& capture) {
-    std::vector<std::string> out;
+namespace {
+
+std::vector<HandleTuple> keysOf(const std::vector<std::pair<HandleTuple, std::string>>& names) {
+    std::vector<HandleTuple> keys;
+    for (const auto& [key, name] : names)
+        keys.push_back(key);
+    return keys;
+}
+
+std::vector<HandleTuple> handlesOf(const AotCapture& capture) {
+    std::vector<HandleTuple> keys;
     for (const auto& r : capture.records)
-        if (subsetOf(r.debug_handle, target))
-            out.insert(out.end(), r.ops.begin(), r.ops.end());
+        keys.push_back(r.debug_handle);
+    return keys;
+}
+
+} // namespace
+
+OpNamesWithin::OpNamesWithin(const std::vector<std::pair<HandleTuple, std::string>>& runtimeNames,
+                             const AotCapture& capture)
+    : m_runtimeNames(runtimeNames), m_capture(capture), m_runtime(keysOf(runtimeNames)),
+      m_aot(handlesOf(capture)) {}
+
+std::vector<std::string> OpNamesWithin::runtime(const HandleTuple& target) const {
+    std::vector<std::string> out;
+    for (auto i : m_runtime.subsetsOf(target))
+        out.push_back(m_runtimeNames[i].second);
+    return out;
+}
+
+std::vector<std::string> OpNamesWithin::aot(const HandleTuple& target) const {
+    std::vector<std::string> out;
+    for (auto i : m_aot.subsetsOf(target))
+        out.insert(out.end(), m_capture.records[i].ops.begin(), m_capture.records[i].ops.end());
     return out;
 }
 
@@ -193,27 +242,50 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
     auto handlesOf = [&](std::size_t i) -> const HandleTuple& {
         return i < nAot ? capture.records[i].debug_handle : a.runtime[i - nAot].handles;
     };
-    std::vector<std::vector<std::size_t>> edges(n);
+    // Its edges through a handle index: a node's neighbours are the other
+    // side's nodes sharing a handle, in ascending order (what the pairwise scan
+    // gave), so the components and their order are ExecuTorch's.
+    std::map<std::int64_t, std::vector<std::size_t>> aotWith, runtimeWith;
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = i + 1; j < n; ++j)
-            if ((i < nAot) != (j < nAot) && overlap(handlesOf(i), handlesOf(j))) {
-                edges[i].push_back(j);
-                edges[j].push_back(i);
-            }
+        for (auto h : handlesOf(i))
+            (i < nAot ? aotWith : runtimeWith)[h].push_back(i);
+    std::vector<std::vector<std::size_t>> edges(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& other = i < nAot ? runtimeWith : aotWith;
+        for (auto h : handlesOf(i))
+            if (const auto it = other.find(h); it != other.end())
+                edges[i].insert(edges[i].end(), it->second.begin(), it->second.end());
+        std::sort(edges[i].begin(), edges[i].end());
+        edges[i].erase(std::unique(edges[i].begin(), edges[i].end()), edges[i].end());
+    }
     std::vector<bool> visited(n, false);
-    std::function<void(std::size_t, std::vector<std::size_t>&)> dfs = [&](std::size_t v,
-                                                                          std::vector<std::size_t>& comp) {
-        visited[v] = true;
-        comp.push_back(v);
-        for (auto w : edges[v])
-            if (!visited[w])
-                dfs(w, comp);
+    // Depth-first in the order a recursive walk visits (pre-order, neighbours
+    // ascending), with an explicit stack: a long chain cannot overflow the stack.
+    const auto component = [&](std::size_t start) {
+        std::vector<std::size_t> comp;
+        std::vector<std::pair<std::size_t, std::size_t>> stack; // node, next neighbour
+        visited[start] = true;
+        comp.push_back(start);
+        stack.emplace_back(start, 0);
+        while (!stack.empty()) {
+            auto& [v, next] = stack.back();
+            if (next == edges[v].size()) {
+                stack.pop_back();
+                continue;
+            }
+            const std::size_t w = edges[v][next++];
+            if (visited[w])
+                continue;
+            visited[w] = true;
+            comp.push_back(w);
+            stack.emplace_back(w, 0);
+        }
+        return comp;
     };
     for (std::size_t start = 0; start < n; ++start) {
         if (visited[start])
             continue;
-        std::vector<std::size_t> comp;
-        dfs(start, comp);
+        const std::vector<std::size_t> comp = component(start);
         std::vector<const CaptureRecord*> aotList;
         std::vector<const RuntimeEntry*> runtimeList;
         for (auto v : comp) {

@@ -242,14 +242,15 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph);
     c.aligned = std::move(aligned);
 
+    const OpNamesWithin names(c.alignment().runtime_op_names, capture);
     for (const auto& pair : c.alignment().pairs) {
         ComparisonRow row;
         row.index = c.rows.size();
         row.pair = &pair;
         row.aot_debug_handle = pair.handles;
         row.runtime_debug_handle = pair.handles;
-        row.aot_ops = aotOpNamesWithin(pair.handles, capture);
-        row.runtime_ops = opNamesWithin(pair.handles, c.alignment().runtime_op_names);
+        row.aot_ops = names.aot(pair.handles);
+        row.runtime_ops = names.runtime(pair.handles);
         row.instruction_id = pair.runtime->instruction_id;
         row.output_index = pair.output_index;
         row.selection = pair.selection;

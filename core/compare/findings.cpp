@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace gapscope {
 
@@ -159,13 +160,18 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
     }
     std::vector<Introducer> out;
     // Which row compares each op (a fused group's ops all belong to its row).
-    std::map<std::string, std::size_t> rowOfOp;
+    std::unordered_map<std::string, std::size_t> rowOfOp;
     for (const auto& r : c.rows)
         for (const auto& op : r.aot_ops)
             rowOfOp.emplace(op, r.index);
-    std::map<std::string, const GraphNode*> nodeByName;
+    std::unordered_map<std::string, const GraphNode*> nodeByName;
     for (const auto& n : graph->nodes)
         nodeByName[n.name] = &n;
+    // Built once: ExportGraph::producerOf scans the graph, once per tensor per row.
+    std::unordered_map<std::string, std::size_t> producerOf;
+    for (std::size_t i = 0; i < graph->nodes.size(); ++i)
+        for (const auto& t : graph->nodes[i].output_tensors)
+            producerOf.emplace(t, i); // the first producer, as producerOf returns
 
     for (const auto& r : c.rows) {
         const auto own = comparableRelL2(r);
@@ -185,10 +191,10 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
             frontier.pop_back();
             if (!seen.insert(tensor).second)
                 continue;
-            const int p = graph->producerOf(tensor);
-            if (p < 0)
+            const auto p = producerOf.find(tensor);
+            if (p == producerOf.end())
                 continue;
-            const GraphNode& producer = graph->nodes[static_cast<std::size_t>(p)];
+            const GraphNode& producer = graph->nodes[p->second];
             auto pr = rowOfOp.find(producer.name);
             if (pr == rowOfOp.end())
                 frontier.insert(frontier.end(), producer.input_tensors.begin(), producer.input_tensors.end());

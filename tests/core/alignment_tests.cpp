@@ -297,3 +297,21 @@ TEST_CASE("QNN without an ETRecord: error introducers follow execution order", "
         in.gain_db = 5.9;
     CHECK_FALSE(strongestGain(mild));
 }
+
+// A row's op names come through a handle index instead of a scan: the same
+// names, in the list's order, empty keys included (ExecuTorch's subset test
+// holds for them).
+TEST_CASE("the handle subset index finds exactly the tuples within a target, in list order", "[align]") {
+    const std::vector<HandleTuple> tuples{{3}, {1, 2}, {}, {2, 9}, {1}, {4, 1, 2}, {2}};
+    const HandleSubsetIndex index(tuples);
+    for (const HandleTuple& target : {HandleTuple{1, 2}, HandleTuple{2, 1, 4}, HandleTuple{9}, HandleTuple{},
+                                      HandleTuple{2, 9, 3, 1, 4}}) {
+        std::vector<std::size_t> expected; // the scan it replaces
+        for (std::size_t i = 0; i < tuples.size(); ++i)
+            if (std::all_of(tuples[i].begin(), tuples[i].end(), [&](std::int64_t h) {
+                    return std::find(target.begin(), target.end(), h) != target.end();
+                }))
+                expected.push_back(i);
+        CHECK(index.subsetsOf(target) == expected);
+    }
+}
