@@ -253,26 +253,32 @@ def resolve_reference_graph(
     if reference_graph is None and method != FORWARD:
         name = EDGE_DIALECT_PROGRAM
     elif reference_graph is None or reference_graph == EXPORTED_PROGRAM:
-        if (
-            etrecord.exported_program is not None
-            and edge_program is not None
-            and propagate_back_debug_handle(
-                etrecord.exported_program, etrecord.export_graph_id, edge_program
-            )
-        ):
+        why = "the ETRecord has no ATen exported program or edge program"
+        propagated = False
+        if etrecord.exported_program is not None and edge_program is not None:
+            why = "debug handle back-propagation from the edge program failed"
+            try:
+                propagated = propagate_back_debug_handle(
+                    etrecord.exported_program, etrecord.export_graph_id, edge_program
+                )
+            except AssertionError:
+                # ExecuTorch 1.5.1 keys ancestors by "<name>.<graph_id>", and a
+                # graph_id is the Python id() of a graph of the export: once one
+                # was freed, another can reuse its id, two ancestors collide and
+                # its consistency assertion fires. Its Inspector raises on such an
+                # ETRecord; we fall back as for a failed back-propagation.
+                why = (
+                    "ExecuTorch's debug handle back-propagation asserted: two nodes of the "
+                    "ETRecord's provenance share a '<name>.<graph_id>' (graph ids are Python "
+                    "object ids, reused during export); ExecuTorch's Inspector raises here"
+                )
+        if propagated:
             name = EXPORTED_PROGRAM
         elif reference_graph is None:
-            log.warning(
-                "ATen exported program missing from the ETRecord or debug handle "
-                "back-propagation failed; using '%s' as the reference graph",
-                EDGE_DIALECT_PROGRAM,
-            )
+            log.warning("%s; using '%s' as the reference graph", why, EDGE_DIALECT_PROGRAM)
             name = EDGE_DIALECT_PROGRAM
         else:
-            raise CaptureError(
-                "cannot use 'exported_program': the ETRecord has no ATen exported program "
-                "or debug handle back-propagation from the edge program failed"
-            )
+            raise CaptureError(f"cannot use '{EXPORTED_PROGRAM}': {why}")
     if name == EXPORTED_PROGRAM:
         return etrecord.exported_program, name
     if name == EDGE_DIALECT_PROGRAM:

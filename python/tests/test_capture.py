@@ -69,3 +69,30 @@ def test_reference_outputs_are_the_captured_step_of_a_stateful_model() -> None:
     # One step from count 0: count 1. Outputs of a second run would say 2 and 4.
     assert torch.equal(result.reference_outputs[0], torch.ones(3))
     assert torch.equal(result.reference_outputs[1], torch.tensor([2.0]))
+
+
+def test_a_back_propagation_assertion_falls_back_to_the_edge_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ExecuTorch's back-propagation asserts on some ETRecords (graph ids are Python
+    ids, which the export can reuse); the capture falls back instead of crashing, and
+    says why, as for a back-propagation that returns False."""
+    from gapscope_capture import capture as capture_module
+
+    def asserts(*_args: object) -> bool:
+        raise AssertionError
+
+    model, inputs = seeded_model_and_inputs()
+    program = lower(model, inputs, "fp32")
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(inputs)
+    etrecord.save(str(tmp_path / "etrecord.bin"))
+    directory = tmp_path
+    assert capture_module.capture_from_etrecord(directory / "etrecord.bin").reference_graph == "exported_program"
+    monkeypatch.setattr(capture_module, "propagate_back_debug_handle", asserts)
+    with caplog.at_level("WARNING"):
+        result = capture_module.capture_from_etrecord(directory / "etrecord.bin")
+    assert result.reference_graph == "edge_dialect_exported_program"
+    assert "asserted" in caplog.text
+    with pytest.raises(capture_module.CaptureError, match="asserted"):
+        capture_module.capture_from_etrecord(directory / "etrecord.bin", reference_graph="exported_program")
