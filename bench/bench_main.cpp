@@ -7,13 +7,16 @@
 //     table can be shown against time until every metric and finding is in.
 
 #include "bench/synthetic_session.h"
+#include "core/align/alignment.h"
 #include "core/common/parallel.h"
+#include "core/compare/findings.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etdump/etdump_writer.h"
 #include "core/metrics/gap_metrics.h"
 #include "core/session/session.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -35,7 +38,7 @@ template <typename F> double bestOf(int runs, F&& f) {
     return best;
 }
 
-void benchReader() {
+void benchReader(std::string& json) {
     EtDump dump;
     DebugBufferBuilder sink;
     RunData run;
@@ -77,9 +80,11 @@ void benchReader() {
     std::printf("etdump: %zu events, %.1f MB; parse %.1f ms = %.0f events/ms; parse/memcpy = %.0fx\n", events,
                 static_cast<double>(bytes.size()) / 1e6, tParse * 1e3,
                 static_cast<double>(events) / (tParse * 1e3), tParse / tCopy);
+    json += ",\"etdump_events_per_ms\":" + std::to_string(static_cast<double>(events) / (tParse * 1e3)) +
+            ",\"etdump_parse_over_memcpy\":" + std::to_string(tParse / tCopy);
 }
 
-void benchGap() {
+void benchGap(std::string& json) {
     const std::size_t n = 16u << 20;
     std::vector<float> a(n), b(n);
     std::mt19937 rng(1);
@@ -108,6 +113,11 @@ void benchGap() {
     std::printf("gap: %zu float32 pairs (mse %.3g); 1 thread %.0f ms, %u threads %.0f ms: speed-up %.2fx; "
                 "all metrics / bare difference sum = %.1fx (%g)\n",
                 n, mse, t1 * 1e3, defaultThreadCount(), tN * 1e3, t1 / tN, t1 / tSum, sink * 0);
+    // All metrics against a bare streaming pass over the same bytes, one thread;
+    // the speed-up with every core (two on the reference machine).
+    json += ",\"metrics_ratio\":" + std::to_string(t1 / tSum) +
+            ",\"metrics_speedup_threads\":" + std::to_string(t1 / tN) +
+            ",\"threads\":" + std::to_string(defaultThreadCount());
 }
 
 void benchStagedLoad() {
@@ -151,11 +161,88 @@ void benchStagedLoad() {
         complete / oneShot);
 }
 
+// Alignment and findings at LLM scale: an ETRecord graph of 50,000 nodes (a
+// chain with skip connections) and 200,000 runtime events (per op: two events
+// of one key, the later instruction winning, an OPERATOR_CALL and a framework
+// event). In memory, so the file readers do not count.
+void benchAlignAndFindings(std::string& json) {
+    constexpr std::size_t kNodes = 50000;
+    ExportGraph graph;
+    AotCapture capture;
+    Tensor tensor;
+    tensor.sizes = {1, 4};
+    tensor.data = TensorData::Present;
+    RuntimeValue value;
+    value.kind = RuntimeValue::Kind::Tensor;
+    value.tensor = &tensor;
+    std::vector<InspectorEvent> events;
+    events.reserve(4 * kNodes);
+    for (std::size_t i = 0; i < kNodes; ++i) {
+        const auto handle = static_cast<std::int64_t>(i + 1);
+        GraphNode node;
+        node.name = "op_" + std::to_string(i);
+        node.debug_handles = {handle};
+        if (i > 0)
+            node.input_tensors.push_back("t_" + std::to_string(i - 1));
+        if (i > 5 && i % 7 == 0)
+            node.input_tensors.push_back("t_" + std::to_string(i - 5));
+        node.output_tensors.push_back("t_" + std::to_string(i));
+        graph.nodes.push_back(node);
+        CaptureRecord record;
+        record.debug_handle = {handle};
+        record.ops = {node.name};
+        capture.records.push_back(record);
+        for (int k = 0; k < 4; ++k) {
+            InspectorEvent e;
+            e.instruction_id = static_cast<std::int32_t>(2 * i + (k == 1 ? 1 : 0));
+            e.name = k == 2 ? "OPERATOR_CALL" : k == 3 ? "Method::execute" : "native_call_" + node.name;
+            e.has_op_types = k < 2;
+            if (k < 2) {
+                e.resolved.handles = {handle};
+                e.debug_data = {value};
+            }
+            events.push_back(std::move(e));
+        }
+    }
+    Alignment alignment;
+    const double align = bestOf(3, [&] { alignment = alignRuntimeWithCapture(events, capture, &graph); });
+    Comparison c;
+    for (const auto& pair : alignment.pairs) {
+        ComparisonRow row;
+        row.index = c.rows.size();
+        row.aot_debug_handle = pair.handles;
+        row.aot_ops = pair.aot.record->ops;
+        row.instruction_id = pair.runtime->instruction_id;
+        GapMetrics m;
+        m.elements = 4;
+        m.mse = m.l1 = 1e-6 * static_cast<double>(row.index % 97 + 1);
+        m.rel_l2 = 1e-4 * static_cast<double>(row.index % 89 + 1);
+        m.snr = -20.0 * std::log10(m.rel_l2);
+        row.gaps = {m};
+        c.rows.push_back(std::move(row));
+    }
+    std::size_t introducers = 0;
+    const double findings = bestOf(3, [&] {
+        introducers = errorIntroducers(c, &graph).size();
+        (void)firstDivergence(c, {"snr", 20.0});
+    });
+    std::printf(
+        "align: %zu nodes, %zu events -> %zu rows in %.0f ms; findings (%zu introducers) in %.0f ms\n",
+        kNodes, events.size(), alignment.pairs.size(), align * 1e3, introducers, findings * 1e3);
+    json += ",\"align_ms_50k\":" + std::to_string(align * 1e3) +
+            ",\"findings_ms_50k\":" + std::to_string(findings * 1e3) +
+            ",\"align_rows_50k\":" + std::to_string(alignment.pairs.size());
+}
+
 } // namespace
 
 int main() {
-    benchReader();
-    benchGap();
+    std::string json = "{\"benchmark\":\"gapscope_bench\"";
+    benchReader(json);
+    benchGap(json);
     benchStagedLoad();
+    benchAlignAndFindings(json);
+    // One JSON object, last (docs/performance.md).
+    std::printf("%s}\n", json.c_str());
     return 0;
 }

@@ -360,9 +360,10 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             if (delegateOutputs.size() == static_cast<std::size_t>(rt.num_outputs) && element.isTensor()) {
                 const auto byGraph =
                     aotMap.find(HandleTuple{delegateOutputs[delegateOutputs.size() - negative]});
-                const auto* ref = byGraph != aotMap.end() && !byGraph->second->sequence
-                                      ? capture.tensor(byGraph->second->outputs.front())
-                                      : nullptr;
+                const auto* ref =
+                    byGraph != aotMap.end() && !byGraph->second->sequence && !byGraph->second->outputs.empty()
+                        ? capture.tensor(byGraph->second->outputs.front())
+                        : nullptr;
                 if (ref && byGraph->second != found->second && element.tensor->sizes == ref->shape) {
                     pair.executorch_record = found->second;
                     pair.aot.record = byGraph->second;
@@ -407,7 +408,8 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 }
             } else {
                 pair.runtime_value = element;
-                const auto* aotTensor = capture.tensor(found->second->outputs.front());
+                const auto* aotTensor =
+                    found->second->outputs.empty() ? nullptr : capture.tensor(found->second->outputs.front());
                 if (rt.num_outputs == 1 && data.size() > 1 && aotTensor) {
                     bool ambiguous = false;
                     const std::size_t picked = pickByShape(data, *aotTensor, pair.selection, ambiguous);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gapscope {
 
@@ -179,25 +180,29 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
             continue;
         // Producer rows: walk up from the row's inputs through nodes no row compares
         // (quantize/dequantize pairs, views) until a compared node is reached.
+        // Tensor names by address (they live in the graph): no string copies.
         std::set<std::size_t> producers;
-        std::set<std::string> seen;
-        std::vector<std::string> frontier;
+        std::unordered_set<const std::string*> seen;
+        std::vector<const std::string*> frontier;
+        const auto push = [&](const std::vector<std::string>& tensors) {
+            for (const auto& t : tensors)
+                frontier.push_back(&t);
+        };
         for (const auto& op : r.aot_ops)
             if (auto node = nodeByName.find(op); node != nodeByName.end())
-                frontier.insert(frontier.end(), node->second->input_tensors.begin(),
-                                node->second->input_tensors.end());
+                push(node->second->input_tensors);
         while (!frontier.empty()) {
-            const std::string tensor = frontier.back();
+            const std::string* tensor = frontier.back();
             frontier.pop_back();
             if (!seen.insert(tensor).second)
                 continue;
-            const auto p = producerOf.find(tensor);
+            const auto p = producerOf.find(*tensor);
             if (p == producerOf.end())
                 continue;
             const GraphNode& producer = graph->nodes[p->second];
             auto pr = rowOfOp.find(producer.name);
             if (pr == rowOfOp.end())
-                frontier.insert(frontier.end(), producer.input_tensors.begin(), producer.input_tensors.end());
+                push(producer.input_tensors);
             else if (pr->second != r.index)
                 producers.insert(pr->second);
         }
