@@ -8,6 +8,7 @@
 #include "core/report/compare_report.h"
 #include "core/session/session.h"
 
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -68,6 +69,12 @@ int runCompare(const CompareOptions& o) {
             return fail(mapped.error().describe());
         *slot = mapped.value();
     }
+    // A report lists every input's SHA-256, which reads every byte: hashed on a
+    // thread of its own while the comparison runs, and only when a report is
+    // written (the table shows no digest).
+    std::future<std::vector<InputProvenance>> digests;
+    if (!o.json.empty() || !o.markdown.empty())
+        digests = std::async(std::launch::async, [files] { return hashInputs(files); });
     SessionOptions options;
     options.threshold = ctx.threshold;
     options.comparison.method = o.method;
@@ -80,7 +87,7 @@ int runCompare(const CompareOptions& o) {
         return fail("nothing to compare: " + o.etdump + " and " + o.capture);
     const Comparison& c = *session->comparison;
     const auto gates = ctx.gates;
-    ctx = reportContextFor(*session);
+    ctx = reportContextFor(*session, digests.valid() ? digests.get() : std::vector<InputProvenance>{});
     ctx.gates = gates;
     for (const auto& warning : c.warnings)
         std::cerr << "gapscope-cli compare: warning: " << warning << "\n";

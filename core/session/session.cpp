@@ -309,23 +309,44 @@ Session withThreshold(const Session& session, const MetricThreshold& threshold) 
     return s;
 }
 
-ReportContext reportContextFor(const Session& s) {
+ReportContext reportContextFor(const Session& s, std::vector<InputProvenance> inputs) {
     ReportContext ctx;
     ctx.threshold = s.threshold;
     ctx.first_divergence = s.first_divergence;
     ctx.introducers = s.introducers;
+    ctx.inputs = std::move(inputs);
+    return ctx;
+}
+
+std::vector<InputProvenance> hashInputs(const SessionFiles& files) {
+    std::vector<InputProvenance> out;
     const std::pair<const char*, const std::shared_ptr<const MappedFile>*> roles[] = {
-        {"etdump", &s.etdump_file},
-        {"debug_buffer", &s.debug_buffer_file},
-        {"etrecord", &s.etrecord_file},
-        {"capture", &s.capture_file}};
+        {"etdump", &files.etdump},
+        {"debug_buffer", &files.debug_buffer},
+        {"etrecord", &files.etrecord},
+        {"capture", &files.capture}};
     for (const auto& [role, file] : roles)
         if (*file)
-            ctx.inputs.push_back({role, (*file)->path(), (*file)->size(),
-                                  file == &s.etrecord_file && s.etrecord_sha256
-                                      ? *s.etrecord_sha256
-                                      : sha256Hex((*file)->bytes())});
-    return ctx;
+            out.push_back({role, (*file)->path(), (*file)->size(), sha256Hex((*file)->bytes())});
+    return out;
+}
+
+ReportContext reportContextFor(const Session& s) {
+    SessionFiles files;
+    files.etdump = s.etdump_file;
+    files.debug_buffer = s.debug_buffer_file;
+    files.capture = s.capture_file;
+    // The ETRecord's digest is known when the provenance check hashed it.
+    auto inputs = hashInputs(files);
+    if (s.etrecord_file) {
+        const InputProvenance etrecord{"etrecord", s.etrecord_file->path(), s.etrecord_file->size(),
+                                       s.etrecord_sha256 ? *s.etrecord_sha256
+                                                         : sha256Hex(s.etrecord_file->bytes())};
+        const auto at = std::find_if(inputs.begin(), inputs.end(),
+                                     [](const InputProvenance& p) { return p.role == "capture"; });
+        inputs.insert(at, etrecord);
+    }
+    return reportContextFor(s, std::move(inputs));
 }
 
 } // namespace gapscope

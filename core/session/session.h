@@ -106,6 +106,12 @@ Session withThreshold(const Session& session, const MetricThreshold& threshold);
 // Everything a report needs beyond the rows: threshold, findings, and each
 // input's path, size and SHA-256 (hashed from the bytes already mapped).
 ReportContext reportContextFor(const Session& session);
+// The same with the inputs already described (hashInputs), so that hashing,
+// which reads every byte of every input, can run beside the comparison.
+ReportContext reportContextFor(const Session& session, std::vector<InputProvenance> inputs);
+// Each input's role, path, size and SHA-256, in report order. Thread-safe: the
+// CLI starts it on a thread of its own as soon as the files are mapped.
+std::vector<InputProvenance> hashInputs(const SessionFiles& files);
 
 // Expands folders (one level) and maps the files; unreadable paths become errors.
 // An ETDump given as a file brings its debug buffer along when it lies beside
