@@ -95,6 +95,27 @@ struct Accumulator {
     }
 };
 
+// The k largest of v (value descending, index ascending among equals) into
+// out, best first, in one pass with k comparisons per element at most: the
+// same indices a partial_sort by that order gives, without sorting an index
+// array per row. Rows holding a NaN, which has no place in that order, are the
+// caller's to handle.
+std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out) {
+    std::size_t count = 0;
+    const auto better = [v](std::size_t x, std::size_t y) { return v[x] > v[y] || (v[x] == v[y] && x < y); };
+    for (std::size_t i = 0; i < n; ++i) {
+        if (count == k && !better(i, out[k - 1]))
+            continue;
+        std::size_t at = count < k ? count++ : k - 1;
+        while (at > 0 && better(i, out[at - 1])) {
+            out[at] = out[at - 1];
+            --at;
+        }
+        out[at] = i;
+    }
+    return count;
+}
+
 // Large contiguous tensors are reduced in fixed-size chunks on several threads.
 constexpr std::uint64_t kChunk = 1u << 20;
 
@@ -363,9 +384,21 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
                 if (tf.dequantizes())
                     for (auto& v : rb)
                         v = dequantize(tf, v, 0);
+                const std::size_t k = std::min<std::size_t>(5, row);
+                const bool nan = std::any_of(ra.begin(), ra.end(), [](double x) { return std::isnan(x); }) ||
+                                 std::any_of(rb.begin(), rb.end(), [](double x) { return std::isnan(x); });
+                if (!nan) {
+                    std::size_t ta[5], tb[5];
+                    topK(ra.data(), row, k, ta);
+                    topK(rb.data(), row, k, tb);
+                    top1 += ta[0] == tb[0] ? 1 : 0;
+                    std::sort(ta, ta + k);
+                    std::sort(tb, tb + k);
+                    top5 += std::equal(ta, ta + k, tb) ? 1 : 0;
+                    continue;
+                }
                 std::iota(ia.begin(), ia.end(), 0);
                 std::iota(ib.begin(), ib.end(), 0);
-                const std::size_t k = std::min<std::size_t>(5, row);
                 auto byA = [&](std::size_t x, std::size_t y) {
                     return ra[x] > ra[y] || (ra[x] == ra[y] && x < y);
                 };

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <vector>
 
 using namespace gapscope;
@@ -365,4 +367,45 @@ TEST_CASE("parallel loops share one pool and do not nest threads", "[parallel]")
         CHECK(h.load() == 1);
     CHECK(static_cast<unsigned>(peak.load()) <= defaultThreadCount());
     CHECK(seen.size() <= defaultThreadCount());
+}
+
+// Top-k agreement by a one-pass selection: the same answer as sorting each
+// row's indices by (value descending, index ascending), ties included.
+TEST_CASE("top-1 and top-5 agreement equal a sort of every row, ties included", "[metrics]") {
+    std::mt19937 rng(7);
+    for (const std::int64_t width : {2, 5, 7, 64}) {
+        Buffer<float> a, b;
+        const std::int64_t rows = 50;
+        std::uniform_int_distribution<int> few(0, 3); // small values: many ties
+        for (std::int64_t i = 0; i < rows * width; ++i) {
+            a.values.push_back(static_cast<float>(few(rng)));
+            b.values.push_back(static_cast<float>(few(rng)));
+        }
+        const auto m =
+            gap(a.operand(ScalarType::Float, {rows, width}), b.operand(ScalarType::Float, {rows, width}));
+        std::uint64_t top1 = 0, top5 = 0;
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const auto order = [&](const std::vector<float>& v) {
+                std::vector<std::int64_t> idx(static_cast<std::size_t>(width));
+                std::iota(idx.begin(), idx.end(), 0);
+                std::stable_sort(idx.begin(), idx.end(), [&](std::int64_t x, std::int64_t y) {
+                    return v[static_cast<std::size_t>(r * width + x)] >
+                           v[static_cast<std::size_t>(r * width + y)];
+                });
+                const auto k = std::min<std::int64_t>(5, width);
+                std::vector<std::int64_t> best(idx.begin(), idx.begin() + k);
+                std::vector<std::int64_t> set = best;
+                std::sort(set.begin(), set.end());
+                return std::make_pair(best.front(), set);
+            };
+            const auto [a1, a5] = order(a.values);
+            const auto [b1, b5] = order(b.values);
+            top1 += a1 == b1;
+            top5 += a5 == b5;
+        }
+        INFO("width " << width);
+        CHECK(m.top1_agreement == std::optional<double>(static_cast<double>(top1) / rows));
+        if (width >= 5)
+            CHECK(m.top5_agreement == std::optional<double>(static_cast<double>(top5) / rows));
+    }
 }
