@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <qcustomplot.h>
 
 namespace gapscope {
 
@@ -17,6 +18,26 @@ QColor gapColor(double relL2) {
                                 static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * u));
     };
     return t < 0.5 ? mix(good, mid, t * 2) : mix(mid, bad, (t - 0.5) * 2);
+}
+
+QCPColorGradient viridisGradient() {
+    QCPColorGradient g;
+    g.clearColorStops();
+    g.setColorStopAt(0.0, QColor(0x44, 0x01, 0x54));
+    g.setColorStopAt(0.25, QColor(0x3b, 0x52, 0x8b));
+    g.setColorStopAt(0.5, QColor(0x21, 0x91, 0x8c));
+    g.setColorStopAt(0.75, QColor(0x5e, 0xc9, 0x62));
+    g.setColorStopAt(1.0, QColor(0xfd, 0xe7, 0x25));
+    return g;
+}
+
+QCPColorGradient divergingGradient() {
+    QCPColorGradient g;
+    g.clearColorStops();
+    g.setColorStopAt(0.0, QColor(33, 102, 172));
+    g.setColorStopAt(0.5, QColor(247, 247, 247));
+    g.setColorStopAt(1.0, QColor(178, 24, 43));
+    return g;
 }
 
 } // namespace gapscope

@@ -4,7 +4,9 @@
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
 #include "widgets/elided_label.h"
+#include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
+#include "widgets/plot_grid.h"
 #include "widgets/post_if_current.h"
 #include "widgets/tensor_details.h"
 
@@ -13,7 +15,6 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPainter>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -33,27 +34,6 @@ double referenceAt(const ElementPlan& plan, std::uint64_t flat) {
     double v = 0;
     plan.reference.decode(flat, 1, &v);
     return v;
-}
-
-// Perceptually uniform for values; blue-white-red around zero for differences.
-QCPColorGradient viridisGradient() {
-    QCPColorGradient g;
-    g.clearColorStops();
-    g.setColorStopAt(0.0, QColor(0x44, 0x01, 0x54));
-    g.setColorStopAt(0.25, QColor(0x3b, 0x52, 0x8b));
-    g.setColorStopAt(0.5, QColor(0x21, 0x91, 0x8c));
-    g.setColorStopAt(0.75, QColor(0x5e, 0xc9, 0x62));
-    g.setColorStopAt(1.0, QColor(0xfd, 0xe7, 0x25));
-    return g;
-}
-
-QCPColorGradient divergingGradient() {
-    QCPColorGradient g;
-    g.clearColorStops();
-    g.setColorStopAt(0.0, QColor(33, 102, 172));
-    g.setColorStopAt(0.5, QColor(247, 247, 247));
-    g.setColorStopAt(1.0, QColor(178, 24, 43));
-    return g;
 }
 
 } // namespace
@@ -418,27 +398,9 @@ QString TensorPanel::worstElementsText() const {
 }
 
 QImage TensorPanel::renderFigure(int plotWidth, int plotHeight) const {
-    const int titleHeight = 28, worstHeight = 24;
-    QImage image(3 * plotWidth, titleHeight + 2 * plotHeight + worstHeight, QImage::Format_ARGB32);
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    painter.setPen(Qt::black);
-    QFont bold = font();
-    bold.setBold(true);
-    painter.setFont(bold);
-    painter.drawText(QRect(8, 0, image.width() - 16, titleHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                     m_title->text());
-    QCustomPlot* const grid[2][3] = {{m_plots[0], m_plots[1], m_plots[2]},
-                                     {m_histogram, m_scatter, m_channels}};
-    for (int r = 0; r < 2; ++r)
-        for (int c = 0; c < 3; ++c)
-            // toPixmap lays the plot out at the asked size without showing it.
-            painter.drawPixmap(c * plotWidth, titleHeight + r * plotHeight,
-                               grid[r][c]->toPixmap(plotWidth, plotHeight));
-    painter.setFont(font());
-    painter.drawText(QRect(8, titleHeight + 2 * plotHeight, image.width() - 16, worstHeight),
-                     Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine, m_worst->text());
-    return image;
+    return renderPlotGrid(m_title->text(),
+                          {m_plots[0], m_plots[1], m_plots[2], m_histogram, m_scatter, m_channels}, 3,
+                          m_worst->text(), font(), QSize(plotWidth, plotHeight));
 }
 
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
