@@ -222,11 +222,7 @@ void GapChart::rebuild() {
         std::clamp<std::size_t>(static_cast<std::size_t>(m_plot->width() / (shortChart ? 110 : 60)), 2, 30);
     const std::size_t every = std::max<std::size_t>(1, (m_order.size() + fit - 1) / fit);
     for (std::size_t i = 0; i < m_order.size(); i += every) {
-        // The op names as the table lists them.
-        QStringList ops;
-        for (const auto& op : rows[m_order[i]].aot_ops)
-            ops << QString::fromStdString(op);
-        QString label = ops.join(QStringLiteral(", "));
+        QString label = QString::fromStdString(displayOpName(rows[m_order[i]]));
         if (label.isEmpty())
             label = QString::number(m_order[i]);
         const int longest = shortChart ? 14 : 18;

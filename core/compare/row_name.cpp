@@ -1,12 +1,19 @@
 #include "core/compare/row_name.h"
 
+#include <vector>
+
 namespace gapscope {
 
 std::string displayOpName(const ComparisonRow& row) {
-    for (auto it = row.aot_ops.rbegin(); it != row.aot_ops.rend(); ++it)
-        if (it->rfind("quantize_per_", 0) != 0 && it->rfind("dequantize_per_", 0) != 0)
-            return *it;
-    return row.aot_ops.empty() ? std::string() : row.aot_ops.back();
+    std::vector<const std::string*> computing;
+    for (const auto& op : row.aot_ops)
+        if (op.rfind("quantize_per_", 0) != 0 && op.rfind("dequantize_per_", 0) != 0)
+            computing.push_back(&op);
+    if (computing.empty())
+        return row.aot_ops.empty() ? std::string() : row.aot_ops.back();
+    if (computing.size() == 1)
+        return *computing.front();
+    return *computing.front() + " … " + *computing.back();
 }
 
 } // namespace gapscope

@@ -6,9 +6,12 @@
 
 namespace gapscope {
 
-// The name a row goes by in the chart, the status bar, the CLI's gate messages
-// and the coverage list: the last op of its group that computes something
-// (quantize/dequantize pairs only frame it), else its last op.
+// The name a row goes by in the chart, the graph, the status bar, the report,
+// the CLI's gate messages and the coverage list: the ops of its group that
+// compute something (quantize/dequantize pairs only frame them), the first and
+// the last when there are several ("conv2d … reshape": the group starts at
+// conv2d and its compared output is reshape's), else its last op. The table
+// lists every op.
 std::string displayOpName(const ComparisonRow& row);
 
 } // namespace gapscope
