@@ -147,7 +147,9 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         return {};
     const int col = index.column();
     const char* metric = metricOf(col);
-    const std::optional<double> value = metric ? rowMetric(*r, metric) : std::nullopt;
+    std::optional<double> value; // assigned, not a ?: of optionals: GCC 12 -O2 warns on those falsely
+    if (metric)
+        value = rowMetric(*r, metric);
     const bool firstDivergence = m_session->first_divergence && m_session->first_divergence->row == r->index;
     const bool topIntroducer = m_topIntroducer == r->index;
     const Introducer* introducer = r->index < m_introducerOfRow.size() && m_introducerOfRow[r->index]
@@ -195,7 +197,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             const auto info = findMetric(metric);
             const double none = info && info->higher_is_worse ? -std::numeric_limits<double>::infinity()
                                                               : std::numeric_limits<double>::infinity();
-            return value && !std::isnan(*value) ? *value : none;
+            const double v = value.value_or(std::numeric_limits<double>::quiet_NaN());
+            return std::isnan(v) ? none : v;
         }
         if (col == Gain)
             return gain && !std::isnan(*gain) ? *gain : -std::numeric_limits<double>::infinity();
