@@ -1,6 +1,5 @@
 #include "app/gui/session_loader.h"
 
-#include "core/common/parallel.h"
 #include "core/session/stage_runner.h"
 #include "widgets/post_if_current.h"
 
@@ -84,7 +83,6 @@ public:
         m_sincePublish.start();
         return snapshot;
     }
-    void started() { m_sincePublish.start(); }
 
 private:
     std::size_t m_first = SIZE_MAX, m_last = 0;
