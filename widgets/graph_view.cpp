@@ -108,8 +108,10 @@ GraphView::GraphView(QWidget* parent)
         const QString path =
             QFileDialog::getSaveFileName(this, tr("Export graph"), QStringLiteral("graph.svg"),
                                          tr("SVG drawing (*.svg);;PNG image (*.png)"));
-        if (!path.isEmpty())
-            m_status->setText(exportTo(path).isEmpty() ? tr("written to %1").arg(path) : exportTo(path));
+        if (path.isEmpty())
+            return;
+        const QString err = exportTo(path);
+        m_status->setText(err.isEmpty() ? tr("written to %1").arg(path) : err);
     });
     connect(m_view->horizontalScrollBar(), &QScrollBar::valueChanged, m_minimap->viewport(),
             qOverload<>(&QWidget::update));
@@ -152,10 +154,25 @@ void GraphView::setCollapsed(int group, bool collapsed) {
     relayout();
 }
 
+void GraphView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_stale)
+        relayout();
+}
+
 void GraphView::relayout() {
     m_scene->clear();
     m_boxes.clear();
     m_layout = {};
+    // Laid out when first shown: a session whose graph nobody looks at costs
+    // no Graphviz run and no scene of thousands of items on the UI thread.
+    m_stale = !isVisible() && !m_graph.nodes.empty();
+    if (m_stale) {
+        m_jobs.cancel();
+        m_pending = false;
+        m_status->setText(tr("%1 nodes, laid out when shown").arg(m_graph.nodes.size()));
+        return;
+    }
     if (m_graph.nodes.empty()) {
         m_pending = false;
         m_status->setText(

@@ -65,6 +65,7 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void relayout();
@@ -79,6 +80,7 @@ private:
     std::optional<std::size_t> m_selected;
     std::size_t m_findFrom = 0;
     bool m_pending = false;
+    bool m_stale = false; // the graph changed while hidden: lay out when shown
     QGraphicsScene* m_scene;
     QGraphicsView* m_view;
     GraphMiniMap* m_minimap;

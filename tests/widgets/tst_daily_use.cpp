@@ -376,6 +376,8 @@ void DailyUseTest::theGraphViewShowsTheReferenceGraph() {
     window.openDemo();
     QVERIFY(waitShown(window));
     GraphView* graph = window.inspector()->graphView();
+    // Not laid out while its tab is hidden: no Graphviz run nobody looks at.
+    QVERIFY(!graph->layoutPending() && graph->layout().boxes.empty());
     window.inspector()->showTab(2);
     QTRY_VERIFY_WITH_TIMEOUT(!graph->layoutPending(), 20000);
     const OpGraph& g = graph->graph();
