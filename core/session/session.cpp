@@ -318,7 +318,8 @@ ReportContext reportContextFor(const Session& s, std::vector<InputProvenance> in
     return ctx;
 }
 
-std::vector<InputProvenance> hashInputs(const SessionFiles& files) {
+std::vector<InputProvenance> hashInputs(const SessionFiles& files,
+                                        const std::optional<std::string>& etrecordSha256) {
     std::vector<InputProvenance> out;
     const std::pair<const char*, const std::shared_ptr<const MappedFile>*> roles[] = {
         {"etdump", &files.etdump},
@@ -327,7 +328,9 @@ std::vector<InputProvenance> hashInputs(const SessionFiles& files) {
         {"capture", &files.capture}};
     for (const auto& [role, file] : roles)
         if (*file)
-            out.push_back({role, (*file)->path(), (*file)->size(), sha256Hex((*file)->bytes())});
+            out.push_back(
+                {role, (*file)->path(), (*file)->size(),
+                 file == &files.etrecord && etrecordSha256 ? *etrecordSha256 : sha256Hex((*file)->bytes())});
     return out;
 }
 
@@ -335,18 +338,10 @@ ReportContext reportContextFor(const Session& s) {
     SessionFiles files;
     files.etdump = s.etdump_file;
     files.debug_buffer = s.debug_buffer_file;
+    files.etrecord = s.etrecord_file;
     files.capture = s.capture_file;
     // The ETRecord's digest is known when the provenance check hashed it.
-    auto inputs = hashInputs(files);
-    if (s.etrecord_file) {
-        const InputProvenance etrecord{"etrecord", s.etrecord_file->path(), s.etrecord_file->size(),
-                                       s.etrecord_sha256 ? *s.etrecord_sha256
-                                                         : sha256Hex(s.etrecord_file->bytes())};
-        const auto at = std::find_if(inputs.begin(), inputs.end(),
-                                     [](const InputProvenance& p) { return p.role == "capture"; });
-        inputs.insert(at, etrecord);
-    }
-    return reportContextFor(s, std::move(inputs));
+    return reportContextFor(s, hashInputs(files, s.etrecord_sha256));
 }
 
 } // namespace gapscope

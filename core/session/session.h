@@ -109,9 +109,11 @@ ReportContext reportContextFor(const Session& session);
 // The same with the inputs already described (hashInputs), so that hashing,
 // which reads every byte of every input, can run beside the comparison.
 ReportContext reportContextFor(const Session& session, std::vector<InputProvenance> inputs);
-// Each input's role, path, size and SHA-256, in report order. Thread-safe: the
+// Each input's role, path, size and SHA-256, in report order; the ETRecord's
+// digest is taken from `etrecordSha256` when already known. Thread-safe: the
 // CLI starts it on a thread of its own as soon as the files are mapped.
-std::vector<InputProvenance> hashInputs(const SessionFiles& files);
+std::vector<InputProvenance> hashInputs(const SessionFiles& files,
+                                        const std::optional<std::string>& etrecordSha256 = {});
 
 // Expands folders (one level) and maps the files; unreadable paths become errors.
 // An ETDump given as a file brings its debug buffer along when it lies beside
