@@ -1,16 +1,17 @@
 // Writes a large synthetic session for screenshots and load tests (see
 // bench/synthetic_session.h).
-// usage: gapscope_make_session OUTDIR [OPS=300] [ELEMENTS=4096]
+// usage: gapscope_make_session OUTDIR [OPS=300] [ELEMENTS=4096] [--fast]
 
 #include "bench/synthetic_session.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [OPS] [ELEMENTS]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [OPS] [ELEMENTS] [--fast]\n", argv[0]);
         return 2;
     }
     const int ops = argc > 2 ? std::atoi(argv[2]) : 300;
@@ -19,7 +20,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "OPS and ELEMENTS must be positive\n");
         return 2;
     }
-    if (auto err = gapscope::bench::writeSyntheticSession(argv[1], ops, elements)) {
+    const bool fast = argc > 4 && std::string(argv[4]) == "--fast"; // cheap values, for many-GiB sessions
+    if (auto err = gapscope::bench::writeSyntheticSession(argv[1], ops, elements,
+                                                          fast ? gapscope::bench::SyntheticValues::Fast
+                                                               : gapscope::bench::SyntheticValues::Normal)) {
         std::fprintf(stderr, "%s\n", err->describe().c_str());
         return 1;
     }

@@ -12,6 +12,10 @@ namespace gapscope::bench {
 // AOT capture whose reference outputs drift from the runtime's by an amount that
 // grows 3% per op, with a 200x jump at op ops/3. Tensors are 1 x side x side
 // float32 with side = floor(sqrt(elements)). Deterministic (fixed seed).
-std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements);
+// Normal values come from std::normal_distribution; Fast values from a cheap
+// generator (uniform in [-1, 1)), for sessions of many GiB.
+enum class SyntheticValues { Normal, Fast };
+std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements,
+                                           SyntheticValues values = SyntheticValues::Normal);
 
 } // namespace gapscope::bench

@@ -4,6 +4,7 @@
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 #include "widgets/plot_export.h"
+#include "widgets/scatter_sprite.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -172,7 +173,8 @@ void GapChart::rebuild() {
     m_graph = m_plot->addGraph();
     m_graph->setData(xs, ys, true);
     m_graph->setPen(QPen(QColor(40, 90, 170), 1.5));
-    m_graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 90, 170), Qt::white, 7));
+    m_graph->setScatterStyle(
+        scatterSprite(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 90, 170), Qt::white, 7)));
     m_graph->setName(metric());
     const QString threshold = QString::fromStdString(describeThreshold(m_session->threshold));
     const auto points = [this](const QVector<double>& x, const QVector<double>& y, QCPScatterStyle style,
@@ -180,7 +182,7 @@ void GapChart::rebuild() {
         auto* g = m_plot->addGraph();
         g->setData(x, y, true);
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(style);
+        g->setScatterStyle(scatterSprite(style));
         g->setName(legend);
         g->addToLegend();
         return g;

@@ -45,4 +45,21 @@ bool OpFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePar
     return true;
 }
 
+bool OpFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    const auto* model = qobject_cast<const OpTableModel*>(sourceModel());
+    const int column = left.column();
+    if (!model || column != right.column() || !OpTableModel::numericColumn(column))
+        return QSortFilterProxyModel::lessThan(left, right);
+    if (m_keysColumn != column || m_keysGeneration != model->generation() ||
+        m_keys.size() != static_cast<std::size_t>(model->rowCount())) {
+        m_keys.resize(static_cast<std::size_t>(model->rowCount()));
+        for (int row = 0; row < model->rowCount(); ++row)
+            m_keys[static_cast<std::size_t>(row)] = model->sortKey(row, column).value_or(0);
+        m_keysColumn = column;
+        m_keysGeneration = model->generation();
+    }
+    // QVariant's order on doubles: plain <, NaN never among the keys.
+    return m_keys[static_cast<std::size_t>(left.row())] < m_keys[static_cast<std::size_t>(right.row())];
+}
+
 } // namespace gapscope

@@ -2,6 +2,7 @@
 
 #include <QSortFilterProxyModel>
 #include <optional>
+#include <vector>
 
 namespace gapscope {
 
@@ -18,11 +19,18 @@ public:
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+    // Numeric columns compare cached keys: a sort asks for two keys per
+    // comparison, n log n times, and a QVariant per key cost most of it.
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
     QString m_text;
     QString m_metric;
     std::optional<double> m_threshold;
+    // OpTableModel::sortKey of every row for one column, under one generation.
+    mutable std::vector<double> m_keys;
+    mutable int m_keysColumn = -1;
+    mutable quint64 m_keysGeneration = 0;
 };
 
 } // namespace gapscope

@@ -56,6 +56,7 @@ OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 void OpTableModel::setSession(std::shared_ptr<const Session> session) {
     beginResetModel();
     m_session = std::move(session);
+    ++m_generation;
     m_measuringStopped = false;
     indexIntroducers();
     endResetModel();
@@ -64,6 +65,7 @@ void OpTableModel::setSession(std::shared_ptr<const Session> session) {
 void OpTableModel::updateSession(std::shared_ptr<const Session> snapshot, std::size_t first,
                                  std::size_t last) {
     m_session = std::move(snapshot);
+    ++m_generation;
     indexIntroducers(); // the findings arrive with the last snapshot
     repaint(first, last);
 }
@@ -105,17 +107,50 @@ int OpTableModel::modelRow(std::size_t index) const {
     return comparisonRow(static_cast<int>(index)) ? static_cast<int>(index) : -1;
 }
 
-const char* OpTableModel::metricOf(int column) {
+std::optional<Metric> OpTableModel::metricEnumOf(int column) {
     switch (column) {
-    case Mse: return metricInfo(Metric::Mse).name;
-    case L1: return metricInfo(Metric::L1).name;
-    case Snr: return metricInfo(Metric::Snr).name;
-    case MaxAbs: return metricInfo(Metric::MaxAbs).name;
-    case RelL2: return metricInfo(Metric::RelL2).name;
-    case Cosine: return metricInfo(Metric::Cosine).name;
-    case Steps: return metricInfo(Metric::RmseSteps).name;
-    case Saturation: return metricInfo(Metric::Saturation).name;
-    default: return nullptr;
+    case Mse: return Metric::Mse;
+    case L1: return Metric::L1;
+    case Snr: return Metric::Snr;
+    case MaxAbs: return Metric::MaxAbs;
+    case RelL2: return Metric::RelL2;
+    case Cosine: return Metric::Cosine;
+    case Steps: return Metric::RmseSteps;
+    case Saturation: return Metric::Saturation;
+    default: return std::nullopt;
+    }
+}
+
+const char* OpTableModel::metricOf(int column) {
+    const auto metric = metricEnumOf(column);
+    return metric ? metricInfo(*metric).name : nullptr;
+}
+
+bool OpTableModel::numericColumn(int column) {
+    return metricEnumOf(column) || column == Gain || column == Index || column == Status;
+}
+
+std::optional<double> OpTableModel::sortKey(int row, int column) const {
+    const ComparisonRow* r = comparisonRow(row);
+    if (!r || !numericColumn(column))
+        return std::nullopt;
+    if (const auto metric = metricEnumOf(column)) {
+        // Rows without the number sort last in the worst-first order (the
+        // order a first click gives): after the worst of higher-is-worse
+        // metrics descending, of lower-is-worse ones ascending.
+        const double none = metricInfo(*metric).higher_is_worse ? -std::numeric_limits<double>::infinity()
+                                                                : std::numeric_limits<double>::infinity();
+        const auto value = rowMetric(*r, *metric);
+        return value && !std::isnan(*value) ? *value : none;
+    }
+    switch (column) {
+    case Gain: {
+        const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
+        return in && !std::isnan(in->gain_db) ? in->gain_db : -std::numeric_limits<double>::infinity();
+    }
+    case Index: return static_cast<double>(r->index);
+    case Status: return static_cast<double>(static_cast<int>(r->status));
+    default: return std::nullopt;
     }
 }
 
@@ -148,8 +183,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     const int col = index.column();
     const char* metric = metricOf(col);
     std::optional<double> value; // assigned, not a ?: of optionals: GCC 12 -O2 warns on those falsely
-    if (metric)
-        value = rowMetric(*r, metric);
+    if (const auto m = metricEnumOf(col))
+        value = rowMetric(*r, *m);
     const bool firstDivergence = m_session->first_divergence && m_session->first_divergence->row == r->index;
     const bool topIntroducer = m_topIntroducer == r->index;
     const Introducer* introducer = r->index < m_introducerOfRow.size() && m_introducerOfRow[r->index]
@@ -190,22 +225,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         default: return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
         }
     case SortRole:
-        if (metric) {
-            // Rows without the number sort last in the worst-first order (the
-            // order a first click gives): after the worst of higher-is-worse
-            // metrics descending, of lower-is-worse ones ascending.
-            const auto info = findMetric(metric);
-            const double none = info && info->higher_is_worse ? -std::numeric_limits<double>::infinity()
-                                                              : std::numeric_limits<double>::infinity();
-            const double v = value.value_or(std::numeric_limits<double>::quiet_NaN());
-            return std::isnan(v) ? none : v;
-        }
-        if (col == Gain)
-            return gain && !std::isnan(*gain) ? *gain : -std::numeric_limits<double>::infinity();
-        if (col == Index)
-            return static_cast<qulonglong>(r->index);
-        if (col == Status)
-            return static_cast<int>(r->status);
+        if (const auto key = sortKey(index.row(), col))
+            return *key;
         return data(index, Qt::DisplayRole);
     case RowIndexRole: return static_cast<qulonglong>(r->index);
     case MetricNameRole: return metric ? QString::fromLatin1(metric) : QVariant();

@@ -49,6 +49,14 @@ public:
     // The model row holding Comparison row `index`, or -1.
     int modelRow(std::size_t index) const;
     static const char* metricOf(int column); // "mse" for Mse, ..., nullptr for text columns
+    static std::optional<Metric> metricEnumOf(int column);
+    // What SortRole gives for a numeric column (metrics, gain, index, status),
+    // without a QVariant; nullopt for text columns, which sort by their text.
+    std::optional<double> sortKey(int row, int column) const;
+    static bool numericColumn(int column);
+    // Changes whenever the rows' numbers may have (a new session or snapshot):
+    // sort keys cached under an older value are stale.
+    quint64 generation() const { return m_generation; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -60,6 +68,7 @@ private:
     void repaint(std::size_t first, std::size_t last);
 
     std::shared_ptr<const Session> m_session;
+    quint64 m_generation = 0;
     bool m_measuringStopped = false;
     // By Comparison row index. Copies: the session's list is replaced when the findings arrive.
     std::vector<std::optional<Introducer>> m_introducerOfRow;

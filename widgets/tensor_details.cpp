@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace gapscope {
 
@@ -22,6 +25,17 @@ TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples,
         d.xs << x;
         d.ys << y;
         diffs << x - y;
+    }
+    // Sorted by reference value here, off the UI thread: QCPGraph keeps its
+    // points in key order and would sort them itself on the UI thread.
+    {
+        std::vector<std::pair<double, double>> points(static_cast<std::size_t>(d.xs.size()));
+        for (qsizetype i = 0; i < d.xs.size(); ++i)
+            points[static_cast<std::size_t>(i)] = {d.xs[i], d.ys[i]};
+        std::stable_sort(points.begin(), points.end(),
+                         [](const auto& l, const auto& r) { return l.first < r.first; });
+        for (qsizetype i = 0; i < d.xs.size(); ++i)
+            std::tie(d.xs[i], d.ys[i]) = points[static_cast<std::size_t>(i)];
     }
     double m = 0;
     for (double v : diffs)

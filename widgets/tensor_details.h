@@ -14,7 +14,7 @@ namespace gapscope {
 // computed from the row's element plan without touching a widget, so that big
 // tensors are processed off the UI thread.
 struct TensorDetails {
-    QVector<double> xs, ys;          // sampled reference, runtime
+    QVector<double> xs, ys;          // sampled reference, runtime, by ascending reference
     QVector<double> centers, counts; // difference histogram
     double binWidth = 1;
     QVector<double> channelKeys, channelMse;

@@ -8,6 +8,7 @@
 #include "widgets/plot_export.h"
 #include "widgets/plot_grid.h"
 #include "widgets/post_if_current.h"
+#include "widgets/scatter_sprite.h"
 #include "widgets/tensor_details.h"
 
 #include <QCheckBox>
@@ -450,9 +451,10 @@ void TensorPanel::applyDetails(const TensorDetails& d) {
 
     // Runtime against reference: clipping and quantisation steps show as shapes.
     auto* dots = m_scatter->addGraph();
-    dots->setData(d.xs, d.ys);
+    dots->setData(d.xs, d.ys, true); // sorted by computeDetails
     dots->setLineStyle(QCPGraph::lsNone);
-    dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(40, 90, 170, 140), 3));
+    dots->setScatterStyle(
+        scatterSprite(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(40, 90, 170, 140), 3)));
     dots->setAdaptiveSampling(false);
     auto* diagonal = new QCPItemStraightLine(m_scatter);
     diagonal->point1->setCoords(0, 0);

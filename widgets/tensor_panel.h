@@ -80,7 +80,7 @@ private:
     void applyDetails(const TensorDetails& details);
 
     // Up to this many elements the details are computed right away.
-    static constexpr std::uint64_t kSynchronousElements = 1u << 18;
+    static constexpr std::uint64_t kSynchronousElements = 1u << 14;
     // Big tensors' details: a newer selection cancels the running job.
     JobTracker m_details;
     bool m_detailsPending = false;

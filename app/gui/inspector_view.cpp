@@ -257,24 +257,41 @@ void InspectorView::applyFilter() {
 void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_chartRefresh->stop();
     m_session = adopt(std::move(session));
+    m_chart->setMetric(AppSettings().chartMetric()); // before the session: one chart build, not two
     m_model->setSession(m_session);
     m_coverage->setSession(m_session);
     m_chart->setSession(m_session);
     m_tensors->setSession(m_session);
     m_graph->setSession(m_session);
-    m_chart->setMetric(AppSettings().chartMetric());
     m_selectors->setSession(m_session);
     showWarnings();
     sizeColumns();
     m_autoSelected.reset();
     if (m_session && m_session->comparison && !m_session->comparison->rows.empty()) {
+        // The first op is selected a moment later, on a timer (a zero-delay
+        // call would run among this turn's posted events): the page is laid
+        // out and painted first, and its heatmaps do not lengthen this stall.
+        m_autoSelectPending = true;
+        QTimer::singleShot(5, this, [this, shown = ++m_shown] {
+            if (m_shown == shown)
+                autoSelectFirst();
+        });
+    }
+}
+
+void InspectorView::autoSelectFirst() {
+    if (!m_autoSelectPending)
+        return;
+    m_autoSelectPending = false;
+    if (!m_autoSelected && !m_table->selectionModel()->hasSelection()) { // else: chosen already
         selectRow(std::size_t{0});
         m_autoSelected = std::size_t{0};
-        // The keys go to the ops, not to the filter box (which would take typed
-        // shortcuts as text).
-        if (m_filter->text().isEmpty()) // a hidden table takes the focus when shown
-            m_table->setFocus(Qt::OtherFocusReason);
     }
+    // The keys go to the ops, not to the filter box (which would take typed
+    // shortcuts as text). Here, not before: a table taking the focus selects
+    // its current row, the very work deferred.
+    if (m_filter->text().isEmpty()) // a hidden table takes the focus when shown
+        m_table->setFocus(Qt::OtherFocusReason);
 }
 
 void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::size_t first,
@@ -287,6 +304,7 @@ void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::
 }
 
 void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
+    autoSelectFirst(); // if the load finished before the deferred selection ran
     m_chartRefresh->stop();
     m_session = adopt(std::move(snapshot));
     m_model->updateSession(m_session); // the first-divergence and gain marks

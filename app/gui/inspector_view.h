@@ -90,6 +90,9 @@ private:
     void showWarnings();
     void sizeColumns();
     void fitIndexColumn();
+    // Selects and focuses the first op once after a session is shown, unless
+    // the user selected one already.
+    void autoSelectFirst();
 
     OpTableModel* m_model;
     OpFilterProxy* m_proxy;
@@ -108,6 +111,8 @@ private:
     std::shared_ptr<const Session> m_session;
     QByteArray m_savedHeader;                  // restored once, when the first table is shown
     std::optional<std::size_t> m_autoSelected; // the row selected for the user, not by them
+    quint64 m_shown = 0;              // sessions shown: a deferred selection checks it is still current
+    bool m_autoSelectPending = false; // the first op is still to be selected for the user
     bool m_selecting = false;
     int m_sortSection = 0; // the column the table is sorted on
 };

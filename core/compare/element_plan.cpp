@@ -80,12 +80,16 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
             out.reason = "runtime tensor metadata is unusable: " + t.problem;
             return out;
         }
-        if (t.data == TensorData::Missing || t.data == TensorData::None) {
+        // Empty with elements: offset −1, the runtime wrote nothing for a tensor
+        // that has elements; there is nothing to compare.
+        if (t.data == TensorData::Missing || t.data == TensorData::None || t.data == TensorData::Empty) {
             out.status = RowStatus::MissingData;
             out.reason =
                 t.data == TensorData::None
                     ? "no debug buffer was given: the runtime tensor has no data (ExecuTorch compares zeros)"
-                    : "runtime tensor data is missing: " + t.problem;
+                : t.data == TensorData::Empty ? "the runtime wrote no data for this tensor of " +
+                                                    std::to_string(*t.numel) + " elements (offset -1)"
+                                              : "runtime tensor data is missing: " + t.problem;
             out.dtype = aotType + " vs " + rtType;
             return out;
         }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace gapscope {
 
@@ -30,6 +31,78 @@ std::vector<std::uint64_t> offsets(const std::vector<Dim>& dims, std::uint64_t D
     }
     return out;
 }
+
+// An LSD radix sort of unsigned keys, 8 bits a pass, skipping the passes
+// where every key has the same byte.
+template <typename Key> void radixSort(std::vector<Key>& keys, std::vector<Key>& scratch) {
+    constexpr int kBytes = sizeof(Key);
+    const std::size_t n = keys.size();
+    scratch.resize(n);
+    std::uint32_t count[kBytes][256] = {};
+    for (const Key k : keys)
+        for (int b = 0; b < kBytes; ++b)
+            ++count[b][(k >> (8 * b)) & 0xff];
+    for (int b = 0; b < kBytes; ++b) {
+        if (count[b][(keys[0] >> (8 * b)) & 0xff] == n)
+            continue; // every key has this byte: the pass would not move anything
+        std::uint32_t at[256];
+        std::uint32_t sum = 0;
+        for (int d = 0; d < 256; ++d) {
+            at[d] = sum;
+            sum += count[b][d];
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            scratch[at[(keys[i] >> (8 * b)) & 0xff]++] = keys[i];
+        keys.swap(scratch);
+    }
+}
+
+// Sorts finite doubles ascending by their bits made unsigned-ordered (negative:
+// every bit flipped; positive: the sign bit set). Values that are all float32
+// (the common case: tensors converted to float64) sort on their 32-bit
+// pattern, half the passes. The order of equal values cannot change a sum
+// built from the sorted values, so any correct sort gives the same bits; this
+// one has no data-dependent branches, where std::sort mispredicts on every
+// other comparison of random data (most of the closed form's time).
+struct FiniteSorter {
+    std::vector<std::uint32_t> keys32, scratch32;
+    std::vector<std::uint64_t> keys64, scratch64;
+
+    void sort(std::vector<double>& v) {
+        const bool narrow = std::all_of(
+            v.begin(), v.end(), [](double x) { return static_cast<double>(static_cast<float>(x)) == x; });
+        if (narrow) {
+            keys32.resize(v.size());
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                const float f = static_cast<float>(v[i]);
+                std::uint32_t u;
+                std::memcpy(&u, &f, sizeof u);
+                keys32[i] = u ^ ((0u - (u >> 31)) | (1u << 31));
+            }
+            radixSort(keys32, scratch32);
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                const std::uint32_t k = keys32[i];
+                const std::uint32_t u = k ^ ((k >> 31) ? (1u << 31) : ~0u);
+                float f;
+                std::memcpy(&f, &u, sizeof f);
+                v[i] = static_cast<double>(f);
+            }
+            return;
+        }
+        keys64.resize(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::uint64_t u;
+            std::memcpy(&u, &v[i], sizeof u);
+            keys64[i] = u ^ ((0 - (u >> 63)) | (std::uint64_t{1} << 63));
+        }
+        radixSort(keys64, scratch64);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const std::uint64_t k = keys64[i];
+            const std::uint64_t u = k ^ ((k >> 63) ? (std::uint64_t{1} << 63) : ~std::uint64_t{0});
+            std::memcpy(&v[i], &u, sizeof u);
+        }
+    }
+};
 
 } // namespace
 
@@ -67,6 +140,7 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
     const double P = static_cast<double>(inA.size()), Q = static_cast<double>(inB.size());
     Sum d2, d1, a2;
     std::vector<double> ga(inA.size()), gb(inB.size()), prefix(inB.size() + 1);
+    FiniteSorter sorter;
     for (std::size_t g = 0; g < groupA.size(); ++g) {
         for (std::size_t p = 0; p < inA.size(); ++p)
             ga[p] = av[groupA[g] + inA[p]];
@@ -91,8 +165,8 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
         d2.add(Q * sa2.value() + P * sb2.value() - 2.0 * sa.value() * sb.value());
         // Σ_p Σ_q |a_p − b_q|: with both sorted, the k runtime values at or below
         // a_p contribute a_p·k − prefix[k], the rest (total − prefix[k]) − a_p·(Q − k).
-        std::sort(ga.begin(), ga.end());
-        std::sort(gb.begin(), gb.end());
+        sorter.sort(ga);
+        sorter.sort(gb);
         for (std::size_t q = 0; q < gb.size(); ++q)
             prefix[q + 1] = prefix[q] + gb[q];
         std::size_t k = 0;

@@ -2,7 +2,8 @@
 
 #include "core/common/parallel.h"
 #include "core/etdump/element_decode.h"
-#include "core/metrics/compensated_sum.h"
+#include "core/metrics/finite_pass.h"
+#include "core/metrics/gap_accumulator.h"
 
 #include <algorithm>
 #include <array>
@@ -14,17 +15,13 @@ namespace gapscope {
 
 namespace {
 
-constexpr std::size_t kBlock = 4096;
+constexpr std::size_t kBlock = kGapBlock;
 
 struct NanScan {
     std::uint64_t nan = 0, inf = 0;
 };
 
 constexpr std::uint64_t kScanChunk = 1u << 20;
-
-bool isCancelled(const std::atomic<bool>* cancelled) {
-    return cancelled && cancelled->load(std::memory_order_relaxed);
-}
 
 NanScan scan(const Operand& o, unsigned threads, const std::atomic<bool>* cancelled) {
     const auto chunks = static_cast<std::size_t>((o.numel + kScanChunk - 1) / kScanChunk);
@@ -35,7 +32,7 @@ NanScan scan(const Operand& o, unsigned threads, const std::atomic<bool>* cancel
             std::vector<double> buf(kBlock);
             NanScan local;
             const std::uint64_t end = std::min<std::uint64_t>(o.numel, (c + 1) * kScanChunk);
-            if (isCancelled(cancelled))
+            if (gapCancelled(cancelled))
                 return;
             for (std::uint64_t first = c * kScanChunk; first < end; first += kBlock) {
                 const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
@@ -65,64 +62,143 @@ double nanToNum(double x) {
     return x;
 }
 
-struct Accumulator {
-    Sum d2, d1, a2, b2, ab;
-    double maxAbs = -1;
-    std::uint64_t maxAt = 0;
-    std::uint64_t saturated = 0;
-    std::uint64_t agreeing = 0; // positions where both sides hold the same infinity
-
-    // Folds a later chunk in; chunks merge in index order, so the result does not
-    // depend on how many threads ran them.
-    void merge(const Accumulator& o) {
-        for (auto [mine, theirs] : {std::pair<Sum*, const Sum*>{&d2, &o.d2},
-                                    {&d1, &o.d1},
-                                    {&a2, &o.a2},
-                                    {&b2, &o.b2},
-                                    {&ab, &o.ab}}) {
-            mine->add(theirs->s);
-            mine->c += theirs->c;
-        }
-        if (std::isnan(o.maxAbs) && !std::isnan(maxAbs)) {
-            maxAbs = o.maxAbs;
-            maxAt = o.maxAt;
-        } else if (!std::isnan(maxAbs) && o.maxAbs > maxAbs) {
-            maxAbs = o.maxAbs;
-            maxAt = o.maxAt;
-        }
-        saturated += o.saturated;
-        agreeing += o.agreeing;
-    }
-};
-
 // The k largest of v (value descending, index ascending among equals) into
 // out, best first, in one pass with k comparisons per element at most: the
 // same indices a partial_sort by that order gives, without sorting an index
 // array per row. Rows holding a NaN, which has no place in that order, are the
 // caller's to handle.
 std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out) {
+    // Elements come in index order, so a newcomer ranks above a held one only
+    // by a strictly larger value; the held values sit beside their indices.
+    double held[8];
+    k = std::min<std::size_t>(k, 8);
     std::size_t count = 0;
-    const auto better = [v](std::size_t x, std::size_t y) { return v[x] > v[y] || (v[x] == v[y] && x < y); };
     for (std::size_t i = 0; i < n; ++i) {
-        if (count == k && !better(i, out[k - 1]))
+        const double x = v[i];
+        if (count == k && !(x > held[k - 1]))
             continue;
         std::size_t at = count < k ? count++ : k - 1;
-        while (at > 0 && better(i, out[at - 1])) {
+        for (; at > 0 && x > held[at - 1]; --at) {
+            held[at] = held[at - 1];
             out[at] = out[at - 1];
-            --at;
         }
+        held[at] = x;
         out[at] = i;
     }
     return count;
 }
 
 // Large contiguous tensors are reduced in fixed-size chunks on several threads.
-constexpr std::uint64_t kChunk = 1u << 20;
+constexpr std::uint64_t kChunk = kGapChunk;
+
+// The metrics from the sums, and the top-k agreement of logits-shaped outputs.
+void finish(GapMetrics& m, const GapAccumulator& acc, const std::vector<GapAccumulator>& channels,
+            std::uint64_t total, const std::vector<std::int64_t>& out, std::optional<std::size_t> breakdown,
+            const Operand& aot, const Operand& runtime, const GapOptions& options) {
+    const auto& tf = options.runtime_transform;
+    const double n = static_cast<double>(total);
+    for (const auto& ch : channels) {
+        const double per = breakdown ? n / static_cast<double>(out[*breakdown]) : n;
+        const double cd2 = ch.d2.value(), ca2 = ch.a2.value();
+        m.per_channel.push_back(
+            {cd2 / per, std::max(0.0, ch.maxAbs), 10.0 * std::log10((ca2 / per) / (cd2 / per))});
+    }
+    const double d2 = acc.d2.value(), a2 = acc.a2.value(), b2 = acc.b2.value();
+    m.mse = d2 / n;
+    m.l1 = acc.d1.value();
+    m.snr = 10.0 * std::log10((a2 / n) / (d2 / n));
+    m.mean_abs = m.l1 / n;
+    m.max_abs = total > 0 && !(acc.maxAbs < 0) ? acc.maxAbs : 0; // -1: every position agreed
+    if (total > 0)
+        m.max_abs_index = unravelIndex(acc.maxAt, out);
+    m.rel_l2 =
+        a2 > 0 ? std::sqrt(d2) / std::sqrt(a2) : (d2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    const double norms = std::sqrt(a2) * std::sqrt(b2);
+    m.cosine = norms > 0 ? acc.ab.value() / norms : (a2 == 0 && b2 == 0 ? 1.0 : 0.0);
+    m.sqnr = 20.0 * std::log10(std::sqrt(a2) / std::sqrt(d2));
+    const std::optional<double> step =
+        options.step
+            ? options.step
+            : (tf.dequantizes() && tf.scale.size() == 1 ? std::optional<double>(tf.scale[0]) : std::nullopt);
+    if (step && *step > 0) {
+        m.rmse_steps = std::sqrt(m.mse) / *step;
+        m.max_abs_steps = m.max_abs / *step;
+    }
+    if (options.qmin && options.qmax && total > 0)
+        m.saturation = static_cast<double>(acc.saturated) / n;
+
+    // Top-k agreement along the last dimension for logits-shaped float outputs.
+    // (rank ≥ 2: a batch of rows; a flat vector or a huge last dimension is not logits.)
+    if (!aot.is_scalar && aot.numel == total && runtime.numel == total && !tf.axis_order && out.size() >= 2 &&
+        out.back() >= 2 && out.back() <= (1 << 20) && total > 0) {
+        const auto info = scalarTypeInfo(static_cast<std::int8_t>(aot.type));
+        if (info && info->isFloatingPoint) {
+            const auto row = static_cast<std::size_t>(out.back());
+            const std::uint64_t rows = total / row;
+            std::vector<double> ra(row), rb(row);
+            std::vector<std::size_t> ia(row), ib(row);
+            std::uint64_t top1 = 0, top5 = 0;
+            for (std::uint64_t r = 0; r < rows; ++r) {
+                aot.decode(r * row, row, ra.data());
+                runtime.decode(r * row, row, rb.data());
+                if (tf.dequantizes())
+                    for (auto& v : rb)
+                        v = dequantize(tf, v, 0);
+                const std::size_t k = std::min<std::size_t>(5, row);
+                const bool nan = std::any_of(ra.begin(), ra.end(), [](double x) { return std::isnan(x); }) ||
+                                 std::any_of(rb.begin(), rb.end(), [](double x) { return std::isnan(x); });
+                if (!nan) {
+                    std::size_t ta[5], tb[5];
+                    topK(ra.data(), row, k, ta);
+                    topK(rb.data(), row, k, tb);
+                    top1 += ta[0] == tb[0] ? 1 : 0;
+                    std::sort(ta, ta + k);
+                    std::sort(tb, tb + k);
+                    top5 += std::equal(ta, ta + k, tb) ? 1 : 0;
+                    continue;
+                }
+                std::iota(ia.begin(), ia.end(), 0);
+                std::iota(ib.begin(), ib.end(), 0);
+                auto byA = [&](std::size_t x, std::size_t y) {
+                    return ra[x] > ra[y] || (ra[x] == ra[y] && x < y);
+                };
+                auto byB = [&](std::size_t x, std::size_t y) {
+                    return rb[x] > rb[y] || (rb[x] == rb[y] && x < y);
+                };
+                std::partial_sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ia.end(), byA);
+                std::partial_sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k), ib.end(), byB);
+                top1 += ia[0] == ib[0] ? 1 : 0;
+                std::sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k));
+                std::sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k));
+                top5 +=
+                    std::equal(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ib.begin()) ? 1 : 0;
+            }
+            m.top1_agreement = static_cast<double>(top1) / static_cast<double>(rows);
+            if (row >= 5)
+                m.top5_agreement = static_cast<double>(top5) / static_cast<double>(rows);
+        }
+    }
+}
+
+bool breakdownRequested(const GapOptions& options) {
+    return options.breakdown_axis.has_value();
+}
 
 } // namespace
 
 GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOptions& options) {
     GapResult result;
+    // A tensor view must hold its elements' bytes: never read past a span.
+    for (const auto& [side, o] :
+         {std::pair<const char*, const Operand*>{"reference", &aot}, {"runtime", &runtime}}) {
+        const auto needed = o->is_scalar ? std::optional<std::uint64_t>(0)
+                                         : storageBytes(static_cast<std::int8_t>(o->type), o->numel);
+        if (!needed || o->bytes.size < *needed) {
+            result.problem = std::string("the ") + side + " tensor holds " + std::to_string(o->bytes.size) +
+                             " bytes, fewer than its " + std::to_string(o->numel) + " elements need";
+            return result;
+        }
+    }
     const auto& tf = options.runtime_transform;
 
     // The runtime tensor's shape in the reference layout.
@@ -188,6 +264,26 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     }
 
+    const bool contiguous =
+        !broadcast && !tf.axis_order && !tf.axis && aot.numel == total && runtime.numel == total;
+    // The common case first: every value finite, no breakdown. One pass, no NaN
+    // scan; a non-finite value sends the pair down the general path below.
+    if (contiguous && !breakdownRequested(options)) {
+        std::optional<GapAccumulator> fast = finitePass(aot, runtime, total, options);
+        if (gapCancelled(options.cancelled)) {
+            result.problem = "cancelled";
+            return result;
+        }
+        if (fast) {
+            GapMetrics m;
+            m.elements = total;
+            m.compared_shape = out;
+            finish(m, *fast, {}, total, out, std::nullopt, aot, runtime, options);
+            result.metrics = std::move(m);
+            return result;
+        }
+    }
+
     const NanScan aScan = scan(aot, options.threads, options.cancelled),
                   bScan = scan(runtime, options.threads, options.cancelled);
     const bool aFix = aScan.nan > 0, bFix = bScan.nan > 0;
@@ -205,7 +301,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     const std::size_t axisDim = tf.axis ? rank - rtShape.size() + static_cast<std::size_t>(*tf.axis)
                                         : std::numeric_limits<std::size_t>::max();
 
-    auto visit = [&](Accumulator& acc, std::uint64_t flat, double a, double qb, std::size_t channel) {
+    auto visit = [&](GapAccumulator& acc, std::uint64_t flat, double a, double qb, std::size_t channel) {
         double b = qb;
         if (tf.dequantizes())
             b = dequantize(tf, qb, channel);
@@ -257,11 +353,9 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
         breakdown = static_cast<std::size_t>(axis);
     }
-    std::vector<Accumulator> channels(breakdown ? static_cast<std::size_t>(out[*breakdown]) : 0);
+    std::vector<GapAccumulator> channels(breakdown ? static_cast<std::size_t>(out[*breakdown]) : 0);
 
-    Accumulator acc;
-    const bool contiguous =
-        !broadcast && !tf.axis_order && !tf.axis && aot.numel == total && runtime.numel == total;
+    GapAccumulator acc;
     if (contiguous && breakdown) {
         // Same shapes with a breakdown: stream the blocks once, the channel of a
         // flat index being (flat / inner) % channels.
@@ -270,7 +364,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             inner *= static_cast<std::uint64_t>(out[d]);
         const auto count = static_cast<std::uint64_t>(out[*breakdown]);
         std::vector<double> ab(kBlock), bb(kBlock);
-        for (std::uint64_t first = 0; first < total && !isCancelled(options.cancelled); first += kBlock) {
+        for (std::uint64_t first = 0; first < total && !gapCancelled(options.cancelled); first += kBlock) {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - first));
             aot.decode(first, n, ab.data());
             runtime.decode(first, n, bb.data());
@@ -282,15 +376,15 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     } else if (contiguous) {
         const auto chunks = static_cast<std::size_t>((total + kChunk - 1) / kChunk);
-        std::vector<Accumulator> partial(chunks);
+        std::vector<GapAccumulator> partial(chunks);
         parallelFor(
             chunks,
             [&](std::size_t c) {
                 std::vector<double> ab(kBlock), bb(kBlock);
                 // A local accumulator: neighbours in `partial` share cache lines.
-                Accumulator local;
+                GapAccumulator local;
                 const std::uint64_t begin = c * kChunk, end = std::min<std::uint64_t>(total, begin + kChunk);
-                if (isCancelled(options.cancelled))
+                if (gapCancelled(options.cancelled))
                     return;
                 for (std::uint64_t first = begin; first < end; first += kBlock) {
                     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
@@ -308,7 +402,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         std::vector<std::int64_t> idx(rank, 0);
         std::uint64_t aAt = 0, bAt = 0;
         for (std::uint64_t flat = 0; flat < total; ++flat) {
-            if (flat % (16 * kBlock) == 0 && isCancelled(options.cancelled))
+            if (flat % (16 * kBlock) == 0 && gapCancelled(options.cancelled))
                 break;
             double a = 0, qb = 0;
             aot.decode(aot.is_scalar ? 0 : aAt, 1, &a);
@@ -331,93 +425,12 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     }
 
-    if (isCancelled(options.cancelled)) {
+    if (gapCancelled(options.cancelled)) {
         result.problem = "cancelled";
         return result;
     }
-    const double n = static_cast<double>(total);
-    for (const auto& ch : channels) {
-        const double per = breakdown ? n / static_cast<double>(out[*breakdown]) : n;
-        const double cd2 = ch.d2.value(), ca2 = ch.a2.value();
-        m.per_channel.push_back(
-            {cd2 / per, std::max(0.0, ch.maxAbs), 10.0 * std::log10((ca2 / per) / (cd2 / per))});
-    }
     m.agreeing_infinities = acc.agreeing;
-    const double d2 = acc.d2.value(), a2 = acc.a2.value(), b2 = acc.b2.value();
-    m.mse = d2 / n;
-    m.l1 = acc.d1.value();
-    m.snr = 10.0 * std::log10((a2 / n) / (d2 / n));
-    m.mean_abs = m.l1 / n;
-    m.max_abs = total > 0 && !(acc.maxAbs < 0) ? acc.maxAbs : 0; // -1: every position agreed
-    if (total > 0)
-        m.max_abs_index = unravelIndex(acc.maxAt, out);
-    m.rel_l2 =
-        a2 > 0 ? std::sqrt(d2) / std::sqrt(a2) : (d2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-    const double norms = std::sqrt(a2) * std::sqrt(b2);
-    m.cosine = norms > 0 ? acc.ab.value() / norms : (a2 == 0 && b2 == 0 ? 1.0 : 0.0);
-    m.sqnr = 20.0 * std::log10(std::sqrt(a2) / std::sqrt(d2));
-    const std::optional<double> step =
-        options.step
-            ? options.step
-            : (tf.dequantizes() && tf.scale.size() == 1 ? std::optional<double>(tf.scale[0]) : std::nullopt);
-    if (step && *step > 0) {
-        m.rmse_steps = std::sqrt(m.mse) / *step;
-        m.max_abs_steps = m.max_abs / *step;
-    }
-    if (options.qmin && options.qmax && total > 0)
-        m.saturation = static_cast<double>(acc.saturated) / n;
-
-    // Top-k agreement along the last dimension for logits-shaped float outputs.
-    // (rank ≥ 2: a batch of rows; a flat vector or a huge last dimension is not logits.)
-    if (contiguous && !aot.is_scalar && out.size() >= 2 && out.back() >= 2 && out.back() <= (1 << 20) &&
-        total > 0) {
-        const auto info = scalarTypeInfo(static_cast<std::int8_t>(aot.type));
-        if (info && info->isFloatingPoint) {
-            const auto row = static_cast<std::size_t>(out.back());
-            const std::uint64_t rows = total / row;
-            std::vector<double> ra(row), rb(row);
-            std::vector<std::size_t> ia(row), ib(row);
-            std::uint64_t top1 = 0, top5 = 0;
-            for (std::uint64_t r = 0; r < rows; ++r) {
-                aot.decode(r * row, row, ra.data());
-                runtime.decode(r * row, row, rb.data());
-                if (tf.dequantizes())
-                    for (auto& v : rb)
-                        v = dequantize(tf, v, 0);
-                const std::size_t k = std::min<std::size_t>(5, row);
-                const bool nan = std::any_of(ra.begin(), ra.end(), [](double x) { return std::isnan(x); }) ||
-                                 std::any_of(rb.begin(), rb.end(), [](double x) { return std::isnan(x); });
-                if (!nan) {
-                    std::size_t ta[5], tb[5];
-                    topK(ra.data(), row, k, ta);
-                    topK(rb.data(), row, k, tb);
-                    top1 += ta[0] == tb[0] ? 1 : 0;
-                    std::sort(ta, ta + k);
-                    std::sort(tb, tb + k);
-                    top5 += std::equal(ta, ta + k, tb) ? 1 : 0;
-                    continue;
-                }
-                std::iota(ia.begin(), ia.end(), 0);
-                std::iota(ib.begin(), ib.end(), 0);
-                auto byA = [&](std::size_t x, std::size_t y) {
-                    return ra[x] > ra[y] || (ra[x] == ra[y] && x < y);
-                };
-                auto byB = [&](std::size_t x, std::size_t y) {
-                    return rb[x] > rb[y] || (rb[x] == rb[y] && x < y);
-                };
-                std::partial_sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ia.end(), byA);
-                std::partial_sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k), ib.end(), byB);
-                top1 += ia[0] == ib[0] ? 1 : 0;
-                std::sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k));
-                std::sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k));
-                top5 +=
-                    std::equal(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ib.begin()) ? 1 : 0;
-            }
-            m.top1_agreement = static_cast<double>(top1) / static_cast<double>(rows);
-            if (row >= 5)
-                m.top5_agreement = static_cast<double>(top5) / static_cast<double>(rows);
-        }
-    }
+    finish(m, acc, channels, total, out, breakdown, aot, runtime, options);
     result.metrics = m;
     return result;
 }

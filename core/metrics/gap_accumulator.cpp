@@ -1,0 +1,346 @@
+#include "core/metrics/gap_accumulator.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+// Every helper taking or giving a vector is always inlined, even at -O0: a
+// real call between the AVX2 functions and code compiled without AVX would
+// pass the vector in a different way on each side (what -Wpsabi warns of).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+namespace gapscope {
+
+namespace {
+
+// The five sums side by side in vectors (GCC/Clang vector extensions): four
+// in one vector of four doubles where the machine has AVX2, else two by two
+// in SSE2 pairs, which every x86-64 machine has. Each lane is its own sum
+// taking the same values in the same order as Sum::add: vectorising across
+// the sums, not across the elements, keeps every result bit-identical on every
+// machine and either path. (Only plain adds and multiplies: no FMA is enabled,
+// and C++17 without GNU extensions does not contract.)
+using V2 = double __attribute__((vector_size(16)));
+using V4 = double __attribute__((vector_size(32)));
+
+// Sum::add, lane by lane, without branches. Knuth's TwoSum gives the exact
+// rounding error of s + x whatever the magnitudes, which is the very value
+// Neumaier's two branches compute, so c takes the same additions. Sum::add
+// skips the compensation once s is infinite or NaN; here it is not skipped,
+// and the caller discards sums that left the finite range (allFinite).
+template <typename V> ALWAYS_INLINE void twoSum(V& s, V& c, const V& x) {
+    const V t = s + x;
+    const V z = t - s;
+    c += (s - (t - z)) + (x - z);
+    s = t;
+}
+
+// Neumaier's first branch alone, for sums of non-negative terms: exact (and
+// Sum::add's very arithmetic) while s ≥ x. `missed` records any step where it
+// was not, and the caller then redoes the elements with twoSum.
+template <typename V, typename M> ALWAYS_INLINE void fastTwoSum(V& s, V& c, const V& x, M& missed) {
+    missed |= s < x;
+    const V t = s + x;
+    c += (s - t) + x;
+    s = t;
+}
+
+struct Largest {
+    double value;
+    std::size_t at;
+};
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define GAPSCOPE_HAVE_AVX2_PATH 1
+#endif
+
+std::atomic<bool> allowAvx2{true};
+
+bool haveAvx2() {
+#ifdef GAPSCOPE_HAVE_AVX2_PATH
+    static const bool have = __builtin_cpu_supports("avx2");
+    return have && allowAvx2.load(std::memory_order_relaxed);
+#else
+    return false;
+#endif
+}
+
+#ifdef GAPSCOPE_HAVE_AVX2_PATH
+// Speculate as in addFourWide: false when the caller must restore and redo.
+template <bool Speculate>
+__attribute__((target("avx2"))) bool addWide(GapAccumulator& acc, const double* a, const double* b,
+                                             std::size_t n, Largest& largest) {
+    using M4 = long long __attribute__((vector_size(32)));
+    V4 s = {acc.d2.s, acc.d1.s, acc.a2.s, acc.b2.s}, c = {acc.d2.c, acc.d1.c, acc.a2.c, acc.b2.c};
+    double sx = acc.ab.s, cx = acc.ab.c;
+    double most = largest.value;
+    std::size_t mostAt = n;
+    M4 missed = {};
+    for (std::size_t i = 0; i < n; ++i) {
+        const double d = a[i] - b[i];
+        const double size = std::fabs(d);
+        if constexpr (Speculate)
+            fastTwoSum(s, c, V4{d * d, size, a[i] * a[i], b[i] * b[i]}, missed);
+        else
+            twoSum(s, c, V4{d * d, size, a[i] * a[i], b[i] * b[i]});
+        twoSum(sx, cx, a[i] * b[i]);
+        if (size > most) {
+            most = size;
+            mostAt = i;
+        }
+    }
+    acc.d2 = {s[0], c[0]};
+    acc.d1 = {s[1], c[1]};
+    acc.a2 = {s[2], c[2]};
+    acc.b2 = {s[3], c[3]};
+    acc.ab = {sx, cx};
+    largest = {most, mostAt};
+    return !(missed[0] | missed[1] | missed[2] | missed[3]);
+}
+#endif
+
+Largest addNarrow(GapAccumulator& acc, const double* a, const double* b, std::size_t n, double most) {
+    V2 sd = {acc.d2.s, acc.d1.s}, cd = {acc.d2.c, acc.d1.c}, ss = {acc.a2.s, acc.b2.s},
+       cs = {acc.a2.c, acc.b2.c};
+    double sx = acc.ab.s, cx = acc.ab.c;
+    std::size_t mostAt = n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double d = a[i] - b[i];
+        const double size = std::fabs(d);
+        twoSum(sd, cd, V2{d * d, size});
+        twoSum(ss, cs, V2{a[i] * a[i], b[i] * b[i]});
+        twoSum(sx, cx, a[i] * b[i]);
+        if (size > most) {
+            most = size;
+            mostAt = i;
+        }
+    }
+    acc.d2 = {sd[0], cd[0]};
+    acc.d1 = {sd[1], cd[1]};
+    acc.a2 = {ss[0], cs[0]};
+    acc.b2 = {ss[1], cs[1]};
+    acc.ab = {sx, cx};
+    return {most, mostAt};
+}
+
+// The i-th element of four sources as one vector (lane j from source j), one
+// at a time or four at a time: float64 buffers, or raw float32 tensor bytes
+// read in place (no decoding pass), four consecutive floats of each source
+// converted together and transposed.
+struct DoubleLanes {
+    const double* const* p;
+    ALWAYS_INLINE void get(std::size_t i, V4& out) const { out = V4{p[0][i], p[1][i], p[2][i], p[3][i]}; }
+    ALWAYS_INLINE void four(std::size_t i, V4 out[4]) const {
+        for (int k = 0; k < 4; ++k)
+            get(i + static_cast<std::size_t>(k), out[k]);
+    }
+};
+struct FloatLanes {
+    using F4 = float __attribute__((vector_size(16)));
+    const std::uint8_t* const* p;
+    ALWAYS_INLINE static double at(const std::uint8_t* base, std::size_t i) {
+        float v;
+        std::memcpy(&v, base + i * sizeof(float), sizeof v); // unaligned-safe
+        return static_cast<double>(v);
+    }
+    ALWAYS_INLINE static void row(const std::uint8_t* base, std::size_t i, V4& out) {
+        F4 f;
+        std::memcpy(&f, base + i * sizeof(float), sizeof f);
+        out = __builtin_convertvector(f, V4);
+    }
+    ALWAYS_INLINE void get(std::size_t i, V4& out) const {
+        out = V4{at(p[0], i), at(p[1], i), at(p[2], i), at(p[3], i)};
+    }
+    ALWAYS_INLINE void four(std::size_t i, V4 out[4]) const {
+        V4 r0, r1, r2, r3;
+        row(p[0], i, r0);
+        row(p[1], i, r1);
+        row(p[2], i, r2);
+        row(p[3], i, r3);
+        const V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 2, 6),
+                 t1 = __builtin_shufflevector(r0, r1, 1, 5, 3, 7);
+        const V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 2, 6),
+                 t3 = __builtin_shufflevector(r2, r3, 1, 5, 3, 7);
+        out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+        out[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+        out[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+        out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+    }
+};
+
+// The five sums of four accumulators, lane j holding accumulator j.
+template <bool Speculate> struct LaneSums {
+    using M4 = long long __attribute__((vector_size(32)));
+    V4 sd2, cd2, sd1, cd1, sa2, ca2, sb2, cb2, sab, cab, most, at;
+    M4 missed = {};
+
+    LaneSums(GapAccumulator* const acc[4], double none) {
+        for (int j = 0; j < 4; ++j) {
+            sd2[j] = acc[j]->d2.s, cd2[j] = acc[j]->d2.c, sd1[j] = acc[j]->d1.s, cd1[j] = acc[j]->d1.c;
+            sa2[j] = acc[j]->a2.s, ca2[j] = acc[j]->a2.c, sb2[j] = acc[j]->b2.s, cb2[j] = acc[j]->b2.c;
+            sab[j] = acc[j]->ab.s, cab[j] = acc[j]->ab.c, most[j] = acc[j]->maxAbs, at[j] = none;
+        }
+    }
+
+    ALWAYS_INLINE void add(const V4& x, const V4& y, double here) {
+        const M4 absMask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
+                            0x7fffffffffffffffLL};
+        const V4 d = x - y;
+        const V4 size = reinterpret_cast<V4>(reinterpret_cast<M4>(d) & absMask);
+        if constexpr (Speculate) {
+            fastTwoSum(sd2, cd2, d * d, missed);
+            fastTwoSum(sd1, cd1, size, missed);
+            fastTwoSum(sa2, ca2, x * x, missed);
+            fastTwoSum(sb2, cb2, y * y, missed);
+        } else {
+            twoSum(sd2, cd2, d * d);
+            twoSum(sd1, cd1, size);
+            twoSum(sa2, ca2, x * x);
+            twoSum(sb2, cb2, y * y);
+        }
+        twoSum(sab, cab, x * y);
+        const M4 larger = size > most; // strictly: the first of equal maxima stays
+        most = larger ? size : most;
+        at = larger ? V4{here, here, here, here} : at;
+    }
+
+    // Back into the accumulators; mostAt[j] = n when lane j kept its maximum.
+    void store(GapAccumulator* const acc[4], std::size_t n, std::size_t mostAt[4]) const {
+        for (int j = 0; j < 4; ++j) {
+            acc[j]->d2 = {sd2[j], cd2[j]};
+            acc[j]->d1 = {sd1[j], cd1[j]};
+            acc[j]->a2 = {sa2[j], ca2[j]};
+            acc[j]->b2 = {sb2[j], cb2[j]};
+            acc[j]->ab = {sab[j], cab[j]};
+            mostAt[j] = static_cast<std::size_t>(at[j]);
+            if (mostAt[j] < n)
+                acc[j]->maxAbs = most[j];
+        }
+    }
+};
+
+#ifdef GAPSCOPE_HAVE_AVX2_PATH
+// Four chunks at once, lane j holding chunk j: each lane takes its chunk's
+// elements in order, exactly as addWide would one chunk after the other.
+// With Speculate, the four sums of non-negative terms take fastTwoSum and the
+// result is false when some step needed the other branch: the caller then
+// restores the accumulators and calls again without.
+template <bool Speculate, typename Lanes>
+__attribute__((target("avx2"))) bool addFourWide(GapAccumulator* const acc[4], Lanes a, Lanes b,
+                                                 std::size_t n, std::size_t mostAt[4]) {
+    LaneSums<Speculate> sums(acc, static_cast<double>(n));
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        V4 x[4], y[4];
+        a.four(i, x);
+        b.four(i, y);
+        for (std::size_t k = 0; k < 4; ++k)
+            sums.add(x[k], y[k], static_cast<double>(i + k));
+    }
+    for (; i < n; ++i) {
+        V4 x, y;
+        a.get(i, x);
+        b.get(i, y);
+        sums.add(x, y, static_cast<double>(i));
+    }
+    sums.store(acc, n, mostAt);
+    return !(sums.missed[0] | sums.missed[1] | sums.missed[2] | sums.missed[3]);
+}
+#endif
+
+} // namespace
+
+void GapAccumulator::merge(const GapAccumulator& o) {
+    for (auto [mine, theirs] :
+         {std::pair<Sum*, const Sum*>{&d2, &o.d2}, {&d1, &o.d1}, {&a2, &o.a2}, {&b2, &o.b2}, {&ab, &o.ab}}) {
+        mine->add(theirs->s);
+        mine->c += theirs->c;
+    }
+    if (std::isnan(o.maxAbs) && !std::isnan(maxAbs)) {
+        maxAbs = o.maxAbs;
+        maxAt = o.maxAt;
+    } else if (!std::isnan(maxAbs) && o.maxAbs > maxAbs) {
+        maxAbs = o.maxAbs;
+        maxAt = o.maxAt;
+    }
+    saturated += o.saturated;
+    agreeing += o.agreeing;
+}
+
+void GapAccumulator::addFinite(const double* a, const double* b, std::size_t n, std::uint64_t flat0) {
+    Largest largest{maxAbs, n};
+#ifdef GAPSCOPE_HAVE_AVX2_PATH
+    if (haveAvx2()) {
+        const GapAccumulator saved = *this;
+        if (!addWide<true>(*this, a, b, n, largest)) {
+            *this = saved;
+            largest = {maxAbs, n};
+            addWide<false>(*this, a, b, n, largest);
+        }
+    } else
+#endif
+        largest = addNarrow(*this, a, b, n, maxAbs);
+    if (largest.at < n) {
+        maxAbs = largest.value;
+        maxAt = flat0 + largest.at;
+    }
+}
+
+namespace {
+
+template <typename Lanes>
+bool addFour(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n, const std::uint64_t flat0[4]) {
+#ifdef GAPSCOPE_HAVE_AVX2_PATH
+    if (!haveAvx2())
+        return false;
+    std::size_t mostAt[4];
+    // Each chunk's first element (s = 0) and the rare term larger than the sum
+    // so far take the exact path again; the rest is the faster form.
+    const GapAccumulator saved[4] = {*acc[0], *acc[1], *acc[2], *acc[3]};
+    if (!addFourWide<true>(acc, a, b, n, mostAt)) {
+        for (int j = 0; j < 4; ++j)
+            *acc[j] = saved[j];
+        addFourWide<false>(acc, a, b, n, mostAt);
+    }
+    for (int j = 0; j < 4; ++j)
+        if (mostAt[j] < n)
+            acc[j]->maxAt = flat0[j] + mostAt[j];
+    return true;
+#else
+    (void)acc, (void)a, (void)b, (void)n, (void)flat0;
+    return false;
+#endif
+}
+
+} // namespace
+
+bool GapAccumulator::addFiniteFour(GapAccumulator* const acc[4], const double* const a[4],
+                                   const double* const b[4], std::size_t n, const std::uint64_t flat0[4]) {
+    return addFour(acc, DoubleLanes{a}, DoubleLanes{b}, n, flat0);
+}
+
+bool GapAccumulator::addFiniteFourFloat(GapAccumulator* const acc[4], const std::uint8_t* const a[4],
+                                        const std::uint8_t* const b[4], std::size_t n,
+                                        const std::uint64_t flat0[4]) {
+    return addFour(acc, FloatLanes{a}, FloatLanes{b}, n, flat0);
+}
+
+void GapAccumulator::allowWideVectors(bool allowed) {
+    allowAvx2.store(allowed, std::memory_order_relaxed);
+}
+
+bool GapAccumulator::allFinite() const {
+    // The compensations too: TwoSum's intermediates can overflow where
+    // Neumaier's do not, near the top of the float64 range.
+    for (const Sum* sum : {&d2, &d1, &a2, &b2, &ab})
+        if (!std::isfinite(sum->s) || !std::isfinite(sum->c))
+            return false;
+    return true;
+}
+
+} // namespace gapscope
