@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libzip-dev libssl-dev
   clang-format
   libgraphviz-dev
+  clang libclang-rt-14-dev zlib1g-dev
 )
 
 missing=()

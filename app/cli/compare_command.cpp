@@ -4,10 +4,13 @@
 #include "core/common/atomic_file.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
+#include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
+#include "core/report/json_text.h"
 #include "core/session/session.h"
 
+#include <algorithm>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -97,13 +100,36 @@ int runCompare(const CompareOptions& o) {
     std::ostringstream csv, md;
     writeComparisonCsv(csv, c);
     writeComparisonMarkdown(md, c, ctx);
+    const auto json = renderJson(comparisonToJson(c, ctx));
+    if (json.replaced && !o.json.empty())
+        std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
     for (const auto& [path, text] : {std::pair<std::string, std::string>{o.csv, csv.str()},
-                                     {o.json, comparisonToJson(c, ctx).dump(2) + "\n"},
+                                     {o.json, json.text + "\n"},
                                      {o.markdown, md.str()}})
         if (auto err = writeOutput(path, text))
             return fail(*err);
 
+    // Nothing compared (another model's capture, a method the program lacks,
+    // no debug buffer): say so, and let no gate pass on it.
+    const auto compared =
+        static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& row) {
+            return rowMetric(row, Metric::Mse).has_value();
+        }));
+    // A device run rewrote an input while it was read: the numbers are not the file's.
+    for (const auto& path : changedInputs(*session))
+        return fail(path +
+                    ": changed on disk while it was read: the numbers are not to be trusted; run again");
     int tripped = 0;
+    if (compared == 0) {
+        std::cerr
+            << "gapscope-cli compare: warning: no op was compared (" << c.rows.size()
+            << " rows, none with numbers): check that the capture, the ETRecord and the method belong to "
+               "this run\n";
+        if (!ctx.gates.empty() || o.failOnInvalid) {
+            std::cerr << "gate failed: nothing was compared\n";
+            ++tripped;
+        }
+    }
     for (const auto& gate : ctx.gates) {
         const auto info = findMetric(gate.metric);
         for (const auto& row : c.rows) {
@@ -143,7 +169,13 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--debug-buffer", o->debugBuffer, "Debug buffer with the runtime tensors");
     cmd->add_option("--etrecord", o->etrecord, "ETRecord of the program");
     cmd->add_option("--capture", o->capture, "AOT capture (gapscope-capture)")->required();
-    cmd->add_option("--run", o->run, "RunData index (default: the first run with debug events)");
+    cmd->add_option("--run", o->run, "RunData index (default: the first run with debug events)")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                return !v.empty() && v[0] == '-' ? std::string("a RunData index is 0 or more, not " + v)
+                                                 : std::string();
+            },
+            "INDEX"));
     cmd->add_option("--method", o->method,
                     "Program method to compare (default: the capture's). ETDump runs carry no method "
                     "name: the default run is the first whose events fit this method");

@@ -3,6 +3,7 @@
 #include "core/etdump/etdump_reader.h"
 #include "core/report/etdump_json.h"
 #include "core/report/etdump_text.h"
+#include "core/report/json_text.h"
 
 #include <iostream>
 #include <memory>
@@ -27,9 +28,12 @@ int runDump(const DumpOptions& o) {
         std::cerr << "gapscope-cli dump: " << dump.error().describe() << '\n';
         return 1;
     }
-    if (o.json)
-        std::cout << etdumpToJson(dump.value()).dump(2) << '\n';
-    else
+    if (o.json) {
+        const auto json = renderJson(etdumpToJson(dump.value()));
+        if (json.replaced)
+            std::cerr << "gapscope-cli dump: warning: " << invalidUtf8Warning(o.etdump) << '\n';
+        std::cout << json.text << '\n';
+    } else
         writeEtdumpText(std::cout, dump.value());
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "core/capture/aot_capture.h"
 #include "core/etrecord/etrecord_reader.h"
 #include "core/report/inputs_json.h"
+#include "core/report/json_text.h"
 
 #include <iostream>
 #include <memory>
@@ -20,7 +21,10 @@ void addInspectCommands(CLI::App& app, int& exitCode) {
             exitCode = 1;
             return;
         }
-        std::cout << etrecordToJson(r.value()).dump(2) << '\n';
+        const auto json = renderJson(etrecordToJson(r.value()));
+        if (json.replaced)
+            std::cerr << "gapscope-cli etrecord: warning: " << invalidUtf8Warning(*etrecordPath) << '\n';
+        std::cout << json.text << '\n';
     });
 
     auto capturePath = std::make_shared<std::string>();
@@ -33,7 +37,10 @@ void addInspectCommands(CLI::App& app, int& exitCode) {
             exitCode = 1;
             return;
         }
-        std::cout << captureToJson(r.value()).dump(2) << '\n';
+        const auto json = renderJson(captureToJson(r.value()));
+        if (json.replaced)
+            std::cerr << "gapscope-cli capture: warning: " << invalidUtf8Warning(*capturePath) << '\n';
+        std::cout << json.text << '\n';
     });
 }
 

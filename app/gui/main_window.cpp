@@ -190,6 +190,25 @@ void MainWindow::dropEvent(QDropEvent* event) {
     openPaths(paths); // a saved session file too, told by its content
 }
 
+void MainWindow::changeEvent(QEvent* event) {
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::ActivationChange && isActiveWindow())
+        warnIfInputsChanged(); // back from the terminal where a device run rewrote the files
+}
+
+void MainWindow::warnIfInputsChanged() {
+    const auto snapshot = m_inspector->session();
+    if (!snapshot)
+        return;
+    QStringList lines;
+    for (const auto& path : changedInputs(*snapshot))
+        lines << tr("%1 changed on disk since it was opened: what is shown may no longer match it; press F5 "
+                    "to reload")
+                     .arg(QString::fromStdString(path));
+    if (!lines.isEmpty() && m_banner->text() != lines.join(QLatin1Char('\n')))
+        showBanner(lines);
+}
+
 void MainWindow::showBanner(const QStringList& lines) {
     m_banner->setText(lines.join(QLatin1Char('\n')));
     m_banner->setVisible(!lines.isEmpty());
@@ -236,6 +255,7 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
     } else {
         statusBar()->clearMessage();
     }
+    warnIfInputsChanged();
     emit sessionShown();
 }
 

@@ -65,6 +65,9 @@ public:
     QString sessionTitle() const;
     // The window took the size and position it had when last closed.
     bool restoredGeometry() const { return m_restoredGeometry; }
+    // A device run rewrote an input while the app shows it: say so and offer a
+    // reload (checked when a load completes and when the window is activated).
+    void warnIfInputsChanged();
 
 signals:
     // Every stage of a load is done (or it ended without a comparison).
@@ -73,6 +76,7 @@ signals:
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void changeEvent(QEvent* event) override; // on activation: did an input change?
 
 private:
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);

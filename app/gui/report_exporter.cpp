@@ -4,6 +4,7 @@
 #include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
 #include "core/report/html_report.h"
+#include "core/report/json_text.h"
 #include "core/report/text_format.h"
 #include "widgets/gap_chart.h"
 #include "widgets/plot_export.h"
@@ -63,7 +64,8 @@ QString exportReportFolder(std::shared_ptr<const Session> session, const QString
     writeComparisonCsv(csv, c);
     QString err = writeText(dir.filePath(QStringLiteral("gapscope.csv")), csv.str());
     if (err.isEmpty())
-        err = writeText(dir.filePath(QStringLiteral("report.json")), comparisonToJson(c, ctx).dump(2) + "\n");
+        err = writeText(dir.filePath(QStringLiteral("report.json")),
+                        renderJson(comparisonToJson(c, ctx)).text + "\n");
 
     // The figures come from views of their own, never shown, fed the same
     // snapshot: only the plots, none of the window's controls or selection.

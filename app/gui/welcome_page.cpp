@@ -32,7 +32,6 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_recent(new QListW
     hello->setWordWrap(true);
     hello->setAlignment(Qt::AlignCenter);
     hello->setTextFormat(Qt::RichText);
-    hello->setMaximumWidth(760); // a paragraph, not one line across a wide screen
 
     auto* open = new QPushButton(tr("Open files…"), this);
     open->setDefault(true);
@@ -55,23 +54,27 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_recent(new QListW
 
     auto* recentTitle = new QLabel(tr("<b>Recent sessions</b>"), this);
     m_recent->setMinimumWidth(560);
-    m_recent->setMaximumWidth(760);
     m_recent->setMaximumHeight(200);
     connect(m_recent, &QListWidget::itemActivated, this,
             [this](QListWidgetItem* item) { emit recentRequested(item->data(Qt::UserRole).toStringList()); });
 
-    auto* column = new QVBoxLayout;
+    // One centred column at most 760 wide (a paragraph, not one line across a
+    // wide screen). The label fills it: given an alignment instead, a
+    // word-wrapped label keeps a narrow size hint and clips its last paragraph.
+    auto* panel = new QWidget(this);
+    panel->setMaximumWidth(760);
+    auto* column = new QVBoxLayout(panel);
     column->addStretch();
-    column->addWidget(hello, 0, Qt::AlignHCenter);
+    column->addWidget(hello);
     column->addLayout(buttons);
     column->addSpacing(16);
     column->addWidget(recentTitle, 0, Qt::AlignHCenter);
-    column->addWidget(m_recent, 0, Qt::AlignHCenter);
+    column->addWidget(m_recent);
     column->addStretch();
     auto* layout = new QHBoxLayout(this);
-    layout->addStretch();
-    layout->addLayout(column, 4);
-    layout->addStretch();
+    layout->addStretch(1);
+    layout->addWidget(panel, 4);
+    layout->addStretch(1);
     setRecent({});
 }
 

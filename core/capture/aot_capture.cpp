@@ -1,6 +1,8 @@
 #include "core/capture/aot_capture.h"
 
 #include "core/capture/safetensors_writer.h"
+#include "core/common/json_depth.h"
+#include "core/common/json_int.h"
 #include "core/common/python_json.h"
 
 #include <algorithm>
@@ -31,13 +33,16 @@ public:
                         "the metadata document is not a gapscope.aot_capture (missing or wrong 'format')");
         if (!doc.contains("version") || !doc["version"].is_number_integer())
             return fail("version", "'version' must be an integer");
-        out.version = doc["version"].get<int>();
-        if (out.version > AotCapture::kVersion || out.version < 1)
+        // Compared whole, never narrowed: 4294967297 is not version 1.
+        const std::string version = doc["version"].dump();
+        if (!doc["version"].is_number_unsigned() || doc["version"].get<std::uint64_t>() < 1 ||
+            doc["version"].get<std::uint64_t>() > static_cast<std::uint64_t>(AotCapture::kVersion))
             return fail("version",
-                        "capture format version " + std::to_string(out.version) +
+                        "capture format version " + version +
                             " is not supported (this Gapscope reads version " +
                             std::to_string(AotCapture::kVersion) + ")",
                         ErrorCode::Unsupported);
+        out.version = static_cast<int>(doc["version"].get<std::uint64_t>());
         if (doc.contains("producer") && doc["producer"].is_object())
             for (auto it = doc["producer"].begin(); it != doc["producer"].end(); ++it)
                 if (it.value().is_string())
@@ -113,9 +118,9 @@ private:
                 return fail(field, "names tensor '" + v.tensor + "', which the file does not hold");
         } else if (kind == "int") {
             v.kind = CaptureValue::Kind::Int;
-            if (!j.contains("value") || !j["value"].is_number_integer())
-                return fail(field, "an int value needs an integer 'value'");
-            v.int_value = j["value"].get<std::int64_t>();
+            if (!j.contains("value") || !jsonInt64(j["value"]))
+                return fail(field, "an int value needs an integer 'value' of 64 bits");
+            v.int_value = *jsonInt64(j["value"]);
         } else if (kind == "float") {
             v.kind = CaptureValue::Kind::Float;
             auto f = number(j.contains("value") ? j["value"] : json());
@@ -194,19 +199,18 @@ private:
         if (!q.per_channel && q.scale.size() != 1)
             return fail(field, "per_tensor quantization has exactly one scale");
         if (q.per_channel) {
-            if (!j.contains("axis") || !j["axis"].is_number_integer())
+            if (!j.contains("axis") || !jsonInt64(j["axis"]))
                 return fail(field + ".axis", "per_channel quantization needs an integer 'axis'");
-            q.axis = j["axis"].get<std::int64_t>();
+            q.axis = *jsonInt64(j["axis"]);
         }
         for (double s : q.scale)
             if (!(s > 0) || !std::isfinite(s))
                 return fail(field + ".scale", "every scale must be positive and finite");
         q.dtype = j.value("dtype", "");
-        if (!j.contains("qmin") || !j["qmin"].is_number_integer() || !j.contains("qmax") ||
-            !j["qmax"].is_number_integer())
+        if (!j.contains("qmin") || !jsonInt64(j["qmin"]) || !j.contains("qmax") || !jsonInt64(j["qmax"]))
             return fail(field, "quantization needs integer 'qmin' and 'qmax'");
-        q.qmin = j["qmin"].get<std::int64_t>();
-        q.qmax = j["qmax"].get<std::int64_t>();
+        q.qmin = *jsonInt64(j["qmin"]);
+        q.qmax = *jsonInt64(j["qmax"]);
         if (q.qmin > q.qmax)
             return fail(field, "qmin is larger than qmax");
         return std::nullopt;
@@ -219,15 +223,20 @@ private:
             return fail(field + ".debug_handle",
                         "'debug_handle' must be a non-empty list of positive integers");
         for (const auto& h : j["debug_handle"]) {
-            if (!h.is_number_integer() || h.get<std::int64_t>() <= 0)
+            if (!jsonInt64(h) || *jsonInt64(h) <= 0)
                 return fail(field + ".debug_handle",
                             "'debug_handle' must be a non-empty list of positive integers");
-            r.debug_handle.push_back(h.get<std::int64_t>());
+            r.debug_handle.push_back(*jsonInt64(h));
         }
-        if (j.contains("ops") && j["ops"].is_array())
-            for (const auto& op : j["ops"])
-                if (op.is_string())
-                    r.ops.push_back(op.get<std::string>());
+        if (j.contains("ops")) {
+            if (!j["ops"].is_array())
+                return fail(field + ".ops", "'ops' must be a list of op names");
+            for (std::size_t k = 0; k < j["ops"].size(); ++k) {
+                if (!j["ops"][k].is_string())
+                    return fail(field + ".ops[" + std::to_string(k) + "]", "an op name must be a string");
+                r.ops.push_back(j["ops"][k].get<std::string>());
+            }
+        }
         if (j.contains("stack_traces") && j["stack_traces"].is_object())
             for (auto it = j["stack_traces"].begin(); it != j["stack_traces"].end(); ++it)
                 r.stack_traces.emplace_back(it.key(),
@@ -260,7 +269,7 @@ private:
         if (j.contains("axis_order") && j["axis_order"].is_array()) {
             std::vector<std::int64_t> order;
             for (const auto& a : j["axis_order"])
-                order.push_back(a.is_number_integer() ? a.get<std::int64_t>() : -1);
+                order.push_back(jsonInt64(a).value_or(-1));
             auto sorted = order;
             std::sort(sorted.begin(), sorted.end());
             for (std::size_t i = 0; i < sorted.size(); ++i)
@@ -340,6 +349,14 @@ Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> mapped) {
         e.where.file = path;
         return e;
     }
+    if (const auto at = jsonTooDeep(it->second)) {
+        Error e =
+            makeError(ErrorCode::Malformed,
+                      "the gapscope.aot_capture document nests deeper than " + std::to_string(kMaxJsonDepth) +
+                          " levels (at byte " + std::to_string(*at) + " of the document)",
+                      path, AotCapture::kMetadataKey);
+        return e;
+    }
     json doc;
     try {
         doc = json::parse(normalizePythonJson(it->second).text);
@@ -353,8 +370,14 @@ Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> mapped) {
     }
     AotCapture capture;
     capture.file = shared;
-    if (auto err = DocumentReader(path, *shared).read(doc, capture))
-        return std::move(*err);
+    try {
+        if (auto err = DocumentReader(path, *shared).read(doc, capture))
+            return std::move(*err);
+    } catch (const std::exception& ex) { // a field of an unexpected JSON type, a number out of range
+        return makeError(ErrorCode::Malformed,
+                         std::string("the gapscope.aot_capture document cannot be read: ") + ex.what(), path,
+                         AotCapture::kMetadataKey);
+    }
     return capture;
 }
 
@@ -362,6 +385,7 @@ Result<AotCapture> loadAotCapture(const std::string& path) {
     auto file = MappedFile::open(path);
     if (!file)
         return file.error();
+    file.value()->protectFromOutputs();
     return readAotCapture(file.value());
 }
 

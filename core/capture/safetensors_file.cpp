@@ -1,6 +1,8 @@
 #include "core/capture/safetensors_file.h"
 
 #include "core/common/checked_math.h"
+#include "core/common/json_depth.h"
+#include "core/common/json_int.h"
 
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -68,10 +70,21 @@ Result<SafetensorsFile> SafetensorsFile::load(const std::string& path) {
     auto file = MappedFile::open(path);
     if (!file)
         return file.error();
+    file.value()->protectFromOutputs();
     return read(file.value());
 }
 
 Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> file) {
+    const std::string path = file->path();
+    try {
+        return readUnguarded(std::move(file));
+    } catch (const std::exception& ex) { // a header field of an unexpected JSON type, …
+        return stError(path, std::string("safetensors header cannot be read: ") + ex.what(),
+                       ErrorCode::Malformed, "header", 8);
+    }
+}
+
+Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const MappedFile> file) {
     const std::string& path = file->path();
     const ByteSpan all = file->bytes();
     if (all.size == 0)
@@ -98,13 +111,21 @@ Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> 
         return stError(path, "not a safetensors file: the header is not a JSON object", ErrorCode::BadMagic,
                        "header", 8);
 
+    const std::string_view headerText(reinterpret_cast<const char*>(all.data) + 8,
+                                      static_cast<std::size_t>(headerSize));
+    if (const auto at = jsonTooDeep(headerText))
+        return stError(path,
+                       "safetensors header nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                       ErrorCode::Malformed, "header", static_cast<std::int64_t>(8 + *at));
     json header;
     try {
-        header = json::parse(reinterpret_cast<const char*>(all.data) + 8,
-                             reinterpret_cast<const char*>(all.data) + 8 + headerSize);
+        header = json::parse(headerText.begin(), headerText.end());
     } catch (const json::parse_error& e) {
         return stError(path, std::string("safetensors header is not valid JSON: ") + e.what(),
                        ErrorCode::Malformed, "header", static_cast<std::int64_t>(8 + e.byte));
+    } catch (const json::exception& e) { // a number out of range
+        return stError(path, std::string("safetensors header cannot be read: ") + e.what(),
+                       ErrorCode::Malformed, "header", 8);
     }
     if (!header.is_object())
         return stError(path, "safetensors header is not a JSON object", ErrorCode::Malformed, "header", 8);
@@ -143,9 +164,9 @@ Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> 
             return bad("unsupported dtype '" + st.dtype + "'");
         st.scalar_type = *type;
         for (const auto& d : t["shape"]) {
-            if (!d.is_number_integer() || d.get<std::int64_t>() < 0)
+            if (!jsonInt64(d) || *jsonInt64(d) < 0)
                 return bad("shape entries must be non-negative integers");
-            st.shape.push_back(d.get<std::int64_t>());
+            st.shape.push_back(*jsonInt64(d));
             auto n = checkedMul(st.numel, static_cast<std::uint64_t>(st.shape.back()));
             if (!n)
                 return bad("element count overflows 64 bits");

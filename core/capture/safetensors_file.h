@@ -31,6 +31,11 @@ struct SafetensorsTensor {
 class SafetensorsFile {
 public:
     static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file);
+
+private:
+    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file);
+
+public:
     static Result<SafetensorsFile> load(const std::string& path);
 
     const std::string& path() const { return m_file->path(); }

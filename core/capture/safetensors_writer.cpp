@@ -49,7 +49,9 @@ std::vector<std::uint8_t> SafetensorsWriter::serialize() const {
                         {"data_offsets", {offset, offset + t.bytes.size()}}};
         offset += t.bytes.size();
     }
-    std::string text = header.dump();
+    // safetensors headers are UTF-8: bytes that are not (a metadata string taken
+    // from elsewhere) are written as U+FFFD rather than throwing.
+    std::string text = header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     // Pad the header with spaces so the data section starts 8-byte aligned, as
     // the reference implementation does.
     while ((8 + text.size()) % 8 != 0)

@@ -1,5 +1,7 @@
 #include "core/common/atomic_file.h"
 
+#include "core/common/file_safety.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <fcntl.h>
@@ -11,6 +13,10 @@
 namespace gapscope {
 
 std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes) {
+    // rename() would replace a device node or a FIFO by a regular file (a test
+    // run as root once destroyed /dev/full so), and an input by the output.
+    if (auto refused = refuseUnsafeOutput(path))
+        return refused;
     std::string pattern = path + ".tmp-XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');

@@ -10,7 +10,9 @@
 namespace gapscope {
 
 // Writes `bytes` to `path` so that readers see either the old file or the whole
-// new one: a temporary file in the same directory, fsync, then rename.
+// new one: a temporary file in the same directory, fsync, then rename. Refuses
+// (refuseUnsafeOutput) a path that exists and is not a regular file, or that
+// is an input this process opened.
 std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes);
 // The same for text (reports, CSV, JSON).
 std::optional<Error> writeFileAtomically(const std::string& path, std::string_view text);

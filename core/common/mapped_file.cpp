@@ -1,5 +1,8 @@
 #include "core/common/mapped_file.h"
 
+#include "core/common/file_safety.h"
+#include "core/common/mapping_guard.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -22,22 +25,25 @@ struct FdGuard {
 } // namespace
 
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
-    FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    // Looked at before it is opened: opening a FIFO blocks, opening a device acts on it.
+    if (auto refused = refuseNonRegularInput(path))
+        return *refused;
+    // O_NONBLOCK: should it have become a FIFO since, open() still returns.
+    FdGuard guard{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
     if (guard.fd < 0)
         return errnoError(path, "cannot open for reading");
     struct stat st {};
     if (::fstat(guard.fd, &st) != 0)
         return errnoError(path, "cannot stat");
-    if (S_ISDIR(st.st_mode)) {
-        Error e;
-        e.code = ErrorCode::Io;
-        e.message = "is a directory, not a file";
-        e.where.file = path;
-        return e;
-    }
+    if (!S_ISREG(st.st_mode))
+        return makeError(ErrorCode::Io, "is " + describeFileType(st) + ", not a regular file: not opened",
+                         path);
     std::shared_ptr<MappedFile> file(new MappedFile());
     file->m_path = path;
+    file->m_identity = std::make_pair(static_cast<unsigned long long>(st.st_dev),
+                                      static_cast<unsigned long long>(st.st_ino));
     file->m_size = static_cast<std::size_t>(st.st_size);
+    file->m_mtimeNs = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
     if (file->m_size == 0)
         return std::shared_ptr<const MappedFile>(std::move(file));
     void* p = ::mmap(nullptr, file->m_size, PROT_READ, MAP_PRIVATE, guard.fd, 0);
@@ -45,6 +51,7 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
         return errnoError(path, "cannot map into memory");
     file->m_data = static_cast<const std::uint8_t*>(p);
     file->m_mapped = true;
+    file->m_guardSlot = guardMapping(p, file->m_size, &file->m_pageVanished);
     return std::shared_ptr<const MappedFile>(std::move(file));
 }
 
@@ -62,7 +69,26 @@ std::shared_ptr<const MappedFile> MappedFile::fromBytes(std::string name, const 
     return file;
 }
 
+void MappedFile::protectFromOutputs() const {
+    if (m_identity)
+        registerInput(m_identity->first, m_identity->second);
+}
+
+bool MappedFile::changedOnDisk() const {
+    if (m_pageVanished.load(std::memory_order_relaxed))
+        return true;
+    if (!m_identity)
+        return false; // bytes in memory
+    struct stat st {};
+    if (::stat(m_path.c_str(), &st) != 0)
+        return true; // deleted or renamed away
+    const long long mtime = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    return static_cast<std::size_t>(st.st_size) != m_size || mtime != m_mtimeNs ||
+           static_cast<unsigned long long>(st.st_ino) != m_identity->second;
+}
+
 MappedFile::~MappedFile() {
+    unguardMapping(m_guardSlot);
     if (m_mapped)
         ::munmap(const_cast<std::uint8_t*>(m_data), m_size);
 }

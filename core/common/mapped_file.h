@@ -3,8 +3,11 @@
 #include "core/common/byte_span.h"
 #include "core/common/result.h"
 
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace gapscope {
 
@@ -24,6 +27,14 @@ public:
     const std::string& path() const { return m_path; }
     ByteSpan bytes() const { return {m_data, m_size}; }
     std::size_t size() const { return m_size; }
+    // From now on, no output of this process may replace this file (a file
+    // chosen as an input; registerInput).
+    void protectFromOutputs() const;
+    // The file on disk is no longer what was mapped: a page vanished under a
+    // read (the file was truncated; the read saw zeros instead of SIGBUS), or
+    // its size or modification time changed since it was opened. Numbers read
+    // from it are then not to be trusted; reload.
+    bool changedOnDisk() const;
 
 private:
     MappedFile() = default;
@@ -33,6 +44,10 @@ private:
     std::size_t m_size = 0;
     bool m_mapped = false;
     std::unique_ptr<std::uint8_t[]> m_copy;
+    std::optional<std::pair<unsigned long long, unsigned long long>> m_identity; // device, inode
+    long long m_mtimeNs = 0;
+    std::atomic<bool> m_pageVanished{false}; // set by the SIGBUS guard (mapping_guard.h)
+    int m_guardSlot = -1;
 };
 
 } // namespace gapscope

@@ -21,9 +21,44 @@ Error zipError(const std::string& file, const std::string& entry, const std::str
                ErrorCode code = ErrorCode::Malformed) {
     return makeError(code, message, file, entry);
 }
+// libzip says only "inconsistent" when, for one, an entry's compression
+// method is one it cannot read: opened again without the consistency check,
+// the entry can be named.
+std::string locateInconsistency(zip_source_t* src, std::string fallback) {
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_keep(src);
+    zip_t* zip = zip_open_from_source(src, ZIP_RDONLY, &err);
+    zip_error_fini(&err);
+    if (!zip) {
+        zip_source_free(src);
+        return fallback;
+    }
+    const zip_int64_t n = zip_get_num_entries(zip, 0);
+    for (zip_int64_t i = 0; i < n; ++i) {
+        zip_stat_t st;
+        zip_stat_init(&st);
+        if (zip_stat_index(zip, static_cast<zip_uint64_t>(i), 0, &st) == 0 &&
+            (st.valid & ZIP_STAT_COMP_METHOD) && !zip_compression_method_supported(st.comp_method, 0)) {
+            fallback = "entry '" + std::string(st.name ? st.name : "?") + "' uses compression method " +
+                       std::to_string(st.comp_method) +
+                       ", which this reader cannot decompress (stored and "
+                       "deflated entries are read)";
+            break;
+        }
+    }
+    zip_discard(zip);
+    return fallback;
+}
+
 } // namespace
 
-Result<std::shared_ptr<const ZipArchive>> ZipArchive::open(std::shared_ptr<const MappedFile> file) {
+std::uint64_t ZipArchive::totalBudget() const {
+    return m_budget ? *m_budget : std::max<std::uint64_t>(kMinTotalBudget, kExpansionRatio * m_file->size());
+}
+
+Result<std::shared_ptr<const ZipArchive>> ZipArchive::open(std::shared_ptr<const MappedFile> file,
+                                                           std::optional<std::uint64_t> totalBudget) {
     const std::string& path = file->path();
     if (file->size() == 0)
         return zipError(path, "", "file is empty; expected a ZIP archive", ErrorCode::Empty);
@@ -37,15 +72,21 @@ Result<std::shared_ptr<const ZipArchive>> ZipArchive::open(std::shared_ptr<const
     }
     zip_t* zip = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
     if (!zip) {
-        const std::string msg = zip_error_strerror(&err);
-        zip_source_free(src);
+        const int code = zip_error_code_zip(&err);
+        std::string msg = "not a valid ZIP archive (" + std::string(zip_error_strerror(&err)) + ")";
         zip_error_fini(&err);
-        return zipError(path, "", "not a valid ZIP archive (" + msg + ")", ErrorCode::BadMagic);
+        if (code == ZIP_ER_EXISTS)
+            msg = "not a valid ZIP archive: two entries have the same name";
+        else if (code == ZIP_ER_INCONS)
+            msg = locateInconsistency(src, msg);
+        zip_source_free(src); // a failed open leaves the source to its caller
+        return zipError(path, "", msg, ErrorCode::BadMagic);
     }
     zip_error_fini(&err);
 
     std::shared_ptr<ZipArchive> archive(new ZipArchive());
     archive->m_file = std::move(file);
+    archive->m_budget = totalBudget;
     archive->m_handle = std::make_unique<Handle>();
     archive->m_handle->zip = zip;
     const zip_int64_t n = zip_get_num_entries(zip, 0);
@@ -75,6 +116,15 @@ Result<std::string> ZipArchive::read(const std::string& name, std::uint64_t maxB
                         "entry '" + name + "' would expand to " + std::to_string(st.size) +
                             " bytes, over the " + std::to_string(maxBytes) + "-byte limit",
                         ErrorCode::TooLarge);
+    if (st.size > totalBudget() - std::min(m_expanded, totalBudget()))
+        return zipError(path, name,
+                        "entry '" + name + "' would expand to " + std::to_string(st.size) +
+                            " bytes; with the " + std::to_string(m_expanded) +
+                            " read before, over the archive's budget of " + std::to_string(totalBudget()) +
+                            " bytes (" + std::to_string(kExpansionRatio) + " times its size, at least " +
+                            std::to_string(kMinTotalBudget >> 20) + " MiB): a zip bomb?",
+                        ErrorCode::TooLarge);
+    m_expanded += st.size;
     zip_file_t* f = zip_fopen(m_handle->zip, name.c_str(), 0);
     if (!f)
         return zipError(path, name,
@@ -90,6 +140,17 @@ Result<std::string> ZipArchive::read(const std::string& name, std::uint64_t maxB
             return zipError(path, name, "cannot read entry '" + name + "': " + msg, ErrorCode::Truncated);
         }
         done += static_cast<std::uint64_t>(got);
+    }
+    // One read more: libzip checks the CRC at the end of the data, and data
+    // beyond the declared size is a lie about it.
+    char extra = 0;
+    const zip_int64_t tail = zip_fread(f, &extra, 1);
+    if (tail != 0) {
+        const std::string msg =
+            tail < 0 ? std::string(zip_file_strerror(f))
+                     : "it holds more data than its declared " + std::to_string(st.size) + " bytes";
+        zip_fclose(f);
+        return zipError(path, name, "entry '" + name + "' is corrupt: " + msg);
     }
     zip_fclose(f);
     return out;

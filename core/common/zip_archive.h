@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@ namespace gapscope {
 // without bound.
 class ZipArchive {
 public:
-    static Result<std::shared_ptr<const ZipArchive>> open(std::shared_ptr<const MappedFile> file);
+    // `totalBudget`, when given, replaces the default budget of all reads (tests).
+    static Result<std::shared_ptr<const ZipArchive>>
+    open(std::shared_ptr<const MappedFile> file, std::optional<std::uint64_t> totalBudget = std::nullopt);
     ~ZipArchive();
     ZipArchive(const ZipArchive&) = delete;
     ZipArchive& operator=(const ZipArchive&) = delete;
@@ -26,6 +29,12 @@ public:
     Result<std::string> read(const std::string& name, std::uint64_t maxBytes = kDefaultMaxEntryBytes) const;
 
     static constexpr std::uint64_t kDefaultMaxEntryBytes = 1ull << 31;
+    // All entries read from one archive expand to at most this many bytes, or
+    // kExpansionRatio times the archive's size if that is more: ExecuTorch
+    // stores its entries (ratio 1), while a zip bomb expands a thousandfold.
+    static constexpr std::uint64_t kMinTotalBudget = 256ull << 20;
+    static constexpr std::uint64_t kExpansionRatio = 32;
+    std::uint64_t totalBudget() const;
 
 private:
     ZipArchive() = default;
@@ -33,6 +42,8 @@ private:
     struct Handle;
     std::unique_ptr<Handle> m_handle;
     std::vector<std::string> m_entries;
+    mutable std::uint64_t m_expanded = 0; // bytes read so far, under Handle::mutex
+    std::optional<std::uint64_t> m_budget;
 };
 
 } // namespace gapscope

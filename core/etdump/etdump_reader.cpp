@@ -5,6 +5,7 @@
 #include "core/etdump/scalar_type.h"
 #include "etdump_generated.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -63,7 +64,15 @@ class Converter {
 public:
     Converter(ByteSpan buf, const EtdumpReadOptions& options, EtDump& out)
         : m_buf(buf), m_options(options), m_out(out),
-          m_bufferSize(options.debug_buffer ? options.debug_buffer->size() : 0) {}
+          m_bufferSize(options.debug_buffer ? options.debug_buffer->size() : 0),
+          m_copyBudget(std::max<std::uint64_t>(kMinCopyBudget, kCopyRatio * buf.size)) {}
+
+    // What the model copies out of the file (strings, shapes, tensors) is
+    // bounded: the verifier bounds the tables it visits, not how often events
+    // share one, and a 56 KB file whose events all point at one large table
+    // otherwise unpacks to gigabytes.
+    static constexpr std::uint64_t kMinCopyBudget = 64ull << 20;
+    static constexpr std::uint64_t kCopyRatio = 16;
 
     std::optional<Error> convert(const fb::ETDump* root) {
         m_out.version = root->version();
@@ -120,17 +129,19 @@ private:
 
     std::optional<Error> convertRun(const fb::RunData* in) {
         RunData run;
-        run.name = toString(in->name());
+        run.name = chargedString(in->name());
         run.bundled_input_index = in->bundled_input_index();
         if (const auto* allocators = in->allocators()) {
             for (const auto* a : *allocators)
-                run.allocators.push_back(a->name() ? a->name()->str() : std::string());
+                run.allocators.push_back(chargedString(a->name()).value_or(std::string()));
         }
         if (const auto* events = in->events()) {
             run.events.reserve(events->size());
             for (flatbuffers::uoffset_t e = 0; e < events->size(); ++e) {
                 m_event = e;
                 run.events.push_back(convertEvent(events->Get(e), run));
+                if (m_copied > m_copyBudget)
+                    return overBudget();
                 ++m_done;
                 if (m_done % kProgressEvery == 0 && !report())
                     return cancelled();
@@ -160,14 +171,14 @@ private:
         return convertDebug(in->debug_event());
     }
 
-    ProfileEvent convertProfile(const fb::ProfileEvent* in) const {
+    ProfileEvent convertProfile(const fb::ProfileEvent* in) {
         ProfileEvent p;
-        p.name = toString(in->name());
+        p.name = chargedString(in->name());
         p.chain_index = in->chain_index();
         p.instruction_id = in->instruction_id();
         p.delegate_debug_id_int = in->delegate_debug_id_int();
-        p.delegate_debug_id_str = toString(in->delegate_debug_id_str());
-        if (const auto* md = in->delegate_debug_metadata())
+        p.delegate_debug_id_str = chargedString(in->delegate_debug_id_str());
+        if (const auto* md = in->delegate_debug_metadata(); md && charge(md->size()))
             p.delegate_debug_metadata = std::vector<std::uint8_t>(md->begin(), md->end());
         p.start_time = in->start_time();
         p.end_time = in->end_time();
@@ -191,8 +202,8 @@ private:
         d.chain_index = in->chain_index();
         d.instruction_id = in->instruction_id();
         d.delegate_debug_id_int = in->delegate_debug_id_int();
-        d.delegate_debug_id_str = toString(in->delegate_debug_id_str());
-        d.name = toString(in->name());
+        d.delegate_debug_id_str = chargedString(in->delegate_debug_id_str());
+        d.name = chargedString(in->name());
         if (const auto* v = in->debug_entry())
             d.debug_entry = convertValue(v, "debug_event.debug_entry");
         return d;
@@ -249,7 +260,7 @@ private:
         case static_cast<std::int8_t>(ValueType::TensorList):
             if (const auto* list = in->tensor_list()) {
                 if (const auto* tensors = list->tensors()) {
-                    for (flatbuffers::uoffset_t i = 0; i < tensors->size(); ++i)
+                    for (flatbuffers::uoffset_t i = 0; i < tensors->size() && m_copied <= m_copyBudget; ++i)
                         v.tensors.push_back(convertTensor(tensors->Get(i), field + ".tensor_list.tensors[" +
                                                                                std::to_string(i) + "]"));
                 }
@@ -268,6 +279,8 @@ private:
 
     Tensor convertTensor(const fb::Tensor* in, const std::string& field) {
         Tensor t;
+        charge(sizeof(Tensor) + sizeof(std::int64_t) * ((in->sizes() ? in->sizes()->size() : 0) +
+                                                        (in->strides() ? in->strides()->size() : 0)));
         t.scalar_type = in->scalar_type();
         t.sizes = readInt64Vector(in->sizes());
         t.strides = readInt64Vector(in->strides());
@@ -346,6 +359,27 @@ private:
     const EtdumpReadOptions& m_options;
     EtDump& m_out;
     std::uint64_t m_bufferSize;
+    std::uint64_t m_copyBudget;
+    std::uint64_t m_copied = 0;
+
+    // Counts bytes copied out; true while within the budget.
+    bool charge(std::uint64_t bytes) {
+        m_copied += bytes;
+        return m_copied <= m_copyBudget;
+    }
+    std::optional<std::string> chargedString(const flatbuffers::String* s) {
+        if (s)
+            charge(s->size());
+        return toString(s);
+    }
+    Error overBudget() const {
+        return locatedError(ErrorCode::TooLarge,
+                            "the events copy out more than " + std::to_string(m_copyBudget) +
+                                " bytes of names, shapes and tensors (" + std::to_string(kCopyRatio) +
+                                " times the file, at least " + std::to_string(kMinCopyBudget >> 20) +
+                                " MiB): its events share tables many times over",
+                            at("", nullptr));
+    }
     std::int64_t m_run = -1;
     std::int64_t m_event = -1;
     std::uint64_t m_done = 0;
@@ -448,6 +482,7 @@ Result<EtDump> loadEtdump(const std::string& etdumpPath, const std::optional<std
     auto file = MappedFile::open(etdumpPath);
     if (!file)
         return file.error();
+    file.value()->protectFromOutputs();
     EtdumpReadOptions options;
     options.name = etdumpPath;
     options.progress = std::move(progress);
@@ -455,6 +490,7 @@ Result<EtDump> loadEtdump(const std::string& etdumpPath, const std::optional<std
         auto buffer = MappedFile::open(*debugBufferPath);
         if (!buffer)
             return buffer.error();
+        buffer.value()->protectFromOutputs();
         options.debug_buffer = buffer.value();
     }
     return parseEtdump(file.value()->bytes(), options);

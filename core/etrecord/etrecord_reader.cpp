@@ -1,6 +1,8 @@
 #include "core/etrecord/etrecord_reader.h"
 
 #include "core/common/decimal.h"
+#include "core/common/json_depth.h"
+#include "core/common/json_int.h"
 #include "core/common/python_json.h"
 #include "core/common/zip_archive.h"
 
@@ -73,10 +75,11 @@ public:
             if (auto err = forEachInstruction(zip, "instruction_id_to_num_outs_map",
                                               [](MethodMaps& m, std::int64_t id, const ojson& v,
                                                  const std::string&) -> std::optional<std::string> {
-                                                  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+                                                  const auto n = jsonInt64(v);
+                                                  if (!n || *n < 0)
                                                       return std::string(
                                                           "number of outputs must be a non-negative integer");
-                                                  m.num_outs[id] = v.get<std::int64_t>();
+                                                  m.num_outs[id] = *n;
                                                   return std::nullopt;
                                               }))
                 return err;
@@ -89,6 +92,10 @@ private:
         auto text = zip.read(entry);
         if (!text)
             return text.error();
+        if (const auto at = jsonTooDeep(text.value()))
+            return recordError(m_file, entry,
+                               "entry '" + entry + "' nests deeper than " + std::to_string(kMaxJsonDepth) +
+                                   " levels (at byte " + std::to_string(*at) + " of the entry)");
         ojson doc = ojson::parse(normalizePythonJson(text.value()).text, nullptr, false);
         if (doc.is_discarded() || !doc.is_object())
             return recordError(m_file, entry,
@@ -117,17 +124,21 @@ private:
 
     static std::optional<std::string> handleList(const ojson& v, std::vector<std::int64_t>& out) {
         for (const auto& h : v) {
-            if (!h.is_number_integer())
-                return std::string("debug handles must be integers");
-            out.push_back(h.get<std::int64_t>());
+            const auto handle = jsonInt64(h);
+            if (!handle)
+                return std::string("debug handles must be integers of at most 2^63 - 1");
+            out.push_back(*handle);
         }
         return std::nullopt;
     }
 
     std::optional<std::string> handles(MethodMaps& m, std::int64_t id, const ojson& v, const std::string&) {
         InstructionHandles h;
-        if (v.is_number_integer()) {
-            h.handles.push_back(v.get<std::int64_t>());
+        if (v.is_number()) {
+            const auto handle = jsonInt64(v);
+            if (!handle)
+                return std::string("debug handles must be integers of at most 2^63 - 1");
+            h.handles.push_back(*handle);
         } else if (v.is_array()) {
             h.is_list = true;
             if (auto problem = handleList(v, h.handles))
@@ -151,9 +162,12 @@ private:
                 return std::string("'delegate_map' must be an object");
             for (auto it = dm.begin(); it != dm.end(); ++it) {
                 std::vector<std::int64_t> hs;
-                if (it.value().is_number_integer())
-                    hs.push_back(it.value().get<std::int64_t>());
-                else if (!it.value().is_array())
+                if (it.value().is_number()) {
+                    const auto handle = jsonInt64(it.value());
+                    if (!handle)
+                        return std::string("debug handles must be integers of at most 2^63 - 1");
+                    hs.push_back(*handle);
+                } else if (!it.value().is_array())
                     return "delegate id '" + it.key() + "' must map to a list of debug handles";
                 else if (auto problem = handleList(it.value(), hs))
                     return problem;
@@ -177,7 +191,22 @@ private:
 
 } // namespace
 
+namespace {
+Result<EtRecord> readEtRecordUnguarded(std::shared_ptr<const MappedFile> file, ProgressFn progress);
+}
+
 Result<EtRecord> readEtRecord(std::shared_ptr<const MappedFile> file, ProgressFn progress) {
+    const std::string path = file->path();
+    try {
+        return readEtRecordUnguarded(std::move(file), std::move(progress));
+    } catch (const std::exception& ex) { // a JSON field of an unexpected type, a number out of range, …
+        return recordError(path, "", std::string("the ETRecord cannot be read: ") + ex.what());
+    }
+}
+
+namespace {
+
+Result<EtRecord> readEtRecordUnguarded(std::shared_ptr<const MappedFile> file, ProgressFn progress) {
     const std::string path = file->path();
     auto zip = ZipArchive::open(file);
     if (!zip) {
@@ -213,9 +242,10 @@ Result<EtRecord> readEtRecord(std::shared_ptr<const MappedFile> file, ProgressFn
         auto text = archive.read("export_graph_id");
         if (!text)
             return text.error();
-        auto j = nlohmann::json::parse(text.value(), nullptr, false);
-        if (j.is_number_integer())
-            record.export_graph_id = j.get<std::int64_t>();
+        auto j = jsonTooDeep(text.value()) ? nlohmann::json()
+                                           : nlohmann::json::parse(text.value(), nullptr, false);
+        if (const auto id = jsonInt64(j))
+            record.export_graph_id = *id;
     }
 
     bool unreadableEdge = false;
@@ -254,10 +284,13 @@ Result<EtRecord> readEtRecord(std::shared_ptr<const MappedFile> file, ProgressFn
     return record;
 }
 
+} // namespace
+
 Result<EtRecord> loadEtRecord(const std::string& path, ProgressFn progress) {
     auto file = MappedFile::open(path);
     if (!file)
         return file.error();
+    file.value()->protectFromOutputs();
     return readEtRecord(file.value(), std::move(progress));
 }
 

@@ -1,6 +1,7 @@
 #include "core/etrecord/export_graph.h"
 
 #include "core/common/decimal.h"
+#include "core/common/json_depth.h"
 #include "core/common/python_json.h"
 
 #include <algorithm>
@@ -121,9 +122,29 @@ std::vector<std::int64_t> ExportGraph::allDebugHandles() const {
     return all;
 }
 
+namespace {
+Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
+                                              const std::string& key);
+}
+
 Result<ExportGraph> parseExportGraph(const std::string& text, const std::string& file,
                                      const std::string& key) {
+    try {
+        return parseExportGraphUnguarded(text, file, key);
+    } catch (const std::exception& ex) { // a field of an unexpected JSON type, …
+        return graphError(file, key, "entry '" + key + "' cannot be read: " + ex.what());
+    }
+}
+
+namespace {
+
+Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
+                                              const std::string& key) {
     // torch.export writes non-finite float arguments as Python's NaN/Infinity tokens.
+    if (const auto at = jsonTooDeep(text))
+        return graphError(
+            file, key, "entry '" + key + "' nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+            static_cast<std::int64_t>(*at));
     const NormalizedJson normalized = normalizePythonJson(text);
     json doc;
     try {
@@ -192,5 +213,7 @@ Result<ExportGraph> parseExportGraph(const std::string& text, const std::string&
     }
     return graph;
 }
+
+} // namespace
 
 } // namespace gapscope

@@ -103,10 +103,12 @@ struct CaptureCandidate {
     // ExecuTorch compares against a graph of the ETRecord; a capture of anything
     // else (a float model) is a second opinion.
     bool etrecord_graph = false;
+    // The capture read whole, so the one chosen is not read a second time.
+    std::shared_ptr<const AotCapture> parsed;
 };
 
 CaptureCandidate captureCandidate(const std::shared_ptr<const MappedFile>& file) {
-    CaptureCandidate c{file, "", false};
+    CaptureCandidate c{file, "", false, nullptr};
     auto capture = readAotCapture(file); // the header only: tensors stay in the mapping
     if (!capture)
         return c;
@@ -114,6 +116,7 @@ CaptureCandidate captureCandidate(const std::shared_ptr<const MappedFile>& file)
     const std::string g = capture.value().reference_graph.value_or("");
     c.etrecord_graph =
         g == "exported_program" || g == "edge_dialect_exported_program" || g.find('/') != std::string::npos;
+    c.parsed = std::make_shared<const AotCapture>(std::move(capture).value());
     return c;
 }
 
@@ -130,6 +133,23 @@ std::shared_ptr<const MappedFile> pickCapture(const std::vector<CaptureCandidate
 }
 
 } // namespace
+
+std::vector<std::string> changedInputs(const Session& session) {
+    std::vector<std::string> changed;
+    for (const auto& f :
+         {session.etdump_file, session.debug_buffer_file, session.etrecord_file, session.capture_file})
+        if (f && f->changedOnDisk())
+            changed.push_back(f->path());
+    return changed;
+}
+
+void protectInputs(const SessionFiles& files) {
+    for (const auto& f : {files.etdump, files.debug_buffer, files.etrecord, files.capture})
+        if (f)
+            f->protectFromOutputs();
+    for (const auto& f : files.captures)
+        f->protectFromOutputs();
+}
 
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
                               const std::string& preferredCapture) {
@@ -163,6 +183,8 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
     // Captures of other methods are a multi-method program's, not a choice.
     const auto chosen = std::find_if(captures.begin(), captures.end(),
                                      [&](const CaptureCandidate& c) { return c.file == s.capture; });
+    if (chosen != captures.end())
+        s.parsed_capture = chosen->parsed;
     if (chosen != captures.end() &&
         std::count_if(captures.begin(), captures.end(),
                       [&](const CaptureCandidate& c) { return c.method == chosen->method; }) > 1)
@@ -188,6 +210,30 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
                 s.debug_buffer = binary.front();
         }
     }
+    // A file named like an input that nothing recognised: say what is wrong
+    // with it (a corrupt run.etdp would otherwise read as "ETDump missing").
+    for (const auto& r : raw) {
+        if (r == s.debug_buffer)
+            continue;
+        const auto ext = std::filesystem::path(r->path()).extension().string();
+        if (ext == ".etdp" || ext == ".etdump") {
+            EtdumpReadOptions named;
+            named.name = r->path();
+            auto parsed = parseEtdump(r->bytes(), named);
+            if (!parsed)
+                s.unrecognized.push_back(parsed.error());
+        } else if (ext == ".safetensors") {
+            auto parsed = SafetensorsFile::read(r);
+            s.unrecognized.push_back(
+                parsed
+                    ? makeError(ErrorCode::BadMagic,
+                                "a safetensors file but not a Gapscope AOT capture (no gapscope.aot_capture "
+                                "metadata): not used",
+                                r->path())
+                    : parsed.error());
+        }
+    }
+    protectInputs(s);
     return s;
 }
 
@@ -217,9 +263,11 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
 }
 
 StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options) {
+    protectInputs(files); // however the files were chosen
     StagedSession staged;
     staged.session = std::make_unique<Session>();
     auto& s = staged.session;
+    s->errors = files.unrecognized;
     s->complete = true; // until a comparison is planned
     s->threshold = options.threshold;
     s->etdump_file = files.etdump;
@@ -257,7 +305,9 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     } else if (!s->dump || !namesItsOwnHandles(*s->dump)) {
         s->missing.push_back("ETRecord");
     }
-    if (s->capture_file) {
+    if (s->capture_file && files.parsed_capture && files.capture == s->capture_file) {
+        s->capture = files.parsed_capture; // read already, to choose among the captures
+    } else if (s->capture_file) {
         auto c = readAotCapture(s->capture_file);
         if (c)
             s->capture = std::make_shared<const AotCapture>(std::move(c).value());

@@ -70,7 +70,22 @@ struct SessionFiles {
     std::vector<std::shared_ptr<const MappedFile>> captures; // every capture offered
     // Why `capture` was chosen among several (empty when there was one).
     std::string capture_choice;
+    // `capture` as sortSessionFiles read it (empty when it could not be read,
+    // or the files were sorted by hand), so opening does not read it again.
+    std::shared_ptr<const AotCapture> parsed_capture;
+    // Files named like an input (.etdp, .safetensors) that are not one, with
+    // what their reader found wrong; they become Session::errors.
+    std::vector<Error> unrecognized;
 };
+
+// The files a session reads: from now on no output of this process may replace
+// them (MappedFile::protectFromOutputs). sortSessionFiles and openSessionFiles
+// call it.
+void protectInputs(const SessionFiles& files);
+
+// The session's input files that changed on disk since they were opened
+// (MappedFile::changedOnDisk): its numbers are then not to be trusted.
+std::vector<std::string> changedInputs(const Session& session);
 
 // Sorts files by content: the debug buffer is the raw file beside the ETDump;
 // of several captures, the one at `preferredCapture` if given, else one of

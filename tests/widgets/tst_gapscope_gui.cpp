@@ -408,7 +408,7 @@ void GapscopeGuiTest::aNewerLoadSupersedesAnOlderOne() {
 
 void GapscopeGuiTest::resultsArriveInStages() {
     QTemporaryDir dir;
-    makeSession(dir.path(), 300, 8192); // crosses 20 dB near the end
+    makeSession(dir.path(), 300, 32768); // crosses 20 dB near the end; big enough to take several snapshots
     MainWindow window;
     window.show();
     // The models must stay consistent while rows change under a sorted proxy.

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/common/diagnostics.h"
+
+#include <optional>
+#include <string>
+
+struct stat;
+
+namespace gapscope {
+
+// What a non-regular file is, for messages: "a FIFO (named pipe)", "a
+// character device", "a directory", ...
+std::string describeFileType(const struct stat& st);
+
+// Refuses, without opening it, a path that is not a regular file: opening a
+// FIFO blocks until a writer comes, and opening a device can act on it (a
+// watchdog, a tape). Follows symbolic links (an input may be one).
+std::optional<Error> refuseNonRegularInput(const std::string& path);
+
+// Remembers a file used as an input (device and inode), so that no output is
+// ever written over it, whatever name or hard link the output names
+// (MappedFile::protectFromOutputs; files only looked at are not protected).
+void registerInput(unsigned long long device, unsigned long long inode);
+
+// Refuses an output path that exists and is not a regular file (a device node,
+// a FIFO, a directory, a symbolic link, which rename() would replace by a
+// regular file), or that is a file this process opened as an input.
+std::optional<Error> refuseUnsafeOutput(const std::string& path);
+
+} // namespace gapscope
