@@ -1,11 +1,19 @@
 #include "app/cli/compare_command.h"
 #include "app/cli/dump_command.h"
 #include "app/cli/inspect_commands.h"
+#include "core/report/version_info.h"
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 int main(int argc, char** argv) {
-    CLI::App app{"gapscope-cli: inspect ExecuTorch numerical-debugging artifacts"};
+    CLI::App app{"gapscope-cli: inspect ExecuTorch numerical-debugging artifacts", "gapscope-cli"};
+    std::string version = gapscope::versionText("gapscope-cli", "");
+    version.pop_back(); // CLI11 ends the text with its own newline
+    app.set_version_flag("--version", version,
+                         "Print the versions of gapscope-cli, the ExecuTorch formats it reads, Qt and the "
+                         "exporter, and exit");
+    app.footer("Run 'gapscope-cli COMMAND --help' for a command's options; docs/cli.md has examples.");
     app.require_subcommand(1);
     int exitCode = 0;
     gapscope::cli::addDumpCommand(app, exitCode);

@@ -2,6 +2,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "core/report/compare_report.h"
+#include "core/report/version_info.h"
 #include "widgets/gap_chart.h"
 
 #include <QApplication>
@@ -10,17 +11,41 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+
+namespace {
+
+// --help and --version are answered before QApplication exists: it needs a
+// display (or QT_QPA_PLATFORM), and a user asking for the version on a server
+// over ssh should get it, not "could not connect to display".
+bool asksForHelpOrVersion(int argc, char** argv, bool& version) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0)
+            return false;
+        if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
+            version = true;
+            return true;
+        }
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "--help-all") == 0 ||
+            std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "-?") == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Gapscope"));
-    QApplication::setApplicationName(QStringLiteral("gapscope"));
-    QApplication::setApplicationVersion(QString::fromStdString(gapscope::gapscopeVersion()));
-
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Gapscope: which op made an ExecuTorch model drift"));
+    parser.setApplicationDescription(
+        QStringLiteral("Gapscope: which op made an ExecuTorch model drift from its reference.\n"
+                       "Opens an ETDump with its debug buffer, ETRecord and AOT capture (docs/gui.md)."));
     parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption versionOption(
+        QStringList{QStringLiteral("v"), QStringLiteral("version")},
+        QStringLiteral("Print the versions of Gapscope, the ExecuTorch "
+                       "formats it reads, Qt and the exporter, and exit."));
+    parser.addOption(versionOption);
     QCommandLineOption demo(QStringLiteral("demo"),
                             QStringLiteral("Open the embedded demo session (int8, XNNPACK)."));
     QCommandLineOption qnnDemo(QStringLiteral("demo-qnn"),
@@ -48,6 +73,22 @@ int main(int argc, char** argv) {
             "The ETDump (.etdp), its debug buffer, the ETRecord and the AOT capture, a folder holding "
             "them, or a saved session (.gapscope.json)."),
         QStringLiteral("[files…]"));
+
+    bool version = false;
+    if (asksForHelpOrVersion(argc, argv, version)) {
+        const std::string text =
+            version ? gapscope::versionText("gapscope", qVersion())
+                    : parser.helpText()
+                          .replace(QStringLiteral("<executable_name>"), QStringLiteral("gapscope"))
+                          .toStdString();
+        std::fputs(text.c_str(), stdout);
+        return 0;
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Gapscope"));
+    QApplication::setApplicationName(QStringLiteral("gapscope"));
+    QApplication::setApplicationVersion(QString::fromStdString(gapscope::gapscopeVersion()));
     parser.process(app);
 
     gapscope::MainWindow window; // restores the last geometry

@@ -13,14 +13,6 @@ namespace gapscope {
 
 using json = nlohmann::ordered_json;
 
-std::string gapscopeVersion() {
-    return GAPSCOPE_VERSION; // from CMake's project(VERSION)
-}
-
-std::string executorchVersion() {
-    return "1.5.1"; // the e2e tests' pinned executorch==1.5.1
-}
-
 namespace {
 
 json metricsJson(const GapMetrics& m) {

@@ -2,6 +2,7 @@
 
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
+#include "core/report/version_info.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -34,10 +35,5 @@ nlohmann::ordered_json comparisonToJson(const Comparison& c, const ReportContext
 void writeComparisonCsv(std::ostream& out, const Comparison& c);
 void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const ReportContext& ctx);
 void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportContext& ctx);
-
-std::string gapscopeVersion();
-// The ExecuTorch release whose ETDump schema, ETRecord layout and Inspector
-// semantics Gapscope reads and matches (its parity tests run against it).
-std::string executorchVersion();
 
 } // namespace gapscope

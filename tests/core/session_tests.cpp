@@ -190,6 +190,7 @@ TEST_CASE("stepping past the threshold follows execution order and wraps", "[ses
 
 #include "core/report/compare_report.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -207,4 +208,25 @@ TEST_CASE("the exporter's version is Gapscope's", "[version]") {
     REQUIRE(std::regex_search(source, m, std::regex("__version__ = \"([^\"]+)\"")));
     CHECK(m[1].str() == gapscope::gapscopeVersion());
     CHECK(gapscope::gapscopeVersion().find('.') != std::string::npos);
+    CHECK(gapscope::exporterVersion() == m[1].str());
+}
+
+// --version names what a bug report needs: the build, the ExecuTorch release and
+// formats it reads, the exporter and Qt, one per line.
+TEST_CASE("versionText names every component", "[version]") {
+    const std::string cli = gapscope::versionText("gapscope-cli", "");
+    CHECK(cli.rfind("gapscope-cli " + gapscope::gapscopeVersion() + "\n", 0) == 0);
+    CHECK(cli.find("ExecuTorch:     " + gapscope::executorchVersion() + " (ETDump schema version 0") !=
+          std::string::npos);
+    CHECK(cli.find("AOT capture:    format version " + std::to_string(gapscope::AotCapture::kVersion)) !=
+          std::string::npos);
+    CHECK(cli.find("Exporter:       gapscope-capture " + gapscope::gapscopeVersion()) != std::string::npos);
+    CHECK(cli.find("Qt:") != std::string::npos);
+    CHECK(std::count(cli.begin(), cli.end(), '\n') == 5);
+    if (!gapscope::qtBuildVersion().empty()) {
+        CHECK(cli.find("gapscope-cli does not use Qt") != std::string::npos);
+        const std::string app = gapscope::versionText("gapscope", "6.9.9");
+        CHECK(app.find("Qt:             6.9.9 (built against " + gapscope::qtBuildVersion() + ")") !=
+              std::string::npos);
+    }
 }
