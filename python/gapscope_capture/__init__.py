@@ -8,3 +8,6 @@ command.
 """
 
 __version__ = "0.1.0"
+# The AOT capture format version this exporter writes (docs/formats/aot-capture.md);
+# here rather than in capture_format so that --version needs no torch.
+CAPTURE_FORMAT_VERSION = 1

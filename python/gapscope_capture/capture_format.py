@@ -25,10 +25,10 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
-from gapscope_capture import __version__
+from gapscope_capture import CAPTURE_FORMAT_VERSION, __version__
 
 FORMAT_NAME = "gapscope.aot_capture"
-FORMAT_VERSION = 1
+FORMAT_VERSION = CAPTURE_FORMAT_VERSION
 METADATA_KEY = "gapscope.aot_capture"
 
 # torch dtypes that have a safetensors counterpart (F64 … F8_E4M3 in the spec).

@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from gapscope_capture import __version__
-from gapscope_capture.capture_format import CaptureFormatError
+from gapscope_capture import CAPTURE_FORMAT_VERSION, __version__
 
 PROG = "gapscope-capture"
 
@@ -40,8 +39,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _configure_logging()
-    # Imported here so that --help and argument errors do not wait for ExecuTorch.
-    from gapscope_capture.capture import CaptureError
+    # Imported here: --help, --version and argument errors need neither torch nor
+    # ExecuTorch (the wheel's optional "executorch" extra), nor wait for them.
+    try:
+        from gapscope_capture.capture import CaptureError
+        from gapscope_capture.capture_format import CaptureFormatError
+    except ImportError as exc:
+        missing = exc.name or str(exc)
+        print(
+            f"{PROG}: error: {missing} is not installed; the capture commands need torch and "
+            f"ExecuTorch: pip install 'gapscope_capture[executorch]=={__version__}'",
+            file=sys.stderr,
+        )
+        return 1
 
     try:
         return args.run(args)
@@ -92,9 +102,12 @@ def _run_from_etrecord(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Write Gapscope AOT capture files from ExecuTorch models."
+        prog=PROG,
+        description="Write Gapscope AOT capture files from ExecuTorch models.",
+        # Raw: keeps the --version lines apart.
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=_version_text())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser(
@@ -152,6 +165,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     from_etrecord.set_defaults(run=_run_from_etrecord)
     return parser
+
+
+def _version_text() -> str:
+    """Gapscope's version and what the capture commands run on, without importing them."""
+    from importlib import metadata
+
+    def installed(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return (
+        f"{PROG} {__version__} (Gapscope {__version__})\n"
+        f"AOT capture:  format version {CAPTURE_FORMAT_VERSION}\n"
+        f"torch:        {installed('torch')} (needs 2.13.0)\n"
+        f"ExecuTorch:   {installed('executorch')} (needs >=1.5,<1.6)"
+    )
 
 
 def _configure_logging() -> None:

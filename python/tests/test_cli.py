@@ -98,3 +98,38 @@ def test_command_line_error_has_no_traceback(tmp_path: Path) -> None:
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr
     assert "x.bin: cannot read the ETRecord: No such file or directory" in completed.stderr
+
+
+# Run with torch and ExecuTorch made unimportable: the wheel installs them only
+# with the "executorch" extra, and --help / --version must work without it.
+_WITHOUT_TORCH = (
+    "import sys\n"
+    "for name in ('torch', 'executorch'):\n"
+    "    sys.modules[name] = None\n"
+    "from gapscope_capture.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def _run_without_torch(argv: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", _WITHOUT_TORCH, *argv],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+    )
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["demo", "--help"], ["from-etrecord", "--help"]])
+def test_help_and_version_need_neither_torch_nor_executorch(argv: list[str]) -> None:
+    completed = _run_without_torch(argv)
+    assert completed.returncode == 0, completed.stderr
+    assert ("usage: gapscope-capture" in completed.stdout) or completed.stdout.startswith("gapscope-capture ")
+
+
+def test_a_capture_command_without_torch_names_the_extra(tmp_path: Path) -> None:
+    completed = _run_without_torch(["demo", str(tmp_path / "demo")])
+    assert completed.returncode == 1
+    assert "Traceback" not in completed.stderr
+    assert "gapscope_capture[executorch]" in completed.stderr
+    assert not (tmp_path / "demo").exists()
