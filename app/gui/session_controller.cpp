@@ -2,8 +2,20 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/session_loader.h"
+#include "core/common/mapped_file.h"
+#include "core/session/companion_files.h"
+#include "core/session/session.h"
 
 namespace gapscope {
+
+namespace {
+
+bool isEtDumpFile(const QString& path) {
+    const auto mapped = MappedFile::open(path.toStdString());
+    return mapped && detectFileKind(mapped.value()->bytes()) == FileKind::EtDump;
+}
+
+} // namespace
 
 SessionController::SessionController(QObject* parent) : QObject(parent), m_loader(new SessionLoader(this)) {
     m_options.threshold = AppSettings().threshold();
@@ -32,6 +44,12 @@ QString SessionController::openPaths(const QStringList& paths) {
             merged << p;
         }
     }
+    const bool startingOver = m_demo || m_paths.isEmpty();
+    // A dump opened alone (double click, `gapscope run.etdp`) brings the ETRecord
+    // and captures beside it; added to an open session it is just one more file.
+    if (startingOver && merged.size() == 1 && isEtDumpFile(merged.front()))
+        for (const auto& companion : companionFilesOf(merged.front().toStdString()))
+            merged << QString::fromStdString(companion);
     if (!m_demo)
         for (const auto& p : m_paths)
             if (!merged.contains(p))
