@@ -12,6 +12,7 @@ packages=(
   clang-format
   libgraphviz-dev
   clang libclang-rt-14-dev zlib1g-dev
+  dpkg-dev lintian desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl man-db
 )
 
 missing=()

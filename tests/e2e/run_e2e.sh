@@ -21,12 +21,23 @@ pkg="$work/python-src"
 if [ ! -f "$stamp" ] || [ "$src/python/pyproject.toml" -nt "$stamp" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "$pkg" pytest
+  "$venv/bin/pip" install --quiet --disable-pip-version-check build setuptools wheel
+fi
+# Users install the exporter as a wheel: build it (python -m build, as
+# packaging/test-wheel does) and install that, not the source folder.
+rm -rf "$work/dist"
+"$venv/bin/python" -m build --wheel --no-isolation --outdir "$work/dist" "$pkg" > "$work/wheel-build.log" 2>&1 ||
+  { cat "$work/wheel-build.log"; exit 1; }
+wheel=$(ls "$work"/dist/gapscope_capture-*-py3-none-any.whl)
+if [ ! -f "$stamp" ]; then
+  # A clean venv (on a fresh machine, as in CI): the wheel with its extras.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheel}[executorch,test]"
   touch "$stamp"
 else
   # Dependencies are in place; pick up changes to the exporter's own code.
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$pkg"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 fi
+"$venv/bin/gapscope-capture" --help > /dev/null
 "$venv/bin/python" -c 'import torch, executorch; print("e2e: torch", torch.__version__, "executorch", executorch.version.__version__)' 2>/dev/null || true
 
 echo "e2e: Python exporter tests"
