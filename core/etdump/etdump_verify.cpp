@@ -34,7 +34,11 @@ bool locate(ByteSpan buf, bool sizePrefixed, Location& where, std::string& what)
     auto v = makeVerifier(buf);
     const std::size_t rootBase = sizePrefixed ? sizeof(flatbuffers::uoffset_t) : 0;
     if (buf.size < rootBase + 8) {
-        what = "buffer too small for a FlatBuffer root";
+        where.byteOffset = 0;
+        where.field = sizePrefixed ? "size prefix" : "root";
+        what = sizePrefixed ? "the size prefix declares " + std::to_string(buf.size - rootBase) +
+                                  " bytes, too few for a FlatBuffer root and identifier (8)"
+                            : "buffer too small for a FlatBuffer root";
         return false;
     }
     const auto rootOffset = flatbuffers::ReadScalar<flatbuffers::uoffset_t>(buf.data + rootBase);

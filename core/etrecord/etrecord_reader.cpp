@@ -96,8 +96,21 @@ private:
             return recordError(m_file, entry,
                                "entry '" + entry + "' nests deeper than " + std::to_string(kMaxJsonDepth) +
                                    " levels (at byte " + std::to_string(*at) + " of the entry)");
-        ojson doc = ojson::parse(normalizePythonJson(text.value()).text, nullptr, false);
-        if (doc.is_discarded() || !doc.is_object())
+        const std::string normalized = normalizePythonJson(text.value()).text;
+        ojson doc = ojson::parse(normalized, nullptr, false);
+        if (doc.is_discarded()) {
+            // Say why: a syntax error and a number too large for a double
+            // (1e400) read differently to whoever fixes the writer.
+            std::string why = "invalid JSON";
+            try {
+                const ojson again = ojson::parse(normalized);
+                why = again.dump(); // not reached: the first parse failed
+            } catch (const ojson::exception& ex) {
+                why = ex.what();
+            }
+            return recordError(m_file, entry, "entry '" + entry + "' is not valid JSON: " + why);
+        }
+        if (!doc.is_object())
             return recordError(m_file, entry,
                                "entry '" + entry + "' is not a JSON object (method → instruction → …)");
         for (auto method = doc.begin(); method != doc.end(); ++method) {

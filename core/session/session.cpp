@@ -8,6 +8,7 @@
 #include "core/session/stage_runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 
@@ -151,13 +152,40 @@ void protectInputs(const SessionFiles& files) {
         f->protectFromOutputs();
 }
 
+namespace {
+
+bool namedLikeEtdump(const std::string& path) {
+    const auto ext = std::filesystem::path(path).extension().string();
+    return ext == ".etdp" || ext == ".etdump";
+}
+
+// ExecuTorch's examples save it as etrecord.bin; users as model.etrecord or
+// my_etrecord.zip.
+bool namedLikeEtRecord(const std::string& path) {
+    std::string name = std::filesystem::path(path).filename().string();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    return name.find("etrecord") != std::string::npos;
+}
+
+} // namespace
+
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
                               const std::string& preferredCapture) {
     SessionFiles s;
     std::vector<std::shared_ptr<const MappedFile>> raw;
     std::vector<CaptureCandidate> captures;
     for (const auto& f : inputs.files) {
-        switch (detectFileKind(f->bytes())) {
+        const FileKind kind = detectFileKind(f->bytes());
+        // Content decides, but a name that says otherwise is probably a mix-up
+        // (an ETRecord saved as run.etdp): said, or the banner would only say
+        // "ETDump missing" without naming the file.
+        if (namedLikeEtdump(f->path()) && (kind == FileKind::EtRecord || kind == FileKind::Capture))
+            s.unrecognized.push_back(makeError(
+                ErrorCode::BadMagic,
+                std::string("named like an ETDump but holds ") +
+                    (kind == FileKind::EtRecord ? "an ETRecord" : "an AOT capture") + ": read as one",
+                f->path()));
+        switch (kind) {
         case FileKind::EtDump:
             if (!s.etdump)
                 s.etdump = f;
@@ -216,7 +244,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         if (r == s.debug_buffer)
             continue;
         const auto ext = std::filesystem::path(r->path()).extension().string();
-        if (ext == ".etdp" || ext == ".etdump") {
+        if (namedLikeEtdump(r->path())) {
             EtdumpReadOptions named;
             named.name = r->path();
             auto parsed = parseEtdump(r->bytes(), named);
@@ -231,6 +259,10 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
                                 "metadata): not used",
                                 r->path())
                     : parsed.error());
+        } else if (namedLikeEtRecord(r->path())) {
+            auto parsed = readEtRecord(r);
+            if (!parsed)
+                s.unrecognized.push_back(parsed.error());
         }
     }
     protectInputs(s);
@@ -328,6 +360,11 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
                         std::filesystem::path(files.capture->path()).filename().string() + "' (" +
                         files.capture_choice +
                         "). Pick another with --capture or the app's Capture selector");
+            // What the ETRecord reader left out (a graph it could not read, no
+            // debug_handle_map) changes what can be resolved and named: said.
+            if (s->etrecord)
+                for (const auto& w : s->etrecord->warnings)
+                    s->comparison->warnings.push_back(w.describe());
             staged.pending = std::move(c.value().pending);
             s->complete = false;
         } else {
