@@ -21,7 +21,9 @@ pkg="$work/python-src"
 if [ ! -f "$stamp" ] || [ "$src/python/pyproject.toml" -nt "$stamp" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check build setuptools wheel
+  # --upgrade: a new venv comes with an older setuptools than python/pyproject.toml
+  # needs (>=77, for its SPDX licence), and a plain install would keep it.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --upgrade build "setuptools>=77" wheel
 fi
 # Users install the exporter as a wheel: build it (python -m build, as
 # packaging/test-wheel does) and install that, not the source folder.

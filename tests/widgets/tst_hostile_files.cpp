@@ -3,6 +3,7 @@
 // names the file and the problem; then the demo still opens.
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
+#include "hostile_catalogue.h"
 #include "widgets/op_table_model.h"
 
 #include <QLabel>
@@ -50,6 +51,8 @@ class HostileFilesTest : public QObject {
 private slots:
     void eachCaseIsNamedAndTheDemoStillOpens_data();
     void eachCaseIsNamedAndTheDemoStillOpens();
+    void theCatalogueIsNamedAndTheDemoStillOpens_data();
+    void theCatalogueIsNamedAndTheDemoStillOpens();
     void anInputRewrittenWhileShownIsReported();
 };
 
@@ -124,6 +127,47 @@ void HostileFilesTest::eachCaseIsNamedAndTheDemoStillOpens() {
     QVERIFY2(banner.contains(file), qPrintable(banner));
     QVERIFY2(banner.contains(problem), qPrintable(banner));
     // And the app still works.
+    window.openDemo();
+    QVERIFY(shown.wait(30000));
+    QVERIFY(window.opModel()->rowCount() > 0);
+}
+
+void HostileFilesTest::theCatalogueIsNamedAndTheDemoStillOpens_data() {
+    QTest::addColumn<int>("index");
+    const auto cases = test::hostileCatalogue(GAPSCOPE_DEMO_DIR);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& c = cases[i];
+        // Outputs are the CLI's and the export dialog's; a folder given as an
+        // input is how the app opens a session (it is searched, not refused).
+        if (c.role == test::HostileRole::Output || c.special == test::HostileSpecial::Directory)
+            continue;
+        QTest::newRow(c.id.c_str()) << static_cast<int>(i);
+    }
+}
+
+void HostileFilesTest::theCatalogueIsNamedAndTheDemoStillOpens() {
+    QFETCH(int, index);
+    const auto c = test::hostileCatalogue(GAPSCOPE_DEMO_DIR)[static_cast<std::size_t>(index)];
+    QTemporaryDir dir;
+    const std::string caseDir = dir.filePath(QStringLiteral("case")).toStdString();
+    QVERIFY(test::materialiseCase(c, GAPSCOPE_DEMO_DIR, caseDir).empty());
+    QStringList paths;
+    for (auto role : {test::HostileRole::EtDump, test::HostileRole::DebugBuffer, test::HostileRole::EtRecord,
+                      test::HostileRole::Capture})
+        paths << QString::fromStdString(caseDir + "/" + test::hostileFileName(role));
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openPaths(paths);
+    QVERIFY(shown.wait(30000));
+    // The error banner, or the warning banner for what the core only warns about.
+    const QString text = c.warning ? window.inspector()->warningBanner()->text() : window.banner()->text();
+    const QString file = QString::fromLatin1(test::hostileFileName(c.role));
+    QVERIFY2(text.contains(file), qPrintable(text));
+    // The problem, as the core says it (the CLI prints the same words).
+    const QString message = QString::fromStdString(c.appExpected.empty() ? c.expected : c.appExpected)
+                                .section(QStringLiteral(": "), 1);
+    QVERIFY2(text.contains(message.left(40)), qPrintable(QStringLiteral("%1\nlacks: %2").arg(text, message)));
     window.openDemo();
     QVERIFY(shown.wait(30000));
     QVERIFY(window.opModel()->rowCount() > 0);
