@@ -5,7 +5,6 @@
 //   writes OUTDIR/<SIZE>x<SIZE>/apps/<basename of ICON>.png
 #include <QDir>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
 #include <QSvgRenderer>
@@ -16,10 +15,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s ICON.svg OUTDIR SIZE...\n", argv[0]);
         return 2;
     }
-    // A QGuiApplication on the offscreen platform: the renderer needs the GUI
-    // module's setup but no display (builds run on servers).
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    QGuiApplication app(argc, argv);
+    // No QGuiApplication: raster painting into a QImage needs no platform
+    // plugin, display or runtime directory (builds run on servers), and the
+    // icon has no text that would need the font database.
     const QString svg = QString::fromLocal8Bit(argv[1]);
     QSvgRenderer renderer(svg);
     if (!renderer.isValid()) {
