@@ -1,19 +1,32 @@
 #include "core/common/sha256.h"
 
+#include <algorithm>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 namespace gapscope {
 
-std::string sha256Hex(ByteSpan bytes) {
+std::string sha256Hex(ByteSpan bytes, const std::atomic<bool>* cancelled) {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
-    EVP_Digest(bytes.data, bytes.size, digest, &length, EVP_sha256(), nullptr);
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+    constexpr std::size_t kChunk = 16u << 20;
+    bool stopped = false;
+    for (std::size_t at = 0; at < bytes.size && !stopped; at += kChunk) {
+        EVP_DigestUpdate(ctx, bytes.data + at, std::min(kChunk, bytes.size - at));
+        stopped = cancelled && cancelled->load(std::memory_order_relaxed);
+    }
+    if (!stopped)
+        EVP_DigestFinal_ex(ctx, digest, &length);
+    EVP_MD_CTX_free(ctx);
     // Hashing runs on long-lived background threads that outlive OpenSSL's own
     // exit-time cleanup (they are joined by a static destructor after it): free
     // this thread's OpenSSL state now rather than leave it for a thread exit
     // that comes too late to release it.
     OPENSSL_thread_stop();
+    if (stopped)
+        return {};
     static const char hex[] = "0123456789abcdef";
     std::string out;
     out.reserve(2 * length);

@@ -5,11 +5,14 @@
 
 namespace gapscope {
 
-CaptureProvenance checkCaptureProvenance(const Session& s) {
+CaptureProvenance checkCaptureProvenance(const Session& s, const std::atomic<bool>* cancelled) {
     CaptureProvenance p;
     if (!s.etrecord_file || !s.capture || !s.capture->etrecord_sha256)
         return p;
-    p.etrecord_sha256 = sha256Hex(s.etrecord_file->bytes());
+    std::string digest = sha256Hex(s.etrecord_file->bytes(), cancelled);
+    if (digest.empty())
+        return p; // cancelled
+    p.etrecord_sha256 = std::move(digest);
     if (*p.etrecord_sha256 != *s.capture->etrecord_sha256)
         p.warning = "the capture was made from another ETRecord (SHA-256 " +
                     s.capture->etrecord_sha256->substr(0, 12) + "…, this one " +

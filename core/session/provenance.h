@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,8 @@ struct CaptureProvenance {
     std::optional<std::string> etrecord_sha256; // the open ETRecord's, when hashed
     std::optional<std::string> warning;
 };
-CaptureProvenance checkCaptureProvenance(const Session& session);
+// With `cancelled` set while hashing, nothing is hashed or said.
+CaptureProvenance checkCaptureProvenance(const Session& session,
+                                         const std::atomic<bool>* cancelled = nullptr);
 
 } // namespace gapscope

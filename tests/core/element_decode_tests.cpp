@@ -6,6 +6,7 @@
 #include "core/etdump/scalar_type.h"
 #include "core/etdump/tensor_stats.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -187,4 +188,13 @@ TEST_CASE("SHA-256 of known inputs", "[hash]") {
           "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     CHECK(gapscope::sha256Hex({nullptr, 0}) ==
           "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    // Hashed in 16 MiB chunks, across boundaries: the digest coreutils gives for
+    // the same 40 MiB of 'a' (head -c 41943040 /dev/zero | tr '\0' a | sha256sum).
+    const std::vector<std::uint8_t> many(40u << 20, 'a');
+    std::atomic<bool> running{false};
+    CHECK(gapscope::sha256Hex({many.data(), many.size()}, &running) ==
+          "a1fde4d201c91a880700f22adb3de5cf17d3e73db0c002fd7cbc721b17571f66");
+    // Cancelled: nothing, not a digest of a prefix.
+    std::atomic<bool> cancelled{true};
+    CHECK(gapscope::sha256Hex({many.data(), many.size()}, &cancelled).empty());
 }
