@@ -77,7 +77,11 @@ int runCompare(const CompareOptions& o) {
     // written (the table shows no digest).
     std::future<std::vector<InputProvenance>> digests;
     if (!o.json.empty() || !o.markdown.empty())
-        digests = std::async(std::launch::async, [files] { return hashInputs(files); });
+        digests = std::async(std::launch::async, [files] {
+            SessionFiles others = files;
+            others.etrecord.reset(); // the provenance check's digest serves (withEtRecordDigest)
+            return hashInputs(others);
+        });
     SessionOptions options;
     options.threshold = ctx.threshold;
     options.comparison.method = o.method;
@@ -90,7 +94,8 @@ int runCompare(const CompareOptions& o) {
         return fail("nothing to compare: " + o.etdump + " and " + o.capture);
     const Comparison& c = *session->comparison;
     const auto gates = ctx.gates;
-    ctx = reportContextFor(*session, digests.valid() ? digests.get() : std::vector<InputProvenance>{});
+    ctx = reportContextFor(*session, digests.valid() ? withEtRecordDigest(digests.get(), *session)
+                                                     : std::vector<InputProvenance>{});
     ctx.gates = gates;
     for (const auto& warning : c.warnings)
         std::cerr << "gapscope-cli compare: warning: " << warning << "\n";

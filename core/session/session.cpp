@@ -421,6 +421,19 @@ std::vector<InputProvenance> hashInputs(const SessionFiles& files,
     return out;
 }
 
+std::vector<InputProvenance> withEtRecordDigest(std::vector<InputProvenance> others, const Session& s) {
+    if (!s.etrecord_file)
+        return others;
+    SessionFiles only;
+    only.etrecord = s.etrecord_file;
+    auto etrecord = hashInputs(only, s.etrecord_sha256);
+    // Report order: etdump, debug_buffer, etrecord, capture.
+    const auto at = std::find_if(others.begin(), others.end(),
+                                 [](const InputProvenance& p) { return p.role == "capture"; });
+    others.insert(at, std::move(etrecord.front()));
+    return others;
+}
+
 ReportContext reportContextFor(const Session& s) {
     SessionFiles files;
     files.etdump = s.etdump_file;

@@ -129,6 +129,11 @@ ReportContext reportContextFor(const Session& session, std::vector<InputProvenan
 // CLI starts it on a thread of its own as soon as the files are mapped.
 std::vector<InputProvenance> hashInputs(const SessionFiles& files,
                                         const std::optional<std::string>& etrecordSha256 = {});
+// hashInputs's list with the ETRecord in its place, taking the digest the
+// provenance check computed (it hashes the ETRecord anyway; hashed here only when
+// it did not): the CLI hashes the other inputs beside the comparison, before
+// that digest exists, and so does not hash a large ETRecord twice.
+std::vector<InputProvenance> withEtRecordDigest(std::vector<InputProvenance> others, const Session& session);
 
 // Expands folders (one level) and maps the files; unreadable paths become errors.
 // An ETDump given as a file brings its debug buffer along when it lies beside

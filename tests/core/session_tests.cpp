@@ -230,3 +230,26 @@ TEST_CASE("versionText names every component", "[version]") {
               std::string::npos);
     }
 }
+
+// The CLI hashes the other inputs beside the comparison and takes the ETRecord's
+// digest from the provenance check: the list is still in report order, and the
+// ETRecord is hashed only when the check did not hash it.
+TEST_CASE("withEtRecordDigest puts the ETRecord in its place, hashed once", "[version][report]") {
+    const std::string abc = "abc";
+    gapscope::Session s;
+    s.etrecord_file =
+        gapscope::MappedFile::fromBytes("etrecord.bin", reinterpret_cast<const std::uint8_t*>(abc.data()), 3);
+    const std::vector<gapscope::InputProvenance> others{{"etdump", "run.etdp", 1, "d1"},
+                                                        {"capture", "c.safetensors", 2, "d2"}};
+    auto inputs = gapscope::withEtRecordDigest(others, s);
+    REQUIRE(inputs.size() == 3);
+    CHECK(inputs[0].role == "etdump");
+    CHECK(inputs[1].role == "etrecord");
+    CHECK(inputs[1].bytes == 3);
+    CHECK(inputs[1].sha256 == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(inputs[2].role == "capture");
+    s.etrecord_sha256 = "from-the-provenance-check";
+    CHECK(gapscope::withEtRecordDigest(others, s)[1].sha256 == "from-the-provenance-check");
+    s.etrecord_file.reset();
+    CHECK(gapscope::withEtRecordDigest(others, s).size() == 2);
+}
