@@ -6,6 +6,7 @@
 #include "core/session/session.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -211,6 +212,33 @@ HostileCase output(std::string id, std::string flag, std::string path, HostileSp
 
 #include "hostile_cases.inc"
 
+// Makes `path` the special file `kind` (links are relative, inside `dir`).
+void makeSpecial(HostileSpecial kind, const std::string& path, const std::string& dir, std::error_code& ec) {
+    const auto fifo = [&ec](const std::string& p) {
+        if (::mkfifo(p.c_str(), 0600) != 0)
+            ec.assign(errno, std::generic_category());
+    };
+    switch (kind) {
+    case HostileSpecial::Fifo: fifo(path); break;
+    case HostileSpecial::Directory: fs::create_directory(path, ec); break;
+    case HostileSpecial::SymlinkToFifo:
+        fifo(dir + "/pipe");
+        if (!ec)
+            fs::create_symlink("pipe", path, ec);
+        break;
+    case HostileSpecial::DanglingSymlink: fs::create_symlink("nothing-here", path, ec); break;
+    case HostileSpecial::SymlinkToNewFile:
+        if (!spit(dir + "/notes.txt", "kept\n"))
+            ec = std::make_error_code(std::errc::io_error);
+        else
+            fs::create_symlink("notes.txt", path, ec);
+        break;
+    case HostileSpecial::HardLinkToInput: fs::create_hard_link(dir + "/etrecord.bin", path, ec); break;
+    case HostileSpecial::None:
+    case HostileSpecial::Missing: break; // written by the caller, or left out
+    }
+}
+
 } // namespace
 
 std::vector<HostileCase> hostileCatalogue(const std::string& demoDir) {
@@ -241,45 +269,19 @@ std::string materialiseCase(const HostileCase& c, const std::string& demoDir, co
                 return path + ": " + ec.message();
             continue;
         }
-        switch (c.special) {
-        case HostileSpecial::None:
+        if (c.special == HostileSpecial::None) {
             if (!spit(path, c.bytes))
                 return path + ": cannot write";
-            break;
-        case HostileSpecial::Fifo:
-            if (::mkfifo(path.c_str(), 0600) != 0)
-                return path + ": mkfifo failed";
-            break;
-        case HostileSpecial::Directory: fs::create_directory(path, ec); break;
-        case HostileSpecial::SymlinkToFifo:
-            if (::mkfifo((dir + "/pipe").c_str(), 0600) != 0)
-                return path + ": mkfifo failed";
-            fs::create_symlink("pipe", path, ec);
-            break;
-        case HostileSpecial::DanglingSymlink: fs::create_symlink("nothing-here", path, ec); break;
-        default: break; // Missing: no file
+        } else {
+            makeSpecial(c.special, path, dir, ec);
+            if (ec)
+                return path + ": " + ec.message();
         }
-        if (ec)
-            return path + ": " + ec.message();
     }
     if (c.role != HostileRole::Output)
         return {};
     const std::string out = dir + "/" + c.outputPath;
-    switch (c.special) {
-    case HostileSpecial::Fifo:
-        if (::mkfifo(out.c_str(), 0600) != 0)
-            return out + ": mkfifo failed";
-        break;
-    case HostileSpecial::Directory: fs::create_directory(out, ec); break;
-    case HostileSpecial::SymlinkToNewFile:
-        if (!spit(dir + "/notes.txt", "kept\n"))
-            return dir + "/notes.txt: cannot write";
-        fs::create_symlink("notes.txt", out, ec);
-        break;
-    case HostileSpecial::DanglingSymlink: fs::create_symlink("nothing-here.csv", out, ec); break;
-    case HostileSpecial::HardLinkToInput: fs::create_hard_link(dir + "/etrecord.bin", out, ec); break;
-    default: break;
-    }
+    makeSpecial(c.special, out, dir, ec);
     return ec ? out + ": " + ec.message() : std::string();
 }
 
