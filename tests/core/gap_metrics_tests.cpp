@@ -373,7 +373,7 @@ TEST_CASE("parallel loops share one pool and do not nest threads", "[parallel]")
 // row's indices by (value descending, index ascending), ties included.
 TEST_CASE("top-1 and top-5 agreement equal a sort of every row, ties included", "[metrics]") {
     std::mt19937 rng(7);
-    for (const std::int64_t width : {2, 5, 7, 64}) {
+    for (const std::int64_t width : {2, 5, 7, 13, 64, 301}) {
         Buffer<float> a, b;
         const std::int64_t rows = 50;
         std::uniform_int_distribution<int> few(0, 3); // small values: many ties
@@ -407,5 +407,44 @@ TEST_CASE("top-1 and top-5 agreement equal a sort of every row, ties included", 
         CHECK(m.top1_agreement == std::optional<double>(static_cast<double>(top1) / rows));
         if (width >= 5)
             CHECK(m.top5_agreement == std::optional<double>(static_cast<double>(top5) / rows));
+    }
+}
+
+// float32 rows are ranked in place (blocks of 8 skipped against the k-th value,
+// NaN tested by vector); the same values as float64 take the decoding path.
+// Both must agree row for row: long and short rows, ties, rising runs (every
+// block enters), NaN anywhere in a row (ranked by the decoding path's sort).
+TEST_CASE("top-k of float32 rows in place equals the decoded float64 path", "[metrics]") {
+    std::mt19937 rng(11);
+    for (const std::int64_t width : {3, 8, 9, 16, 29, 200}) {
+        const std::int64_t rows = 40;
+        Buffer<float> a, b;
+        std::uniform_int_distribution<int> pick(0, 9);
+        std::normal_distribution<float> normal;
+        for (std::int64_t i = 0; i < rows * width; ++i) {
+            const auto r = i / width, c = i % width;
+            const auto value = [&] {
+                switch (r % 4) {
+                case 0: return static_cast<float>(pick(rng)); // ties
+                case 1: return static_cast<float>(c);         // rising: every block beats the floor
+                default: return normal(rng);
+                }
+            };
+            a.values.push_back(value());
+            b.values.push_back(r % 4 == 1 ? static_cast<float>(width - c) : value());
+        }
+        for (std::int64_t r = 2; r < rows; r += 5) // a NaN at the start, middle or tail of a row
+            (r % 2 ? a : b).values[static_cast<std::size_t>(r * width + (r * 7) % width)] = std::nanf("");
+        Buffer<double> a64, b64;
+        a64.values.assign(a.values.begin(), a.values.end());
+        b64.values.assign(b.values.begin(), b.values.end());
+        const auto f32 =
+            gap(a.operand(ScalarType::Float, {rows, width}), b.operand(ScalarType::Float, {rows, width}));
+        const auto f64 = gap(a64.operand(ScalarType::Double, {rows, width}),
+                             b64.operand(ScalarType::Double, {rows, width}));
+        INFO("width " << width);
+        REQUIRE(f32.top1_agreement.has_value());
+        CHECK(f32.top1_agreement == f64.top1_agreement);
+        CHECK(f32.top5_agreement == f64.top5_agreement);
     }
 }
