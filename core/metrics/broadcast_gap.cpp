@@ -1,9 +1,11 @@
 #include "core/metrics/broadcast_gap.h"
 
+#include "core/metrics/column_sort.h"
 #include "core/metrics/compensated_sum.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace gapscope {
@@ -57,6 +59,26 @@ template <typename Key> void radixSort(std::vector<Key>& keys, std::vector<Key>&
     }
 }
 
+bool float32Exact(double x) {
+    return static_cast<double>(static_cast<float>(x)) == x;
+}
+
+// A float32 value's bits made unsigned-ordered (negative: every bit flipped;
+// positive: the sign bit set), and back.
+std::uint32_t floatKey(double x) {
+    const float f = static_cast<float>(x);
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u ^ ((0u - (u >> 31)) | (1u << 31));
+}
+
+double fromFloatKey(std::uint32_t k) {
+    const std::uint32_t u = k ^ ((k >> 31) ? (1u << 31) : ~0u);
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return static_cast<double>(f);
+}
+
 // Sorts finite doubles ascending by their bits made unsigned-ordered (negative:
 // every bit flipped; positive: the sign bit set). Values that are all float32
 // (the common case: tensors converted to float64) sort on their 32-bit
@@ -69,24 +91,14 @@ struct FiniteSorter {
     std::vector<std::uint64_t> keys64, scratch64;
 
     void sort(std::vector<double>& v) {
-        const bool narrow = std::all_of(
-            v.begin(), v.end(), [](double x) { return static_cast<double>(static_cast<float>(x)) == x; });
+        const bool narrow = std::all_of(v.begin(), v.end(), float32Exact);
         if (narrow) {
             keys32.resize(v.size());
-            for (std::size_t i = 0; i < v.size(); ++i) {
-                const float f = static_cast<float>(v[i]);
-                std::uint32_t u;
-                std::memcpy(&u, &f, sizeof u);
-                keys32[i] = u ^ ((0u - (u >> 31)) | (1u << 31));
-            }
+            for (std::size_t i = 0; i < v.size(); ++i)
+                keys32[i] = floatKey(v[i]);
             radixSort(keys32, scratch32);
-            for (std::size_t i = 0; i < v.size(); ++i) {
-                const std::uint32_t k = keys32[i];
-                const std::uint32_t u = k ^ ((k >> 31) ? (1u << 31) : ~0u);
-                float f;
-                std::memcpy(&f, &u, sizeof f);
-                v[i] = static_cast<double>(f);
-            }
+            for (std::size_t i = 0; i < v.size(); ++i)
+                v[i] = fromFloatKey(keys32[i]);
             return;
         }
         keys64.resize(v.size());
@@ -140,17 +152,10 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
     const double P = static_cast<double>(inA.size()), Q = static_cast<double>(inB.size());
     Sum d2, d1, a2;
     std::vector<double> ga(inA.size()), gb(inB.size()), prefix(inB.size() + 1);
-    FiniteSorter sorter;
-    for (std::size_t g = 0; g < groupA.size(); ++g) {
-        for (std::size_t p = 0; p < inA.size(); ++p)
-            ga[p] = av[groupA[g] + inA[p]];
-        for (std::size_t q = 0; q < inB.size(); ++q)
-            gb[q] = bv[groupB[g] + inB[q]];
-        Sum sa, sa2, sb, sb2;
-        for (double x : ga)
-            sa.add(x), sa2.add(x * x);
-        for (double y : gb)
-            sb.add(y), sb2.add(y * y);
+    // One group's sums. ga and gb hold its values in gather order, the sums of
+    // those values and their squares are given; `sort` puts ga and gb in
+    // ascending order (the Σ|a−b| walk needs them so).
+    auto group = [&](const Sum& sa, const Sum& sa2, const Sum& sb, const Sum& sb2, auto&& sort) {
         a2.add(Q * sa2.value());
         if (inA.size() == 1 || inB.size() == 1) {
             // One side is a single value: the pairs are few, sum them exactly
@@ -160,13 +165,12 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
                     d2.add((x - y) * (x - y));
                     d1.add(std::fabs(x - y));
                 }
-            continue;
+            return;
         }
         d2.add(Q * sa2.value() + P * sb2.value() - 2.0 * sa.value() * sb.value());
         // Σ_p Σ_q |a_p − b_q|: with both sorted, the k runtime values at or below
         // a_p contribute a_p·k − prefix[k], the rest (total − prefix[k]) − a_p·(Q − k).
-        sorter.sort(ga);
-        sorter.sort(gb);
+        sort();
         for (std::size_t q = 0; q < gb.size(); ++q)
             prefix[q + 1] = prefix[q] + gb[q];
         std::size_t k = 0;
@@ -176,6 +180,77 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
             const double below = x * static_cast<double>(k) - prefix[k];
             const double above = (prefix[gb.size()] - prefix[k]) - x * static_cast<double>(gb.size() - k);
             d1.add(below + above);
+        }
+    };
+
+    // Every value float32 (tensors converted to float64, the common case):
+    // eight groups are sorted at once on their 32-bit keys, a group a column.
+    const auto narrow = [](const std::vector<double>& v) {
+        return std::all_of(v.begin(), v.end(), float32Exact);
+    };
+    const auto rowsFor = [](std::size_t n) {
+        std::size_t rows = 2;
+        while (rows < n)
+            rows <<= 1;
+        return rows;
+    };
+    constexpr std::size_t kMaxColumnRows = 512; // beyond, the network's n·log²n outgrows the radix sort
+    if (fastColumnSort() && inA.size() > 1 && inB.size() > 1 && inA.size() <= kMaxColumnRows &&
+        inB.size() <= kMaxColumnRows && narrow(av) && narrow(bv)) {
+        constexpr std::size_t C = kSortColumns;
+        const std::size_t rowsA = rowsFor(inA.size()), rowsB = rowsFor(inB.size());
+        std::vector<std::uint32_t> keysA(rowsA * C), keysB(rowsB * C);
+        std::vector<double> tileA(C * inA.size()), tileB(C * inB.size());
+        for (std::size_t g0 = 0; g0 < groupA.size(); g0 += C) {
+            const std::size_t tile = std::min(C, groupA.size() - g0);
+            // Gathered value by value across the tile's groups: where groups are
+            // the innermost dimension, one cache line serves them all.
+            std::fill(keysA.begin(), keysA.end(), UINT32_MAX);
+            std::fill(keysB.begin(), keysB.end(), UINT32_MAX);
+            for (std::size_t p = 0; p < inA.size(); ++p)
+                for (std::size_t j = 0; j < tile; ++j) {
+                    const double x = av[groupA[g0 + j] + inA[p]];
+                    tileA[j * inA.size() + p] = x;
+                    keysA[p * C + j] = floatKey(x);
+                }
+            for (std::size_t q = 0; q < inB.size(); ++q)
+                for (std::size_t j = 0; j < tile; ++j) {
+                    const double y = bv[groupB[g0 + j] + inB[q]];
+                    tileB[j * inB.size() + q] = y;
+                    keysB[q * C + j] = floatKey(y);
+                }
+            sortColumns(keysA.data(), rowsA);
+            sortColumns(keysB.data(), rowsB);
+            for (std::size_t j = 0; j < tile; ++j) {
+                Sum sa, sa2, sb, sb2;
+                for (const double* x = &tileA[j * inA.size()]; x != &tileA[(j + 1) * inA.size()]; ++x)
+                    sa.add(*x), sa2.add(*x * *x);
+                for (const double* y = &tileB[j * inB.size()]; y != &tileB[(j + 1) * inB.size()]; ++y)
+                    sb.add(*y), sb2.add(*y * *y);
+                group(sa, sa2, sb, sb2, [&] {
+                    for (std::size_t p = 0; p < ga.size(); ++p)
+                        ga[p] = fromFloatKey(keysA[p * C + j]);
+                    for (std::size_t q = 0; q < gb.size(); ++q)
+                        gb[q] = fromFloatKey(keysB[q * C + j]);
+                });
+            }
+        }
+    } else {
+        FiniteSorter sorter;
+        for (std::size_t g = 0; g < groupA.size(); ++g) {
+            for (std::size_t p = 0; p < inA.size(); ++p)
+                ga[p] = av[groupA[g] + inA[p]];
+            for (std::size_t q = 0; q < inB.size(); ++q)
+                gb[q] = bv[groupB[g] + inB[q]];
+            Sum sa, sa2, sb, sb2;
+            for (double x : ga)
+                sa.add(x), sa2.add(x * x);
+            for (double y : gb)
+                sb.add(y), sb2.add(y * y);
+            group(sa, sa2, sb, sb2, [&] {
+                sorter.sort(ga);
+                sorter.sort(gb);
+            });
         }
     }
     const double n = static_cast<double>(groupA.size()) * P * Q;
