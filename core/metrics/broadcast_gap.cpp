@@ -2,6 +2,7 @@
 
 #include "core/metrics/column_sort.h"
 #include "core/metrics/compensated_sum.h"
+#include "core/metrics/lane_sums.h"
 
 #include <algorithm>
 #include <cmath>
@@ -195,45 +196,45 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
         return rows;
     };
     constexpr std::size_t kMaxColumnRows = 512; // beyond, the network's n·log²n outgrows the radix sort
-    if (fastColumnSort() && inA.size() > 1 && inB.size() > 1 && inA.size() <= kMaxColumnRows &&
-        inB.size() <= kMaxColumnRows && narrow(av) && narrow(bv)) {
+    if (fastColumnSort() && haveLaneSums() && inA.size() > 1 && inB.size() > 1 &&
+        inA.size() <= kMaxColumnRows && inB.size() <= kMaxColumnRows && narrow(av) && narrow(bv)) {
         constexpr std::size_t C = kSortColumns;
         const std::size_t rowsA = rowsFor(inA.size()), rowsB = rowsFor(inB.size());
         std::vector<std::uint32_t> keysA(rowsA * C), keysB(rowsB * C);
         std::vector<double> tileA(C * inA.size()), tileB(C * inB.size());
         for (std::size_t g0 = 0; g0 < groupA.size(); g0 += C) {
             const std::size_t tile = std::min(C, groupA.size() - g0);
-            // Gathered value by value across the tile's groups: where groups are
-            // the innermost dimension, one cache line serves them all.
+            // Gathered value by value across the tile's groups (where groups are
+            // the innermost dimension one cache line serves them all), a group a
+            // lane: tile[p * C + j] is value p of group j.
             std::fill(keysA.begin(), keysA.end(), UINT32_MAX);
             std::fill(keysB.begin(), keysB.end(), UINT32_MAX);
+            std::fill(tileA.begin(), tileA.end(), 0.0);
+            std::fill(tileB.begin(), tileB.end(), 0.0);
             for (std::size_t p = 0; p < inA.size(); ++p)
                 for (std::size_t j = 0; j < tile; ++j) {
                     const double x = av[groupA[g0 + j] + inA[p]];
-                    tileA[j * inA.size() + p] = x;
+                    tileA[p * C + j] = x;
                     keysA[p * C + j] = floatKey(x);
                 }
             for (std::size_t q = 0; q < inB.size(); ++q)
                 for (std::size_t j = 0; j < tile; ++j) {
                     const double y = bv[groupB[g0 + j] + inB[q]];
-                    tileB[j * inB.size() + q] = y;
+                    tileB[q * C + j] = y;
                     keysB[q * C + j] = floatKey(y);
                 }
+            Sum sa[C], sa2[C], sb[C], sb2[C];
+            laneSums(tileA.data(), inA.size(), sa, sa2);
+            laneSums(tileB.data(), inB.size(), sb, sb2);
             sortColumns(keysA.data(), rowsA);
             sortColumns(keysB.data(), rowsB);
-            for (std::size_t j = 0; j < tile; ++j) {
-                Sum sa, sa2, sb, sb2;
-                for (const double* x = &tileA[j * inA.size()]; x != &tileA[(j + 1) * inA.size()]; ++x)
-                    sa.add(*x), sa2.add(*x * *x);
-                for (const double* y = &tileB[j * inB.size()]; y != &tileB[(j + 1) * inB.size()]; ++y)
-                    sb.add(*y), sb2.add(*y * *y);
-                group(sa, sa2, sb, sb2, [&] {
+            for (std::size_t j = 0; j < tile; ++j)
+                group(sa[j], sa2[j], sb[j], sb2[j], [&] {
                     for (std::size_t p = 0; p < ga.size(); ++p)
                         ga[p] = fromFloatKey(keysA[p * C + j]);
                     for (std::size_t q = 0; q < gb.size(); ++q)
                         gb[q] = fromFloatKey(keysB[q * C + j]);
                 });
-            }
         }
     } else {
         FiniteSorter sorter;

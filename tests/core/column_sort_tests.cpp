@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -72,11 +73,15 @@ TEST_CASE("the closed-form broadcast gap is bit-identical with the column sort a
             na *= static_cast<std::uint64_t>(d);
         for (auto d : bs)
             nb *= static_cast<std::uint64_t>(d);
+        // Magnitudes from 1e-3 to 1e6 side by side: the sums' compensations
+        // carry bits the result shows.
+        std::uniform_int_distribution<int> exponent(-3, 6);
+        const auto value = [&] { return static_cast<float>(normal(rng) * std::pow(10.0, exponent(rng))); };
         std::vector<float> a, b;
         for (std::uint64_t i = 0; i < na; ++i)
-            a.push_back(i % 7 == 0 ? 0.0f : i % 11 == 0 ? -0.0f : static_cast<float>(normal(rng)));
+            a.push_back(i % 7 == 0 ? 0.0f : i % 11 == 0 ? -0.0f : value());
         for (std::uint64_t i = 0; i < nb; ++i)
-            b.push_back(i % 5 == 0 ? 1.0f : static_cast<float>(normal(rng)));
+            b.push_back(i % 5 == 0 ? 1.0f : value());
         const auto ao = Operand::tensor(ScalarType::Float, as,
                                         {reinterpret_cast<const std::uint8_t*>(a.data()), a.size() * 4}, na);
         const auto bo = Operand::tensor(ScalarType::Float, bs,
@@ -93,5 +98,48 @@ TEST_CASE("the closed-form broadcast gap is bit-identical with the column sort a
         CHECK(columns->mse == radix->mse);
         CHECK(columns->l1 == radix->l1);
         CHECK(columns->snr == radix->snr);
+    }
+}
+
+#include "core/metrics/compensated_sum.h"
+#include "core/metrics/lane_sums.h"
+
+#include <cstring>
+
+// Eight sums at once (TwoSum in AVX2 lanes) hold exactly what Sum::add holds,
+// compensation included, on values whose magnitudes span 1e-30 to 1e30 (each
+// addition loses bits the compensation keeps), with zeros of both signs.
+TEST_CASE("lane sums equal Sum::add bit for bit, compensation included", "[metrics][column-sort]") {
+    if (!haveLaneSums()) {
+        WARN("no AVX2: the closed form uses Sum directly on this machine; nothing to compare");
+        return;
+    }
+    std::mt19937 rng(3);
+    std::normal_distribution<double> normal;
+    std::uniform_int_distribution<int> exponent(-30, 30);
+    for (const std::size_t n : {1u, 2u, 7u, 197u, 1000u}) {
+        std::vector<double> rows(n * 8);
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            rows[i] =
+                i % 13 == 0 ? -0.0
+                : i % 17 == 0
+                    ? 0.0
+                    : static_cast<double>(static_cast<float>(normal(rng) * std::pow(10.0, exponent(rng))));
+        Sum sum[8], square[8];
+        laneSums(rows.data(), n, sum, square);
+        bool compensated = false;
+        for (std::size_t j = 0; j < 8; ++j) {
+            Sum s, s2;
+            for (std::size_t p = 0; p < n; ++p)
+                s.add(rows[p * 8 + j]), s2.add(rows[p * 8 + j] * rows[p * 8 + j]);
+            INFO(n << " values, lane " << j);
+            CHECK(std::memcmp(&sum[j].s, &s.s, sizeof(double)) == 0);
+            CHECK(std::memcmp(&sum[j].c, &s.c, sizeof(double)) == 0);
+            CHECK(std::memcmp(&square[j].s, &s2.s, sizeof(double)) == 0);
+            CHECK(std::memcmp(&square[j].c, &s2.c, sizeof(double)) == 0);
+            compensated = compensated || s.c != 0;
+        }
+        if (n > 2)
+            CHECK(compensated); // the data exercised the compensation
     }
 }
