@@ -8,11 +8,18 @@ std::optional<std::size_t> jsonTooDeep(std::string_view text, std::size_t maxDep
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (inString) {
-            if (escaped)
+            if (escaped) {
                 escaped = false;
-            else if (c == '\\')
+                continue;
+            }
+            // Skip to the next quote or backslash: strings hold most of the bytes.
+            while (i < text.size() && text[i] != '"' && text[i] != '\\')
+                ++i;
+            if (i == text.size())
+                break;
+            if (text[i] == '\\')
                 escaped = true;
-            else if (c == '"')
+            else
                 inString = false;
             continue;
         }

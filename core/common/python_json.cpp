@@ -34,10 +34,19 @@ NormalizedJson normalizePythonJson(std::string_view text) {
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (inString) {
-            out += c;
-            if (c == '\\' && i + 1 < text.size())
+            // The run up to the next quote or backslash is copied whole: most of
+            // a graph's bytes are inside strings.
+            std::size_t end = i;
+            while (end < text.size() && text[end] != '"' && text[end] != '\\')
+                ++end;
+            out.append(text.data() + i, end - i);
+            if (end == text.size())
+                break;
+            i = end;
+            out += text[i];
+            if (text[i] == '\\' && i + 1 < text.size())
                 out += text[++i];
-            else if (c == '"')
+            else if (text[i] == '"')
                 inString = false;
             continue;
         }

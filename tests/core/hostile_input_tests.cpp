@@ -405,3 +405,95 @@ TEST_CASE("a mapped input rewritten on disk says it changed", "[hostile][files]"
     spit(path, "second run, longer");
     CHECK(file.value()->changedOnDisk());
 }
+
+#include "core/common/python_json.h"
+
+#include <random>
+
+namespace {
+
+// The scans as they were written first, a character at a time: the fast ones
+// (runs inside strings skipped or copied whole) must agree on any text.
+std::optional<std::size_t> depthByCharacter(std::string_view text, std::size_t maxDepth) {
+    std::size_t depth = 0;
+    bool inString = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"')
+            inString = true;
+        else if ((c == '[' || c == '{') && ++depth > maxDepth)
+            return i;
+        else if ((c == ']' || c == '}') && depth > 0)
+            --depth;
+    }
+    return std::nullopt;
+}
+
+std::string normalizedByCharacter(std::string_view text) {
+    static constexpr std::string_view kTokens[] = {"-Infinity", "Infinity", "NaN"};
+    std::string out;
+    bool inString = false;
+    char last = '\0';
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size())
+                out += text[++i];
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            out += c;
+            last = c;
+            continue;
+        }
+        bool matched = false;
+        if (last == ':' || last == ',' || last == '[')
+            for (const auto token : kTokens) {
+                const auto end = i + token.size();
+                const bool ident = end < text.size() &&
+                                   (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+                if (text.compare(i, token.size(), token) == 0 && !ident) {
+                    out += '"' + std::string(token) + '"';
+                    i = end - 1;
+                    last = '"';
+                    matched = true;
+                    break;
+                }
+            }
+        if (matched)
+            continue;
+        out += c;
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            last = c;
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the JSON scans agree with a character-at-a-time scan on any text", "[hostile][json]") {
+    std::mt19937 rng(17);
+    const std::string alphabet = "\"\\[]{}:, xNaIfinty-0";
+    std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1), length(0, 64);
+    for (int round = 0; round < 20000; ++round) {
+        std::string text;
+        for (std::size_t n = length(rng); n > 0; --n)
+            text += alphabet[pick(rng)];
+        INFO("text: " << text);
+        CHECK(jsonTooDeep(text, 3) == depthByCharacter(text, 3));
+        CHECK(normalizePythonJson(text).text == normalizedByCharacter(text));
+    }
+}
