@@ -218,7 +218,7 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
         }
     };
 
-    // Every value float32 (tensors converted to float64, the common case):
+    // Every value float32 (float32 tensors, or others whose values all are):
     // eight groups are sorted at once on their 32-bit keys, a group a column.
     const auto narrow = [](const std::vector<double>& v) {
         return std::all_of(v.begin(), v.end(), float32Exact);
@@ -231,7 +231,8 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
     };
     constexpr std::size_t kMaxColumnRows = 512; // beyond, the network's n·log²n outgrows the radix sort
     if (fastColumnSort() && haveLaneSums() && inA.size() > 1 && inB.size() > 1 &&
-        inA.size() <= kMaxColumnRows && inB.size() <= kMaxColumnRows && narrow(av) && narrow(bv)) {
+        inA.size() <= kMaxColumnRows && inB.size() <= kMaxColumnRows &&
+        (a.type == ScalarType::Float || narrow(av)) && (b.type == ScalarType::Float || narrow(bv))) {
         constexpr std::size_t C = kSortColumns;
         const std::size_t rowsA = rowsFor(inA.size()), rowsB = rowsFor(inB.size());
         // Cache-line aligned: a row of eight keys or four doubles is one vector
