@@ -1,5 +1,7 @@
 #include "core/metrics/column_sort.h"
 
+#include "core/common/cpu_features.h"
+
 #include <algorithm>
 #include <atomic>
 
@@ -55,8 +57,7 @@ __attribute__((target("avx2"))) void sortColumnsAvx2(std::uint32_t* keys, std::s
 
 bool fastColumnSort() {
 #ifdef GAPSCOPE_COLUMN_SORT_AVX2
-    static const bool have = __builtin_cpu_supports("avx2");
-    return have && allowed.load(std::memory_order_relaxed);
+    return cpuHasAvx2() && allowed.load(std::memory_order_relaxed);
 #else
     return false;
 #endif

@@ -1,5 +1,7 @@
 #include "core/metrics/gap_accumulator.h"
 
+#include "core/common/cpu_features.h"
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -62,12 +64,7 @@ struct Largest {
 std::atomic<bool> allowAvx2{true};
 
 bool haveAvx2() {
-#ifdef GAPSCOPE_HAVE_AVX2_PATH
-    static const bool have = __builtin_cpu_supports("avx2");
-    return have && allowAvx2.load(std::memory_order_relaxed);
-#else
-    return false;
-#endif
+    return cpuHasAvx2() && allowAvx2.load(std::memory_order_relaxed);
 }
 
 #ifdef GAPSCOPE_HAVE_AVX2_PATH

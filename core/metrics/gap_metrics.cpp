@@ -4,16 +4,13 @@
 #include "core/etdump/element_decode.h"
 #include "core/metrics/finite_pass.h"
 #include "core/metrics/gap_accumulator.h"
+#include "core/metrics/top_k.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace gapscope {
 
@@ -64,79 +61,6 @@ double nanToNum(double x) {
     if (std::isinf(x))
         return x > 0 ? std::numeric_limits<double>::max() : std::numeric_limits<double>::lowest();
     return x;
-}
-
-// The k largest of v (value descending, index ascending among equals) into
-// out, best first, in one pass with k comparisons per element at most: the
-// same indices a partial_sort by that order gives, without sorting an index
-// array per row. Rows holding a NaN, which has no place in that order, are the
-// caller's to handle.
-template <typename T> std::size_t topK(const T* v, std::size_t n, std::size_t k, std::size_t* out) {
-    // Elements come in index order, so a newcomer ranks above a held one only
-    // by a strictly larger value; the held values sit beside their indices.
-    T held[8];
-    k = std::min<std::size_t>(k, 8);
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const T x = v[i];
-        if (count == k && !(x > held[k - 1]))
-            continue;
-        std::size_t at = count < k ? count++ : k - 1;
-        for (; at > 0 && x > held[at - 1]; --at) {
-            held[at] = held[at - 1];
-            out[at] = out[at - 1];
-        }
-        held[at] = x;
-        out[at] = i;
-    }
-    return count;
-}
-
-// The top k of a float32 row read in place, as topK on its float64 values
-// would rank them (the conversion is exact and keeps order), without decoding.
-// False when the row holds a NaN (the caller ranks it the general way). Once k values are
-// held, a block of 8 enters the scalar ranking only when one of its values
-// beats the k-th: SSE2 compares (every x86-64 has them), so a row costs about
-// one vector compare per 8 values, NaN test included.
-bool topKFloat(const float* v, std::size_t n, std::size_t k, std::size_t* out) {
-    float held[8];
-    k = std::min<std::size_t>(k, 8);
-    std::size_t count = 0;
-    auto rank = [&](std::size_t i) {
-        const float x = v[i];
-        if (count == k && !(x > held[k - 1]))
-            return;
-        std::size_t at = count < k ? count++ : k - 1;
-        for (; at > 0 && x > held[at - 1]; --at) {
-            held[at] = held[at - 1];
-            out[at] = out[at - 1];
-        }
-        held[at] = x;
-        out[at] = i;
-    };
-    std::size_t i = 0;
-    bool nan = false;
-    for (; i < n && count < k; ++i) {
-        nan |= std::isnan(v[i]);
-        rank(i);
-    }
-#if defined(__SSE2__)
-    __m128 unordered = _mm_setzero_ps();
-    for (; i + 8 <= n; i += 8) {
-        const __m128 lo = _mm_loadu_ps(v + i), hi = _mm_loadu_ps(v + i + 4);
-        unordered = _mm_or_ps(unordered, _mm_or_ps(_mm_cmpunord_ps(lo, lo), _mm_cmpunord_ps(hi, hi)));
-        const __m128 floor = _mm_set1_ps(held[k - 1]);
-        if (_mm_movemask_ps(_mm_or_ps(_mm_cmpgt_ps(lo, floor), _mm_cmpgt_ps(hi, floor))) != 0)
-            for (std::size_t j = i; j < i + 8; ++j)
-                rank(j);
-    }
-    nan |= _mm_movemask_ps(unordered) != 0;
-#endif
-    for (; i < n; ++i) {
-        nan |= std::isnan(v[i]);
-        rank(i);
-    }
-    return !nan;
 }
 
 // Large contiguous tensors are reduced in fixed-size chunks on several threads.

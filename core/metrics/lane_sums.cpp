@@ -1,5 +1,7 @@
 #include "core/metrics/lane_sums.h"
 
+#include "core/common/cpu_features.h"
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #define GAPSCOPE_LANE_SUMS_AVX2 1
 #include <immintrin.h>
@@ -14,8 +16,7 @@ namespace gapscope {
 
 bool haveLaneSums() {
 #ifdef GAPSCOPE_LANE_SUMS_AVX2
-    static const bool have = __builtin_cpu_supports("avx2");
-    return have;
+    return cpuHasAvx2();
 #else
     return false;
 #endif

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <cstddef>
+
+namespace gapscope {
+
+// The k (≤ 8) largest of a row, by value descending then index ascending, into
+// out, best first: the indices a partial_sort by that order gives, in one pass
+// and without sorting an index array per row. Returns how many were found
+// (min(k, n)). Rows holding a NaN, which has no place in that order, are the
+// caller's to handle.
+std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out);
+
+// The same for a float32 row read in place, as topK would rank its float64
+// values (the conversion is exact and keeps order), without decoding. False,
+// and nothing to use in out, when the row holds a NaN.
+bool topKFloat(const float* v, std::size_t n, std::size_t k, std::size_t* out);
+
+} // namespace gapscope
