@@ -187,9 +187,10 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
     const double P = static_cast<double>(inA.size()), Q = static_cast<double>(inB.size());
     Sum d2, d1, a2;
     std::vector<double> ga(inA.size()), gb(inB.size()), prefix(inB.size() + 1);
-    // One group's sums. ga and gb hold its values in gather order, the sums of
-    // those values and their squares are given; `sort` puts ga and gb in
-    // ascending order (the Σ|a−b| walk needs them so).
+    // One group's numbers from the sums of its values and of their squares.
+    // Where one side is a single value, ga and gb must hold the values (in any
+    // order); otherwise `sort` fills them in ascending order (the Σ|a−b| walk
+    // needs them so).
     auto group = [&](const Sum& sa, const Sum& sa2, const Sum& sb, const Sum& sb2, auto&& sort) {
         a2.add(Q * sa2.value());
         if (inA.size() == 1 || inB.size() == 1) {
@@ -244,37 +245,38 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
         std::uint32_t* keysB = cacheAligned(keysStoreB, rowsB * C);
         double* tileA = cacheAligned(tileStore, C * inA.size());
         double* tileB = cacheAligned(tileStoreB, C * inB.size());
+        // Gathered value by value across the tile's groups, a group a lane:
+        // tile[p * C + j] is value p of group j. Where the groups are the
+        // innermost dimension (the common case) a value's eight groups are
+        // one cache line, copied whole. The keys follow from the tile in a
+        // pass of their own; padding (rows past P, lanes past the last
+        // group) holds the largest key, which sorts last.
+        const auto gather = [&](std::size_t g0, std::size_t tile, const std::vector<double>& v,
+                                const std::vector<std::uint64_t>& groups,
+                                const std::vector<std::uint64_t>& in, double* t, std::uint32_t* keys,
+                                std::size_t keyRows) {
+            bool adjacent = tile == C;
+            for (std::size_t j = 1; adjacent && j < C; ++j)
+                adjacent = groups[g0 + j] == groups[g0] + j;
+            if (adjacent) {
+                for (std::size_t p = 0; p < in.size(); ++p)
+                    std::memcpy(&t[p * C], &v[groups[g0] + in[p]], C * sizeof(double));
+            } else {
+                std::fill(t, t + in.size() * C, 0.0);
+                for (std::size_t p = 0; p < in.size(); ++p)
+                    for (std::size_t j = 0; j < tile; ++j)
+                        t[p * C + j] = v[groups[g0 + j] + in[p]];
+            }
+            floatKeys(t, in.size() * C, keys);
+            if (tile < C)
+                for (std::size_t p = 0; p < in.size(); ++p)
+                    std::fill(keys + p * C + tile, keys + (p + 1) * C, UINT32_MAX);
+            std::fill(keys + in.size() * C, keys + keyRows * C, UINT32_MAX);
+        };
         for (std::size_t g0 = 0; g0 < groupA.size(); g0 += C) {
             const std::size_t tile = std::min(C, groupA.size() - g0);
-            // Gathered value by value across the tile's groups, a group a lane:
-            // tile[p * C + j] is value p of group j. Where the groups are the
-            // innermost dimension (the common case) a value's eight groups are
-            // one cache line, copied whole. The keys follow from the tile in a
-            // pass of their own; padding (rows past P, lanes past the last
-            // group) holds the largest key, which sorts last.
-            const auto gather = [&](const std::vector<double>& v, const std::vector<std::uint64_t>& groups,
-                                    const std::vector<std::uint64_t>& in, double* t, std::uint32_t* keys,
-                                    std::size_t keyRows) {
-                bool adjacent = tile == C;
-                for (std::size_t j = 1; adjacent && j < C; ++j)
-                    adjacent = groups[g0 + j] == groups[g0] + j;
-                if (adjacent) {
-                    for (std::size_t p = 0; p < in.size(); ++p)
-                        std::memcpy(&t[p * C], &v[groups[g0] + in[p]], C * sizeof(double));
-                } else {
-                    std::fill(t, t + in.size() * C, 0.0);
-                    for (std::size_t p = 0; p < in.size(); ++p)
-                        for (std::size_t j = 0; j < tile; ++j)
-                            t[p * C + j] = v[groups[g0 + j] + in[p]];
-                }
-                floatKeys(t, in.size() * C, keys);
-                if (tile < C)
-                    for (std::size_t p = 0; p < in.size(); ++p)
-                        std::fill(keys + p * C + tile, keys + (p + 1) * C, UINT32_MAX);
-                std::fill(keys + in.size() * C, keys + keyRows * C, UINT32_MAX);
-            };
-            gather(av, groupA, inA, tileA, keysA, rowsA);
-            gather(bv, groupB, inB, tileB, keysB, rowsB);
+            gather(g0, tile, av, groupA, inA, tileA, keysA, rowsA);
+            gather(g0, tile, bv, groupB, inB, tileB, keysB, rowsB);
             Sum sa[C], sa2[C], sb[C], sb2[C];
             laneSums(tileA, inA.size(), sa, sa2);
             laneSums(tileB, inB.size(), sb, sb2);
