@@ -59,9 +59,11 @@ std::optional<GapAccumulator> finitePass(const Operand& aot, const Operand& runt
                         begin[j] = (c0 + j) * kChunk;
                         end[j] = std::min<std::uint64_t>(total, begin[j] + kChunk);
                     }
-                    std::vector<double> buffer(2 * kLanes * kBlock);
-                    const auto aBuf = [&](std::size_t j) { return buffer.data() + 2 * j * kBlock; };
-                    const auto bBuf = [&](std::size_t j) { return buffer.data() + (2 * j + 1) * kBlock; };
+                    // A block of each side a lane, no longer than the longest chunk.
+                    const std::size_t block = gapBlockFor(end[0] - begin[0]);
+                    std::vector<double> buffer(2 * kLanes * block);
+                    const auto aBuf = [&](std::size_t j) { return buffer.data() + 2 * j * block; };
+                    const auto bBuf = [&](std::size_t j) { return buffer.data() + (2 * j + 1) * block; };
                     // Elements [from, to) of each chunk's own range go through the lanes
                     // together when there are four, else one chunk after the other.
                     std::uint64_t common = 0;

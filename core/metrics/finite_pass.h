@@ -3,6 +3,7 @@
 #include "core/metrics/gap_accumulator.h"
 #include "core/metrics/gap_metrics.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,11 @@ namespace gapscope {
 // paths alike, which is what keeps their results bit-identical.
 constexpr std::uint64_t kGapChunk = 1u << 20;
 constexpr std::size_t kGapBlock = 4096; // elements decoded at a time
+// The decode buffer a pass over `elements` needs: a small tensor's pass zeroed
+// whole 4096-element blocks (on 50,000 ops of 16 elements, a fifth of the run).
+inline std::size_t gapBlockFor(std::uint64_t elements) {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(kGapBlock, elements));
+}
 inline bool gapCancelled(const std::atomic<bool>* cancelled) {
     return cancelled && cancelled->load(std::memory_order_relaxed);
 }

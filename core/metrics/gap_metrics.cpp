@@ -30,9 +30,9 @@ NanScan scan(const Operand& o, unsigned threads, const std::atomic<bool>* cancel
     parallelFor(
         chunks,
         [&](std::size_t c) {
-            std::vector<double> buf(kBlock);
-            NanScan local;
             const std::uint64_t end = std::min<std::uint64_t>(o.numel, (c + 1) * kScanChunk);
+            std::vector<double> buf(gapBlockFor(end - c * kScanChunk));
+            NanScan local;
             if (gapCancelled(cancelled))
                 return;
             for (std::uint64_t first = c * kScanChunk; first < end; first += kBlock) {
@@ -354,7 +354,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         for (std::size_t d = *breakdown + 1; d < rank; ++d)
             inner *= static_cast<std::uint64_t>(out[d]);
         const auto count = static_cast<std::uint64_t>(out[*breakdown]);
-        std::vector<double> ab(kBlock), bb(kBlock);
+        std::vector<double> ab(gapBlockFor(total)), bb(gapBlockFor(total));
         for (std::uint64_t first = 0; first < total && !gapCancelled(options.cancelled); first += kBlock) {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - first));
             aot.decode(first, n, ab.data());
@@ -371,10 +371,10 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         parallelFor(
             chunks,
             [&](std::size_t c) {
-                std::vector<double> ab(kBlock), bb(kBlock);
                 // A local accumulator: neighbours in `partial` share cache lines.
                 GapAccumulator local;
                 const std::uint64_t begin = c * kChunk, end = std::min<std::uint64_t>(total, begin + kChunk);
+                std::vector<double> ab(gapBlockFor(end - begin)), bb(gapBlockFor(end - begin));
                 if (gapCancelled(options.cancelled))
                     return;
                 for (std::uint64_t first = begin; first < end; first += kBlock) {
