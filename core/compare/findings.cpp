@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace gapscope {
 
@@ -160,62 +160,77 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
         return out;
     }
     std::vector<Introducer> out;
+    // The walk runs on node indices: every name is looked up once here, not once
+    // per row (at 50,000 rows the per-row string sets and hash look-ups were
+    // most of the time).
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    const std::size_t n = graph->nodes.size();
     // Which row compares each op (a fused group's ops all belong to its row).
-    std::unordered_map<std::string, std::size_t> rowOfOp;
+    std::unordered_map<std::string_view, std::size_t> rowOfOp;
     for (const auto& r : c.rows)
         for (const auto& op : r.aot_ops)
             rowOfOp.emplace(op, r.index);
-    std::unordered_map<std::string, const GraphNode*> nodeByName;
-    for (const auto& n : graph->nodes)
-        nodeByName[n.name] = &n;
-    // Built once: ExportGraph::producerOf scans the graph, once per tensor per row.
-    std::unordered_map<std::string, std::size_t> producerOf;
-    for (std::size_t i = 0; i < graph->nodes.size(); ++i)
-        for (const auto& t : graph->nodes[i].output_tensors)
-            producerOf.emplace(t, i); // the first producer, as producerOf returns
+    std::unordered_map<std::string_view, std::size_t> nodeByName; // the last node of a name
+    // The first producer of each tensor, as ExportGraph::producerOf returns.
+    std::unordered_map<std::string_view, std::size_t> producerOf;
+    std::vector<std::size_t> rowOfNode(n, kNone);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& node = graph->nodes[i];
+        nodeByName[node.name] = i;
+        for (const auto& t : node.output_tensors)
+            producerOf.emplace(t, i);
+        if (const auto it = rowOfOp.find(node.name); it != rowOfOp.end())
+            rowOfNode[i] = it->second;
+    }
+    // The producers of each node's inputs (kNone for a graph input), in a row.
+    std::vector<std::size_t> inputsBegin(n + 1, 0), inputProducers;
+    for (std::size_t i = 0; i < n; ++i) {
+        for (const auto& t : graph->nodes[i].input_tensors) {
+            const auto p = producerOf.find(t);
+            inputProducers.push_back(p == producerOf.end() ? kNone : p->second);
+        }
+        inputsBegin[i + 1] = inputProducers.size();
+    }
 
+    // Producer rows: walk up from the row's inputs through nodes no row compares
+    // (quantize/dequantize pairs, views) until a compared node is reached. Each
+    // node is entered once per row (a stamp of the row), as each tensor was.
+    std::vector<std::size_t> stamp(n, kNone), frontier, producers;
     for (const auto& r : c.rows) {
         const auto own = comparableRelL2(r);
         if (!own)
             continue;
-        // Producer rows: walk up from the row's inputs through nodes no row compares
-        // (quantize/dequantize pairs, views) until a compared node is reached.
-        // Tensor names by address (they live in the graph): no string copies.
-        std::set<std::size_t> producers;
-        std::unordered_set<const std::string*> seen;
-        std::vector<const std::string*> frontier;
-        const auto push = [&](const std::vector<std::string>& tensors) {
-            for (const auto& t : tensors)
-                frontier.push_back(&t);
+        producers.clear();
+        const auto push = [&](std::size_t node) {
+            for (std::size_t k = inputsBegin[node]; k < inputsBegin[node + 1]; ++k)
+                if (inputProducers[k] != kNone)
+                    frontier.push_back(inputProducers[k]);
         };
         for (const auto& op : r.aot_ops)
             if (auto node = nodeByName.find(op); node != nodeByName.end())
-                push(node->second->input_tensors);
+                push(node->second);
         while (!frontier.empty()) {
-            const std::string* tensor = frontier.back();
+            const std::size_t p = frontier.back();
             frontier.pop_back();
-            if (!seen.insert(tensor).second)
+            if (stamp[p] == r.index)
                 continue;
-            const auto p = producerOf.find(*tensor);
-            if (p == producerOf.end())
-                continue;
-            const GraphNode& producer = graph->nodes[p->second];
-            auto pr = rowOfOp.find(producer.name);
-            if (pr == rowOfOp.end())
-                push(producer.input_tensors);
-            else if (pr->second != r.index)
-                producers.insert(pr->second);
+            stamp[p] = r.index;
+            if (rowOfNode[p] == kNone)
+                push(p);
+            else if (rowOfNode[p] != r.index)
+                producers.push_back(rowOfNode[p]);
         }
+        std::sort(producers.begin(), producers.end());
+        producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
         Introducer in;
         in.row = r.index;
         in.own = *own;
-        for (auto p : producers) {
+        for (auto p : producers)
             if (const auto v = comparableRelL2(c.rows[p]))
                 in.worst_producer = std::max(in.worst_producer, *v);
-            in.producers.push_back(p);
-        }
+        in.producers = producers;
         in.added = in.own - in.worst_producer;
-        out.push_back(in);
+        out.push_back(std::move(in));
     }
     rankByAddedError(out);
     return out;
