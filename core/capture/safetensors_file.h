@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/capture/safetensors_header_scan.h"
 #include "core/common/byte_span.h"
 #include "core/common/mapped_file.h"
 #include "core/common/result.h"
@@ -30,10 +31,18 @@ struct SafetensorsTensor {
 // section and matching the shape's byte count.
 class SafetensorsFile {
 public:
-    static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file);
+    // How the header is read: Scan tries the one-pass scanner first and falls
+    // back to the JSON DOM; Dom reads with the DOM alone (the tests compare both).
+    enum class HeaderParse { Scan, Dom };
+    static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file,
+                                        HeaderParse parse = HeaderParse::Scan);
 
 private:
-    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file);
+    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file, HeaderParse parse);
+    // The file from a header scanSafetensorsHeader read, when every entry
+    // passes the checks; nothing otherwise (the DOM reading then says why).
+    static std::optional<SafetensorsFile>
+    fromScan(ScannedHeader header, const std::shared_ptr<const MappedFile>& file, std::uint64_t headerSize);
 
 public:
     static Result<SafetensorsFile> load(const std::string& path);
