@@ -75,6 +75,12 @@ int main(int argc, char** argv) {
     // The longest the UI stalled while a 2,000-op session of 256x256 tensors
     // loads, then ops are selected and the table sorted; and the same on the
     // session given as the first argument (bench/run: 4 GiB a side).
+    // --only DIR: the stall on that session alone, for a profiler.
+    if (argc > 2 && std::string(argv[1]) == "--only") {
+        std::printf("%s,\"ui_max_stall_ms\":%lld}\n", json.c_str(),
+                    static_cast<long long>(maxStallWhileLoading(QString::fromLocal8Bit(argv[2]))));
+        return 0;
+    }
     const QString big = dir.filePath(QStringLiteral("big"));
     bench::writeSyntheticSession(big.toStdString(), 2000, 65536);
     json += ",\"ui_max_stall_ms_2000_ops\":" + std::to_string(maxStallWhileLoading(big));
