@@ -1,7 +1,9 @@
 // libFuzzer target: an AOT capture. Inputs starting with '{' are the
 // gapscope.aot_capture JSON document inside a valid safetensors file (the
-// structure-aware mode); anything else is a whole safetensors file.
+// structure-aware mode); anything else is a whole safetensors file. Either way
+// the one-pass header scan and the JSON DOM must read the header alike.
 #include "core/capture/aot_capture.h"
+#include "core/capture/safetensors_file.h"
 #include "core/common/mapped_file.h"
 #include "core/report/inputs_json.h"
 #include "core/report/json_text.h"
@@ -12,8 +14,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string bytes(reinterpret_cast<const char*>(data), size);
     if (!bytes.empty() && bytes[0] == '{')
         bytes = fuzz::captureWithDocument(bytes);
-    const auto file = MappedFile::fromBytes("fuzz.gscap.safetensors",
-                                            reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    const auto file = MappedFile::fromBytes(
+        "fuzz.gscap.safetensors", reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    using Parse = SafetensorsFile::HeaderParse;
+    const auto scan = SafetensorsFile::read(file, Parse::Scan);
+    const auto dom = SafetensorsFile::read(file, Parse::Dom);
+    if (bool(scan) != bool(dom) || (!dom && scan.error().describe() != dom.error().describe()) ||
+        (dom && (scan.value().metadata() != dom.value().metadata() ||
+                 scan.value().tensors().size() != dom.value().tensors().size())))
+        __builtin_trap(); // the two readings differ
     const auto capture = readAotCapture(file);
     if (capture)
         (void)renderJson(captureToJson(capture.value()));
