@@ -75,7 +75,7 @@ Result<SafetensorsFile> SafetensorsFile::load(const std::string& path) {
     return read(file.value());
 }
 
-Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> file, HeaderParse parse) {
+Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> file, JsonParse parse) {
     const std::string path = file->path();
     try {
         return readUnguarded(std::move(file), parse);
@@ -125,7 +125,7 @@ std::optional<SafetensorsFile> SafetensorsFile::fromScan(ScannedHeader header,
 }
 
 Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const MappedFile> file,
-                                                       HeaderParse parse) {
+                                                       JsonParse parse) {
     const std::string& path = file->path();
     const ByteSpan all = file->bytes();
     if (all.size == 0)
@@ -157,7 +157,7 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
     // The usual header in one pass without a DOM (at 50,000 tensors the DOM
     // took a quarter of opening a session); anything else, a header with a
     // fault included, is read below, which says what is wrong.
-    if (auto scanned = parse == HeaderParse::Scan ? scanSafetensorsHeader(headerText) : std::nullopt)
+    if (auto scanned = parse == JsonParse::Scan ? scanSafetensorsHeader(headerText) : std::nullopt)
         if (auto fast = fromScan(std::move(*scanned), file, headerSize))
             return std::move(*fast);
     if (const auto at = jsonTooDeep(headerText))

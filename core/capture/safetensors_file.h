@@ -2,6 +2,7 @@
 
 #include "core/capture/safetensors_header_scan.h"
 #include "core/common/byte_span.h"
+#include "core/common/json_scanner.h"
 #include "core/common/mapped_file.h"
 #include "core/common/result.h"
 #include "core/etdump/scalar_type.h"
@@ -31,14 +32,12 @@ struct SafetensorsTensor {
 // section and matching the shape's byte count.
 class SafetensorsFile {
 public:
-    // How the header is read: Scan tries the one-pass scanner first and falls
-    // back to the JSON DOM; Dom reads with the DOM alone (the tests compare both).
-    enum class HeaderParse { Scan, Dom };
+    // `parse`: the header by the one-pass scanner first, or by the DOM alone.
     static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file,
-                                        HeaderParse parse = HeaderParse::Scan);
+                                        JsonParse parse = JsonParse::Scan);
 
 private:
-    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file, HeaderParse parse);
+    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file, JsonParse parse);
     // The file from a header scanSafetensorsHeader read, when every entry
     // passes the checks; nothing otherwise (the DOM reading then says why).
     static std::optional<SafetensorsFile>

@@ -17,7 +17,7 @@ using namespace gapscope::test;
 
 namespace {
 
-using Parse = SafetensorsFile::HeaderParse;
+using Parse = JsonParse;
 
 std::shared_ptr<const MappedFile> fileOf(const std::string& header, std::size_t dataBytes) {
     std::vector<std::uint8_t> bytes(8 + header.size() + dataBytes, 0);
