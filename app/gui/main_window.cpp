@@ -37,7 +37,8 @@ namespace gapscope {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_inspector(new InspectorView),
       m_banner(new QLabel), m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))),
-      m_pages(new QStackedWidget), m_welcome(new WelcomePage), m_events(new EventBrowser) {
+      m_status(new QLabel), m_pages(new QStackedWidget), m_welcome(new WelcomePage),
+      m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -67,6 +68,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_progress->setMaximumWidth(160);
     m_progress->hide();
     m_cancel->hide();
+    m_status->setObjectName(QStringLiteral("sessionStatus"));
+    // A long message is cut, as showMessage's was; it never widens the window.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    statusBar()->addWidget(m_status, 1);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
 
@@ -77,7 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_progress->setRange(0, 0);
         m_progress->show();
         m_cancel->show();
-        statusBar()->showMessage(tr("Loading…"));
+        m_status->setText(tr("Loading…"));
     });
     connect(loader, &SessionLoader::progress, this,
             [this](const QString& stage, quint64 done, quint64 total) {
@@ -96,10 +101,9 @@ MainWindow::MainWindow(QWidget* parent)
         const bool partial = session() && !session()->complete;
         if (partial)
             m_inspector->measuringStopped();
-        statusBar()->showMessage(
+        m_status->setText(
             partial ? tr("Cancelled: ops shown with … have no metrics; File → Reload (F5) computes them")
-                    : tr("Loading cancelled"),
-            8000);
+                    : tr("Loading cancelled"));
         m_actions->refresh();
     });
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
@@ -230,7 +234,7 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
     setWindowTitle(sessionTitle());
     m_actions->refresh();
     if (snapshot->comparison && !snapshot->complete)
-        statusBar()->showMessage(
+        m_status->setText(
             tr("%1 ops aligned; computing their metrics…").arg(snapshot->comparison->rows.size()));
 }
 
@@ -241,7 +245,7 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
     m_actions->refresh();
     if (snapshot->comparison) {
         const auto top = opModel()->topIntroducer();
-        statusBar()->showMessage(
+        m_status->setText(
             tr("%1 ops compared, %2 coverage items%3%4")
                 .arg(snapshot->comparison->rows.size())
                 .arg(snapshot->comparison->coverage.size())
@@ -253,7 +257,7 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
                                .arg(QString::fromStdString(displayOpName(snapshot->comparison->rows[*top])))
                          : QString()));
     } else {
-        statusBar()->clearMessage();
+        m_status->clear();
     }
     warnIfInputsChanged();
     emit sessionShown();
