@@ -125,22 +125,26 @@ bool JsonScanner::number(JsonNumber& out) {
         return false; // "01": a parser reads 0, then fails on 1
     const char* integerEnd = m_p;
     bool isFloat = false;
-    if (m_p != m_end && *m_p == '.') {
-        ++m_p;
+    // One digit or more.
+    const auto digitRun = [this] {
         if (!digit(m_p, m_end))
             return false;
         while (digit(m_p, m_end))
             ++m_p;
+        return true;
+    };
+    if (m_p != m_end && *m_p == '.') {
+        ++m_p;
+        if (!digitRun())
+            return false;
         isFloat = true;
     }
     if (m_p != m_end && (*m_p == 'e' || *m_p == 'E')) {
         ++m_p;
         if (m_p != m_end && (*m_p == '+' || *m_p == '-'))
             ++m_p;
-        if (!digit(m_p, m_end))
+        if (!digitRun())
             return false;
-        while (digit(m_p, m_end))
-            ++m_p;
         isFloat = true;
     }
     if (!isFloat) {

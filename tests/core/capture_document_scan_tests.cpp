@@ -2,13 +2,13 @@
 // captures it is the path taken, and on random documents, well formed or
 // damaged, both readings give the same capture or the same error.
 
+#include "committed_captures.h"
 #include "core/capture/aot_capture.h"
 #include "core/capture/capture_document_scan.h"
 #include "core/capture/safetensors_writer.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <random>
 
@@ -234,12 +234,7 @@ std::string pythonSpacing(const std::string& compact) {
 } // namespace
 
 TEST_CASE("The capture document scan is the path the real captures take", "[capture-scan]") {
-    std::vector<std::string> captures = {std::string(GAPSCOPE_DEMO_DIR) + "/capture.gscap.safetensors",
-                                         std::string(GAPSCOPE_QNN_DEMO_DIR) + "/capture.gscap.safetensors"};
-    for (const auto& dir : std::filesystem::directory_iterator(GAPSCOPE_TEST_DATA_DIR))
-        for (const auto& f : std::filesystem::directory_iterator(dir.path()))
-            if (f.path().extension() == ".safetensors")
-                captures.push_back(f.path().string());
+    const auto captures = test::committedCaptures();
     REQUIRE(captures.size() >= 8);
     for (const auto& path : captures) {
         INFO(path);

@@ -2,6 +2,7 @@
 // real captures it is the path taken, and on random headers, well formed or
 // damaged, both readings give the same tensors, metadata and errors.
 
+#include "committed_captures.h"
 #include "core/capture/safetensors_file.h"
 #include "core/capture/safetensors_header_scan.h"
 #include "core/capture/safetensors_writer.h"
@@ -9,7 +10,6 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
-#include <filesystem>
 #include <random>
 
 using namespace gapscope;
@@ -167,15 +167,7 @@ std::string mutate(std::string s, std::mt19937& rng) {
 } // namespace
 
 TEST_CASE("The header scanner is the path the real captures take", "[safetensors-scan]") {
-    // Written by the exporter with Python's safetensors: the int8 XNNPACK demo,
-    // the QNN demo and every committed test session.
-    std::vector<std::string> captures = {std::string(GAPSCOPE_DEMO_DIR) + "/capture.gscap.safetensors",
-                                         std::string(GAPSCOPE_QNN_DEMO_DIR) + "/capture.gscap.safetensors"};
-    for (const auto& dir : std::filesystem::directory_iterator(GAPSCOPE_TEST_DATA_DIR))
-        for (const auto& f : std::filesystem::directory_iterator(dir.path()))
-            if (f.path().string().size() > 12 &&
-                f.path().string().compare(f.path().string().size() - 12, 12, ".safetensors") == 0)
-                captures.push_back(f.path().string());
+    const auto captures = test::committedCaptures();
     REQUIRE(captures.size() >= 8);
     for (const auto& path : captures) {
         INFO(path);
