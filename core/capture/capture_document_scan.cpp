@@ -16,6 +16,8 @@ namespace {
 // Lists inside lists of values: deeper goes to the DOM reader (with its own
 // depth check), so the recursion here is bounded.
 constexpr int kMaxListDepth = 64;
+// Stack traces a record may give (one per op of its group) for this scan.
+constexpr std::size_t kMaxStackTraces = 256;
 
 // The index of `key` among `keys`, or -1.
 int keyIndex(const std::string& key, std::initializer_list<const char*> keys) {
@@ -371,6 +373,10 @@ private:
         if (s.peek('n'))
             return s.null();
         return object(s, [&](const std::string& key) {
+            // Duplicates are looked for one by one: past a group's few ops, the
+            // DOM reader takes over rather than this scan growing quadratic.
+            if (out.size() >= kMaxStackTraces)
+                return false;
             for (const auto& [op, trace] : out)
                 if (op == key)
                     return false;

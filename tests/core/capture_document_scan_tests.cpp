@@ -277,6 +277,15 @@ TEST_CASE("The capture document scan leaves every other shape to the DOM reader"
         CHECK_FALSE(scanCaptureDocument(doc, SafetensorsFile::read(file).value()));
         requireSameReading(file);
     }
+    // More stack traces than the scan takes (it would look for duplicates
+    // quadratically): the DOM reader reads them.
+    std::string traces;
+    for (int i = 0; i < 300; ++i)
+        traces += (i ? ",\"op" : "\"op") + std::to_string(i) + "\":null";
+    const std::string manyTraces = head + R"("records":[{"debug_handle":[1],"stack_traces":{)" + traces +
+                                   R"(},"outputs":[{"kind":"null"}]}]})";
+    CHECK_FALSE(scanCaptureDocument(manyTraces, SafetensorsFile::read(captureFile(manyTraces)).value()));
+    requireSameReading(captureFile(manyTraces));
     // Lists nested past the scan's bound.
     std::string deep = R"({"kind":"null"})";
     for (int i = 0; i < 70; ++i)
