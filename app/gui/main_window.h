@@ -90,8 +90,9 @@ private:
     QPushButton* m_cancel;
     // The session's state in the status bar. A label, not showMessage: that
     // repaints the status bar at once, which paints every dirty part of the
-    // window inside the slot that set it (at 2,000 ops, 45 ms added to the
-    // load's longest stall); a label's text is painted with the next update.
+    // window inside the slot that set it; a label's text is painted with the
+    // next update. (The longest loading stall did not change measurably: the
+    // progress bar's setValue repaints at once too; docs/performance.md.)
     QLabel* m_status;
     QStackedWidget* m_pages;
     WelcomePage* m_welcome;

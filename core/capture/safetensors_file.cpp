@@ -114,8 +114,8 @@ std::optional<SafetensorsFile> SafetensorsFile::fromScan(ScannedHeader header,
         const auto expected = storageBytes(static_cast<std::int8_t>(st.scalar_type), st.numel);
         if (st.begin > st.end || st.end > dataSize || !expected || *expected != st.end - st.begin)
             return std::nullopt;
-        // Writers put names in order (safetensors sorts them): then the hint is
-        // the place and each insertion constant time.
+        // Gapscope's writer puts names in order: then the hint is the place and
+        // each insertion constant time; in any other order it costs a search.
         const auto before = out.m_tensors.size();
         out.m_tensors.emplace_hint(out.m_tensors.end(), std::move(t.name), std::move(st));
         if (out.m_tensors.size() == before)
