@@ -8,9 +8,11 @@
 #include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
 #include "core/report/json_text.h"
+#include "core/report/text_format.h"
 #include "core/session/session.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -22,6 +24,7 @@ namespace gapscope::cli {
 namespace {
 
 struct CompareOptions {
+    std::vector<std::string> paths; // session folders or files, sorted by content
     std::string etdump, debugBuffer, etrecord, capture;
     int run = -1;
     std::string method; // empty: the capture's method
@@ -44,6 +47,13 @@ std::optional<std::string> writeOutput(const std::string& path, const std::strin
     return std::nullopt;
 }
 
+std::string describePaths(const std::vector<std::string>& paths) {
+    std::string out;
+    for (const auto& p : paths)
+        out += (out.empty() ? "" : ", ") + p;
+    return out;
+}
+
 int runCompare(const CompareOptions& o) {
     ReportContext ctx;
     std::string error;
@@ -60,17 +70,61 @@ int runCompare(const CompareOptions& o) {
 
     // Every input is mapped once: read, compared and hashed from the same bytes.
     SessionFiles files;
-    for (const auto& [path, slot] :
-         {std::pair<const std::string*, std::shared_ptr<const MappedFile>*>{&o.etdump, &files.etdump},
-          {&o.debugBuffer, &files.debug_buffer},
-          {&o.etrecord, &files.etrecord},
-          {&o.capture, &files.capture}}) {
-        if (path->empty())
-            continue;
-        auto mapped = MappedFile::open(*path);
-        if (!mapped)
-            return fail(mapped.error().describe());
-        *slot = mapped.value();
+    if (!o.paths.empty()) {
+        // Folders and files sorted by content, as the app sorts them (sortSessionFiles);
+        // a file given with its option fills that slot whatever the folder holds.
+        std::vector<std::string> paths = o.paths;
+        for (const auto* named : {&o.etdump, &o.debugBuffer, &o.etrecord, &o.capture})
+            if (!named->empty())
+                paths.push_back(*named);
+        std::vector<Error> errors;
+        const SessionInputs inputs = sessionInputsFromPaths(paths, errors);
+        if (!errors.empty())
+            return fail(errors.front().describe());
+        const auto normal = [](const std::string& p) {
+            return p.empty() ? p : std::filesystem::path(p).lexically_normal().string();
+        };
+        files = sortSessionFiles(inputs, o.method, normal(o.capture), normal(o.debugBuffer));
+        for (const auto& e : files.unrecognized)
+            std::cerr << "gapscope-cli compare: warning: " << e.describe() << "\n";
+        const auto byPath = [&](const std::string& path) {
+            for (const auto& f : inputs.files)
+                if (f->path() == normal(path))
+                    return f;
+            return std::shared_ptr<const MappedFile>();
+        };
+        if (!o.etdump.empty())
+            files.etdump = byPath(o.etdump);
+        if (!o.etrecord.empty())
+            files.etrecord = byPath(o.etrecord);
+        if (!files.etdump)
+            return fail("no ETDump among " + describePaths(o.paths) + " (its content is told, not its name)");
+        if (!files.capture)
+            return fail("no AOT capture among " + describePaths(o.paths) +
+                        ": make one with gapscope-capture (python/README.md)");
+        if (!files.debug_buffer && !files.debug_buffer_candidates.empty()) {
+            std::string list;
+            for (const auto& c : files.debug_buffer_candidates)
+                list += "\n  " + c;
+            return fail("several files could be the debug buffer; name one with --debug-buffer:" + list);
+        }
+    } else if (o.etdump.empty() || o.capture.empty()) {
+        return fail("give a session folder or its files (gapscope-cli compare DIR), or --etdump and "
+                    "--capture"),
+               2;
+    } else {
+        for (const auto& [path, slot] :
+             {std::pair<const std::string*, std::shared_ptr<const MappedFile>*>{&o.etdump, &files.etdump},
+              {&o.debugBuffer, &files.debug_buffer},
+              {&o.etrecord, &files.etrecord},
+              {&o.capture, &files.capture}}) {
+            if (path->empty())
+                continue;
+            auto mapped = MappedFile::open(*path);
+            if (!mapped)
+                return fail(mapped.error().describe());
+            *slot = mapped.value();
+        }
     }
     // A report lists every input's SHA-256, which reads every byte: hashed on a
     // thread of its own while the comparison runs, and only when a report is
@@ -91,7 +145,7 @@ int runCompare(const CompareOptions& o) {
     if (!session->errors.empty())
         return fail(session->errors.front().describe());
     if (!session->comparison)
-        return fail("nothing to compare: " + o.etdump + " and " + o.capture);
+        return fail("nothing to compare: " + files.etdump->path() + " and " + files.capture->path());
     const Comparison& c = *session->comparison;
     const auto gates = ctx.gates;
     ctx = reportContextFor(*session, digests.valid() ? withEtRecordDigest(digests.get(), *session)
@@ -136,34 +190,29 @@ int runCompare(const CompareOptions& o) {
                     ": changed on disk while it was read: the numbers are not to be trusted; run again");
     int tripped = 0;
     if (compared == 0) {
-        std::cerr
-            << "gapscope-cli compare: warning: no op was compared (" << c.rows.size()
-            << " rows, none with numbers): check that the capture, the ETRecord and the method belong to "
-               "this run\n";
+        // Said among the warnings above (completeSession): here it fails the gates.
         if (!ctx.gates.empty() || o.failOnInvalid) {
             std::cerr << "gate failed: nothing was compared\n";
             ++tripped;
         }
     }
+    // A gate trips where the first divergence would: a row compared element for
+    // element, not in exact agreement, past the value (crossesThreshold).
     for (const auto& gate : ctx.gates) {
-        const auto info = findMetric(gate.metric);
-        for (const auto& row : c.rows) {
-            const auto v = rowMetric(row, gate.metric);
-            if (v && worseThan(*info, *v, gate.value)) {
+        for (const auto& row : c.rows)
+            if (crossesThreshold(row, gate)) {
                 std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by row " << row.index
-                          << " (" << displayOpName(row) << "): " << *v << '\n';
+                          << " (" << displayOpName(row) << "): " << number(*rowMetric(row, gate.metric))
+                          << '\n';
                 ++tripped;
             }
-        }
         // The program's outputs are what ships: a gate holds for them too.
-        for (const auto& out : c.outputs) {
-            const auto v = out.metrics ? metricValue(*out.metrics, gate.metric) : std::nullopt;
-            if (v && worseThan(*info, *v, gate.value)) {
+        for (const auto& out : c.outputs)
+            if (crossesThreshold(out, gate)) {
                 std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by program output "
-                          << out.index << ": " << *v << '\n';
+                          << out.index << ": " << number(*metricValue(*out.metrics, gate.metric)) << '\n';
                 ++tripped;
             }
-        }
     }
     if (o.failOnInvalid)
         for (const auto& row : c.rows)
@@ -180,10 +229,15 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     auto o = std::make_shared<CompareOptions>();
     auto* cmd =
         app.add_subcommand("compare", "Align runtime and reference intermediate outputs and report the gaps");
-    cmd->add_option("--etdump", o->etdump, "ETDump written by the runtime")->required();
+    cmd->add_option("paths", o->paths,
+                    "Session folders or files, told apart by content as the app does (ExecuTorch's layout: "
+                    "etdump.etdp, debug_buffer.bin or debug_output.bin, etrecord.bin, model.pte, a capture); "
+                    "the options below name a file for one slot");
+    cmd->add_option("--etdump", o->etdump, "ETDump written by the runtime (required without PATHS)");
     cmd->add_option("--debug-buffer", o->debugBuffer, "Debug buffer with the runtime tensors");
     cmd->add_option("--etrecord", o->etrecord, "ETRecord of the program");
-    cmd->add_option("--capture", o->capture, "AOT capture (gapscope-capture)")->required();
+    cmd->add_option("--capture", o->capture,
+                    "AOT capture (gapscope-capture; required without PATHS; with PATHS: which capture)");
     cmd->add_option("--run", o->run, "RunData index (default: the first run with debug events)")
         ->check(CLI::Validator(
             [](std::string& v) {

@@ -1,12 +1,17 @@
 #include "app/cli/compare_command.h"
 #include "app/cli/dump_command.h"
 #include "app/cli/inspect_commands.h"
+#include "app/cli/terminal_guard.h"
 #include "core/report/version_info.h"
 
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <string>
 
 int main(int argc, char** argv) {
+    // No escape sequence from an input reaches the terminal; no message floods it.
+    gapscope::cli::TerminalGuard guardOut(std::cout, 0);
+    gapscope::cli::TerminalGuard guardErr(std::cerr, 4096);
     CLI::App app{"gapscope-cli: inspect ExecuTorch numerical-debugging artifacts", "gapscope-cli"};
     std::string version = gapscope::versionText("gapscope-cli", "");
     version.pop_back(); // CLI11 ends the text with its own newline

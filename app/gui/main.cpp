@@ -2,6 +2,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "core/report/compare_report.h"
+#include "core/report/safe_text.h"
 #include "core/report/version_info.h"
 #include "widgets/gap_chart.h"
 
@@ -14,6 +15,15 @@
 #include <cstring>
 
 namespace {
+
+// A message to stderr; names in it come from the inputs, so control characters
+// are escaped (no escape sequence reaches the terminal) and each line is bounded.
+void printError(const QString& message) {
+    std::string text = gapscope::terminalText(message.toStdString(), true);
+    if (text.size() > 4096)
+        text = text.substr(0, 4096) + "… (cut)";
+    std::fprintf(stderr, "gapscope: %s\n", text.c_str());
+}
 
 // --help and --version are answered before QApplication exists: it needs a
 // display (or QT_QPA_PLATFORM), and a user asking for the version on a server
@@ -112,8 +122,7 @@ int main(int argc, char** argv) {
         QStringList{QStringLiteral("ops"), QStringLiteral("coverage"), QStringLiteral("graph")}.indexOf(
             parser.value(view));
     if (tab < 0) {
-        std::fprintf(stderr, "gapscope: --view takes ops, coverage or graph, not '%s'\n",
-                     qPrintable(parser.value(view)));
+        printError(QStringLiteral("--view takes ops, coverage or graph, not '%1'").arg(parser.value(view)));
         return 2;
     }
     window.inspector()->showTab(static_cast<int>(tab));
@@ -123,7 +132,7 @@ int main(int argc, char** argv) {
             const QString err = gapscope::exportReportFolder(window.session(), window.chart()->metric(),
                                                              parser.value(report));
             if (!err.isEmpty())
-                std::fprintf(stderr, "gapscope: %s\n", qPrintable(err));
+                printError(err);
             QApplication::exit(err.isEmpty() ? 0 : 1);
         });
         return QApplication::exec();
@@ -133,7 +142,7 @@ int main(int argc, char** argv) {
         int status = 0;
         window.screenshotWhenLoaded(parser.value(screenshot), [&](bool ok) {
             if (!ok)
-                std::fprintf(stderr, "gapscope: could not write %s\n", qPrintable(parser.value(screenshot)));
+                printError(QStringLiteral("could not write %1").arg(parser.value(screenshot)));
             status = ok ? 0 : 1;
             QApplication::exit(status);
         });

@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/app_settings.h"
+#include "app/gui/debug_buffer_picker.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
@@ -36,9 +37,9 @@ namespace gapscope {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_inspector(new InspectorView),
-      m_banner(new QLabel), m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))),
-      m_status(new QLabel), m_pages(new QStackedWidget), m_welcome(new WelcomePage),
-      m_events(new EventBrowser) {
+      m_banner(new QLabel), m_debugBufferPicker(new DebugBufferPicker), m_progress(new QProgressBar),
+      m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel), m_pages(new QStackedWidget),
+      m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -54,10 +55,15 @@ MainWindow::MainWindow(QWidget* parent)
     auto* central = new QWidget;
     auto* cl = new QVBoxLayout(central);
     m_banner->setWordWrap(true);
+    // File names and messages from inputs: never read as rich text.
+    m_banner->setTextFormat(Qt::PlainText);
     m_banner->setStyleSheet(
         QStringLiteral("QLabel { background: #fff3cd; border: 1px solid #e0c36a; padding: 6px; }"));
     m_banner->hide();
     cl->addWidget(m_banner);
+    cl->addWidget(m_debugBufferPicker);
+    connect(m_debugBufferPicker, &DebugBufferPicker::picked, m_sessions,
+            &SessionController::chooseDebugBuffer);
     cl->addWidget(m_pages, 1);
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_inspector);
@@ -224,7 +230,14 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
     for (const auto& e : snapshot->errors)
         lines << QString::fromStdString(e.describe());
     for (const auto& m : snapshot->missing)
-        lines << tr("%1 missing: drop it here").arg(QString::fromStdString(m));
+        lines << (m == "debug buffer" && !snapshot->debug_buffer_candidates.empty()
+                      ? tr("debug buffer missing: %n files could be it; pick one below, or drop it here", "",
+                           static_cast<int>(snapshot->debug_buffer_candidates.size()))
+                      : tr("%1 missing: drop it here").arg(QString::fromStdString(m)));
+    QStringList candidates;
+    for (const auto& c : snapshot->debug_buffer_candidates)
+        candidates << QString::fromStdString(c);
+    m_debugBufferPicker->setCandidates(candidates);
     showBanner(lines);
     // The comparison; else what the ETDump holds; else the welcome page.
     m_events->setSession(snapshot->comparison ? nullptr : snapshot);

@@ -17,6 +17,7 @@ class QTableView;
 
 namespace gapscope {
 
+class DebugBufferPicker;
 class EventBrowser;
 class GapChart;
 class InspectorView;
@@ -55,6 +56,7 @@ public:
     TensorPanel* tensorPanel() const;
     QComboBox* runSelector() const;
     QLabel* banner() const { return m_banner; }
+    DebugBufferPicker* debugBufferPicker() const { return m_debugBufferPicker; }
     SessionLoader* loader() const;
     QPushButton* cancelButton() const { return m_cancel; }
     SessionController* controller() const { return m_sessions; }
@@ -86,6 +88,7 @@ private:
     SessionController* m_sessions;
     InspectorView* m_inspector;
     QLabel* m_banner;
+    DebugBufferPicker* m_debugBufferPicker;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     // The session's state in the status bar. A label, not showMessage: that

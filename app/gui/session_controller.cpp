@@ -65,6 +65,7 @@ void SessionController::openFiles(const QStringList& paths) {
     m_options.comparison.run.reset();
     m_options.comparison.method.clear();
     m_options.capture.clear();
+    m_options.debug_buffer.clear();
     reload();
 }
 
@@ -76,6 +77,7 @@ void SessionController::openDemo(EmbeddedDemo demo) {
     m_options.comparison.run.reset();
     m_options.comparison.method.clear();
     m_options.capture.clear();
+    m_options.debug_buffer.clear();
     reload();
 }
 
@@ -92,6 +94,8 @@ QString SessionController::openSessionFile(const QString& path) {
     m_options.comparison.run =
         s->run ? std::optional<std::size_t>(static_cast<std::size_t>(*s->run)) : std::nullopt;
     m_options.comparison.method = s->method.toStdString();
+    m_options.capture.clear();
+    m_options.debug_buffer.clear();
     reload();
     return {};
 }
@@ -123,6 +127,11 @@ void SessionController::compare(const QString& method, std::optional<std::size_t
 
 void SessionController::chooseCapture(const QString& path) {
     m_options.capture = path.toStdString();
+    reload();
+}
+
+void SessionController::chooseDebugBuffer(const QString& path) {
+    m_options.debug_buffer = path.toStdString();
     reload();
 }
 

@@ -32,6 +32,8 @@ public:
     void setThreshold(const MetricThreshold& threshold) { m_options.threshold = threshold; }
     // Compares against another of the captures given (its path).
     void chooseCapture(const QString& path);
+    // Reads the file at this path as the debug buffer (one of several candidates).
+    void chooseDebugBuffer(const QString& path);
     void cancel();
     // Loads the same files (or demo) again, with the same method and run.
     void reload();

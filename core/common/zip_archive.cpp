@@ -53,6 +53,28 @@ std::string locateInconsistency(zip_source_t* src, std::string fallback) {
 
 } // namespace
 
+std::vector<std::string> ZipArchive::entryNames(ByteSpan bytes, std::size_t maxEntries) {
+    std::vector<std::string> names;
+    if (bytes.empty())
+        return names;
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t* src = zip_source_buffer_create(bytes.data, bytes.size, 0, &err);
+    zip_t* zip = src ? zip_open_from_source(src, ZIP_RDONLY, &err) : nullptr;
+    zip_error_fini(&err);
+    if (!zip) {
+        if (src)
+            zip_source_free(src);
+        return names;
+    }
+    const zip_int64_t n = zip_get_num_entries(zip, 0);
+    for (zip_int64_t i = 0; i < n && names.size() < maxEntries; ++i)
+        if (const char* name = zip_get_name(zip, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_RAW))
+            names.emplace_back(name);
+    zip_discard(zip); // frees the source too
+    return names;
+}
+
 std::uint64_t ZipArchive::totalBudget() const {
     return m_budget ? *m_budget : std::max<std::uint64_t>(kMinTotalBudget, kExpansionRatio * m_file->size());
 }

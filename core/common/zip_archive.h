@@ -24,6 +24,10 @@ public:
     ZipArchive& operator=(const ZipArchive&) = delete;
 
     const std::vector<std::string>& entries() const { return m_entries; }
+    // The names of at most `maxEntries` entries of a ZIP held in memory, without
+    // the consistency check or any read of an entry: enough to tell an ETRecord
+    // from a torch.save archive. Empty when the bytes are no readable ZIP.
+    static std::vector<std::string> entryNames(ByteSpan bytes, std::size_t maxEntries);
     bool contains(const std::string& name) const;
     // The entry's uncompressed bytes; an Error names the archive and entry.
     Result<std::string> read(const std::string& name, std::uint64_t maxBytes = kDefaultMaxEntryBytes) const;

@@ -16,19 +16,55 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
     return s;
 }
 
+std::vector<std::int64_t> withoutOnes(const std::vector<std::int64_t>& shape) {
+    std::vector<std::int64_t> out;
+    for (auto d : shape)
+        if (d != 1)
+            out.push_back(d);
+    return out;
+}
+
 // Shapes that differ only by size-1 dimensions: the same element count, and the
 // same sizes in the same order once the 1s are dropped.
 bool sameElementsInOrder(const Operand& a, const Operand& b) {
     if (a.is_scalar || b.is_scalar || a.shape == b.shape || a.numel != b.numel)
         return false;
-    std::vector<std::int64_t> x, y;
-    for (auto d : a.shape)
-        if (d != 1)
-            x.push_back(d);
-    for (auto d : b.shape)
-        if (d != 1)
-            y.push_back(d);
-    return x == y;
+    return withoutOnes(a.shape) == withoutOnes(b.shape);
+}
+
+// A reshape that keeps row-major order for certain: the size-1-free shapes split
+// into consecutive groups of equal products (64x384 and 8x8x384: {64}={8,8},
+// {384}={384}), each group a single dimension on one side, so every step is a
+// merge or a split of adjacent dimensions. Two groups of several dimensions on
+// both sides ({2,12} against {6,4}, or 384x64 against 64x384) may as well be a
+// transpose, which no shape tells apart: those stay refused.
+bool mergesOrSplitsDimensions(const Operand& a, const Operand& b) {
+    if (a.is_scalar || b.is_scalar || a.shape == b.shape || a.numel != b.numel || a.numel == 0)
+        return false;
+    const auto x = withoutOnes(a.shape), y = withoutOnes(b.shape);
+    std::size_t i = 0, j = 0;
+    while (i < x.size() && j < y.size()) {
+        std::int64_t px = x[i], py = y[j];
+        std::size_t nx = 1, ny = 1;
+        while (px != py) {
+            if (px < py) {
+                if (++i == x.size())
+                    return false;
+                px *= x[i];
+                ++nx;
+            } else {
+                if (++j == y.size())
+                    return false;
+                py *= y[j];
+                ++ny;
+            }
+        }
+        if (nx > 1 && ny > 1)
+            return false;
+        ++i;
+        ++j;
+    }
+    return i == x.size() && j == y.size();
 }
 
 bool isIntegerType(ScalarType t) {
@@ -154,10 +190,16 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
         return out;
     }
     out.dtype = aotType + " vs " + rtType + (out.dequantized ? " (dequantized)" : "");
-    if (sameElementsInOrder(out.reference, out.runtime) && !out.options.runtime_transform.axis_order) {
+    if (!out.options.runtime_transform.axis_order && (sameElementsInOrder(out.reference, out.runtime) ||
+                                                      mergesOrSplitsDimensions(out.reference, out.runtime))) {
+        out.reshaped = !sameElementsInOrder(out.reference, out.runtime);
         out.logged_shape = out.runtime.shape;
         out.runtime.shape = out.reference.shape;
     }
+    // Both shapes where they differ, so a reshaped or refused row says what met what.
+    if (!out.reference.is_scalar && !out.runtime.is_scalar &&
+        (out.logged_shape ? *out.logged_shape : out.runtime.shape) != out.reference.shape)
+        out.shape += " (runtime " + shapeText(out.logged_shape ? *out.logged_shape : out.runtime.shape) + ")";
     return out;
 }
 
@@ -180,12 +222,20 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads, const st
     out.metrics = std::move(gap.metrics);
     if (out.metrics->broadcast) {
         out.status = RowStatus::Broadcast;
-        out.reason = "reference " + plan.shape + " and runtime " + shapeText(plan.runtime.shape) +
+        out.reason = "reference " + shapeText(plan.reference.shape) + " and runtime " +
+                     shapeText(plan.runtime.shape) +
                      " hold different numbers of elements; compared with broadcasting as ExecuTorch does, "
                      "so the numbers mix unrelated elements and the row is never the first divergence or "
                      "an error introducer";
+    } else if (plan.logged_shape && plan.reshaped) {
+        out.reason =
+            "runtime " + shapeText(*plan.logged_shape) + " holds the reference's " +
+            shapeText(plan.reference.shape) +
+            " elements in the same order (a reshape that only merges or splits adjacent dimensions): "
+            "compared element for element; ExecuTorch cannot broadcast these shapes";
     } else if (plan.logged_shape) {
-        out.reason = "runtime " + shapeText(*plan.logged_shape) + " holds the reference's " + plan.shape +
+        out.reason = "runtime " + shapeText(*plan.logged_shape) + " holds the reference's " +
+                     shapeText(plan.reference.shape) +
                      " elements in the same order (only size-1 dimensions differ): compared element for "
                      "element; ExecuTorch broadcasts them (its numbers are kept apart)";
     }

@@ -30,6 +30,9 @@ struct ElementPlan {
     // order): `runtime` then carries the reference's shape and is compared element
     // for element. ExecuTorch broadcasts such shapes instead (see ElementResult).
     std::optional<std::vector<std::int64_t>> logged_shape;
+    // logged_shape differs by more than size-1 dimensions: adjacent dimensions
+    // merged or split (64x384 against 1x8x8x384).
+    bool reshaped = false;
     // Compute ExecuTorch's numbers too (ElementResult::executorch): only for rows
     // ExecuTorch produces, since they may take a second pass over the tensors.
     bool executorch_numbers = true;

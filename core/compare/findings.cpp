@@ -32,10 +32,12 @@ namespace {
 
 // Every output equal element for element, with nothing undefined on either side:
 // all-zero state tensors (an LSTM's h0) give SNR 0/0 = NaN, which is no gap.
+bool agrees(const GapMetrics& g) {
+    return g.mse == 0.0 && g.max_abs == 0.0 && g.nan_aot == 0 && g.nan_runtime == 0;
+}
+
 bool agreesExactly(const ComparisonRow& row) {
-    return !row.gaps.empty() && std::all_of(row.gaps.begin(), row.gaps.end(), [](const GapMetrics& g) {
-        return g.mse == 0.0 && g.max_abs == 0.0 && g.nan_aot == 0 && g.nan_runtime == 0;
-    });
+    return !row.gaps.empty() && std::all_of(row.gaps.begin(), row.gaps.end(), agrees);
 }
 
 } // namespace
@@ -60,6 +62,14 @@ bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold
     if (!info || row.status != RowStatus::Ok || agreesExactly(row))
         return false;
     const auto v = rowMetric(row, threshold.metric);
+    return v && worseThan(*info, *v, threshold.value);
+}
+
+bool crossesThreshold(const OutputComparison& output, const MetricThreshold& threshold) {
+    const auto info = findMetric(threshold.metric);
+    if (!info || output.status != RowStatus::Ok || !output.metrics || agrees(*output.metrics))
+        return false;
+    const auto v = metricValue(*output.metrics, threshold.metric);
     return v && worseThan(*info, *v, threshold.value);
 }
 

@@ -19,6 +19,9 @@ std::vector<std::size_t> executionOrder(const Comparison& c);
 // would otherwise count as the worst value). The first divergence, the app's
 // "next past the threshold" and its threshold filter all use this.
 bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold);
+// The same rule for a program output: compared element for element, not in exact
+// agreement (an all-zero output's SNR is 0/0), and worse than the threshold.
+bool crossesThreshold(const OutputComparison& output, const MetricThreshold& threshold);
 
 // The next (direction +1) or previous (−1) row in execution order after row
 // `from` (none: the first row) that crosses the threshold, wrapping around; none

@@ -1,6 +1,8 @@
 #include "core/report/compare_report.h"
 
+#include "core/compare/findings.h"
 #include "core/report/etdump_json.h"
+#include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 
 #include <charconv>
@@ -31,16 +33,10 @@ json metricsJson(const GapMetrics& m) {
     return j;
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char ch : s) {
-        if (ch == '"')
-            q += '"';
-        q += ch;
-    }
-    return q + "\"";
+// Handles and coordinates, written by us from integers: quoted when they hold a
+// separator, never neutralised (a lone "-1" is a number, not a formula).
+std::string csvNumbers(const std::string& s) {
+    return s.find(',') == std::string::npos ? s : "\"" + s + "\"";
 }
 
 } // namespace
@@ -160,16 +156,16 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c) {
         out << ',' << m.name;
     out << ",max_abs_index\r\n";
     for (const auto& r : c.rows) {
-        out << r.index << ',' << csvField(joinHandles(r.aot_debug_handle)) << ','
-            << csvField(join(r.aot_ops, "; ")) << ',' << csvField(join(r.runtime_ops, "; ")) << ','
-            << csvField(joinHandles(r.runtime_debug_handle)) << ',' << rowStatusName(r.status) << ','
-            << csvField(r.reason) << ',' << (r.in_executorch ? "true" : "false") << ','
-            << csvField(join(r.shapes, "; ")) << ',' << csvField(join(r.dtypes, "; "));
+        out << r.index << ',' << csvNumbers(joinHandles(r.aot_debug_handle)) << ','
+            << csvCell(join(r.aot_ops, "; ")) << ',' << csvCell(join(r.runtime_ops, "; ")) << ','
+            << csvNumbers(joinHandles(r.runtime_debug_handle)) << ',' << rowStatusName(r.status) << ','
+            << csvCell(r.reason) << ',' << (r.in_executorch ? "true" : "false") << ','
+            << csvCell(join(r.shapes, "; ")) << ',' << csvCell(join(r.dtypes, "; "));
         for (const auto& m : metricCatalog()) {
             const auto v = rowMetric(r, m.id);
             out << ',' << (v ? number(*v) : std::string());
         }
-        out << ',' << csvField(r.gaps.empty() ? std::string() : joinHandles(r.gaps.front().max_abs_index))
+        out << ',' << csvNumbers(r.gaps.empty() ? std::string() : joinHandles(r.gaps.front().max_abs_index))
             << "\r\n";
     }
 }
@@ -184,27 +180,42 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
             return v ? shortNumber(*v) : std::string("—");
         };
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
-        out << "| " << r.index << (first ? " ⚑" : "") << " | " << join(r.aot_ops, ", ") << " | "
-            << join(r.runtime_ops, ", ") << " | " << joinHandles(r.aot_debug_handle, ",") << " | "
-            << rowStatusName(r.status) << " | " << m("mse") << " | " << m("l1") << " | " << m("snr") << " | "
-            << m("max_abs") << " | " << m("cosine") << " |\n";
+        out << "| " << r.index << (first ? " ⚑" : "") << " | " << markdownText(join(r.aot_ops, ", ")) << " | "
+            << markdownText(join(r.runtime_ops, ", ")) << " | " << joinHandles(r.aot_debug_handle, ",")
+            << " | " << rowStatusName(r.status) << " | " << m("mse") << " | " << m("l1") << " | " << m("snr")
+            << " | " << m("max_abs") << " | " << m("cosine") << " |\n";
     }
     if (ctx.first_divergence)
-        out << "\n⚑ first divergence: " << ctx.first_divergence->threshold.metric << " "
+        out << "\n⚑ first divergence: " << markdownText(ctx.first_divergence->threshold.metric) << " "
             << shortNumber(ctx.first_divergence->value) << " (threshold "
             << ctx.first_divergence->threshold.value << ")\n";
+    if (!c.warnings.empty()) {
+        out << "\n## Warnings\n\n";
+        for (const auto& w : c.warnings)
+            out << "- " << markdownText(w) << "\n";
+    }
     if (!c.coverage.empty()) {
         out << "\n## Coverage\n\n| kind | what | handles | reason |\n|---|---|---|---|\n";
         for (const auto& i : c.coverage)
-            out << "| " << i.kind << " | " << i.what << " | " << joinHandles(i.handles, ",") << " | "
-                << i.reason << " |\n";
+            out << "| " << markdownText(i.kind) << " | " << markdownText(i.what) << " | "
+                << joinHandles(i.handles, ",") << " | " << markdownText(i.reason) << " |\n";
     }
 }
 
+// A reason names ops and files; it is cut where a name alone would flood the terminal.
+constexpr std::size_t kMaxEchoedReason = 1000;
+
 void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportContext& ctx) {
-    auto clip = [](std::string s, std::size_t n) {
-        if (s.size() > n)
-            s = s.substr(0, n - 1) + "~";
+    // Names from the inputs: control characters escaped (no escape sequence
+    // reaches the terminal), cut to the column at a character boundary.
+    auto clip = [](const std::string& name, std::size_t n) {
+        std::string s = terminalText(name, false);
+        if (s.size() > n) {
+            std::size_t cut = n - 1;
+            while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80)
+                --cut;
+            s = s.substr(0, cut) + "~";
+        }
         return s;
     };
     out << std::left << std::setw(4) << "#" << std::setw(34) << "aot_ops" << std::setw(22) << "runtime_ops"
@@ -225,7 +236,7 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
             << m("mse") << std::setw(11) << m("l1") << std::setw(11) << m("snr") << std::setw(11)
             << m("max_abs") << m("cosine") << '\n';
         if (!r.reason.empty())
-            out << "    " << r.reason << '\n';
+            out << "    " << echoedName(r.reason, kMaxEchoedReason) << '\n';
     }
     for (const auto& o : c.outputs) {
         out << "program output " << o.index << ": " << rowStatusName(o.status);
@@ -234,19 +245,17 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
                 << "  max_abs " << shortNumber(o.metrics->max_abs) << "  cosine "
                 << cosineNumber(o.metrics->cosine);
             // The model's own result is past the threshold: say so, whatever the rows say.
-            const auto info = findMetric(ctx.threshold.metric);
-            const auto v = metricValue(*o.metrics, ctx.threshold.metric);
-            if (info && v && worseThan(*info, *v, ctx.threshold.value))
+            if (crossesThreshold(o, ctx.threshold))
                 out << "  ! crosses " << ctx.threshold.metric << " " << ctx.threshold.value;
         }
         if (!o.reason.empty())
-            out << "  (" << o.reason << ")";
+            out << "  (" << echoedName(o.reason, kMaxEchoedReason) << ")";
         out << '\n';
     }
     out << "\n* not a row of ExecuTorch's calculate_numeric_gap\n";
     if (ctx.first_divergence)
         out << "! first divergence: row " << ctx.first_divergence->row << " ("
-            << join(c.rows[ctx.first_divergence->row].aot_ops, ",") << "), "
+            << echoedName(join(c.rows[ctx.first_divergence->row].aot_ops, ",")) << "), "
             << ctx.first_divergence->threshold.metric << " = " << shortNumber(ctx.first_divergence->value)
             << ", threshold " << ctx.first_divergence->threshold.value << '\n';
     else

@@ -2,6 +2,7 @@
 
 #include "core/etdump/scalar_type.h"
 #include "core/etdump/tensor_stats.h"
+#include "core/report/safe_text.h"
 
 #include <charconv>
 #include <string>
@@ -28,7 +29,7 @@ std::string delegateIds(std::int32_t idInt, const std::optional<std::string>& id
     if (idInt != -1)
         s += " delegate_debug_id_int=" + std::to_string(idInt);
     if (idStr)
-        s += " delegate_debug_id_str=`" + *idStr + "`";
+        s += " delegate_debug_id_str=`" + echoedName(*idStr) + "`";
     return s;
 }
 
@@ -95,7 +96,8 @@ void writeEtdumpText(std::ostream& out, const EtDump& dump) {
 
     for (std::size_t r = 0; r < dump.runs.size(); ++r) {
         const auto& run = dump.runs[r];
-        out << "\nRunData[" << r << "]: name=" << (run.name ? "`" + *run.name + "`" : std::string("(none)"))
+        out << "\nRunData[" << r
+            << "]: name=" << (run.name ? "`" + echoedName(*run.name) + "`" : std::string("(none)"))
             << " bundled_input_index=" << run.bundled_input_index << " allocators=[";
         for (std::size_t a = 0; a < run.allocators.size(); ++a)
             out << (a ? ", " : "") << run.allocators[a];
@@ -106,7 +108,7 @@ void writeEtdumpText(std::ostream& out, const EtDump& dump) {
             if (const auto* p = std::get_if<ProfileEvent>(&ev)) {
                 out << "ProfileEvent";
                 if (p->name)
-                    out << " name=`" << *p->name << "`";
+                    out << " name=`" << echoedName(*p->name) << "`";
                 out << " chain_index=" << p->chain_index << " instruction_id=" << p->instruction_id
                     << delegateIds(p->delegate_debug_id_int, p->delegate_debug_id_str)
                     << " start_time=" << p->start_time << " end_time=" << p->end_time;
@@ -117,7 +119,7 @@ void writeEtdumpText(std::ostream& out, const EtDump& dump) {
                 out << "DebugEvent chain_index=" << d->chain_index << " instruction_id=" << d->instruction_id
                     << delegateIds(d->delegate_debug_id_int, d->delegate_debug_id_str);
                 if (d->name)
-                    out << " name=`" << *d->name << "`";
+                    out << " name=`" << echoedName(*d->name) << "`";
                 if (d->debug_entry)
                     writeValue(out, dump, *d->debug_entry);
                 else

@@ -3,70 +3,58 @@
 #include "core/align/debug_handle_resolver.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/sha256.h"
+#include "core/compare/metric_catalog.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
+#include "core/session/debug_buffer_choice.h"
 #include "core/session/stage_runner.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 namespace gapscope {
 
-const char* fileKindName(FileKind kind) {
-    switch (kind) {
-    case FileKind::EtDump: return "ETDump";
-    case FileKind::EtRecord: return "ETRecord";
-    case FileKind::Capture: return "AOT capture";
-    case FileKind::Raw: return "raw data";
-    }
-    return "raw data";
-}
-
-FileKind detectFileKind(ByteSpan b) {
-    if (b.size >= 12 && std::memcmp(b.data + 8, "ED00", 4) == 0)
-        return FileKind::EtDump;
-    if (b.size >= 8 && std::memcmp(b.data + 4, "ED00", 4) == 0)
-        return FileKind::EtDump;
-    if (b.size >= 4 && std::memcmp(b.data, "PK\x03\x04", 4) == 0)
-        return FileKind::EtRecord; // confirmed (ETRECORD_V0 entry) by the reader
-    if (b.size >= 9) {
-        std::uint64_t header = 0;
-        std::memcpy(&header, b.data, 8);
-        if (header > 1 && header <= SafetensorsFile::kMaxHeaderBytes && 8 + header <= b.size &&
-            b.data[8] == '{') {
-            const std::string text(reinterpret_cast<const char*>(b.data) + 8,
-                                   static_cast<std::size_t>(header));
-            if (text.find(AotCapture::kMetadataKey) != std::string::npos)
-                return FileKind::Capture;
-        }
-    }
-    return FileKind::Raw;
-}
-
 SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std::vector<Error>& errors) {
+    namespace fs = std::filesystem;
     SessionInputs in;
     std::vector<std::string> files;
+    std::set<std::string> seen;
+    const auto add = [&](const std::string& path) {
+        if (seen.insert(path).second)
+            files.push_back(path);
+    };
+    // Named files first, so that a file also found in a named folder counts as named.
     for (const auto& p : paths) {
         std::error_code ec;
-        if (std::filesystem::is_directory(p, ec)) {
+        if (!fs::is_directory(p, ec))
+            in.named.push_back(fs::path(p).lexically_normal().string());
+    }
+    for (const auto& p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) {
             std::vector<std::string> inside;
-            for (const auto& entry : std::filesystem::directory_iterator(p, ec))
+            for (const auto& entry : fs::directory_iterator(p, ec))
                 if (entry.is_regular_file(ec))
-                    inside.push_back(entry.path().string());
+                    inside.push_back(entry.path().lexically_normal().string());
             std::sort(inside.begin(), inside.end());
-            files.insert(files.end(), inside.begin(), inside.end());
+            for (const auto& f : inside)
+                add(f);
         } else {
-            files.push_back(p);
-            // ExecuTorch writes the debug buffer beside the ETDump as <stem>.debug.bin.
-            const std::filesystem::path given(p);
+            const fs::path given = fs::path(p).lexically_normal();
+            add(given.string());
+            // ExecuTorch writes the debug buffer beside the ETDump.
             if (given.extension() == ".etdp") {
                 auto sibling = given;
                 sibling.replace_extension(".debug.bin");
-                if (std::filesystem::is_regular_file(sibling, ec) &&
-                    std::find(paths.begin(), paths.end(), sibling.string()) == paths.end())
-                    files.push_back(sibling.string());
+                std::vector<fs::path> siblings{sibling};
+                for (const auto& name : executorchDebugBufferNames())
+                    siblings.push_back(given.parent_path() / name);
+                for (const auto& sib : siblings)
+                    if (fs::is_regular_file(sib, ec))
+                        add(sib.string());
             }
         }
     }
@@ -154,6 +142,15 @@ void protectInputs(const SessionFiles& files) {
 
 namespace {
 
+// The same file under two spellings (./a/b and a/b, or an absolute path).
+bool samePath(const std::string& a, const std::string& b) {
+    namespace fs = std::filesystem;
+    if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal())
+        return true;
+    std::error_code ec;
+    return fs::equivalent(a, b, ec);
+}
+
 bool namedLikeEtdump(const std::string& path) {
     const auto ext = std::filesystem::path(path).extension().string();
     return ext == ".etdp" || ext == ".etdump";
@@ -170,11 +167,16 @@ bool namedLikeEtRecord(const std::string& path) {
 } // namespace
 
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
-                              const std::string& preferredCapture) {
+                              const std::string& preferredCapture, const std::string& preferredDebugBuffer) {
     SessionFiles s;
-    std::vector<std::shared_ptr<const MappedFile>> raw;
+    std::vector<std::shared_ptr<const MappedFile>> raw, other;
     std::vector<CaptureCandidate> captures;
     for (const auto& f : inputs.files) {
+        // A file picked for the debug buffer fills it, whatever it looks like.
+        if (!preferredDebugBuffer.empty() && !s.debug_buffer && samePath(f->path(), preferredDebugBuffer)) {
+            s.debug_buffer = f;
+            continue;
+        }
         const FileKind kind = detectFileKind(f->bytes());
         // Content decides, but a name that says otherwise is probably a mix-up
         // (an ETRecord saved as run.etdp): said, or the banner would only say
@@ -200,10 +202,16 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             s.captures.push_back(f);
             break;
         case FileKind::Raw: raw.push_back(f); break;
+        // ExecuTorch's model.pte and inputs.pt, notes, logs, charts: never a debug
+        // buffer, but said when named like an input (a log saved as run.etdp).
+        case FileKind::Program:
+        case FileKind::TorchArchive:
+        case FileKind::Text:
+        case FileKind::Other: other.push_back(f); break;
         }
     }
     for (const auto& c : captures)
-        if (!preferredCapture.empty() && c.file->path() == preferredCapture)
+        if (!preferredCapture.empty() && samePath(c.file->path(), preferredCapture))
             s.capture = c.file;
     const bool asked = s.capture != nullptr;
     if (!asked)
@@ -221,25 +229,14 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
                   : "of method '" + chosen->method + "'" +
                         (chosen->etrecord_graph ? ", taken from the ETRecord's graph, ExecuTorch's reference"
                                                 : ", the first given");
-    // The debug buffer is the raw file beside the ETDump: prefer one sharing its
-    // stem (run.etdp → run.debug.bin), else the only raw file that is not JSON/text.
-    if (s.etdump && !raw.empty()) {
-        const auto stem = std::filesystem::path(s.etdump->path()).stem().string();
-        for (const auto& r : raw)
-            if (std::filesystem::path(r->path()).filename().string().rfind(stem + ".", 0) == 0)
-                s.debug_buffer = r;
-        if (!s.debug_buffer) {
-            std::vector<std::shared_ptr<const MappedFile>> binary;
-            for (const auto& r : raw)
-                if (r->size() > 0 && r->bytes().data[0] != '{' && r->bytes().data[0] != '[' &&
-                    r->bytes().data[0] != '#')
-                    binary.push_back(r);
-            if (binary.size() == 1)
-                s.debug_buffer = binary.front();
-        }
+    if (s.etdump && !s.debug_buffer) {
+        auto choice = chooseDebugBuffer(s.etdump->path(), raw, inputs.named);
+        s.debug_buffer = choice.file;
+        s.debug_buffer_candidates = std::move(choice.candidates);
     }
     // A file named like an input that nothing recognised: say what is wrong
     // with it (a corrupt run.etdp would otherwise read as "ETDump missing").
+    raw.insert(raw.end(), other.begin(), other.end());
     for (const auto& r : raw) {
         if (r == s.debug_buffer)
             continue;
@@ -270,11 +267,13 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
 }
 
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return loadSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture), options);
+    return loadSessionFiles(
+        sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer), options);
 }
 
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return openSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture), options);
+    return openSessionFiles(
+        sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer), options);
 }
 
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
@@ -326,8 +325,10 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     } else {
         s->missing.push_back("ETDump");
     }
-    if (s->etdump_file && !s->debug_buffer_file)
+    if (s->etdump_file && !s->debug_buffer_file) {
         s->missing.push_back("debug buffer");
+        s->debug_buffer_candidates = files.debug_buffer_candidates;
+    }
     if (s->etrecord_file) {
         auto r = readEtRecord(s->etrecord_file);
         if (r)
@@ -382,6 +383,18 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
     if (provenance.warning)
         s.comparison->warnings.push_back(*provenance.warning);
     finishComparison(*s.comparison, std::move(outputs), s.etrecord.get());
+    // Nothing compared (another model's capture, a method the program lacks, the
+    // method-load block of a run, no debug buffer): a warning, so that it reaches
+    // the JSON report and the app as well as the terminal.
+    const auto& rows = s.comparison->rows;
+    if (std::none_of(rows.begin(), rows.end(),
+                     [](const ComparisonRow& row) { return rowMetric(row, Metric::Mse).has_value(); }))
+        s.comparison->warnings.push_back(
+            "no op was compared (" + std::to_string(rows.size()) + (rows.size() == 1 ? " row" : " rows") +
+            ", none with numbers): " +
+            (s.debug_buffer_file
+                 ? "check that the capture, the ETRecord, the method and the run belong together"
+                 : "no debug buffer was given, so the runtime tensors are missing"));
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
     s.introducers = errorIntroducers(*s.comparison, graph);

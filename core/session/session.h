@@ -9,6 +9,7 @@
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
 #include "core/report/compare_report.h"
+#include "core/session/file_kind.h"
 #include "core/session/provenance.h"
 
 #include <memory>
@@ -18,14 +19,13 @@
 
 namespace gapscope {
 
-// What a file is, told from its content (never its name).
-enum class FileKind { EtDump, EtRecord, Capture, Raw };
-const char* fileKindName(FileKind kind);
-FileKind detectFileKind(ByteSpan bytes);
-
 // The files of one session, as given (paths or in-memory blobs).
 struct SessionInputs {
     std::vector<std::shared_ptr<const MappedFile>> files;
+    // The paths the user named one by one (an argument, File → Open, a drop), as
+    // opposed to the files of a folder they named: a named file fills its slot
+    // where the folder's rules would not choose it (chooseDebugBuffer).
+    std::vector<std::string> named;
 };
 
 // A loaded session: the inputs, what was missing or could not be read, and (when
@@ -46,7 +46,10 @@ struct Session {
     std::vector<std::string> capture_paths;     // every capture offered, in file order
     std::optional<std::string> etrecord_sha256; // hashed by the provenance check, reused by reports
     std::vector<std::string> missing;           // "debug buffer", "ETRecord", "AOT capture", "ETDump"
-    std::vector<Error> errors;                  // files that could not be read, with the reader's message
+    // The debug buffer is missing because several files could be it: their
+    // paths, for the user to pick one (SessionOptions::debug_buffer).
+    std::vector<std::string> debug_buffer_candidates;
+    std::vector<Error> errors; // files that could not be read, with the reader's message
     // Every stage done: metrics, coverage and findings are final (see StagedSession).
     bool complete = false;
 };
@@ -56,6 +59,9 @@ struct SessionOptions {
     ComparisonOptions comparison;
     // Of several captures offered, the one at this path (default: see sortSessionFiles).
     std::string capture;
+    // The file at this path is the debug buffer, whatever its content says
+    // (the user picked it; default: chooseDebugBuffer's rules).
+    std::string debug_buffer;
     // Reading progress (ETDump events read / total); returning false cancels the
     // load, which then reports a "cancelled" error.
     ProgressFn progress;
@@ -68,6 +74,8 @@ struct SessionFiles {
     // program needs one capture per method; `capture` is the one compared).
     std::vector<std::string> capture_methods;
     std::vector<std::shared_ptr<const MappedFile>> captures; // every capture offered
+    // Several files could be the debug buffer and none was chosen (chooseDebugBuffer).
+    std::vector<std::string> debug_buffer_candidates;
     // Why `capture` was chosen among several (empty when there was one).
     std::string capture_choice;
     // `capture` as sortSessionFiles read it (empty when it could not be read,
@@ -87,12 +95,14 @@ void protectInputs(const SessionFiles& files);
 // (MappedFile::changedOnDisk): its numbers are then not to be trusted.
 std::vector<std::string> changedInputs(const Session& session);
 
-// Sorts files by content: the debug buffer is the raw file beside the ETDump;
-// of several captures, the one at `preferredCapture` if given, else one of
+// Sorts files by content: the debug buffer is the file at `preferredDebugBuffer`
+// if given, else chooseDebugBuffer's among the files no reader recognises; of
+// several captures, the one at `preferredCapture` if given, else one of
 // `method` (default: forward, else any) wins, and then one of an ETRecord graph
 // (ExecuTorch's reference) over another reference (a float model).
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {},
-                              const std::string& preferredCapture = {});
+                              const std::string& preferredCapture = {},
+                              const std::string& preferredDebugBuffer = {});
 
 // A session loaded in stages, so a UI can show the table before the numbers:
 // openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,
@@ -136,8 +146,10 @@ std::vector<InputProvenance> hashInputs(const SessionFiles& files,
 std::vector<InputProvenance> withEtRecordDigest(std::vector<InputProvenance> others, const Session& session);
 
 // Expands folders (one level) and maps the files; unreadable paths become errors.
-// An ETDump given as a file brings its debug buffer along when it lies beside
-// it under ExecuTorch's name (run.etdp → run.debug.bin).
+// A path given twice (a folder and a file in it) is mapped once. An ETDump given
+// as a file brings its debug buffer along when it lies beside it under one of
+// ExecuTorch's names (run.etdp → run.debug.bin, debug_buffer.bin, debug_output.bin).
+// Paths given as files are SessionInputs::named.
 SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std::vector<Error>& errors);
 
 } // namespace gapscope

@@ -6,6 +6,8 @@
 #include "session_builder.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
+#include <memory>
 
 using namespace gapscope;
 using namespace gapscope::test;
@@ -314,4 +316,66 @@ TEST_CASE("the handle subset index finds exactly the tuples within a target, in 
                 expected.push_back(i);
         CHECK(index.subsetsOf(target) == expected);
     }
+}
+
+// Issue 23: XNNPACK's linear returns 64x384 where the reference is 1x8x8x384 (and
+// GQA's repeat_kv, Swin's matmuls alike): the same elements in the same order.
+TEST_CASE("a reshape that merges or splits adjacent dimensions is compared element for element",
+          "[align][shapes]") {
+    const auto compareShapes = [](std::vector<std::int64_t> runtime, std::vector<std::int64_t> reference) {
+        auto b = std::make_unique<SessionBuilder>();
+        b->maps.debug_handle_map[0] = {{1}, false};
+        b->node("linear", {1});
+        std::vector<float> values(24);
+        for (std::size_t i = 0; i < values.size(); ++i)
+            values[i] = static_cast<float>(i) * 0.5f - 3.0f;
+        std::vector<float> drifted = values;
+        drifted[5] += 0.25f;
+        b->kernel(0, "linear.out", {b->tensor(drifted, runtime)});
+        b->record({1}, {"linear"}, {{values, reference}});
+        b->compare();
+        return b;
+    };
+    SECTION("merged leading dimensions: 6x4 against 1x2x3x4") {
+        const auto b = compareShapes({6, 4}, {1, 2, 3, 4});
+        const auto& row = b->compare().rows.at(0);
+        CHECK(row.status == RowStatus::Ok);
+        CHECK(row.gaps.at(0).max_abs == 0.25);
+        CHECK(row.gaps.at(0).max_abs_index ==
+              std::vector<std::int64_t>{0, 0, 1, 1}); // element 5, reference coords
+        CHECK(row.shapes == std::vector<std::string>{"1x2x3x4 (runtime 6x4)"});
+        CHECK_THAT(row.reason, Catch::Contains("merges or splits adjacent dimensions"));
+        CHECK(crossesThreshold(row, {"max_abs", 0.1}));
+    }
+    SECTION("split trailing dimension: 2x12 against 2x3x4") {
+        const auto b = compareShapes({2, 12}, {2, 3, 4});
+        CHECK(b->compare().rows.at(0).status == RowStatus::Ok);
+    }
+    SECTION("a regrouping that may be a transpose stays refused: 4x6 against 6x4, 2x12 against 6x4") {
+        for (const auto& [runtime, reference] :
+             {std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>{{4, 6}, {6, 4}},
+              {{2, 12}, {6, 4}}}) {
+            const auto b = compareShapes(runtime, reference);
+            const auto& row = b->compare().rows.at(0);
+            CHECK(row.status == RowStatus::Invalid);
+            CHECK(row.gaps.empty());
+            CHECK_THAT(row.shapes.at(0), Catch::Contains("(runtime "));
+        }
+    }
+}
+
+// Issue 23: a gate trips where the first divergence would, and never on a row or
+// an output that agrees exactly (two zero tensors: SNR 0/0).
+TEST_CASE("exact agreement never crosses a threshold, rows and program outputs alike", "[findings][gates]") {
+    OutputComparison zeros;
+    zeros.metrics = GapMetrics{};
+    zeros.metrics->snr = std::numeric_limits<double>::quiet_NaN();
+    CHECK_FALSE(crossesThreshold(zeros, {"snr", 20.0}));
+    OutputComparison off = zeros;
+    off.metrics->mse = 1.0;
+    off.metrics->max_abs = 1.0;
+    off.metrics->snr = 3.0;
+    CHECK(crossesThreshold(off, {"snr", 20.0}));
+    off.status = RowStatus::Broadcast;
+    CHECK_FALSE(crossesThreshold(off, {"snr", 20.0}));
 }

@@ -54,12 +54,17 @@ void checkExecuTorchParity(const std::string& dir, const std::string& method) {
     auto comparison = compareSession(dump.value(), &record.value(), capture.value(), options);
     if (!comparison)
         FAIL(comparison.error().describe());
+    checkExecuTorchParity(comparison.value(), dir, {"mse", "l1", "snr"}, suffix);
+}
+
+void checkExecuTorchParity(const Comparison& comparison, const std::string& dir,
+                           const std::vector<std::string>& metrics, const std::string& suffix) {
     std::vector<const ComparisonRow*> rows;
-    for (const auto& r : comparison.value().rows)
+    for (const auto& r : comparison.rows)
         if (r.in_executorch)
             rows.push_back(&r);
 
-    for (const char* metric : {"mse", "l1", "snr"}) {
+    for (const auto& metric : metrics) {
         INFO("metric " << metric);
         std::ifstream in(dir + "/executorch_gap_" + metric + suffix + ".json");
         REQUIRE(in.good());
@@ -81,9 +86,7 @@ void checkExecuTorchParity(const std::string& dir, const std::string& method) {
             REQUIRE(got.executorch->size() == gap.size());
             for (std::size_t g = 0; g < gap.size(); ++g) {
                 const auto& m = (*got.executorch)[g];
-                const double ours = std::string(metric) == "mse"  ? m.mse
-                                    : std::string(metric) == "l1" ? m.l1
-                                                                  : m.snr;
+                const double ours = metric == "mse" ? m.mse : metric == "l1" ? m.l1 : m.snr;
                 checkClose(ours, jsonDouble(gap[g]));
             }
         }

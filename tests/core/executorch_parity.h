@@ -1,6 +1,9 @@
 #pragma once
 
+#include "core/compare/comparison.h"
+
 #include <string>
+#include <vector>
 
 namespace gapscope::test {
 
@@ -11,5 +14,10 @@ namespace gapscope::test {
 // With a `method`, a multi-method session: capture.<method>.gscap.safetensors
 // against executorch_gap_<metric>.<method>.json.
 void checkExecuTorchParity(const std::string& directory, const std::string& method = {});
+
+// The same for a comparison made otherwise (a folder opened by content), against
+// executorch_gap_<metric><suffix>.json in `directory` for each metric given.
+void checkExecuTorchParity(const Comparison& comparison, const std::string& directory,
+                           const std::vector<std::string>& metrics, const std::string& suffix = {});
 
 } // namespace gapscope::test

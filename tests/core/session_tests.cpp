@@ -1,11 +1,15 @@
 // Sessions: files sorted by content, the debug buffer found beside the ETDump,
 // missing parts and unreadable files reported instead of failing.
 
+#include "core/compare/metric_catalog.h"
 #include "core/session/session.h"
+#include "executorch_parity.h"
 #include "session_builder.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 using namespace gapscope;
 using namespace gapscope::test;
@@ -252,4 +256,115 @@ TEST_CASE("withEtRecordDigest puts the ETRecord in its place, hashed once", "[ve
     CHECK(gapscope::withEtRecordDigest(others, s)[1].sha256 == "from-the-provenance-check");
     s.etrecord_file.reset();
     CHECK(gapscope::withEtRecordDigest(others, s).size() == 2);
+}
+
+namespace {
+
+// A copy of tests/data/executorch_layout in a fresh temporary folder, with edits.
+std::filesystem::path layoutCopy(const std::string& name) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("gapscope-layout-" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& e : fs::directory_iterator(std::string(GAPSCOPE_TEST_DATA_DIR) + "/executorch_layout"))
+        fs::copy_file(e.path(), dir / e.path().filename());
+    return dir;
+}
+
+std::unique_ptr<Session> openFolder(const std::vector<std::string>& paths,
+                                    const SessionOptions& options = {}) {
+    std::vector<Error> errors;
+    const auto inputs = sessionInputsFromPaths(paths, errors);
+    for (const auto& e : errors)
+        FAIL(e.describe());
+    return loadSession(inputs, options);
+}
+
+} // namespace
+
+TEST_CASE("ExecuTorch's own files are recognised by content: the program, torch.save inputs, text",
+          "[session][layout]") {
+    const auto kind = [](const std::string& path) {
+        const auto b = readBytes(path);
+        return detectFileKind({b.data(), b.size()});
+    };
+    const std::string layout = std::string(GAPSCOPE_TEST_DATA_DIR) + "/executorch_layout";
+    CHECK(kind(layout + "/model.pte") == FileKind::Program);
+    CHECK(kind(std::string(GAPSCOPE_DEMO_DIR) + "/model.pte") == FileKind::Program);
+    CHECK(kind(layout + "/inputs.pt") == FileKind::TorchArchive);
+    CHECK(kind(layout + "/etrecord.bin") == FileKind::EtRecord);
+    CHECK(kind(layout + "/etdump.etdp") == FileKind::EtDump);
+    CHECK(kind(layout + "/executorch_gap_mse.json") == FileKind::Text);
+    CHECK(kind(layout + "/README.md") == FileKind::Text);
+    CHECK(kind(layout + "/debug_output.bin") == FileKind::Raw);
+    // A PNG beside the session (an exported chart) is no debug buffer either.
+    const std::string png("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+    CHECK(detectFileKind({reinterpret_cast<const std::uint8_t*>(png.data()), png.size()}) == FileKind::Other);
+}
+
+TEST_CASE("a folder in ExecuTorch's layout opens with either debug-buffer name and a .pte beside it",
+          "[session][layout]") {
+    namespace fs = std::filesystem;
+    const std::string bufferName = GENERATE(std::string("debug_output.bin"), std::string("debug_buffer.bin"));
+    INFO(bufferName);
+    const auto dir = layoutCopy(bufferName);
+    if (bufferName != "debug_output.bin")
+        fs::rename(dir / "debug_output.bin", dir / bufferName);
+    const auto s = openFolder({dir.string()});
+    for (const auto& e : s->errors)
+        FAIL(e.describe());
+    CHECK(s->missing.empty());
+    REQUIRE(s->debug_buffer_file);
+    CHECK(fs::path(s->debug_buffer_file->path()).filename() == bufferName);
+    CHECK(s->debug_buffer_candidates.empty());
+    REQUIRE(s->comparison);
+    // Every metric is there, and ExecuTorch's numbers are the Inspector's on these files.
+    for (const auto& row : s->comparison->rows)
+        if (row.status == RowStatus::Ok)
+            CHECK(rowMetric(row, Metric::Mse).has_value());
+    checkExecuTorchParity(*s->comparison, std::string(GAPSCOPE_TEST_DATA_DIR) + "/executorch_layout",
+                          {"mse"});
+
+    // The ETDump opened alone brings its debug buffer along under ExecuTorch's name.
+    std::vector<Error> errors;
+    const auto alone = sessionInputsFromPaths({(dir / "etdump.etdp").string()}, errors);
+    CHECK(errors.empty());
+    REQUIRE(alone.files.size() == 2);
+    CHECK(fs::path(alone.files[1]->path()).filename() == bufferName);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("several debug-buffer candidates: none is guessed, a named file or a pick fills the slot",
+          "[session][layout]") {
+    namespace fs = std::filesystem;
+    const auto dir = layoutCopy("candidates");
+    fs::rename(dir / "debug_output.bin", dir / "buffer_a.bin");
+    {
+        std::ofstream other(dir / "buffer_b.bin", std::ios::binary);
+        const char bytes[] = {'\x01', '\x00', '\x80', '\x3f', '\xff', '\x00', '\x00', '\x00'};
+        other.write(bytes, sizeof bytes);
+    }
+    const auto a = (dir / "buffer_a.bin").string(), b = (dir / "buffer_b.bin").string();
+
+    const auto undecided = openFolder({dir.string()});
+    CHECK(!undecided->debug_buffer_file);
+    CHECK(undecided->missing == std::vector<std::string>{"debug buffer"});
+    CHECK(undecided->debug_buffer_candidates == std::vector<std::string>{a, b});
+
+    // Named one by one beside its folder (`gapscope DIR DIR/buffer_a.bin`, a drop, File → Open).
+    const auto named = openFolder({dir.string(), a});
+    REQUIRE(named->debug_buffer_file);
+    CHECK(named->debug_buffer_file->path() == a);
+    CHECK(named->missing.empty());
+    REQUIRE(named->comparison);
+    checkExecuTorchParity(*named->comparison, std::string(GAPSCOPE_TEST_DATA_DIR) + "/executorch_layout",
+                          {"mse"});
+
+    // Picked (the banner's buttons, the CLI's --debug-buffer): filled whatever the rules say.
+    SessionOptions pick;
+    pick.debug_buffer = b;
+    const auto picked = openFolder({dir.string(), a}, pick);
+    REQUIRE(picked->debug_buffer_file);
+    CHECK(picked->debug_buffer_file->path() == b);
+    fs::remove_all(dir);
 }

@@ -196,6 +196,12 @@ HostileCase warning(std::string id, HostileRole role, std::string bytes, std::st
     return c;
 }
 
+HostileCase report(std::string id, std::string bytes) {
+    HostileCase c = input(std::move(id), HostileRole::Capture, std::move(bytes), "");
+    c.report = true;
+    return c;
+}
+
 HostileCase special(std::string id, HostileRole role, HostileSpecial kind, std::string expected) {
     HostileCase c = input(std::move(id), role, {}, std::move(expected));
     c.special = kind;
@@ -252,6 +258,7 @@ std::vector<HostileCase> hostileCatalogue(const std::string& demoDir) {
     addDebugBufferCases(cases, debug);
     addEtRecordCases(cases, entries);
     addCaptureCases(cases, capture);
+    addReportCases(cases, capture);
     addSpecialFileCases(cases);
     addOutputCases(cases);
     return cases;
@@ -323,6 +330,8 @@ std::vector<std::string> cliArguments(const HostileCase& c) {
         args.push_back(c.outputFlag);
         args.push_back(c.outputPath);
     }
+    if (c.report)
+        args.insert(args.end(), {"--csv", "out.csv", "--markdown", "out.md"});
     return args;
 }
 

@@ -36,6 +36,12 @@ struct HostileCase {
     // (exit 0), the app shows it in the warning banner. An ETRecord graph the
     // reader cannot use does not sink the maps that alignment needs.
     bool warning = false;
+    // A report case: op names in the capture written to attack whoever reads the
+    // reports (a spreadsheet formula, HTML, a terminal escape sequence). Nothing
+    // is wrong with the session: the CLI exits 0, says nothing about the file, and
+    // writes --csv out.csv and --markdown out.md; what is checked is that the
+    // names reach the table, the CSV and the Markdown only as text.
+    bool report = false;
     // Where the app, which tells files by content rather than by the CLI's
     // flags, says it otherwise: the words its banner must hold.
     std::string appExpected;

@@ -41,12 +41,14 @@ int main(int argc, char** argv) {
             std::cout << c.id << "\t" << coreOutcome(c, dir) << "\n";
             continue;
         }
-        manifest << c.id << '\t' << (c.warning ? "warning: " : "") << c.expected << '\t'
-                 << (c.warning ? 0 : 1) << '\t';
+        // A tab is whitespace to `read`: an empty field would vanish, so a report case
+        // (which expects no message) writes "-".
+        manifest << c.id << '\t' << (c.warning ? "warning: " : "") << (c.report ? "-" : c.expected) << '\t'
+                 << (c.warning || c.report ? 0 : 1) << '\t';
         const auto args = cliArguments(c);
         for (std::size_t i = 0; i < args.size(); ++i)
             manifest << (i ? " " : "") << args[i];
-        manifest << '\n';
+        manifest << '\t' << (c.report ? "report" : "message") << '\n';
     }
     std::fprintf(stderr, "%zu cases written to %s\n", cases.size(), out.c_str());
     return manifest ? 0 : 1;

@@ -5,6 +5,7 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/comparison_selectors.h"
+#include "app/gui/debug_buffer_picker.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
@@ -26,8 +27,10 @@
 #include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -78,6 +81,8 @@ private slots:
     }
     void aSavedSessionOpensEveryWay();
     void droppedFoldersAndSessionFilesOpen();
+    void anExecuTorchFolderOpens();
+    void aDroppedOrPickedDebugBufferFillsTheSlot();
     void shortcutsWinOverTheFilterBox();
     void theWindowFitsALaptop();
     void theThresholdIsShownEditedAndDrawn();
@@ -471,6 +476,87 @@ void DailyUseTest::aFiveThousandNodeGraphStaysUsable() {
     view.setCollapsed(-1, true);
     QTRY_VERIFY_WITH_TIMEOUT(!view.layoutPending(), 60000);
     QCOMPARE(view.layout().boxes.size(), std::size_t{500});
+}
+
+namespace {
+
+// tests/data/executorch_layout copied into `dir`: a folder as ExecuTorch leaves it.
+bool copyLayout(const QTemporaryDir& dir) {
+    const QDir layout(QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/executorch_layout"));
+    for (const auto& name : layout.entryList(QDir::Files))
+        if (!QFile::copy(layout.filePath(name), dir.filePath(name)))
+            return false;
+    return true;
+}
+
+} // namespace
+
+void DailyUseTest::anExecuTorchFolderOpens() {
+    // etdump.etdp, debug_output.bin, model.pte, etrecord.bin, inputs.pt and a capture,
+    // dropped as a folder: every file told by content, the program and inputs not
+    // taken for the debug buffer, every row measured.
+    QTemporaryDir dir;
+    QVERIFY(copyLayout(dir));
+    MainWindow window;
+    window.show();
+    drop(window, {dir.path()});
+    QVERIFY(waitShown(window));
+    QVERIFY2(window.banner()->isHidden(), qPrintable(window.banner()->text()));
+    QVERIFY(window.debugBufferPicker()->isHidden());
+    const auto session = window.session();
+    QVERIFY(session->debug_buffer_file);
+    QVERIFY(QString::fromStdString(session->debug_buffer_file->path())
+                .endsWith(QStringLiteral("debug_output.bin")));
+    QVERIFY(session->comparison);
+    for (const auto& row : session->comparison->rows)
+        QVERIFY(row.status != RowStatus::MissingData);
+}
+
+void DailyUseTest::aDroppedOrPickedDebugBufferFillsTheSlot() {
+    QTemporaryDir dir;
+    QVERIFY(copyLayout(dir));
+    // Two files with no name to tell them by: the banner asks, the picker lists both.
+    QVERIFY(QFile::rename(dir.filePath(QStringLiteral("debug_output.bin")),
+                          dir.filePath(QStringLiteral("a.bin"))));
+    QFile other(dir.filePath(QStringLiteral("b.bin")));
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write(QByteArray("\x01\x00\x80\x3f\xff\x00\x00\x00", 8));
+    other.close();
+    MainWindow window;
+    window.show();
+    drop(window, {dir.path()});
+    QVERIFY(waitShown(window));
+    QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing: 2 files could be it")));
+    QVERIFY(!window.debugBufferPicker()->isHidden());
+    auto buttons =
+        window.debugBufferPicker()->findChildren<QPushButton*>(QStringLiteral("debugBufferCandidate"));
+    QCOMPARE(buttons.size(), 2);
+    QCOMPARE(buttons.at(0)->text(), QStringLiteral("a.bin"));
+
+    // Dropping one on the banner that asks for it fills the slot.
+    drop(window, {dir.filePath(QStringLiteral("a.bin"))});
+    QVERIFY(waitShown(window));
+    QVERIFY2(window.banner()->isHidden(), qPrintable(window.banner()->text()));
+    QVERIFY(window.debugBufferPicker()->isHidden());
+    QVERIFY(QString::fromStdString(window.session()->debug_buffer_file->path())
+                .endsWith(QStringLiteral("a.bin")));
+    for (const auto& row : window.session()->comparison->rows)
+        QVERIFY(row.status != RowStatus::MissingData);
+
+    // From the folder alone again, a click on a button picks the file.
+    MainWindow fresh;
+    fresh.show();
+    drop(fresh, {dir.path()});
+    QVERIFY(waitShown(fresh));
+    buttons = fresh.debugBufferPicker()->findChildren<QPushButton*>(QStringLiteral("debugBufferCandidate"));
+    QCOMPARE(buttons.size(), 2);
+    QTest::mouseClick(buttons.at(0), Qt::LeftButton);
+    QVERIFY(waitShown(fresh));
+    QVERIFY(fresh.debugBufferPicker()->isHidden());
+    QVERIFY(
+        QString::fromStdString(fresh.session()->debug_buffer_file->path()).endsWith(QStringLiteral("a.bin")));
+    QVERIFY(fresh.session()->comparison);
+    QCOMPARE(fresh.session()->comparison->rows.front().status, RowStatus::Ok);
 }
 
 QTEST_MAIN(DailyUseTest)

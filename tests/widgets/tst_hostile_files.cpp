@@ -160,6 +160,14 @@ void HostileFilesTest::theCatalogueIsNamedAndTheDemoStillOpens() {
     QSignalSpy shown(&window, &MainWindow::sessionShown);
     window.openPaths(paths);
     QVERIFY(shown.wait(30000));
+    if (c.report) {
+        // Names made to attack a report's reader: nothing wrong with the session,
+        // which opens with every row; the table shows the names as text.
+        QVERIFY2(window.banner()->isHidden(), qPrintable(window.banner()->text()));
+        QVERIFY(window.opModel()->rowCount() > 0);
+        QVERIFY(!window.opModel()->index(0, OpTableModel::AotOps).data().toString().isEmpty());
+        return;
+    }
     // The error banner, or the warning banner for what the core only warns about.
     const QString text = c.warning ? window.inspector()->warningBanner()->text() : window.banner()->text();
     const QString file = QString::fromLatin1(test::hostileFileName(c.role));

@@ -1,0 +1,163 @@
+#include "core/report/safe_text.h"
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+
+namespace gapscope {
+
+std::string csvCell(std::string_view text) {
+    const bool formula = !text.empty() && (text[0] == '=' || text[0] == '+' || text[0] == '-' ||
+                                           text[0] == '@' || text[0] == '\t' || text[0] == '\r');
+    if (!formula && text.find_first_of(",\"\n\r") == std::string_view::npos)
+        return std::string(text);
+    std::string q = formula ? "\"'" : "\"";
+    for (char ch : text) {
+        if (ch == '"')
+            q += '"';
+        q += ch;
+    }
+    return q + "\"";
+}
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at `i` (1 for ASCII), or 0.
+std::size_t utf8Length(std::string_view s, std::size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80)
+        return 1;
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1fu;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0fu;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07u;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size())
+        return 0;
+    for (std::size_t k = 1; k < len; ++k) {
+        const auto b = static_cast<unsigned char>(s[i + k]);
+        if ((b & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (b & 0x3fu);
+    }
+    const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+std::string hexByte(unsigned char c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+    return buf;
+}
+
+// A character as a terminal may show it: control characters visibly escaped.
+void appendVisible(std::string& out, std::string_view s, std::size_t i, std::size_t len, bool keepNewlines) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (len == 0) {
+        out += hexByte(c);
+        return;
+    }
+    if (len == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) { // C1: U+0080..U+009F
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+        out += buf;
+        return;
+    }
+    if (len > 1 || (c >= 0x20 && c != 0x7f) || (c == '\n' && keepNewlines)) {
+        out.append(s.substr(i, len));
+        return;
+    }
+    switch (c) {
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    case 0x1b: out += "\\e"; break;
+    case 0: out += "\\0"; break;
+    case 0x7f: out += "\\u007f"; break; // as JSON writes it: a JSON document on stdout stays valid
+    default: out += hexByte(c);
+    }
+}
+
+} // namespace
+
+std::string terminalText(std::string_view text, bool keepNewlines) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t len = utf8Length(text, i);
+        appendVisible(out, text, i, len, keepNewlines);
+        i += len == 0 ? 1 : len;
+    }
+    return out;
+}
+
+std::string echoedName(std::string_view name, std::size_t maxBytes) {
+    std::size_t cut = name.size();
+    if (name.size() > maxBytes) {
+        cut = maxBytes;
+        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80)
+            --cut; // not inside a UTF-8 sequence
+    }
+    std::string out = terminalText(name.substr(0, cut), false);
+    if (cut < name.size())
+        out += "… (" + std::to_string(name.size() - cut) + " more bytes)";
+    return out;
+}
+
+std::string markdownText(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 8);
+    const auto wordChar = [&](std::size_t i) {
+        return i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) != 0);
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t len = utf8Length(text, i);
+        const char c = text[i];
+        if (len != 1) {
+            appendVisible(out, text, i, len, false);
+            i += len == 0 ? 1 : len;
+            continue;
+        }
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '\n':
+        case '\r': out += ' '; break;
+        case '_':
+            if (i > 0 && wordChar(i - 1) && wordChar(i + 1))
+                out += '_';
+            else
+                out += "\\_";
+            break;
+        case '\\':
+        case '`':
+        case '*':
+        case '[':
+        case ']':
+        case '|':
+        case '~':
+        case '!':
+        case '#':
+            out += '\\';
+            out += c;
+            break;
+        default: appendVisible(out, text, i, 1, false);
+        }
+        ++i;
+    }
+    return out;
+}
+
+} // namespace gapscope
