@@ -1,5 +1,7 @@
 #include "core/align/alignment.h"
 
+#include "core/align/delegate_outputs.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -208,29 +210,6 @@ std::vector<std::string> OpNamesWithin::aot(const HandleTuple& target) const {
     return out;
 }
 
-HandleTuple delegateOutputHandles(const ExportGraph& graph, const HandleTuple& handles) {
-    const std::set<std::int64_t> group(handles.begin(), handles.end());
-    auto inGroup = [&](const GraphNode& n) {
-        return !n.debug_handles.empty() && std::all_of(n.debug_handles.begin(), n.debug_handles.end(),
-                                                       [&](std::int64_t h) { return group.count(h) > 0; });
-    };
-    // Who consumes each tensor from outside the group.
-    std::set<std::string> usedOutside(graph.graph_outputs.begin(), graph.graph_outputs.end());
-    for (const auto& n : graph.nodes)
-        if (!inGroup(n))
-            usedOutside.insert(n.input_tensors.begin(), n.input_tensors.end());
-    HandleTuple out;
-    for (const auto& n : graph.nodes) {
-        if (!inGroup(n) || n.debug_handles.size() != 1)
-            continue;
-        const bool boundary = std::any_of(n.output_tensors.begin(), n.output_tensors.end(),
-                                          [&](const std::string& t) { return usedOutside.count(t) > 0; });
-        if (boundary && std::find(out.begin(), out.end(), n.debug_handles.front()) == out.end())
-            out.push_back(n.debug_handles.front());
-    }
-    return out;
-}
-
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
                                   const ExportGraph* graph) {
     Alignment a;
@@ -318,10 +297,15 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
         const std::size_t pairsBefore = a.pairs.size();
         std::vector<const CaptureRecord*> keys; // per pair: the reference ExecuTorch keys it by
         std::string skipReason;
-        // A delegate call with several outputs: which op each output is, from the graph.
-        const HandleTuple delegateOutputs = graph && rt.num_outputs > 1 && rt.event->name == "DELEGATE_CALL"
-                                                ? delegateOutputHandles(*graph, rt.handles)
-                                                : HandleTuple{};
+        // A delegate call with several outputs: which op each output is, from the
+        // program (delegateOutputOrder), not from ExecuTorch's positional rule.
+        const std::size_t returns = static_cast<std::size_t>(std::max<std::int64_t>(rt.num_outputs, 0));
+        std::optional<DelegateOutputOrder> order;
+        if (graph && returns > 1 && rt.event->name == "DELEGATE_CALL")
+            order = delegateOutputOrder(*graph, rt.event->resolved.handles, returns);
+        const auto referenceTensor = [&](const CaptureRecord* r) {
+            return r && !r->sequence && !r->outputs.empty() ? capture.tensor(r->outputs.front()) : nullptr;
+        };
         for (std::int64_t i = 0; i < rt.num_outputs; ++i) {
             if (!subsetOf(combined, rt.handles)) {
                 skipReason = "the reference handles are not a subset of the runtime handles";
@@ -330,7 +314,15 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             const auto k = static_cast<std::int64_t>(rt.handles.size()) - 1 - i;
             if (k < 0)
                 break;
+            const auto negative = static_cast<std::size_t>(i + 1);
             auto found = aotMap.find(HandleTuple{rt.handles[static_cast<std::size_t>(k)]});
+            // The op the delegate returns in this place, when the program tells.
+            const CaptureRecord* returned = nullptr;
+            if (order && order->known())
+                if (const auto it = aotMap.find(HandleTuple{order->handles[returns - negative]});
+                    it != aotMap.end())
+                    returned = it->second;
+            // Rows are ExecuTorch's: where its rule keys no reference, there is no row.
             if (found == aotMap.end()) {
                 skipReason =
                     "no reference output is keyed by handle " +
@@ -338,46 +330,82 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                     ", the runtime group's last handle (ExecuTorch compares a fused group's last op)";
                 continue;
             }
+            const CaptureRecord* positional = found->second;
             AlignedPair pair;
             pair.handles = rt.handles;
             pair.output_index = static_cast<int>(i);
-            pair.aot.record = found->second;
-            pair.aot.sequence = found->second->sequence;
+            pair.aot.record = positional;
+            pair.aot.sequence = pair.aot.record->sequence;
             pair.runtime = &rt;
             const auto& data = rt.event->debug_data;
-            const auto negative = static_cast<std::size_t>(i + 1);
             if (data.size() < negative) {
                 pair.runtime_value_valid = false;
                 pair.problem = "the runtime event logged " + std::to_string(data.size()) +
                                " values, fewer than output " + std::to_string(i + 1) + " from the end";
-                keys.push_back(found->second);
+                keys.push_back(pair.aot.record);
                 a.pairs.push_back(std::move(pair));
                 continue;
             }
             const RuntimeValue& element = data[data.size() - negative];
-            // The delegate's output i is the group's i-th boundary node from the end; where
-            // that is another op of the group with the logged shape, compare with it.
-            if (delegateOutputs.size() == static_cast<std::size_t>(rt.num_outputs) && element.isTensor()) {
-                const auto byGraph =
-                    aotMap.find(HandleTuple{delegateOutputs[delegateOutputs.size() - negative]});
-                const auto* ref =
-                    byGraph != aotMap.end() && !byGraph->second->sequence && !byGraph->second->outputs.empty()
-                        ? capture.tensor(byGraph->second->outputs.front())
-                        : nullptr;
-                if (ref && byGraph->second != found->second && element.tensor->sizes == ref->shape) {
-                    pair.executorch_record = found->second;
-                    pair.aot.record = byGraph->second;
+            if (order && element.isTensor()) {
+                const auto logged = element.tensor->numel;
+                const auto sameSize = [&](const CaptureRecord* r) {
+                    const auto* t = referenceTensor(r);
+                    return t && logged && t->numel == *logged;
+                };
+                std::string why; // the row cannot be paired: why
+                const CaptureRecord* chosen = nullptr;
+                std::string how;
+                if (order->known()) {
+                    if (!returned)
+                        why = "the delegate returns handle " +
+                              std::to_string(order->handles[returns - negative]) +
+                              " here, which no reference output is keyed by";
+                    else if (!sameSize(returned))
+                        why = "the delegate returns '" + returned->ops.back() +
+                              "' here (the ETRecord's order), but its reference holds another number of "
+                              "elements "
+                              "than the logged tensor: the order is in doubt";
+                    else
+                        chosen = returned;
+                    how = "the delegate's return order, from " + order->source;
+                } else {
+                    // Unknown order: an output is paired only when one op of the group alone
+                    // has its size.
+                    std::vector<const CaptureRecord*> candidates;
+                    for (const auto& [key, r] : aotMap)
+                        if (sameSize(r))
+                            candidates.push_back(r);
+                    if (candidates.size() == 1) {
+                        chosen = candidates.front();
+                        how =
+                            "the one op of the group with this output's size; the return order is unknown (" +
+                            order->problem + ")";
+                    } else if (candidates.size() > 1) {
+                        why = "the delegate's output order cannot be established from the ETRecord (" +
+                              order->problem + ") and " + std::to_string(candidates.size()) +
+                              " of its ops have this output's size: which one it is is unknown";
+                    }
+                }
+                if (!why.empty()) {
+                    pair.runtime_value_valid = false;
+                    pair.problem = why;
+                    keys.push_back(positional);
+                    a.pairs.push_back(std::move(pair));
+                    continue;
+                }
+                if (chosen && chosen != positional) {
+                    pair.executorch_record = positional;
+                    pair.aot.record = chosen;
                     pair.aot.sequence = false;
-                    pair.selection = "delegate output " + std::to_string(i) + " is '" +
-                                     byGraph->second->ops.back() +
-                                     "' (the group's boundary nodes in graph order); ExecuTorch's positional "
-                                     "rule pairs it with '" +
-                                     found->second->ops.back() + "'";
+                    pair.selection = "delegate output " + std::to_string(i) + " is '" + chosen->ops.back() +
+                                     "' (" + how + "); ExecuTorch's positional rule pairs it with '" +
+                                     positional->ops.back() + "'";
                 }
             }
             const auto qnnIndices = qnnOutputIndices(*rt.event);
             if (pair.aot.sequence && !qnnIndices.empty()) {
-                const auto outputs = found->second->outputs.size();
+                const auto outputs = pair.aot.record->outputs.size();
                 const auto beyond = std::find_if(qnnIndices.begin(), qnnIndices.end(), [&](int index) {
                     return static_cast<std::size_t>(index) >= outputs;
                 });
@@ -408,8 +436,9 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 }
             } else {
                 pair.runtime_value = element;
-                const auto* aotTensor =
-                    found->second->outputs.empty() ? nullptr : capture.tensor(found->second->outputs.front());
+                const auto* aotTensor = pair.aot.record->outputs.empty()
+                                            ? nullptr
+                                            : capture.tensor(pair.aot.record->outputs.front());
                 if (rt.num_outputs == 1 && data.size() > 1 && aotTensor) {
                     bool ambiguous = false;
                     const std::size_t picked = pickByShape(data, *aotTensor, pair.selection, ambiguous);
@@ -430,7 +459,7 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                     }
                 }
             }
-            keys.push_back(found->second);
+            keys.push_back(positional);
             a.pairs.push_back(std::move(pair));
         }
         for (std::size_t p = pairsBefore; p < a.pairs.size(); ++p) {

@@ -46,7 +46,7 @@ struct AlignedPair {
     bool ambiguous_selection = false;
     // ExecuTorch's reference for this output when it differs from `aot.record`: its
     // positional rule pairs the delegate's output with another op of the group
-    // (delegateOutputHandles). ExecuTorch's own numbers are computed against it.
+    // (delegateOutputOrder). ExecuTorch's own numbers are computed against it.
     const CaptureRecord* executorch_record = nullptr;
     // ExecuTorch's table is keyed by the reference: when two outputs of one
     // runtime group end in the same handle (…, 6, 6), the later output's entry
@@ -83,18 +83,14 @@ struct Alignment {
     std::vector<std::pair<const CaptureRecord*, const RuntimeEntry*>> fused;
 };
 
-// §5.2 + §5.4 over one run's Inspector events and a capture. With the op graph
-// (may be null), a delegate call's outputs are paired by the group's boundary
-// nodes (delegateOutputHandles) where ExecuTorch's positional rule would pair an
-// output with another op of the same shape.
+// §5.2 + §5.4 over one run's Inspector events and a capture. With the edge
+// program (may be null), a delegate call's outputs are paired in the order the
+// delegate returns them (delegateOutputOrder) where ExecuTorch's positional rule
+// pairs an output with another op; where that order cannot be established, an
+// output is paired only with the one op of the group of its size, else the row is
+// invalid with the reason.
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
                                   const ExportGraph* graph = nullptr);
-
-// The handles of a delegated group's outputs, in the order the delegate returns
-// them: the nodes carrying `handles` whose results are used outside the group (or
-// are graph outputs), in graph order, as the partitioner makes them the lowered
-// module's outputs. Empty when the graph does not tell.
-HandleTuple delegateOutputHandles(const ExportGraph& graph, const HandleTuple& handles);
 
 // Which of a list of handle tuples lie within a target tuple (every handle in
 // it; an empty tuple always does), found through a handle index: a row's op

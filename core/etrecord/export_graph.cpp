@@ -124,13 +124,50 @@ std::vector<std::int64_t> ExportGraph::allDebugHandles() const {
 
 namespace {
 Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
-                                              const std::string& key);
+                                              const std::string& key, int nested);
+
+constexpr const char* kCallDelegate = "torch.ops.higher_order.executorch_call_delegate";
+
+// An ETRecord made from the lowered program (devtools' generate_etrecord with the
+// EdgeProgramManager after to_backend) keeps each delegate's lowered module as a
+// JSON string argument of its call node; its `original_module` is an ordinary
+// serialized program whose graph outputs are the delegate's, in return order.
+// Anything unexpected leaves the node without it (delegateOutputOrder then
+// derives the order, or says it cannot).
+std::optional<LoweredModule> loweredModule(const json& argument, const std::string& file,
+                                           const std::string& key) try {
+    auto [kind, value] = activeMember(argument);
+    if (kind != "as_string" || !value || !value->is_string())
+        return std::nullopt;
+    const auto& text = value->get_ref<const std::string&>();
+    if (jsonTooDeep(text))
+        return std::nullopt;
+    const json lowered = json::parse(normalizePythonJson(text).text, nullptr, false);
+    if (!lowered.is_object() || !lowered.contains("original_module") ||
+        !lowered["original_module"].is_object())
+        return std::nullopt;
+    auto module =
+        parseExportGraphUnguarded(lowered["original_module"].dump(), file, key + "/original_module", 1);
+    if (!module)
+        return std::nullopt;
+    LoweredModule out;
+    for (const auto& n : module.value().nodes)
+        out.node_handles.insert(out.node_handles.end(), n.debug_handles.begin(), n.debug_handles.end());
+    for (const auto& t : module.value().graph_outputs) {
+        const int p = module.value().producerOf(t);
+        out.output_handles.push_back(p < 0 ? std::vector<std::int64_t>{}
+                                           : module.value().nodes[static_cast<std::size_t>(p)].debug_handles);
+    }
+    return out;
+} catch (const std::exception&) { // a field of an unexpected type: the order is derived instead
+    return std::nullopt;
 }
+} // namespace
 
 Result<ExportGraph> parseExportGraph(const std::string& text, const std::string& file,
                                      const std::string& key) {
     try {
-        return parseExportGraphUnguarded(text, file, key);
+        return parseExportGraphUnguarded(text, file, key, 0);
     } catch (const std::exception& ex) { // a field of an unexpected JSON type, …
         return graphError(file, key, "entry '" + key + "' cannot be read: " + ex.what());
     }
@@ -138,8 +175,9 @@ Result<ExportGraph> parseExportGraph(const std::string& text, const std::string&
 
 namespace {
 
+// `nested`: 1 inside a lowered module, whose own delegates are not looked into.
 Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
-                                              const std::string& key) {
+                                              const std::string& key, int nested) {
     // torch.export writes non-finite float arguments as Python's NaN/Infinity tokens.
     if (const auto at = jsonTooDeep(text))
         return graphError(
@@ -208,6 +246,9 @@ Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std
             if (const json* fn = metadataString(md, "from_node"))
                 node.from_node = fn->get<std::string>();
         }
+        if (node.target == kCallDelegate && nested == 0 && n.contains("inputs") && n["inputs"].is_array() &&
+            !n["inputs"].empty() && n["inputs"][0].is_object() && n["inputs"][0].contains("arg"))
+            node.lowered = loweredModule(n["inputs"][0]["arg"], file, key + "/" + node.name);
         graph.nodes.push_back(std::move(node));
         ++index;
     }

@@ -12,6 +12,15 @@ namespace gapscope {
 
 // One call_function node of a serialized torch.export graph (ExecuTorch's copy of
 // the torch.export JSON schema; shared/formats/executorch-artifacts.md §4.5).
+// What an executorch_call_delegate node of a lowered program says of its
+// delegate (the lowered module, serialized as a string argument of the node):
+// the debug handles of the module's own nodes, and per output, in the order the
+// delegate returns them, the handles of the node producing it.
+struct LoweredModule {
+    std::vector<std::int64_t> node_handles;
+    std::vector<std::vector<std::int64_t>> output_handles;
+};
+
 struct GraphNode {
     std::string name;   // FX node name: the "op name" ExecuTorch reports
     std::string target; // e.g. executorch.exir.dialects.edge.ops.aten.relu.default
@@ -21,6 +30,7 @@ struct GraphNode {
     std::optional<std::string> from_node;    // raw JSON string of the provenance chain
     std::vector<std::string> input_tensors;  // tensor names consumed (producer edges)
     std::vector<std::string> output_tensors; // tensor names produced, in output order
+    std::optional<LoweredModule> lowered;    // an executorch_call_delegate node's delegate
 };
 
 struct ExportGraph {

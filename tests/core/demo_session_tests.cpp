@@ -133,12 +133,13 @@ TEST_CASE("two delegate outputs with one key make one ExecuTorch row", "[demo][p
 }
 
 #include "core/align/alignment.h"
+#include "core/align/delegate_outputs.h"
 
 // tests/data/xnnpack_decoder_fp32: a delegate call returns (q, kᵀ); ExecuTorch pairs
 // output 1 with k's reference by position. The group's boundary nodes in the graph
 // say it is q: compared with q, the healthy model agrees; ExecuTorch's own numbers
 // (its positional pair) stay in the `executorch` field.
-TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[demo][align]") {
+TEST_CASE("a delegate's outputs are paired in the order it returns them", "[demo][align]") {
     using namespace gapscope;
     const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_decoder_fp32";
     const auto compared = test::compareSessionDir(dir);
@@ -147,7 +148,9 @@ TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[dem
     const auto* edge = s.etrecord.edgeProgram("forward");
     REQUIRE(edge);
     const auto& call = s.etrecord.maps("forward")->debug_handle_map.at(4).handles;
-    CHECK(delegateOutputHandles(*edge, call) == HandleTuple{21, 29}); // add_1 (q), transpose_3 (kᵀ)
+    const auto order = delegateOutputOrder(*edge, call, 2);
+    CHECK(order.known());
+    CHECK(order.handles == HandleTuple{21, 29}); // add_1 (q), transpose_3 (kᵀ)
     const ComparisonRow* second = nullptr;
     for (const auto& row : c.rows)
         if (row.instruction_id == 4 && row.output_index == 1)
@@ -162,6 +165,7 @@ TEST_CASE("a delegate's outputs are paired by the group's boundary nodes", "[dem
     REQUIRE(second->executorch);
     CHECK(second->executorch->front().snr < 0.0); // what ExecuTorch's pairing computes
     CHECK_THAT(second->selection, Catch::Contains("positional rule pairs it with 'add_2'"));
+    CHECK_THAT(second->selection, Catch::Contains("the delegate's return order"));
     CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
     // Where ExecuTorch's own pairing cannot compare (its table raises: the
     // session's executorch_error.txt), the row says so.

@@ -1,0 +1,125 @@
+// Issue 23: a delegate's outputs in the order it returns them. A RoPE decoder on
+// XNNPACK computes cos·scale, sin·scale and RMSNorm's pow in one delegate; its
+// partitioner cut the group when the graph was sorted pow first, so the call
+// returns (pow, cos·scale, sin·scale) while the saved program lists cos, sin,
+// pow. The call's debug_handle_map entry keeps the cut-time order.
+
+#include "core/align/delegate_outputs.h"
+#include "session_builder.h"
+
+#include <catch2/catch.hpp>
+
+using namespace gapscope;
+using namespace gapscope::test;
+
+namespace {
+
+GraphNode op(const std::string& name, std::int64_t handle, std::vector<std::string> inputs) {
+    GraphNode n;
+    n.name = name;
+    n.target = "executorch.exir.dialects.edge.ops.aten." + name + ".default";
+    n.debug_handles = {handle};
+    n.input_tensors = std::move(inputs);
+    n.output_tensors = {name};
+    return n;
+}
+
+// The saved (pre-delegation) graph: cos, mul_1 (cos·scale), sin, mul_2 (sin·scale),
+// pow; each result read by an op outside the delegate.
+ExportGraph ropeGraph() {
+    ExportGraph g;
+    g.nodes = {op("cos", 40, {"freqs"}),
+               op("mul_1", 41, {"cos"}),
+               op("sin", 42, {"freqs"}),
+               op("mul_2", 43, {"sin"}),
+               op("pow", 44, {"embed"}),
+               op("rsqrt", 50, {"pow"}),
+               op("q_rope", 51, {"mul_1", "mul_2"})};
+    return g;
+}
+
+} // namespace
+
+TEST_CASE("a delegate's return order comes from its debug_handle_map entry, not graph order",
+          "[align][delegate-order]") {
+    const auto order = delegateOutputOrder(ropeGraph(), {44, 40, 42, 41, 43}, 3);
+    INFO(order.problem);
+    CHECK(order.known());
+    CHECK(order.handles == std::vector<std::int64_t>{44, 41, 43}); // pow, cos·scale, sin·scale
+    // The entry in graph order gives graph order: the rule follows the entry.
+    CHECK(delegateOutputOrder(ropeGraph(), {40, 41, 42, 43, 44}, 3).handles ==
+          std::vector<std::int64_t>{41, 43, 44});
+}
+
+TEST_CASE("a delegate's return order that cannot be established says why", "[align][delegate-order]") {
+    SECTION("a handle with more places than nodes") {
+        const auto order = delegateOutputOrder(ropeGraph(), {44, 40, 40, 42, 41, 43}, 3);
+        CHECK_FALSE(order.known());
+        CHECK_THAT(order.problem, Catch::Contains("handle 40 has 2 places but 1 nodes"));
+    }
+    SECTION("another number of results read outside than the call returns") {
+        const auto order = delegateOutputOrder(ropeGraph(), {44, 40, 42, 41, 43}, 2);
+        CHECK_FALSE(order.known());
+        CHECK_THAT(order.problem,
+                   Catch::Contains("3 of the delegate's nodes are read outside it, for 2 outputs"));
+    }
+    SECTION("a handle shared with ops outside, more candidates than places") {
+        ExportGraph g = ropeGraph();
+        g.nodes.push_back(op("cos_again", 40, {"mul_1"})); // fed by a member
+        g.nodes.push_back(op("cos_too", 40, {"pow"}));     // fed by a member too
+        const auto order = delegateOutputOrder(g, {44, 40, 42, 41, 43}, 3);
+        CHECK_FALSE(order.known());
+        CHECK_THAT(order.problem, Catch::Contains("shared with ops outside the delegate"));
+    }
+}
+
+TEST_CASE("a lowered program's call node gives the exact return order", "[align][delegate-order]") {
+    ExportGraph g;
+    GraphNode call;
+    call.name = "executorch_call_delegate";
+    call.target = "torch.ops.higher_order.executorch_call_delegate";
+    call.output_tensors = {"getitem", "getitem_1", "getitem_2"};
+    call.lowered = LoweredModule{{40, 41, 42, 43, 44}, {{44}, {41}, {43}}};
+    g.nodes = {call};
+    const auto order = delegateOutputOrder(g, {43, 41, 40, 42, 44}, 3);
+    CHECK(order.known());
+    CHECK(order.handles == std::vector<std::int64_t>{44, 41, 43});
+    // A module of another handle set is another delegate's: the order is then derived (and unknown here).
+    CHECK_FALSE(delegateOutputOrder(g, {1, 2}, 2).known());
+}
+
+// The same through alignment: the delegate logs its input, then (pow, cos·scale,
+// sin·scale). ExecuTorch's positional rule pairs output i from the end with the
+// entry's i-th handle from the end (43, 41, 42): sin·scale's tensor against
+// sin's reference, cos·scale's against sin·scale's. Paired in return order,
+// every row agrees.
+TEST_CASE("RoPE's delegate outputs are compared with the ops that produce them", "[align][delegate-order]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{44, 40, 42, 41, 43}, true};
+    b.maps.delegate_map[0] = DelegateMapping{"XnnpackBackend", {}};
+    b.maps.num_outs[0] = 3;
+    for (const auto& n : ropeGraph().nodes)
+        b.node(n.name, n.debug_handles, n.input_tensors);
+    const std::vector<float> cosScaled{0.5f, 0.25f, 0.125f, 1.0f}, sinScaled{-0.5f, 0.75f, 0.0f, 0.3f},
+        sinRaw{-1.0f, 1.5f, 0.0f, 0.6f}, pow{4.0f, 9.0f, 1.0f, 0.25f};
+    b.delegateCall(0, {b.tensor({1, 2, 3, 4}, {1, 4}), b.tensor(pow, {1, 4}), b.tensor(cosScaled, {1, 4}),
+                       b.tensor(sinScaled, {1, 4})});
+    b.record({40}, {"cos"}, {{{1.0f, 0.5f, 0.25f, 2.0f}, {1, 4}}});
+    b.record({41}, {"mul_1"}, {{cosScaled, {1, 4}}});
+    b.record({42}, {"sin"}, {{sinRaw, {1, 4}}});
+    b.record({43}, {"mul_2"}, {{sinScaled, {1, 4}}});
+    b.record({44}, {"pow"}, {{pow, {1, 4}}});
+    const auto& c = b.compare();
+    REQUIRE(c.rows.size() == 3);
+    for (const auto& row : c.rows) {
+        INFO("output " << row.output_index << ": " << row.selection << " " << row.reason);
+        CHECK(row.status == RowStatus::Ok);
+        REQUIRE(row.gaps.size() == 1);
+        CHECK(row.gaps.front().mse == 0.0);
+    }
+    bool pairedPow = false;
+    for (const auto& row : c.rows)
+        if (row.selection.find("is 'pow' (the delegate's return order") != std::string::npos)
+            pairedPow = true;
+    CHECK(pairedPow);
+}
