@@ -4,6 +4,7 @@
 #include "core/align/run_methods.h"
 #include "core/common/parallel.h"
 #include "core/compare/row_name.h"
+#include "core/compare/run_checks.h"
 
 #include <algorithm>
 #include <set>
@@ -197,6 +198,11 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
                              "' is compared: debug handles are numbered per method, so rows pair "
                              "unrelated ops. Capture that method (gapscope-capture from-etrecord --method)");
     c.run = chooseRun(dump, etrecord, options, c);
+    {
+        const auto executions = executionsOf(dump, c.method, c.run_methods);
+        const auto said = runWarnings(dump, etrecord, c.method, c.run, options.run.has_value(), executions);
+        c.warnings.insert(c.warnings.end(), said.begin(), said.end());
+    }
     if (c.run >= dump.runs.size()) {
         Error e;
         e.code = ErrorCode::Malformed;

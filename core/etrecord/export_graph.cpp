@@ -205,6 +205,15 @@ Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std
         doc["schema_version"].contains("major") && doc["schema_version"]["major"].is_number_integer())
         graph.schema_major = doc["schema_version"]["major"].get<int>();
 
+    if (const json& gm = doc["graph_module"]; gm.contains("signature") && gm["signature"].is_object() &&
+                                              gm["signature"].contains("output_specs") &&
+                                              gm["signature"]["output_specs"].is_array())
+        for (const auto& spec : gm["signature"]["output_specs"]) {
+            auto [kind, value] = activeMember(spec);
+            if (kind == "buffer_mutation" && value && value->is_object() && value->contains("buffer_name") &&
+                (*value)["buffer_name"].is_string())
+                graph.mutated_buffers.push_back((*value)["buffer_name"].get<std::string>());
+        }
     const json& g = doc["graph_module"]["graph"];
     if (g.contains("inputs") && g["inputs"].is_array())
         for (const auto& a : g["inputs"])

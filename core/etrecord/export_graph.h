@@ -41,6 +41,9 @@ struct ExportGraph {
     // graph.tensor_values: each tensor's sizes; a symbolic size is -1.
     std::map<std::string, std::vector<std::int64_t>> tensor_sizes;
     std::optional<int> schema_major;
+    // The buffers the program mutates (signature.output_specs' buffer_mutation
+    // entries): a KV cache, a counter. Such a program's executions differ by state.
+    std::vector<std::string> mutated_buffers;
 
     // Index of the node producing `tensor`, or -1 (graph input, constant).
     int producerOf(const std::string& tensor) const;

@@ -31,6 +31,7 @@ from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
+from gapscope_capture import zoo_hf
 from gapscope_capture.capture import capture_from_etrecord, capture_from_program
 from gapscope_capture.demo import METRICS, gap_rows
 from gapscope_capture.zoo_names import MODEL_NAMES
@@ -41,6 +42,8 @@ SEED = 0
 VARIANTS = ("portable", "fp32", "int8")
 CALIBRATION_BATCHES = 3
 DEBUG_BUFFER_SIZE = 4 << 20
+# Written instead of a session where ExecuTorch's PT2E flow cannot quantise the model.
+NOT_QUANTIZED = "not_quantized.txt"
 
 
 class ViT(torch.nn.Module):
@@ -243,19 +246,37 @@ class Elementwise(torch.nn.Module):
 MODELS: dict[str, Callable[[], torch.nn.Module]] = {
     name: model
     for name, model in zip(
-        MODEL_NAMES, (ViT, MobileNetV3Block, DecoderBlock, Indexing, None, Recurrent, Elementwise)
+        MODEL_NAMES,
+        (
+            ViT,
+            MobileNetV3Block,
+            DecoderBlock,
+            Indexing,
+            None,
+            Recurrent,
+            Elementwise,
+            zoo_hf.Llama,
+            zoo_hf.Qwen2,
+            zoo_hf.Gpt2,
+        ),
     )
     if model is not None
 }
 MULTI_METHOD = "llm"  # two methods in one program: see zoo_multimethod
+# Several executions in one ETDump (zoo_runs): portable only.
+MULTI_RUN = {"multirun": "write_multirun", "decode-loop": "write_decode_loop"}
 
 
 def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
-    from gapscope_capture import zoo_multimethod
+    from gapscope_capture import zoo_multimethod, zoo_runs
 
     written = []
     for name in models or MODEL_NAMES:
+        if name in MULTI_RUN:
+            writer = getattr(zoo_runs, MULTI_RUN[name])
+            written.append(writer(Path(outdir) / name / "portable"))
+            continue
         if name == MULTI_METHOD:
             for variant in zoo_multimethod.VARIANTS:
                 written.append(zoo_multimethod.write_session(Path(outdir) / name / variant, variant))
@@ -275,13 +296,20 @@ def write_session(directory: Path, name: str, variant: str) -> Path:
     inputs = cls.example()
     exported = export(model, inputs)
     if variant == "int8":
-        prepared = prepare_pt2e(
-            exported.module(), XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
-        )
-        with torch.no_grad():
-            for _ in range(CALIBRATION_BATCHES):
-                prepared(*cls.example())
-        exported = export(convert_pt2e(prepared), inputs)
+        try:
+            prepared = prepare_pt2e(
+                exported.module(), XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
+            )
+            with torch.no_grad():
+                for _ in range(CALIBRATION_BATCHES):
+                    prepared(*cls.example())
+            exported = export(convert_pt2e(prepared), inputs)
+        except Exception as exc:  # noqa: BLE001 - where PT2E cannot quantise the model is a result
+            # XNNPACKQuantizer's symmetric config quantises an embedding's integer
+            # indices too, and the calibrated graph then indexes with floats.
+            (directory / NOT_QUANTIZED).write_text(f"{type(exc).__name__}: {exc}\n")
+            log.info("%s/int8: PT2E could not quantise it: %s", name, type(exc).__name__)
+            return directory
     partitioners = [] if variant == "portable" else [XnnpackPartitioner()]
     program = lower_and_run(directory, exported, inputs, partitioners, DEBUG_BUFFER_SIZE)
 

@@ -1,0 +1,93 @@
+#include "core/compare/run_checks.h"
+
+#include <algorithm>
+
+namespace gapscope {
+
+namespace {
+
+bool hasDebugEvents(const RunData& run) {
+    return std::any_of(run.events.begin(), run.events.end(),
+                       [](const Event& e) { return std::holds_alternative<DebugEvent>(e); });
+}
+
+// "runs 1, 2, 3, … 17" (at most eight named).
+std::string runList(const std::vector<std::size_t>& runs) {
+    std::string out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (i == 6 && runs.size() > 8) {
+            out += ", … " + std::to_string(runs.back());
+            break;
+        }
+        out += (i ? ", " : "") + std::to_string(runs[i]);
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::size_t> executionsOf(const EtDump& dump, const std::string& method,
+                                      const std::vector<std::vector<std::string>>& runMethods) {
+    std::vector<std::size_t> out;
+    for (std::size_t r = 0; r < dump.runs.size(); ++r) {
+        if (!hasDebugEvents(dump.runs[r]))
+            continue;
+        if (!runMethods.empty()) {
+            const auto& fits = r < runMethods.size() ? runMethods[r] : std::vector<std::string>{};
+            if (std::find(fits.begin(), fits.end(), method) == fits.end())
+                continue;
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+std::vector<std::string> mutatedBuffers(const EtRecord& etrecord, const std::string& method) {
+    const ExportGraph* edge = etrecord.edgeProgram(method);
+    return edge ? edge->mutated_buffers : std::vector<std::string>{};
+}
+
+std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecord, const std::string& method,
+                                     std::size_t run, bool runAsked,
+                                     const std::vector<std::size_t>& executions) {
+    std::vector<std::string> out;
+    const std::string of = "'" + (method.empty() ? std::string("forward") : method) + "'";
+    if (run < dump.runs.size() && runAsked && !hasDebugEvents(dump.runs[run])) {
+        out.push_back(
+            "run " + std::to_string(run) +
+            " holds no debug events (a block such as the method load, not an execution): nothing is "
+            "compared" +
+            (executions.empty() ? std::string()
+                                : "; the executions of " + of + " are runs " + runList(executions)));
+        return out;
+    }
+    const auto at = std::find(executions.begin(), executions.end(), run);
+    if (executions.size() > 1 && at != executions.end())
+        out.push_back(
+            "the ETDump holds " + std::to_string(executions.size()) + " executions of " + of + " (runs " +
+            runList(executions) + "); run " + std::to_string(run) +
+            " is compared. The capture is of one execution, on its inputs and from the program's "
+            "initial state: the other runs ran on other inputs or state, and which run's inputs the "
+            "capture holds cannot be told from the dump. Compare another run with --run and a "
+            "capture of its own inputs");
+    if (etrecord && at != executions.end() && at != executions.begin()) {
+        const auto buffers = mutatedBuffers(*etrecord, method.empty() ? "forward" : method);
+        if (!buffers.empty()) {
+            std::string names;
+            for (std::size_t i = 0; i < buffers.size() && i < 4; ++i)
+                names += (i ? ", '" : "'") + buffers[i] + "'";
+            if (buffers.size() > 4)
+                names += ", …";
+            out.push_back(
+                of + " mutates buffers (" + names + ", a KV cache or a counter): run " + std::to_string(run) +
+                " is execution " + std::to_string(static_cast<std::size_t>(at - executions.begin()) + 1) +
+                " of " + std::to_string(executions.size()) +
+                ", whose state the earlier executions changed, while the capture starts from the "
+                "initial state: from the first op that reads that state on, rows do not compare like "
+                "with like");
+        }
+    }
+    return out;
+}
+
+} // namespace gapscope

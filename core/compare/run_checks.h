@@ -1,0 +1,37 @@
+#pragma once
+
+#include "core/etdump/etdump_model.h"
+#include "core/etrecord/etrecord_model.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// One ETDump can hold many executions of a method: a model run on several inputs,
+// or an LLM's decode loop, whose KV cache lives in mutable buffers and changes
+// from one execution to the next. A capture is of one execution, on its inputs
+// and from the program's initial state. These are the warnings that say when the
+// run compared cannot be that execution (issue 23):
+//   - the run asked for holds no debug events (the method-load block);
+//   - several executions of the method: which one is compared, that the others
+//     ran on other inputs or state, and that the dump cannot tell which inputs a
+//     run had;
+//   - a program that mutates buffers compared at an execution after its first.
+//
+// `executions`: the runs of the compared method (executionsOf).
+std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecord, const std::string& method,
+                                     std::size_t run, bool runAsked,
+                                     const std::vector<std::size_t>& executions);
+
+// The runs holding executions of `method`: with debug events and, for a
+// multi-method program, fitting the method (`runMethods`, see run_methods.h).
+std::vector<std::size_t> executionsOf(const EtDump& dump, const std::string& method,
+                                      const std::vector<std::vector<std::string>>& runMethods);
+
+// The buffers a method's graph mutates (its signature's buffer mutations), if the
+// ETRecord holds its edge program.
+std::vector<std::string> mutatedBuffers(const EtRecord& etrecord, const std::string& method);
+
+} // namespace gapscope

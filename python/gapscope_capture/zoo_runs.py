@@ -1,0 +1,88 @@
+"""Zoo sessions with several executions in one ETDump (issue 23).
+
+- ``multirun``: the zoo's decoder block, stateless, run 6 times on 6 different
+  inputs. The capture is of the first inputs.
+- ``decode-loop``: a single-head attention decoder with a KV cache in mutable
+  buffers, run as an LLM decodes: 17 executions, one token each (a prefill of the
+  first token, then 16 steps), each writing its key and value at its position.
+  The capture is of the first execution, from the initial (empty) cache.
+
+Both are portable (no delegate), lowered with an ETRecord and run with ETDump at
+intermediate-output level; Gapscope must say which run it compares and, for the
+decode loop, that a later execution's state is not the capture's.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+from executorch.exir import to_edge_transform_and_lower
+from executorch.extension.pybindings.portable_lib import _load_for_executorch
+from torch.export import export
+
+from gapscope_capture.capture import capture_from_etrecord
+
+SEED = 0
+EXECUTIONS = 6
+DECODE_STEPS = 16
+DEBUG_BUFFER_SIZE = 1 << 20
+
+
+class KvDecoder(torch.nn.Module):
+    """One attention head over a KV cache held in buffers, one token per execution."""
+
+    def __init__(self, dim: int = 16, positions: int = DECODE_STEPS + 1) -> None:
+        super().__init__()
+        self.q = torch.nn.Linear(dim, dim, bias=False)
+        self.k = torch.nn.Linear(dim, dim, bias=False)
+        self.v = torch.nn.Linear(dim, dim, bias=False)
+        self.out = torch.nn.Linear(dim, dim, bias=False)
+        self.register_buffer("k_cache", torch.zeros(1, positions, dim))
+        self.register_buffer("v_cache", torch.zeros(1, positions, dim))
+        self.register_buffer("slots", torch.arange(positions))
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        self.k_cache.index_copy_(1, pos, self.k(x))
+        self.v_cache.index_copy_(1, pos, self.v(x))
+        scores = self.q(x) @ self.k_cache.transpose(1, 2) / math.sqrt(x.shape[-1])
+        scores = scores.masked_fill(self.slots > pos, float("-inf"))
+        return self.out(torch.softmax(scores, dim=-1) @ self.v_cache)
+
+
+def write_multirun(directory: Path) -> Path:
+    """The decoder block run EXECUTIONS times on different inputs in one ETDump."""
+    from gapscope_capture.zoo import DecoderBlock
+
+    torch.manual_seed(SEED)
+    model = DecoderBlock().eval()
+    runs = [DecoderBlock.example() for _ in range(EXECUTIONS)]
+    return _lower_run_capture(directory, model, runs)
+
+
+def write_decode_loop(directory: Path) -> Path:
+    """The KV-cache decoder run for a prefill token and DECODE_STEPS steps in one ETDump."""
+    torch.manual_seed(SEED)
+    model = KvDecoder().eval()
+    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(DECODE_STEPS + 1)]
+    return _lower_run_capture(directory, model, steps)
+
+
+def _lower_run_capture(directory: Path, model: torch.nn.Module, runs: list[tuple[torch.Tensor, ...]]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad():
+        exported = export(model, runs[0])
+    program = to_edge_transform_and_lower(exported, generate_etrecord=True).to_executorch()
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(runs[0])
+    etrecord.save(str(directory / "etrecord.bin"))
+    (directory / "model.pte").write_bytes(program.buffer)
+    runtime = _load_for_executorch(
+        str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=DEBUG_BUFFER_SIZE
+    )
+    for inputs in runs:
+        runtime.forward(inputs)
+    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
+    capture_from_etrecord(directory / "etrecord.bin").write(directory / "capture.gscap.safetensors")
+    return directory
