@@ -394,7 +394,7 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
             ", none with numbers): " +
             (s.debug_buffer_file
                  ? "check that the capture, the ETRecord, the method and the run belong together"
-                 : "no debug buffer was given, so the runtime tensors are missing"));
+                 : "no debug buffer was given or chosen, so the runtime tensors are missing"));
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
     s.introducers = errorIntroducers(*s.comparison, graph);

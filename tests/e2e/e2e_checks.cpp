@@ -45,7 +45,34 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <optional>
+
+namespace {
+
+// The zoo's folder (run_e2e.sh sets it).
+std::string zooRoot() {
+    const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
+    if (!zoo)
+        FAIL("GAPSCOPE_E2E_ZOO_DIR is not set; run through tests/e2e/run_e2e.sh");
+    return zoo;
+}
+
+// A zoo session folder opened as the app and `gapscope-cli compare DIR` open it,
+// read without an error and compared.
+std::unique_ptr<gapscope::Session> openZooSession(const std::string& dir,
+                                                  std::optional<std::size_t> run = std::nullopt) {
+    std::vector<gapscope::Error> errors;
+    gapscope::SessionOptions options;
+    options.comparison.run = run;
+    auto session = gapscope::loadSession(gapscope::sessionInputsFromPaths({dir}, errors), options);
+    REQUIRE(errors.empty());
+    REQUIRE(session->errors.empty());
+    REQUIRE(session->comparison);
+    return session;
+}
+
+} // namespace
 
 // The zoo (gapscope-capture zoo): real models, each portable, XNNPACK fp32 and
 // XNNPACK int8. Every session opens and compares; where ExecuTorch's Inspector
@@ -54,20 +81,14 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 // invalid row its reason; healthy fp32 sessions show no divergence.
 TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTorch succeeds", "[e2e][zoo]") {
     namespace fs = std::filesystem;
-    const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
-    if (!zoo)
-        FAIL("GAPSCOPE_E2E_ZOO_DIR is not set; run through tests/e2e/run_e2e.sh");
+    const std::string zoo = zooRoot();
     std::size_t sessions = 0, matched = 0;
     for (const char* model : {"vit", "mobilenetv3", "decoder", "indexing", "recurrent", "elementwise"})
         for (const char* variant : {"portable", "fp32", "int8"}) {
-            const std::string dir = std::string(zoo) + "/" + model + "/" + variant;
+            const std::string dir = zoo + "/" + model + "/" + variant;
             INFO("zoo session " << dir);
             ++sessions;
-            std::vector<gapscope::Error> errors;
-            const auto session = gapscope::loadSession(gapscope::sessionInputsFromPaths({dir}, errors));
-            REQUIRE(errors.empty());
-            REQUIRE(session->errors.empty());
-            REQUIRE(session->comparison);
+            const auto session = openZooSession(dir);
             const auto& rows = session->comparison->rows;
             REQUIRE_FALSE(rows.empty());
             for (const auto& row : rows)
@@ -95,23 +116,17 @@ TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTor
 // embedding's indices, so the zoo writes not_quantized.txt instead (pinned here).
 TEST_CASE("e2e: Hugging Face decoders show no false alarm", "[e2e][zoo][llm]") {
     namespace fs = std::filesystem;
-    const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
-    if (!zoo)
-        FAIL("GAPSCOPE_E2E_ZOO_DIR is not set; run through tests/e2e/run_e2e.sh");
+    const std::string zoo = zooRoot();
     std::size_t sessions = 0, rows = 0, reordered = 0;
     for (const char* model : {"hf-llama", "hf-qwen2", "hf-gpt2"}) {
-        const std::string int8 = std::string(zoo) + "/" + model + "/int8";
+        const std::string int8 = zoo + "/" + model + "/int8";
         if (!fs::exists(int8 + "/not_quantized.txt"))
             CHECK(fs::exists(int8 + "/run.etdp"));
         for (const char* variant : {"portable", "fp32"}) {
-            const std::string dir = std::string(zoo) + "/" + model + "/" + variant;
+            const std::string dir = zoo + "/" + model + "/" + variant;
             INFO("zoo session " << dir);
             ++sessions;
-            std::vector<gapscope::Error> errors;
-            const auto session = gapscope::loadSession(gapscope::sessionInputsFromPaths({dir}, errors));
-            REQUIRE(errors.empty());
-            REQUIRE(session->errors.empty());
-            REQUIRE(session->comparison);
+            const auto session = openZooSession(dir);
             const auto& c = *session->comparison;
             REQUIRE_FALSE(c.rows.empty());
             for (const auto& row : c.rows) {
@@ -139,12 +154,10 @@ TEST_CASE("e2e: Hugging Face decoders show no false alarm", "[e2e][zoo][llm]") {
 // The zoo's two-method LLM: each method's default run is its own, its rows equal
 // ExecuTorch's tables of the method exported alone, and nothing diverges.
 TEST_CASE("e2e: the zoo's two-method program compares each method against its own run", "[e2e][zoo]") {
-    const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
-    if (!zoo)
-        FAIL("GAPSCOPE_E2E_ZOO_DIR is not set; run through tests/e2e/run_e2e.sh");
+    const std::string zoo = zooRoot();
     for (const char* variant : {"portable", "fp32"})
         for (const char* method : {"prefill", "forward"}) {
-            const std::string dir = std::string(zoo) + "/llm/" + variant;
+            const std::string dir = zoo + "/llm/" + variant;
             INFO("zoo session " << dir << " method " << method);
             gapscope::test::checkExecuTorchParity(dir, method);
             std::vector<gapscope::Error> errors;
@@ -171,38 +184,27 @@ TEST_CASE("e2e: the zoo's two-method program compares each method against its ow
 // they reach the JSON report and the app.
 TEST_CASE("e2e: several executions in one ETDump are said, and a decode step's state", "[e2e][zoo][llm]") {
     using namespace gapscope;
-    const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
-    if (!zoo)
-        FAIL("GAPSCOPE_E2E_ZOO_DIR is not set; run through tests/e2e/run_e2e.sh");
-    const auto open = [](const std::string& dir, std::optional<std::size_t> run) {
-        std::vector<Error> errors;
-        SessionOptions options;
-        options.comparison.run = run;
-        auto s = loadSession(sessionInputsFromPaths({dir}, errors), options);
-        REQUIRE(errors.empty());
-        REQUIRE(s->comparison);
-        return s;
-    };
+    const std::string zoo = zooRoot();
     const auto said = [](const Session& s, const std::string& words) {
         return std::any_of(s.comparison->warnings.begin(), s.comparison->warnings.end(),
                            [&](const std::string& w) { return w.find(words) != std::string::npos; });
     };
     for (const auto& [model, executions] :
          {std::pair<std::string, std::size_t>{"multirun", 6}, {"decode-loop", 17}}) {
-        const std::string dir = std::string(zoo) + "/" + model + "/portable";
+        const std::string dir = zoo + "/" + model + "/portable";
         INFO(dir);
-        const auto first = open(dir, std::nullopt);
+        const auto first = openZooSession(dir);
         CHECK(said(*first, "the ETDump holds " + std::to_string(executions) + " executions of 'forward'"));
         CHECK_FALSE(said(*first, "mutates buffers"));
         CHECK_FALSE(firstDivergence(*first->comparison, {"snr", 20.0}));
         const std::size_t firstRun = first->comparison->run;
-        const auto later = open(dir, firstRun + 4);
+        const auto later = openZooSession(dir, firstRun + 4);
         CHECK(said(*later, "run " + std::to_string(firstRun + 4) + " is compared"));
         CHECK(said(*later, "mutates buffers") == (model == "decode-loop"));
         if (model == "decode-loop")
             CHECK(said(*later, "'k_cache', 'v_cache'"));
         if (firstRun > 0) {
-            const auto load = open(dir, 0);
+            const auto load = openZooSession(dir, 0);
             CHECK(said(*load, "run 0 holds no debug events"));
             CHECK(load->comparison->rows.empty());
         }
