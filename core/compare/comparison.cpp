@@ -200,7 +200,8 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     c.run = chooseRun(dump, etrecord, options, c);
     {
         const auto executions = executionsOf(dump, c.method, c.run_methods);
-        const auto said = runWarnings(dump, etrecord, c.method, c.run, options.run.has_value(), executions);
+        const auto said =
+            runWarnings(dump, etrecord, capture, c.method, c.run, options.run.has_value(), executions);
         c.warnings.insert(c.warnings.end(), said.begin(), said.end());
     }
     if (c.run >= dump.runs.size()) {

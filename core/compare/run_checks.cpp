@@ -1,6 +1,7 @@
 #include "core/compare/run_checks.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace gapscope {
 
@@ -47,8 +48,45 @@ std::vector<std::string> mutatedBuffers(const EtRecord& etrecord, const std::str
     return edge ? edge->mutated_buffers : std::vector<std::string>{};
 }
 
-std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecord, const std::string& method,
-                                     std::size_t run, bool runAsked,
+std::vector<std::size_t> runsWithInputs(const EtDump& dump, const AotCapture& capture,
+                                        const std::vector<std::size_t>& executions) {
+    std::vector<const SafetensorsTensor*> inputs;
+    if (capture.inputs && capture.file)
+        for (const auto& v : *capture.inputs)
+            if (const auto* t = v.kind == CaptureValue::Kind::Tensor ? capture.tensor(v) : nullptr;
+                t && t->numel >= 4)
+                inputs.push_back(t);
+    std::vector<std::size_t> out;
+    if (inputs.empty() || !dump.debug_buffer)
+        return out;
+    const ByteSpan buffer = dump.debug_buffer->bytes();
+    const auto logs = [&](const RunData& run, const SafetensorsTensor& input) {
+        const ByteSpan want = capture.file->bytes(input);
+        for (const auto& e : run.events) {
+            const auto* d = std::get_if<DebugEvent>(&e);
+            if (!d || !d->debug_entry)
+                continue;
+            for (const auto& t : d->debug_entry->tensors) {
+                if (t.data != TensorData::Present ||
+                    t.scalar_type != static_cast<std::int8_t>(input.scalar_type) || t.sizes != input.shape ||
+                    !t.nbytes || *t.nbytes != want.size || t.offset < 0 ||
+                    static_cast<std::uint64_t>(t.offset) + *t.nbytes > buffer.size)
+                    continue;
+                if (std::memcmp(buffer.data + t.offset, want.data, want.size) == 0)
+                    return true;
+            }
+        }
+        return false;
+    };
+    for (auto r : executions)
+        if (std::all_of(inputs.begin(), inputs.end(),
+                        [&](const SafetensorsTensor* t) { return logs(dump.runs[r], *t); }))
+            out.push_back(r);
+    return out;
+}
+
+std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecord, const AotCapture& capture,
+                                     const std::string& method, std::size_t run, bool runAsked,
                                      const std::vector<std::size_t>& executions) {
     std::vector<std::string> out;
     const std::string of = "'" + (method.empty() ? std::string("forward") : method) + "'";
@@ -62,14 +100,29 @@ std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecor
         return out;
     }
     const auto at = std::find(executions.begin(), executions.end(), run);
+    // One execution either logged the inputs or cannot tell: only several need looking.
+    const auto holding = at != executions.end() && executions.size() > 1
+                             ? runsWithInputs(dump, capture, executions)
+                             : std::vector<std::size_t>{};
+    const bool ranOnThem = std::find(holding.begin(), holding.end(), run) != holding.end();
     if (executions.size() > 1 && at != executions.end())
-        out.push_back(
-            "the ETDump holds " + std::to_string(executions.size()) + " executions of " + of + " (runs " +
-            runList(executions) + "); run " + std::to_string(run) +
-            " is compared. The capture is of one execution, on its inputs and from the program's "
-            "initial state: the other runs ran on other inputs or state, and which run's inputs the "
-            "capture holds cannot be told from the dump. Compare another run with --run and a "
-            "capture of its own inputs");
+        out.push_back("the ETDump holds " + std::to_string(executions.size()) + " executions of " + of +
+                      " (runs " + runList(executions) + "); run " + std::to_string(run) +
+                      " is compared. The capture is of one execution, on its inputs and from the program's "
+                      "initial state: the other runs ran on other inputs or state. " +
+                      (holding.empty()
+                           ? std::string("Which run's inputs the capture holds cannot be told from "
+                                         "the dump (it does not log them)")
+                           : "The capture's inputs are logged, bit for bit, by run" +
+                                 std::string(holding.size() > 1 ? "s " : " ") + runList(holding)) +
+                      ". Compare another run (--run, or the app's Run selector) against a capture of its own "
+                      "inputs");
+    if (!holding.empty() && !ranOnThem)
+        out.push_back("run " + std::to_string(run) +
+                      " did not run on the capture's inputs: they are logged, bit for bit, by run" +
+                      (holding.size() > 1 ? "s " : " ") + runList(holding) +
+                      " and not by this one, so every row compares other inputs' results. Compare run " +
+                      std::to_string(holding.front()) + ", or capture this run's inputs");
     if (etrecord && at != executions.end() && at != executions.begin()) {
         const auto buffers = mutatedBuffers(*etrecord, method.empty() ? "forward" : method);
         if (!buffers.empty()) {

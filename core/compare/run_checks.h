@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/capture/aot_capture.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
 
@@ -16,14 +17,25 @@ namespace gapscope {
 // run compared cannot be that execution (issue 23):
 //   - the run asked for holds no debug events (the method-load block);
 //   - several executions of the method: which one is compared, that the others
-//     ran on other inputs or state, and that the dump cannot tell which inputs a
-//     run had;
+//     ran on other inputs or state, and which run logged the capture's inputs
+//     where the dump tells (runsWithInputs);
+//   - the run compared did not run on the capture's inputs, which another run
+//     logged bit for bit;
 //   - a program that mutates buffers compared at an execution after its first.
 //
 // `executions`: the runs of the compared method (executionsOf).
-std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecord, const std::string& method,
-                                     std::size_t run, bool runAsked,
+std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecord, const AotCapture& capture,
+                                     const std::string& method, std::size_t run, bool runAsked,
                                      const std::vector<std::size_t>& executions);
+
+// The executions whose logged values hold every one of the capture's input tensors
+// bit for bit (dtype, shape and bytes). A delegate call logs its inputs, so a model
+// whose first delegate reads the program's inputs shows them; a portable program
+// logs only op outputs. Inputs of fewer than 4 elements are not looked for (a
+// position index matches by chance). Empty: no run shows them, or the capture
+// records no such input, and the dump cannot tell.
+std::vector<std::size_t> runsWithInputs(const EtDump& dump, const AotCapture& capture,
+                                        const std::vector<std::size_t>& executions);
 
 // The runs holding executions of `method`: with debug events and, for a
 // multi-method program, fitting the method (`runMethods`, see run_methods.h).

@@ -263,8 +263,8 @@ MODELS: dict[str, Callable[[], torch.nn.Module]] = {
     if model is not None
 }
 MULTI_METHOD = "llm"  # two methods in one program: see zoo_multimethod
-# Several executions in one ETDump (zoo_runs): portable only.
-MULTI_RUN = {"multirun": "write_multirun", "decode-loop": "write_decode_loop"}
+# Several executions in one ETDump (zoo_runs), each in one variant.
+MULTI_RUN = {"multirun": ("fp32", "write_multirun"), "decode-loop": ("portable", "write_decode_loop")}
 
 
 def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
@@ -274,8 +274,8 @@ def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     written = []
     for name in models or MODEL_NAMES:
         if name in MULTI_RUN:
-            writer = getattr(zoo_runs, MULTI_RUN[name])
-            written.append(writer(Path(outdir) / name / "portable"))
+            variant, writer = MULTI_RUN[name]
+            written.append(getattr(zoo_runs, writer)(Path(outdir) / name / variant))
             continue
         if name == MULTI_METHOD:
             for variant in zoo_multimethod.VARIANTS:

@@ -1,14 +1,14 @@
 """Zoo sessions with several executions in one ETDump (issue 23).
 
-- ``multirun``: the zoo's decoder block, stateless, run 6 times on 6 different
-  inputs. The capture is of the first inputs.
+- ``multirun``: the zoo's decoder block, stateless, lowered to XNNPACK fp32 and run
+  6 times on 6 different inputs. The capture is of the first inputs. A delegate
+  call logs its inputs, so the dump shows which run had the capture's inputs.
 - ``decode-loop``: a single-head attention decoder with a KV cache in mutable
   buffers, run as an LLM decodes: 17 executions, one token each (a prefill of the
   first token, then 16 steps), each writing its key and value at its position.
   The capture is of the first execution, from the initial (empty) cache.
 
-Both are portable (no delegate), lowered with an ETRecord and run with ETDump at
-intermediate-output level; Gapscope must say which run it compares and, for the
+Both are lowered with an ETRecord and run with ETDump at intermediate-output level; Gapscope must say which run it compares and, for the
 decode loop, that a later execution's state is not the capture's.
 """
 
@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 
 import torch
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 from executorch.exir import to_edge_transform_and_lower
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
@@ -58,7 +59,7 @@ def write_multirun(directory: Path) -> Path:
     torch.manual_seed(SEED)
     model = DecoderBlock().eval()
     runs = [DecoderBlock.example() for _ in range(EXECUTIONS)]
-    return _lower_run_capture(directory, model, runs)
+    return _lower_run_capture(directory, model, runs, [XnnpackPartitioner()])
 
 
 def write_decode_loop(directory: Path) -> Path:
@@ -66,14 +67,18 @@ def write_decode_loop(directory: Path) -> Path:
     torch.manual_seed(SEED)
     model = KvDecoder().eval()
     steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(DECODE_STEPS + 1)]
-    return _lower_run_capture(directory, model, steps)
+    return _lower_run_capture(directory, model, steps, [])
 
 
-def _lower_run_capture(directory: Path, model: torch.nn.Module, runs: list[tuple[torch.Tensor, ...]]) -> Path:
+def _lower_run_capture(
+    directory: Path, model: torch.nn.Module, runs: list[tuple[torch.Tensor, ...]], partitioners: list
+) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         exported = export(model, runs[0])
-    program = to_edge_transform_and_lower(exported, generate_etrecord=True).to_executorch()
+    program = to_edge_transform_and_lower(
+        exported, partitioner=partitioners, generate_etrecord=True
+    ).to_executorch()
     etrecord = program.get_etrecord()
     etrecord.update_representative_inputs(runs[0])
     etrecord.save(str(directory / "etrecord.bin"))
