@@ -6,6 +6,7 @@
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
+#include "core/compare/run_checks.h"
 #include "core/report/compare_report.h"
 #include "core/report/json_text.h"
 #include "core/report/text_format.h"
@@ -32,6 +33,7 @@ struct CompareOptions {
     std::vector<std::string> failAbove;
     bool failOnInvalid = false;
     std::string csv, json, markdown;
+    bool allRuns = false;
 };
 
 int fail(const std::string& message) {
@@ -52,6 +54,129 @@ std::string describePaths(const std::vector<std::string>& paths) {
     for (const auto& p : paths)
         out += (out.empty() ? "" : ", ") + p;
     return out;
+}
+
+// The gates, on stderr: each row or program output that trips one, each invalid row
+// with --fail-on-invalid, and a comparison with nothing compared. Returns how many.
+int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInvalid) {
+    // Nothing compared (another model's capture, a method the program lacks,
+    // no debug buffer): say so, and let no gate pass on it.
+    const auto compared =
+        static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& row) {
+            return rowMetric(row, Metric::Mse).has_value();
+        }));
+    int tripped = 0;
+    if (compared == 0) {
+        // Said among the warnings above (completeSession): here it fails the gates.
+        if (!ctx.gates.empty() || failOnInvalid) {
+            std::cerr << "gate failed: nothing was compared\n";
+            ++tripped;
+        }
+    }
+    // A gate trips where the first divergence would: a row compared element for
+    // element, not in exact agreement, past the value (crossesThreshold).
+    for (const auto& gate : ctx.gates) {
+        for (const auto& row : c.rows)
+            if (crossesThreshold(row, gate)) {
+                std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by row " << row.index
+                          << " (" << displayOpName(row) << "): " << number(*rowMetric(row, gate.metric))
+                          << '\n';
+                ++tripped;
+            }
+        // The program's outputs are what ships: a gate holds for them too.
+        for (const auto& out : c.outputs)
+            if (crossesThreshold(out, gate)) {
+                std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by program output "
+                          << out.index << ": " << number(*metricValue(*out.metrics, gate.metric)) << '\n';
+                ++tripped;
+            }
+    }
+    if (failOnInvalid)
+        for (const auto& row : c.rows)
+            if (row.status == RowStatus::Invalid) {
+                std::cerr << "row " << row.index << " is an invalid comparison: " << row.reason << '\n';
+                ++tripped;
+            }
+    return tripped;
+}
+
+// --all-runs: every execution of the method, each against its own capture where
+// the session offers a capture per step (AotCapture::step), else against the one
+// capture with the warnings that says what that means. A line per run on stdout,
+// one JSON document with every run's report.
+int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOptions options,
+                   ReportContext ctx, std::vector<InputProvenance> inputs) {
+    if (!o.csv.empty() || !o.markdown.empty() || o.run >= 0)
+        return fail("--all-runs compares every run and writes one JSON report (--json): it takes no --run, "
+                    "--csv or --markdown"),
+               2;
+    const auto first = loadSessionFiles(files, options);
+    if (!first->errors.empty())
+        return fail(first->errors.front().describe());
+    if (!first->comparison)
+        return fail("nothing to compare: " + files.etdump->path() + " and " + files.capture->path());
+    if (!o.json.empty())
+        inputs = withEtRecordDigest(std::move(inputs), *first);
+    const auto executions =
+        executionsOf(*first->dump, first->comparison->method, first->comparison->run_methods);
+    if (executions.empty())
+        return fail("the ETDump holds no execution of '" + first->comparison->method + "' with debug events");
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    int tripped = 0;
+    for (std::size_t k = 0; k < executions.size(); ++k) {
+        options.comparison.run = executions[k];
+        std::unique_ptr<Session> other;
+        if (executions[k] != first->comparison->run)
+            other = loadSessionFiles(files, options);
+        const auto& session = other ? other : first;
+        if (!session->errors.empty())
+            return fail(session->errors.front().describe());
+        if (!session->comparison)
+            return fail("run " + std::to_string(executions[k]) + ": nothing to compare");
+        const Comparison& c = *session->comparison;
+        for (const auto& path : changedInputs(*session))
+            return fail(path +
+                        ": changed on disk while it was read: the numbers are not to be trusted; run again");
+        // The provenance names this run's capture.
+        std::vector<InputProvenance> described = inputs;
+        if (!o.json.empty()) {
+            SessionFiles capture;
+            capture.capture = session->capture_file;
+            const auto digest = hashInputs(capture);
+            for (auto& input : described)
+                if (input.role == "capture" && !digest.empty())
+                    input = digest.front();
+        }
+        ReportContext runCtx = reportContextFor(*session, described);
+        runCtx.gates = ctx.gates;
+        const auto crossing = session->first_divergence;
+        std::cout << "run " << executions[k] << " (execution " << k
+                  << "): " << std::filesystem::path(session->capture_file->path()).filename().string() << ", "
+                  << c.rows.size() << (c.rows.size() == 1 ? " row" : " rows") << ", "
+                  << (crossing ? "first divergence at row " + std::to_string(crossing->row) + " (" +
+                                     displayOpName(c.rows[crossing->row]) + ")"
+                               : "no row crosses " + ctx.threshold.metric + " " + number(ctx.threshold.value))
+                  << '\n';
+        for (const auto& warning : c.warnings)
+            std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning << "\n";
+        tripped += gateFailures(c, runCtx, o.failOnInvalid);
+        if (!o.json.empty()) {
+            auto report = comparisonToJson(c, runCtx);
+            report["execution"] = k;
+            runs.push_back(std::move(report));
+        }
+    }
+    if (!o.json.empty()) {
+        nlohmann::ordered_json doc;
+        doc["method"] = first->comparison->method;
+        doc["runs"] = std::move(runs);
+        const auto json = renderJson(doc);
+        if (json.replaced)
+            std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
+        if (auto err = writeOutput(o.json, json.text + "\n"))
+            return fail(*err);
+    }
+    return tripped > 0 ? 3 : 0;
 }
 
 int runCompare(const CompareOptions& o) {
@@ -141,6 +266,9 @@ int runCompare(const CompareOptions& o) {
     options.comparison.method = o.method;
     if (o.run >= 0)
         options.comparison.run = static_cast<std::size_t>(o.run);
+    if (o.allRuns)
+        return compareAllRuns(o, files, options, ctx,
+                              digests.valid() ? digests.get() : std::vector<InputProvenance>{});
     const auto session = loadSessionFiles(files, options);
     if (!session->errors.empty())
         return fail(session->errors.front().describe());
@@ -178,49 +306,11 @@ int runCompare(const CompareOptions& o) {
             return fail(*err);
     }
 
-    // Nothing compared (another model's capture, a method the program lacks,
-    // no debug buffer): say so, and let no gate pass on it.
-    const auto compared =
-        static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& row) {
-            return rowMetric(row, Metric::Mse).has_value();
-        }));
     // A device run rewrote an input while it was read: the numbers are not the file's.
     for (const auto& path : changedInputs(*session))
         return fail(path +
                     ": changed on disk while it was read: the numbers are not to be trusted; run again");
-    int tripped = 0;
-    if (compared == 0) {
-        // Said among the warnings above (completeSession): here it fails the gates.
-        if (!ctx.gates.empty() || o.failOnInvalid) {
-            std::cerr << "gate failed: nothing was compared\n";
-            ++tripped;
-        }
-    }
-    // A gate trips where the first divergence would: a row compared element for
-    // element, not in exact agreement, past the value (crossesThreshold).
-    for (const auto& gate : ctx.gates) {
-        for (const auto& row : c.rows)
-            if (crossesThreshold(row, gate)) {
-                std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by row " << row.index
-                          << " (" << displayOpName(row) << "): " << number(*rowMetric(row, gate.metric))
-                          << '\n';
-                ++tripped;
-            }
-        // The program's outputs are what ships: a gate holds for them too.
-        for (const auto& out : c.outputs)
-            if (crossesThreshold(out, gate)) {
-                std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by program output "
-                          << out.index << ": " << number(*metricValue(*out.metrics, gate.metric)) << '\n';
-                ++tripped;
-            }
-    }
-    if (o.failOnInvalid)
-        for (const auto& row : c.rows)
-            if (row.status == RowStatus::Invalid) {
-                std::cerr << "row " << row.index << " is an invalid comparison: " << row.reason << '\n';
-                ++tripped;
-            }
-    return tripped > 0 ? 3 : 0;
+    return gateFailures(c, ctx, o.failOnInvalid) > 0 ? 3 : 0;
 }
 
 } // namespace
@@ -255,6 +345,10 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
         "Exit 3 when any row is worse than METRIC=VALUE (higher for error metrics, lower for snr, "
         "sqnr, cosine, top1, top5); repeatable");
     cmd->add_flag("--fail-on-invalid", o->failOnInvalid, "Exit 3 when a row cannot be compared");
+    cmd->add_flag("--all-runs", o->allRuns,
+                  "Compare every execution of the method in the ETDump, each with its own step capture where "
+                  "the session has one per step (gapscope-capture from-etrecord with several --inputs); "
+                  "--json then holds every run's report under 'runs'");
     cmd->add_option("--csv", o->csv, "Write the table as CSV (atomically)");
     cmd->add_option("--json", o->json, "Write the JSON report (atomically)");
     cmd->add_option("--markdown", o->markdown, "Write a Markdown report (atomically)");

@@ -59,6 +59,11 @@ public:
                 return fail("layout_recorded", "'layout_recorded' must be true or false");
             out.layout_recorded = doc["layout_recorded"].get<bool>();
         }
+        if (doc.contains("step") && !doc["step"].is_null()) {
+            if (!doc["step"].is_number_unsigned())
+                return fail("step", "'step' must be an integer of 0 or more");
+            out.step = doc["step"].get<std::uint64_t>();
+        }
         for (const char* key : {"inputs", "reference_outputs"}) {
             if (!doc.contains(key) || doc[key].is_null())
                 continue;
@@ -408,6 +413,8 @@ std::string aotCaptureDocument(const AotCapture& c) {
     doc["etrecord_sha256"] = c.etrecord_sha256 ? json(*c.etrecord_sha256) : json(nullptr);
     if (c.layout_recorded)
         doc["layout_recorded"] = true;
+    if (c.step)
+        doc["step"] = *c.step;
     doc["inputs"] = c.inputs ? valuesJson(*c.inputs) : json(nullptr);
     doc["reference_outputs"] = c.reference_outputs ? valuesJson(*c.reference_outputs) : json(nullptr);
     json records = json::array();

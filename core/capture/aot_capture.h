@@ -59,6 +59,11 @@ struct AotCapture {
     // lowered, so a null axis_order means "same layout". False (absent): null may
     // mean "unknown", as in a capture of a serialised ETRecord, which drops it.
     bool layout_recorded = false;
+    // The execution this capture is of, counted from 0, when it is one of a
+    // sequence captured with the program's state carried from step to step
+    // (gapscope-capture from-etrecord with several --inputs): run k of the method
+    // in the ETDump is compared with step k.
+    std::optional<std::uint64_t> step;
     std::optional<std::vector<CaptureValue>> inputs;
     std::optional<std::vector<CaptureValue>> reference_outputs;
     std::vector<CaptureRecord> records;

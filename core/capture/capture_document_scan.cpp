@@ -133,7 +133,7 @@ public:
         const bool ok =
             knownObject(s,
                         {"format", "version", "producer", "reference_graph", "method", "etrecord_sha256",
-                         "layout_recorded", "inputs", "reference_outputs", "records"},
+                         "layout_recorded", "inputs", "reference_outputs", "step", "records"},
                         seen, [&](int k) {
                             switch (k) {
                             case 0: return optionalString(s, format) && format;
@@ -155,6 +155,15 @@ public:
                                 return s.boolean(out.layout_recorded);
                             case 7: return optionalValues(s, out.inputs);
                             case 8: return optionalValues(s, out.reference_outputs);
+                            case 9: {
+                                if (s.peek('n'))
+                                    return s.null();
+                                std::uint64_t step = 0;
+                                if (!s.unsignedInteger(step))
+                                    return false;
+                                out.step = step;
+                                return true;
+                            }
                             default:
                                 return array(s, [&] {
                                     out.records.emplace_back();
@@ -162,7 +171,7 @@ public:
                                 });
                             }
                         });
-        if (!ok || !format || *format != "gapscope.aot_capture" || !(seen & 1u << 1) || !(seen & 1u << 9) ||
+        if (!ok || !format || *format != "gapscope.aot_capture" || !(seen & 1u << 1) || !(seen & 1u << 10) ||
             version < 1 || version > static_cast<std::uint64_t>(AotCapture::kVersion))
             return false;
         out.version = static_cast<int>(version);

@@ -100,6 +100,19 @@ std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecor
         return out;
     }
     const auto at = std::find(executions.begin(), executions.end(), run);
+    // A capture of one step of a sequence (state carried): like with like when the
+    // run is that execution, else said.
+    if (capture.step && at != executions.end()) {
+        const auto execution = static_cast<std::uint64_t>(at - executions.begin());
+        if (execution != *capture.step)
+            out.push_back(
+                "the capture is of step " + std::to_string(*capture.step) + " of a sequence but run " +
+                std::to_string(run) + " is execution " + std::to_string(execution) + " of " + of +
+                " (counted from 0): give the step captures together (their folder) or the capture of "
+                "step " +
+                std::to_string(execution));
+        return out;
+    }
     // One execution either logged the inputs or cannot tell: only several need looking.
     const auto holding = at != executions.end() && executions.size() > 1
                              ? runsWithInputs(dump, capture, executions)
@@ -133,8 +146,8 @@ std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecor
                 names += ", …";
             out.push_back(
                 of + " mutates buffers (" + names + ", a KV cache or a counter): run " + std::to_string(run) +
-                " is execution " + std::to_string(static_cast<std::size_t>(at - executions.begin()) + 1) +
-                " of " + std::to_string(executions.size()) +
+                " is execution " + std::to_string(static_cast<std::size_t>(at - executions.begin())) +
+                " (counted from 0) of " + std::to_string(executions.size()) +
                 ", whose state the earlier executions changed, while the capture starts from the "
                 "initial state: from the first op that reads that state on, rows do not compare like "
                 "with like");

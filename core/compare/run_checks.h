@@ -21,7 +21,10 @@ namespace gapscope {
 //     where the dump tells (runsWithInputs);
 //   - the run compared did not run on the capture's inputs, which another run
 //     logged bit for bit;
-//   - a program that mutates buffers compared at an execution after its first.
+//   - a program that mutates buffers compared at an execution after its first;
+//   - a capture of one step of a sequence (AotCapture::step) compared with
+//     another execution (and nothing else is said of a step capture compared with
+//     its own execution: that compares like with like).
 //
 // `executions`: the runs of the compared method (executionsOf).
 std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecord, const AotCapture& capture,

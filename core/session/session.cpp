@@ -1,9 +1,11 @@
 #include "core/session/session.h"
 
 #include "core/align/debug_handle_resolver.h"
+#include "core/align/run_methods.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/sha256.h"
 #include "core/compare/metric_catalog.h"
+#include "core/compare/run_checks.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 #include "core/session/debug_buffer_choice.h"
@@ -200,6 +202,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             captures.push_back(captureCandidate(f));
             s.capture_methods.push_back(captures.back().method);
             s.captures.push_back(f);
+            s.parsed_captures.push_back(captures.back().parsed);
             break;
         case FileKind::Raw: raw.push_back(f); break;
         // ExecuTorch's model.pte and inputs.pt, notes, logs, charts: never a debug
@@ -214,6 +217,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         if (!preferredCapture.empty() && samePath(c.file->path(), preferredCapture))
             s.capture = c.file;
     const bool asked = s.capture != nullptr;
+    s.capture_asked = asked;
     if (!asked)
         s.capture = pickCapture(captures, method);
     // Captures of other methods are a multi-method program's, not a choice.
@@ -338,8 +342,34 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     } else if (!s->dump || !namesItsOwnHandles(*s->dump)) {
         s->missing.push_back("ETRecord");
     }
-    if (s->capture_file && files.parsed_capture && files.capture == s->capture_file) {
-        s->capture = files.parsed_capture; // read already, to choose among the captures
+    // Captures of a sequence of steps (state carried from one to the next): the one of
+    // the compared run's execution, unless one was asked for.
+    std::string captureChoice = files.capture_choice;
+    std::shared_ptr<const AotCapture> parsedCapture = files.parsed_capture;
+    if (!files.capture_asked && parsedCapture && parsedCapture->step && s->dump) {
+        const auto runMethods = s->etrecord && isMultiMethod(*s->etrecord)
+                                    ? methodsFittingRuns(*s->dump, *s->etrecord)
+                                    : std::vector<std::vector<std::string>>{};
+        const std::string method =
+            options.comparison.method.empty() ? parsedCapture->method : options.comparison.method;
+        const auto executions = executionsOf(*s->dump, method, runMethods);
+        const std::size_t run =
+            options.comparison.run ? *options.comparison.run : (executions.empty() ? 0 : executions.front());
+        const auto at = std::find(executions.begin(), executions.end(), run);
+        for (std::size_t i = 0; at != executions.end() && i < files.parsed_captures.size(); ++i) {
+            const auto& c = files.parsed_captures[i];
+            if (c && c->method == parsedCapture->method && c->step &&
+                *c->step == static_cast<std::uint64_t>(at - executions.begin())) {
+                s->capture_file = files.captures[i];
+                parsedCapture = c;
+                captureChoice.clear(); // the step is the choice: no other capture is of this run
+                break;
+            }
+        }
+    }
+    if (s->capture_file && parsedCapture && parsedCapture->file &&
+        parsedCapture->file->path() == s->capture_file->path()) {
+        s->capture = parsedCapture; // read already, to choose among the captures
     } else if (s->capture_file) {
         auto c = readAotCapture(s->capture_file);
         if (c)
@@ -354,13 +384,12 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison);
         if (c) {
             s->comparison = std::move(c.value().comparison);
-            if (!files.capture_choice.empty())
+            if (!captureChoice.empty())
                 s->comparison->warnings.insert(
                     s->comparison->warnings.begin(),
                     "several captures of this method were given; comparing '" +
-                        std::filesystem::path(files.capture->path()).filename().string() + "' (" +
-                        files.capture_choice +
-                        "). Pick another with --capture or the app's Capture selector");
+                        std::filesystem::path(s->capture_file->path()).filename().string() + "' (" +
+                        captureChoice + "). Pick another with --capture or the app's Capture selector");
             // What the ETRecord reader left out (a graph it could not read, no
             // debug_handle_map) changes what can be resolved and named: said.
             if (s->etrecord)

@@ -74,6 +74,10 @@ struct SessionFiles {
     // program needs one capture per method; `capture` is the one compared).
     std::vector<std::string> capture_methods;
     std::vector<std::shared_ptr<const MappedFile>> captures; // every capture offered
+    // Each of `captures` as read to choose among them (null when unreadable).
+    std::vector<std::shared_ptr<const AotCapture>> parsed_captures;
+    // `capture` was asked for by path (not chosen by the rules).
+    bool capture_asked = false;
     // Several files could be the debug buffer and none was chosen (chooseDebugBuffer).
     std::vector<std::string> debug_buffer_candidates;
     // Why `capture` was chosen among several (empty when there was one).

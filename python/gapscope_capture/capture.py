@@ -65,6 +65,8 @@ class CaptureResult:
     etrecord_sha256: str | None
     # Every record's axis_order comes from the graph the backend lowered (see write_capture).
     layout_recorded: bool = False
+    # The execution this capture is of, in a sequence (capture_steps_from_etrecord).
+    step: int | None = None
 
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write this capture to ``path`` in the AOT capture format."""
@@ -77,6 +79,7 @@ class CaptureResult:
             method=self.method,
             etrecord_sha256=self.etrecord_sha256,
             layout_recorded=self.layout_recorded,
+            step=self.step,
         )
 
     def fill_quantization(self, source: "CaptureResult") -> int:
@@ -151,6 +154,48 @@ def capture_from_etrecord(
     )
     result.etrecord_sha256 = digest
     return result
+
+
+def capture_steps_from_etrecord(
+    etrecord_path: str | os.PathLike[str],
+    steps: Sequence[Sequence[Any]],
+    reference_graph: str | None = None,
+    method: str = FORWARD,
+) -> list[CaptureResult]:
+    """Capture several executions of a saved ETRecord's reference graph, in sequence.
+
+    ``steps`` holds each execution's positional inputs, in order. The reference
+    graph runs them one after another on one module, so that the buffers it
+    mutates (an LLM's KV cache, a counter) carry from each execution to the next
+    exactly as the program's do on the device; capture ``k`` is execution ``k``'s
+    intermediate outputs and has ``step = k``. ``gapscope-cli compare DIR
+    --all-runs`` compares each run of the ETDump with its own step.
+    """
+    if not steps:
+        raise CaptureError("no steps: give each execution's inputs, in order")
+    path = Path(etrecord_path)
+    try:
+        digest = _sha256(path)
+    except OSError as exc:
+        raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
+    try:
+        etrecord = parse_etrecord(str(path))
+    except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
+        raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    method = _method_of(reference_graph, method)
+    program, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
+    module = program.module()  # one module for every step: its buffers are the state
+    results = []
+    for step, inputs in enumerate(steps):
+        result = _capture_program(module, list(inputs), reference_graph=graph_name, method=method)
+        result.etrecord_sha256 = digest
+        result.step = step
+        results.append(result)
+        # The capture runs with autograd on (as ExecuTorch's Inspector does), so a buffer
+        # the step wrote now carries its history: the values stay, the history goes.
+        for buffer in module.buffers():
+            buffer.detach_()
+    return results
 
 
 def capture_from_program(

@@ -134,6 +134,9 @@ class Capture:
     etrecord_sha256: str | None
     producer: dict[str, str]
     layout_recorded: bool = False
+    # The execution this capture is of, counted from 0, when it is one of a sequence
+    # (capture_steps_from_etrecord): state carried from the executions before it.
+    step: int | None = None
 
 
 def producer_versions() -> dict[str, str]:
@@ -162,12 +165,14 @@ def write_capture(
     method: str = "forward",
     etrecord_sha256: str | None = None,
     layout_recorded: bool = False,
+    step: int | None = None,
 ) -> None:
     """Write a capture file atomically.
 
     ``layout_recorded`` says that every record's ``axis_order`` was read from
     the graph the backend lowered, so that ``None`` means "same layout" rather
-    than "unknown" (docs/formats/aot-capture.md).
+    than "unknown" (docs/formats/aot-capture.md). ``step`` is the execution the
+    capture is of, counted from 0, when it is one of a sequence.
 
     The file is written to a temporary file in the destination directory and
     renamed over ``path``, so a reader never sees a half-written capture.
@@ -188,6 +193,10 @@ def write_capture(
     }
     if layout_recorded:
         document["layout_recorded"] = True
+    if step is not None:
+        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+            raise CaptureFormatError(f"{path}: step must be an integer of 0 or more, not {step!r}")
+        document["step"] = step
     if inputs is not None:
         document["inputs"] = [encode(v, f"inputs/{i}") for i, v in enumerate(inputs)]
     if reference_outputs is not None:
@@ -264,6 +273,7 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
                 etrecord_sha256=document.get("etrecord_sha256"),
                 producer=dict(document.get("producer") or {}),
                 layout_recorded=document.get("layout_recorded") is True,
+                step=document.get("step"),
             )
         except (KeyError, TypeError) as exc:
             raise CaptureFormatError(f"{path}: malformed capture document ({exc!r})") from exc

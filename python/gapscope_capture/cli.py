@@ -26,6 +26,12 @@ ExecuTorch's Inspector.calculate_numeric_gap does.
 --inputs FILE is a safetensors file holding the model's positional input
 tensors named inputs/0, inputs/1, ... (a capture file also works: its inputs/<i>
 tensors are used). Without it, the ETRecord's representative inputs are used.
+Repeated (--inputs STEP0 --inputs STEP1 ...), one per execution in order, the
+executions are captured in sequence, the program's mutable buffers (an LLM's KV
+cache) carried from each to the next as on the device, and -o names a folder that
+receives capture.<method>.step-NNN.gscap.safetensors for each step; put them beside
+the ETDump and `gapscope-cli compare DIR --all-runs` compares every run with its own
+step.
 
 --reference-graph NAME is one of exported_program, edge_dialect_exported_program
 or a graph_map key of the ETRecord (e.g. edge_after_transform/forward; "/forward"
@@ -84,12 +90,32 @@ def _run_zoo(args: argparse.Namespace) -> int:
 
 
 def _run_from_etrecord(args: argparse.Namespace) -> int:
-    from gapscope_capture.capture import capture_from_etrecord
+    from gapscope_capture.capture import capture_from_etrecord, capture_steps_from_etrecord
     from gapscope_capture.capture_format import read_inputs
 
-    inputs = read_inputs(args.inputs) if args.inputs is not None else None
+    steps = [read_inputs(path) for path in args.inputs or []]
+    if len(steps) > 1:
+        # Executions in sequence, state carried: one capture per step, into a folder.
+        if args.output.exists() and not args.output.is_dir():
+            print(f"{PROG}: {args.output}: several --inputs write a folder of captures", file=sys.stderr)
+            return 2
+        args.output.mkdir(parents=True, exist_ok=True)
+        results = capture_steps_from_etrecord(
+            args.etrecord, steps, reference_graph=args.reference_graph, method=args.method
+        )
+        for result in results:
+            result.write(args.output / step_capture_name(result.method, result.step))
+        print(
+            f"{args.output}: {len(results)} step captures of '{results[0].reference_graph}' "
+            f"(method '{results[0].method}'), state carried from step to step",
+            file=sys.stderr,
+        )
+        return 0
     result = capture_from_etrecord(
-        args.etrecord, inputs=inputs, reference_graph=args.reference_graph, method=args.method
+        args.etrecord,
+        inputs=steps[0] if steps else None,
+        reference_graph=args.reference_graph,
+        method=args.method,
     )
     result.write(args.output)
     print(
@@ -98,6 +124,11 @@ def _run_from_etrecord(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def step_capture_name(method: str, step: int) -> str:
+    """``capture.<method>.step-007.gscap.safetensors``: sorted in step order."""
+    return f"capture.{method}.step-{step:03d}.gscap.safetensors"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -149,7 +180,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     from_etrecord.add_argument("etrecord", metavar="ETRECORD", type=Path)
     from_etrecord.add_argument(
-        "--inputs", metavar="FILE", type=Path, help="safetensors file with inputs/0, inputs/1, ..."
+        "--inputs",
+        metavar="FILE",
+        type=Path,
+        action="append",
+        help="safetensors file with inputs/0, inputs/1, ...; repeated, one per execution in "
+        "order: the executions are captured in sequence, the buffers the program mutates (a KV "
+        "cache) carried from each to the next, one capture per step into the folder -o names",
     )
     from_etrecord.add_argument(
         "--reference-graph", metavar="NAME", help="graph to capture (default: as the Inspector)"
@@ -161,7 +198,12 @@ def _parser() -> argparse.ArgumentParser:
         "numbers its debug handles on its own, so each needs its own capture",
     )
     from_etrecord.add_argument(
-        "-o", "--output", metavar="CAPTURE", type=Path, required=True, help="capture file to write"
+        "-o",
+        "--output",
+        metavar="CAPTURE",
+        type=Path,
+        required=True,
+        help="capture file to write (a folder with several --inputs)",
     )
     from_etrecord.set_defaults(run=_run_from_etrecord)
     return parser

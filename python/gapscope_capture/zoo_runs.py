@@ -6,7 +6,9 @@
 - ``decode-loop``: a single-head attention decoder with a KV cache in mutable
   buffers, run as an LLM decodes: 17 executions, one token each (a prefill of the
   first token, then 16 steps), each writing its key and value at its position.
-  The capture is of the first execution, from the initial (empty) cache.
+  Captured step by step (``capture_steps_from_etrecord``): one capture per
+  execution, the cache carried from each to the next as on the device; and once
+  as a single capture of the first execution, as a user without steps would.
 
 Both are lowered with an ETRecord and run with ETDump at intermediate-output level; Gapscope must say which run it compares and, for the
 decode loop, that a later execution's state is not the capture's.
@@ -23,7 +25,8 @@ from executorch.exir import to_edge_transform_and_lower
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
 
-from gapscope_capture.capture import capture_from_etrecord
+from gapscope_capture.capture import capture_from_etrecord, capture_steps_from_etrecord
+from gapscope_capture.cli import step_capture_name
 
 SEED = 0
 EXECUTIONS = 6
@@ -67,11 +70,18 @@ def write_decode_loop(directory: Path) -> Path:
     torch.manual_seed(SEED)
     model = KvDecoder().eval()
     steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(DECODE_STEPS + 1)]
-    return _lower_run_capture(directory, model, steps, [])
+    _lower_run_capture(directory, model, steps, [])  # capture.gscap.safetensors: step 0 only, no step
+    for result in capture_steps_from_etrecord(directory / "etrecord.bin", steps):
+        result.write(directory / step_capture_name(result.method, result.step))
+    return directory
 
 
 def _lower_run_capture(
-    directory: Path, model: torch.nn.Module, runs: list[tuple[torch.Tensor, ...]], partitioners: list
+    directory: Path,
+    model: torch.nn.Module,
+    runs: list[tuple[torch.Tensor, ...]],
+    partitioners: list,
+    capture: bool = True,
 ) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
@@ -89,5 +99,6 @@ def _lower_run_capture(
     for inputs in runs:
         runtime.forward(inputs)
     runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
-    capture_from_etrecord(directory / "etrecord.bin").write(directory / "capture.gscap.safetensors")
+    if capture:  # of the first execution: the ETRecord's representative inputs
+        capture_from_etrecord(directory / "etrecord.bin").write(directory / "capture.gscap.safetensors")
     return directory

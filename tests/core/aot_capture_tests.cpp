@@ -289,3 +289,35 @@ TEST_CASE("capture documents: bad records are located errors", "[capture][bogus]
         docWith(R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t"}],"axis_order":[0,0,1]}])"),
         "records[0].axis_order", "permutation");
 }
+
+// Issue 23: a capture of one step of a sequence (state carried) says which; both
+// readers take the field, and anything but a non-negative integer is refused.
+TEST_CASE("a step capture's step is read by both readers, and only as an integer of 0 or more", "[capture]") {
+    const auto ok =
+        R"([{"debug_handle":[1],"ops":["a"],"sequence":false,"outputs":[{"kind":"tensor","name":"t"}]}])";
+    auto withStep = [&](const std::string& step) {
+        auto doc = nlohmann::json::parse(docWith(ok));
+        doc["step"] = nlohmann::json::parse(step);
+        return doc.dump();
+    };
+    for (const auto parse : {JsonParse::Scan, JsonParse::Dom}) {
+        SafetensorsWriter w;
+        REQUIRE_FALSE(w.add("t", ScalarType::Float, {2}, raw<float>({1, 2})));
+        w.setMetadata(AotCapture::kMetadataKey, withStep("7"));
+        const auto bytes = w.serialize();
+        const auto r =
+            readAotCapture(MappedFile::fromBytes("s.gscap.safetensors", bytes.data(), bytes.size()), parse);
+        REQUIRE(r);
+        CHECK(r.value().step == std::optional<std::uint64_t>(7));
+    }
+    REQUIRE(readCaptureDoc(docWith(ok)));
+    CHECK_FALSE(readCaptureDoc(docWith(ok)).value().step);
+    CHECK_FALSE(readCaptureDoc(withStep("null")).value().step);
+    for (const std::string bad : {"-1", "1.5", "\"3\"", "true"}) {
+        INFO(bad);
+        const auto r = readCaptureDoc(withStep(bad));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().where.field == "step");
+        CHECK_THAT(r.error().message, Catch::Contains("'step' must be an integer of 0 or more"));
+    }
+}

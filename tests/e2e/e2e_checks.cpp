@@ -41,6 +41,7 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 }
 
 #include "core/compare/findings.h"
+#include "core/compare/run_checks.h"
 #include "core/session/session.h"
 
 #include <algorithm>
@@ -176,43 +177,81 @@ TEST_CASE("e2e: the zoo's two-method program compares each method against its ow
         }
 }
 
-// Several executions in one ETDump (issue 23): a stateless model run on 6 inputs,
-// and a KV-cache decoder run for 17 tokens. The capture is of the first execution:
-// compared there, nothing diverges; the warnings name the executions, say that a
-// later decode step's cache is not the capture's, and that a run with no debug
-// events (the method-load block) compares nothing. They are comparison warnings, so
-// they reach the JSON report and the app.
-TEST_CASE("e2e: several executions in one ETDump are said, and a decode step's state", "[e2e][zoo][llm]") {
+// Several executions in one ETDump (issue 23): a stateless decoder block on XNNPACK
+// fp32 run on 6 inputs. The capture is of the first execution: compared there, nothing
+// diverges; the warnings name the executions, which run logged the capture's inputs
+// (its delegate logs them), that a later run ran on other inputs, and that a run with
+// no debug events (the method-load block) compares nothing. They are comparison
+// warnings, so they reach the JSON report and the app.
+TEST_CASE("e2e: several executions in one ETDump are said, with the run that had the inputs",
+          "[e2e][zoo][llm]") {
     using namespace gapscope;
-    const std::string zoo = zooRoot();
+    const std::string dir = zooRoot() + "/multirun/fp32";
     const auto said = [](const Session& s, const std::string& words) {
         return std::any_of(s.comparison->warnings.begin(), s.comparison->warnings.end(),
                            [&](const std::string& w) { return w.find(words) != std::string::npos; });
     };
-    for (const auto& [model, executions] :
-         {std::pair<std::string, std::size_t>{"multirun", 6}, {"decode-loop", 17}}) {
-        // multirun is XNNPACK fp32: its delegate logs the program's inputs, so the dump
-        // tells which run had the capture's; the portable decode loop logs op outputs only.
-        const bool logsInputs = model == "multirun";
-        const std::string dir = zoo + "/" + model + (logsInputs ? "/fp32" : "/portable");
-        INFO(dir);
-        const auto first = openZooSession(dir);
-        CHECK(said(*first, "the ETDump holds " + std::to_string(executions) + " executions of 'forward'"));
-        CHECK_FALSE(said(*first, "mutates buffers"));
-        CHECK_FALSE(firstDivergence(*first->comparison, {"snr", 20.0}));
-        const std::size_t firstRun = first->comparison->run;
-        CHECK(said(*first, logsInputs ? "logged, bit for bit, by run " + std::to_string(firstRun)
-                                      : std::string("cannot be told from the dump")));
-        const auto later = openZooSession(dir, firstRun + 4);
-        CHECK(said(*later, "run " + std::to_string(firstRun + 4) + " is compared"));
-        CHECK(said(*later, "did not run on the capture's inputs") == logsInputs);
-        CHECK(said(*later, "mutates buffers") == (model == "decode-loop"));
-        if (model == "decode-loop")
-            CHECK(said(*later, "'k_cache', 'v_cache'"));
-        if (firstRun > 0) {
-            const auto load = openZooSession(dir, 0);
-            CHECK(said(*load, "run 0 holds no debug events"));
-            CHECK(load->comparison->rows.empty());
-        }
+    const auto first = openZooSession(dir);
+    const std::size_t firstRun = first->comparison->run;
+    CHECK(said(*first, "the ETDump holds 6 executions of 'forward'"));
+    CHECK(said(*first, "logged, bit for bit, by run " + std::to_string(firstRun)));
+    CHECK_FALSE(said(*first, "did not run on the capture's inputs"));
+    CHECK_FALSE(said(*first, "mutates buffers"));
+    CHECK_FALSE(firstDivergence(*first->comparison, {"snr", 20.0}));
+    const auto later = openZooSession(dir, firstRun + 3);
+    CHECK(said(*later, "run " + std::to_string(firstRun + 3) + " is compared"));
+    CHECK(said(*later, "did not run on the capture's inputs"));
+    if (firstRun > 0) {
+        const auto load = openZooSession(dir, 0);
+        CHECK(said(*load, "run 0 holds no debug events"));
+        CHECK(load->comparison->rows.empty());
     }
+}
+
+// A KV-cache decode loop (issue 23): 17 executions of one program whose cache lives in
+// mutable buffers, captured step by step with the cache carried as on the device
+// (gapscope-capture's capture_steps_from_etrecord). Each run is compared with its own
+// step: no divergence at any step, and nothing to warn about. A step's capture
+// compared with another execution is said, and so is a stateful program compared at
+// a later execution against a capture of the initial state.
+TEST_CASE("e2e: a KV-cache decode loop compares every step with its own capture", "[e2e][zoo][llm]") {
+    using namespace gapscope;
+    namespace fs = std::filesystem;
+    const std::string dir = zooRoot() + "/decode-loop/portable";
+    const auto said = [](const Session& s, const std::string& words) {
+        return std::any_of(s.comparison->warnings.begin(), s.comparison->warnings.end(),
+                           [&](const std::string& w) { return w.find(words) != std::string::npos; });
+    };
+    const auto first = openZooSession(dir);
+    const auto executions = executionsOf(*first->dump, "forward", {});
+    REQUIRE(executions.size() == 17);
+    for (std::size_t k = 0; k < executions.size(); ++k) {
+        INFO("execution " << k << ", run " << executions[k]);
+        const auto step = openZooSession(dir, executions[k]);
+        REQUIRE(step->capture->step);
+        CHECK(*step->capture->step == k);
+        CHECK(step->comparison->warnings.empty());
+        CHECK_FALSE(firstDivergence(*step->comparison, {"snr", 20.0}));
+        for (const auto& row : step->comparison->rows)
+            CHECK_FALSE(crossesThreshold(row, {"snr", 20.0}));
+    }
+    // Step 0's capture alone, compared with execution 4.
+    std::vector<std::string> files{dir + "/run.etdp", dir + "/run.debug.bin", dir + "/etrecord.bin",
+                                   dir + "/capture.forward.step-000.gscap.safetensors"};
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.comparison.run = executions[4];
+    const auto wrongStep = loadSession(sessionInputsFromPaths(files, errors), options);
+    REQUIRE(wrongStep->comparison);
+    CHECK(said(*wrongStep, "the capture is of step 0 of a sequence but run " + std::to_string(executions[4]) +
+                               " is execution 4"));
+    REQUIRE(fs::exists(dir + "/capture.forward.step-016.gscap.safetensors"));
+    // The single capture of the first execution (no step), compared with execution 4:
+    // the program mutates its cache, so execution 4's state is not the capture's.
+    files.back() = dir + "/capture.gscap.safetensors";
+    const auto stale = loadSession(sessionInputsFromPaths(files, errors), options);
+    REQUIRE(stale->comparison);
+    CHECK(said(*stale, "the ETDump holds 17 executions of 'forward'"));
+    CHECK(said(*stale, "'forward' mutates buffers ('k_cache', 'v_cache'"));
+    CHECK(said(*stale, "is execution 4 (counted from 0) of 17"));
 }

@@ -4,11 +4,12 @@
 # `gapscope-capture demo` (real export, lowering, runtime run with ETDump and
 # debug buffer, AOT capture, ExecuTorch's own gap tables) and checks every
 # produced file with the C++ core.
-# usage: run_e2e.sh SOURCE_DIR WORK_DIR E2E_CHECK_BINARY
+# usage: run_e2e.sh SOURCE_DIR WORK_DIR E2E_CHECK_BINARY GAPSCOPE_CLI
 set -euo pipefail
 src=$1
 work=$2
 check=$3
+cli=$4
 
 venv="$work/venv"
 stamp="$venv/.gapscope-installed"
@@ -55,3 +56,20 @@ time "$venv/bin/gapscope-capture" zoo "$work/zoo"
 
 echo "e2e: C++ consistency checks"
 GAPSCOPE_E2E_DIR="$work/demo" GAPSCOPE_E2E_ZOO_DIR="$work/zoo" "$check"
+
+echo "e2e: gapscope-cli compare --all-runs on the KV-cache decode loop"
+# Every execution against its own step capture: 17 runs in one JSON report, no gate
+# tripped (a float decode loop diverges at no step).
+"$cli" compare "$work/zoo/decode-loop/portable" --all-runs --fail-above snr=20 --json "$work/all-runs.json" > /dev/null
+"$venv/bin/python" - "$work/all-runs.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+runs = report["runs"]
+assert len(runs) == 17, len(runs)
+assert [r["execution"] for r in runs] == list(range(17))
+assert all(r["first_divergence"] is None for r in runs)
+assert all(r["warnings"] == [] for r in runs)
+captures = [next(i["path"] for i in r["provenance"]["inputs"] if i["role"] == "capture") for r in runs]
+assert all(c.endswith(f"step-{k:03d}.gscap.safetensors") for k, c in enumerate(captures)), captures
+print("e2e: --all-runs compared", len(runs), "steps, each with its own capture")
+PY
