@@ -133,3 +133,40 @@ def test_a_capture_command_without_torch_names_the_extra(tmp_path: Path) -> None
     assert "Traceback" not in completed.stderr
     assert "gapscope_capture[executorch]" in completed.stderr
     assert not (tmp_path / "demo").exists()
+
+
+def test_from_etrecord_with_several_inputs_writes_one_capture_per_step(tmp_path: Path) -> None:
+    """Steps with state: a counter buffer carried from step to step, as on the device."""
+    from executorch.exir import to_edge_transform_and_lower
+    from torch.export import export
+
+    class Accumulate(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("total", torch.zeros(4))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            self.total.add_(x)
+            return self.total * 2.0
+
+    steps = [torch.full((4,), float(k + 1)) for k in range(3)]
+    with torch.no_grad():
+        exported = export(Accumulate(), (steps[0],))
+    program = to_edge_transform_and_lower(exported, generate_etrecord=True).to_executorch()
+    etrecord = tmp_path / "etrecord.bin"
+    program.get_etrecord().save(str(etrecord))
+    argv = ["from-etrecord", str(etrecord)]
+    for k, x in enumerate(steps):
+        save_file({"inputs/0": x}, str(tmp_path / f"step{k}.safetensors"))
+        argv += ["--inputs", str(tmp_path / f"step{k}.safetensors")]
+    out = tmp_path / "steps"
+    assert main([*argv, "-o", str(out)]) == 0
+    captures = sorted(out.iterdir())
+    assert [c.name for c in captures] == [f"capture.forward.step-{k:03d}.gscap.safetensors" for k in range(3)]
+    running = torch.zeros(4)
+    for k, path in enumerate(captures):
+        capture = read_capture(path)
+        assert capture.step == k
+        running += steps[k]
+        # The last op's output is the running total doubled: the buffer was carried.
+        assert torch.equal(capture.reference_outputs[0], running * 2.0)
