@@ -125,14 +125,7 @@ def capture_from_etrecord(
     method needs its own capture.
     """
     path = Path(etrecord_path)
-    try:
-        digest = _sha256(path)
-    except OSError as exc:
-        raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
-    try:
-        etrecord = parse_etrecord(str(path))
-    except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
-        raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    etrecord, digest = _open_etrecord(path)
     if reference_graph is None and _lowered_to_qnn(etrecord):
         # QNN's delegate_map handles are those of the graph it lowered, not the ATen
         # program's: without this choice every row would pair different ops.
@@ -174,14 +167,7 @@ def capture_steps_from_etrecord(
     if not steps:
         raise CaptureError("no steps: give each execution's inputs, in order")
     path = Path(etrecord_path)
-    try:
-        digest = _sha256(path)
-    except OSError as exc:
-        raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
-    try:
-        etrecord = parse_etrecord(str(path))
-    except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
-        raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    etrecord, digest = _open_etrecord(path)
     method = _method_of(reference_graph, method)
     program, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
     module = program.module()  # one module for every step: its buffers are the state
@@ -467,6 +453,19 @@ def _lowered_to_qnn(etrecord: ETRecord) -> bool:
 def _method_of(graph_name: str | None, method: str) -> str:
     """A graph-map name such as ``edge_after_transform/prefill`` names its method itself."""
     return graph_name.split("/", 1)[1] if graph_name and "/" in graph_name else method
+
+
+def _open_etrecord(path: Path) -> tuple[ETRecord, str]:
+    """The ETRecord at ``path`` and its SHA-256, or a CaptureError worded for the user."""
+    try:
+        digest = _sha256(path)
+    except OSError as exc:
+        raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
+    try:
+        etrecord = parse_etrecord(str(path))
+    except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
+        raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    return etrecord, digest
 
 
 def _sha256(path: Path) -> str:
