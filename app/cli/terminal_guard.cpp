@@ -32,12 +32,7 @@ void TerminalGuard::emitLine(bool complete) {
     if (m_maxLineBytes > 0) {
         const std::size_t room = m_maxLineBytes > m_lineBytes ? m_maxLineBytes - m_lineBytes : 0;
         m_lineBytes += text.size();
-        if (text.size() > room) {
-            std::size_t cut = room;
-            while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80)
-                --cut;
-            text.resize(cut);
-        }
+        text.resize(characterBoundary(text, room));
         if (complete && m_lineBytes > m_maxLineBytes)
             text += "… (line cut: " + std::to_string(m_lineBytes - m_maxLineBytes) + " more bytes)";
     }

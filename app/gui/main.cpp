@@ -20,8 +20,8 @@ namespace {
 // are escaped (no escape sequence reaches the terminal) and each line is bounded.
 void printError(const QString& message) {
     std::string text = gapscope::terminalText(message.toStdString(), true);
-    if (text.size() > 4096)
-        text = text.substr(0, 4096) + "… (cut)";
+    if (const auto cut = gapscope::characterBoundary(text, 4096); cut < text.size())
+        text = text.substr(0, cut) + "… (cut)";
     std::fprintf(stderr, "gapscope: %s\n", text.c_str());
 }
 

@@ -210,12 +210,8 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
     // reaches the terminal), cut to the column at a character boundary.
     auto clip = [](const std::string& name, std::size_t n) {
         std::string s = terminalText(name, false);
-        if (s.size() > n) {
-            std::size_t cut = n - 1;
-            while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80)
-                --cut;
-            s = s.substr(0, cut) + "~";
-        }
+        if (s.size() > n)
+            s = s.substr(0, characterBoundary(s, n - 1)) + "~";
         return s;
     };
     out << std::left << std::setw(4) << "#" << std::setw(34) << "aot_ops" << std::setw(22) << "runtime_ops"

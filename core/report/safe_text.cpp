@@ -102,13 +102,17 @@ std::string terminalText(std::string_view text, bool keepNewlines) {
     return out;
 }
 
+std::size_t characterBoundary(std::string_view text, std::size_t maxBytes) {
+    if (text.size() <= maxBytes)
+        return text.size();
+    std::size_t cut = maxBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80)
+        --cut; // text[cut] would continue a sequence begun before it
+    return cut;
+}
+
 std::string echoedName(std::string_view name, std::size_t maxBytes) {
-    std::size_t cut = name.size();
-    if (name.size() > maxBytes) {
-        cut = maxBytes;
-        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80)
-            --cut; // not inside a UTF-8 sequence
-    }
+    const std::size_t cut = characterBoundary(name, maxBytes);
     std::string out = terminalText(name.substr(0, cut), false);
     if (cut < name.size())
         out += "… (" + std::to_string(name.size() - cut) + " more bytes)";

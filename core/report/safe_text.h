@@ -30,6 +30,10 @@ std::string markdownText(std::string_view text);
 // `keepNewlines` false a line feed is escaped too.
 std::string terminalText(std::string_view text, bool keepNewlines = true);
 
+// The length of `text`'s longest prefix of at most `maxBytes` that does not cut
+// a UTF-8 sequence: where to cut a name, a column or a line.
+std::size_t characterBoundary(std::string_view text, std::size_t maxBytes);
+
 // A name echoed in a message: terminalText on one line, cut to `maxBytes`
 // (at a character boundary) with how much was cut. A 1,000,000-character
 // method name is not echoed whole.

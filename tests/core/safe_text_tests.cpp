@@ -104,3 +104,11 @@ TEST_CASE("hostile op names reach the CSV, Markdown and table only as text", "[r
     CHECK(table.str().find('\x1b') == std::string::npos);
     CHECK(table.str().find('\x07') == std::string::npos);
 }
+
+TEST_CASE("a cut never splits a UTF-8 sequence", "[report][terminal]") {
+    CHECK(characterBoundary("short", 10) == 5);
+    CHECK(characterBoundary("abcdef", 3) == 3);
+    CHECK(characterBoundary("ab⚑", 3) == 2); // the flag's 3 bytes start at 2
+    CHECK(characterBoundary("ab⚑", 5) == 5);
+    CHECK(characterBoundary("⚑", 0) == 0);
+}
