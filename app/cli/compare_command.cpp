@@ -59,14 +59,8 @@ std::string describePaths(const std::vector<std::string>& paths) {
 // The gates, on stderr: each row or program output that trips one, each invalid row
 // with --fail-on-invalid, and a comparison with nothing compared. Returns how many.
 int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInvalid) {
-    // Nothing compared (another model's capture, a method the program lacks,
-    // no debug buffer): say so, and let no gate pass on it.
-    const auto compared =
-        static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& row) {
-            return rowMetric(row, Metric::Mse).has_value();
-        }));
     int tripped = 0;
-    if (compared == 0) {
+    if (!comparedAnything(c)) {
         // Said among the warnings above (completeSession): here it fails the gates.
         if (!ctx.gates.empty() || failOnInvalid) {
             std::cerr << "gate failed: nothing was compared\n";

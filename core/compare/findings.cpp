@@ -65,6 +65,11 @@ bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold
     return v && worseThan(*info, *v, threshold.value);
 }
 
+bool comparedAnything(const Comparison& c) {
+    return std::any_of(c.rows.begin(), c.rows.end(),
+                       [](const ComparisonRow& row) { return rowMetric(row, Metric::Mse).has_value(); });
+}
+
 bool crossesThreshold(const OutputComparison& output, const MetricThreshold& threshold) {
     const auto info = findMetric(threshold.metric);
     if (!info || output.status != RowStatus::Ok || !output.metrics || agrees(*output.metrics))

@@ -19,6 +19,11 @@ std::vector<std::size_t> executionOrder(const Comparison& c);
 // would otherwise count as the worst value). The first divergence, the app's
 // "next past the threshold" and its threshold filter all use this.
 bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold);
+// Whether any row has numbers. None (another model's capture, a method the
+// program lacks, the method-load block, no debug buffer) is a comparison warning
+// and fails every gate.
+bool comparedAnything(const Comparison& c);
+
 // The same rule for a program output: compared element for element, not in exact
 // agreement (an all-zero output's SNR is 0/0), and worse than the threshold.
 bool crossesThreshold(const OutputComparison& output, const MetricThreshold& threshold);

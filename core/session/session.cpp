@@ -4,7 +4,6 @@
 #include "core/align/run_methods.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/sha256.h"
-#include "core/compare/metric_catalog.h"
 #include "core/compare/run_checks.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
@@ -416,8 +415,7 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
     // method-load block of a run, no debug buffer): a warning, so that it reaches
     // the JSON report and the app as well as the terminal.
     const auto& rows = s.comparison->rows;
-    if (std::none_of(rows.begin(), rows.end(),
-                     [](const ComparisonRow& row) { return rowMetric(row, Metric::Mse).has_value(); }))
+    if (!comparedAnything(*s.comparison))
         s.comparison->warnings.push_back(
             "no op was compared (" + std::to_string(rows.size()) + (rows.size() == 1 ? " row" : " rows") +
             ", none with numbers): " +
