@@ -124,7 +124,9 @@ std::vector<std::int64_t> ExportGraph::allDebugHandles() const {
 
 namespace {
 Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
-                                              const std::string& key, int nested);
+                                              const std::string& key);
+Result<ExportGraph> graphOfDocument(const json& doc, const std::string& file, const std::string& key,
+                                    int nested);
 
 constexpr const char* kCallDelegate = "torch.ops.higher_order.executorch_call_delegate";
 
@@ -146,8 +148,8 @@ std::optional<LoweredModule> loweredModule(const json& argument, const std::stri
     if (!lowered.is_object() || !lowered.contains("original_module") ||
         !lowered["original_module"].is_object())
         return std::nullopt;
-    auto module =
-        parseExportGraphUnguarded(lowered["original_module"].dump(), file, key + "/original_module", 1);
+    // Parsed already, as a part of the string: read as it stands, not written out and parsed again.
+    auto module = graphOfDocument(lowered["original_module"], file, key + "/original_module", 1);
     if (!module)
         return std::nullopt;
     LoweredModule out;
@@ -167,7 +169,7 @@ std::optional<LoweredModule> loweredModule(const json& argument, const std::stri
 Result<ExportGraph> parseExportGraph(const std::string& text, const std::string& file,
                                      const std::string& key) {
     try {
-        return parseExportGraphUnguarded(text, file, key, 0);
+        return parseExportGraphUnguarded(text, file, key);
     } catch (const std::exception& ex) { // a field of an unexpected JSON type, …
         return graphError(file, key, "entry '" + key + "' cannot be read: " + ex.what());
     }
@@ -175,9 +177,8 @@ Result<ExportGraph> parseExportGraph(const std::string& text, const std::string&
 
 namespace {
 
-// `nested`: 1 inside a lowered module, whose own delegates are not looked into.
 Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
-                                              const std::string& key, int nested) {
+                                              const std::string& key) {
     // torch.export writes non-finite float arguments as Python's NaN/Infinity tokens.
     if (const auto at = jsonTooDeep(text))
         return graphError(
@@ -194,6 +195,12 @@ Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std
     } catch (const json::exception& e) { // a number out of range, …
         return graphError(file, key, "entry '" + key + "' cannot be read: " + e.what());
     }
+    return graphOfDocument(doc, file, key, 0);
+}
+
+// `nested`: 1 inside a lowered module, whose own delegates are not looked into.
+Result<ExportGraph> graphOfDocument(const json& doc, const std::string& file, const std::string& key,
+                                    int nested) {
     if (!doc.is_object() || !doc.contains("graph_module") || !doc["graph_module"].is_object() ||
         !doc["graph_module"].contains("graph") || !doc["graph_module"]["graph"].is_object())
         return graphError(file, key,

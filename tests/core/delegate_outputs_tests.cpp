@@ -5,9 +5,12 @@
 // pow. The call's debug_handle_map entry keeps the cut-time order.
 
 #include "core/align/delegate_outputs.h"
+#include "core/etrecord/export_graph.h"
 #include "session_builder.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <tuple>
 
 using namespace gapscope;
 using namespace gapscope::test;
@@ -122,4 +125,44 @@ TEST_CASE("RoPE's delegate outputs are compared with the ops that produce them",
         if (row.selection.find("is 'pow' (the delegate's return order") != std::string::npos)
             pairedPow = true;
     CHECK(pairedPow);
+}
+
+// The same from the JSON an ETRecord of the lowered program holds: the call node's
+// first argument is the lowered module as a string, whose `original_module` returns
+// (pow, cos·scale, sin·scale).
+TEST_CASE("a lowered program's call node is read from its serialized lowered module",
+          "[align][delegate-order]") {
+    std::string nodes;
+    for (const auto& [name, handle, input] :
+         {std::tuple<const char*, const char*, const char*>{"cos", "40", "freqs"},
+          {"mul_1", "41", "cos"},
+          {"sin", "42", "freqs"},
+          {"mul_2", "43", "sin"},
+          {"pow", "44", "embed"}})
+        nodes += std::string(nodes.empty() ? "" : ",") + R"({"name":")" + name + R"(","target":"aten.)" +
+                 name + R"(","inputs":[{"name":"self","arg":{"as_tensor":{"name":")" + input +
+                 R"("}}}],"outputs":[{"as_tensor":{"name":")" + name +
+                 R"("}}],"metadata":{"debug_handle":")" + handle + R"("}})";
+    const std::string module =
+        R"({"graph_module":{"graph":{"inputs":[],"outputs":[{"as_tensor":{"name":"pow"}},)"
+        R"({"as_tensor":{"name":"mul_1"}},{"as_tensor":{"name":"mul_2"}}],"nodes":[)" +
+        nodes + "]}}}";
+    const nlohmann::json lowered = {{"backend_id", "XnnpackBackend"},
+                                    {"original_module", nlohmann::json::parse(module)}};
+    nlohmann::json program = nlohmann::json::parse(
+        R"({"graph_module":{"graph":{"inputs":[],"outputs":[],"nodes":[{"name":"executorch_call_delegate",)"
+        R"("target":"torch.ops.higher_order.executorch_call_delegate","inputs":[{"name":"lowered_module","arg":{}}],)"
+        R"("outputs":[{"as_tensors":[{"name":"getitem"},{"name":"getitem_1"},{"name":"getitem_2"}]}],)"
+        R"("metadata":{"debug_handle":"162"}}]}}})");
+    program["graph_module"]["graph"]["nodes"][0]["inputs"][0]["arg"]["as_string"] = lowered.dump();
+    const auto graph =
+        parseExportGraph(program.dump(), "etrecord.bin", "edge_dialect_exported_program/forward");
+    REQUIRE(graph);
+    REQUIRE(graph.value().nodes.at(0).lowered);
+    CHECK(graph.value().nodes[0].lowered->output_handles ==
+          std::vector<std::vector<std::int64_t>>{{44}, {41}, {43}});
+    const auto order = delegateOutputOrder(graph.value(), {40, 41, 42, 43, 44}, 3);
+    CHECK(order.known());
+    CHECK(order.handles == std::vector<std::int64_t>{44, 41, 43});
+    CHECK_THAT(order.source, Catch::Contains("lowered module"));
 }
