@@ -56,15 +56,17 @@ std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const Compar
         return r;
     }
     if (multi) {
-        for (std::size_t r = 0; r < dump.runs.size(); ++r)
-            if (fits(r)) {
-                if (c.run_methods[r].size() > 1)
-                    c.warnings.push_back(
-                        "run " + std::to_string(r) + " fits methods " + joined(c.run_methods[r]) +
-                        " equally (same instructions and output sizes): it is compared as '" + c.method +
-                        "'; pick another run with --run if it is not");
-                return r;
-            }
+        // The method's first execution (executionsOf: the runs that fit it).
+        const auto executions = executionsOf(dump, c.method, c.run_methods);
+        if (!executions.empty()) {
+            const std::size_t r = executions.front();
+            if (c.run_methods[r].size() > 1)
+                c.warnings.push_back("run " + std::to_string(r) + " fits methods " +
+                                     joined(c.run_methods[r]) +
+                                     " equally (same instructions and output sizes): it is compared as '" +
+                                     c.method + "'; pick another run with --run if it is not");
+            return r;
+        }
         c.warnings.push_back("no run of the ETDump fits method '" + c.method +
                              "' (its instructions and output sizes): comparing the first run with "
                              "debug events; pick the run with --run");

@@ -1,5 +1,7 @@
 #include "core/compare/run_checks.h"
 
+#include "core/align/run_methods.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -41,6 +43,19 @@ std::vector<std::size_t> executionsOf(const EtDump& dump, const std::string& met
         out.push_back(r);
     }
     return out;
+}
+
+std::optional<std::size_t> executionIndex(const EtDump& dump, const EtRecord* etrecord,
+                                          const std::string& method, std::optional<std::size_t> run) {
+    const auto runMethods = etrecord && isMultiMethod(*etrecord) ? methodsFittingRuns(dump, *etrecord)
+                                                                 : std::vector<std::vector<std::string>>{};
+    const auto executions = executionsOf(dump, method, runMethods);
+    if (executions.empty())
+        return std::nullopt;
+    const auto at = std::find(executions.begin(), executions.end(), run.value_or(executions.front()));
+    if (at == executions.end())
+        return std::nullopt;
+    return static_cast<std::size_t>(at - executions.begin());
 }
 
 std::vector<std::string> mutatedBuffers(const EtRecord& etrecord, const std::string& method) {

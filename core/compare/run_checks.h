@@ -5,6 +5,7 @@
 #include "core/etrecord/etrecord_model.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ std::vector<std::size_t> runsWithInputs(const EtDump& dump, const AotCapture& ca
 // multi-method program, fitting the method (`runMethods`, see run_methods.h).
 std::vector<std::size_t> executionsOf(const EtDump& dump, const std::string& method,
                                       const std::vector<std::vector<std::string>>& runMethods);
+
+// Which execution of `method` (counted from 0) a comparison looks at: that of
+// `run` when asked, else the method's first execution, the run planComparison
+// takes by default. None when that run is no execution of the method.
+std::optional<std::size_t> executionIndex(const EtDump& dump, const EtRecord* etrecord,
+                                          const std::string& method, std::optional<std::size_t> run);
 
 // The buffers a method's graph mutates (its signature's buffer mutations), if the
 // ETRecord holds its edge program.

@@ -1,7 +1,6 @@
 #include "core/session/session.h"
 
 #include "core/align/debug_handle_resolver.h"
-#include "core/align/run_methods.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/sha256.h"
 #include "core/compare/run_checks.h"
@@ -346,19 +345,12 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     std::string captureChoice = files.capture_choice;
     std::shared_ptr<const AotCapture> parsedCapture = files.parsed_capture;
     if (!files.capture_asked && parsedCapture && parsedCapture->step && s->dump) {
-        const auto runMethods = s->etrecord && isMultiMethod(*s->etrecord)
-                                    ? methodsFittingRuns(*s->dump, *s->etrecord)
-                                    : std::vector<std::vector<std::string>>{};
         const std::string method =
             options.comparison.method.empty() ? parsedCapture->method : options.comparison.method;
-        const auto executions = executionsOf(*s->dump, method, runMethods);
-        const std::size_t run =
-            options.comparison.run ? *options.comparison.run : (executions.empty() ? 0 : executions.front());
-        const auto at = std::find(executions.begin(), executions.end(), run);
-        for (std::size_t i = 0; at != executions.end() && i < files.parsed_captures.size(); ++i) {
+        const auto execution = executionIndex(*s->dump, s->etrecord.get(), method, options.comparison.run);
+        for (std::size_t i = 0; execution && i < files.parsed_captures.size(); ++i) {
             const auto& c = files.parsed_captures[i];
-            if (c && c->method == parsedCapture->method && c->step &&
-                *c->step == static_cast<std::uint64_t>(at - executions.begin())) {
+            if (c && c->method == parsedCapture->method && c->step && *c->step == *execution) {
                 s->capture_file = files.captures[i];
                 parsedCapture = c;
                 captureChoice.clear(); // the step is the choice: no other capture is of this run
