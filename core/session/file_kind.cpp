@@ -61,8 +61,8 @@ bool looksLikeText(ByteSpan b) {
         const std::size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
         if (len == 0 || c == 0xc0 || c == 0xc1 || c > 0xf4)
             return false;
-        if (i + len > n)
-            return i + len > b.size ? false : true; // a sequence cut by the 4 KiB window
+        if (i + len > n) // a sequence the 4 KiB window cuts: text if the file goes on
+            return i + len <= b.size;
         for (std::size_t k = 1; k < len; ++k)
             if ((b.data[i + k] & 0xc0) != 0x80)
                 return false;

@@ -73,6 +73,12 @@ std::unique_ptr<gapscope::Session> openZooSession(const std::string& dir,
     return session;
 }
 
+// Whether one of the session's comparison warnings holds these words.
+bool said(const gapscope::Session& s, const std::string& words) {
+    return std::any_of(s.comparison->warnings.begin(), s.comparison->warnings.end(),
+                       [&](const std::string& w) { return w.find(words) != std::string::npos; });
+}
+
 } // namespace
 
 // The zoo (gapscope-capture zoo): real models, each portable, XNNPACK fp32 and
@@ -187,10 +193,6 @@ TEST_CASE("e2e: several executions in one ETDump are said, with the run that had
           "[e2e][zoo][llm]") {
     using namespace gapscope;
     const std::string dir = zooRoot() + "/multirun/fp32";
-    const auto said = [](const Session& s, const std::string& words) {
-        return std::any_of(s.comparison->warnings.begin(), s.comparison->warnings.end(),
-                           [&](const std::string& w) { return w.find(words) != std::string::npos; });
-    };
     const auto first = openZooSession(dir);
     const std::size_t firstRun = first->comparison->run;
     CHECK(said(*first, "the ETDump holds 6 executions of 'forward'"));
@@ -218,10 +220,6 @@ TEST_CASE("e2e: a KV-cache decode loop compares every step with its own capture"
     using namespace gapscope;
     namespace fs = std::filesystem;
     const std::string dir = zooRoot() + "/decode-loop/portable";
-    const auto said = [](const Session& s, const std::string& words) {
-        return std::any_of(s.comparison->warnings.begin(), s.comparison->warnings.end(),
-                           [&](const std::string& w) { return w.find(words) != std::string::npos; });
-    };
     const auto first = openZooSession(dir);
     const auto executions = executionsOf(*first->dump, "forward", {});
     REQUIRE(executions.size() == 17);
