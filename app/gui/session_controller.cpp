@@ -58,14 +58,18 @@ QString SessionController::openPaths(const QStringList& paths) {
     return {};
 }
 
-void SessionController::openFiles(const QStringList& paths) {
-    m_paths = paths;
-    m_sessionFile.clear();
-    m_demo = false;
+void SessionController::forgetChoices() {
     m_options.comparison.run.reset();
     m_options.comparison.method.clear();
     m_options.capture.clear();
     m_options.debug_buffer.clear();
+}
+
+void SessionController::openFiles(const QStringList& paths) {
+    m_paths = paths;
+    m_sessionFile.clear();
+    m_demo = false;
+    forgetChoices();
     reload();
 }
 
@@ -74,10 +78,7 @@ void SessionController::openDemo(EmbeddedDemo demo) {
     m_sessionFile.clear();
     m_demo = true;
     m_demoKind = demo;
-    m_options.comparison.run.reset();
-    m_options.comparison.method.clear();
-    m_options.capture.clear();
-    m_options.debug_buffer.clear();
+    forgetChoices();
     reload();
 }
 
@@ -91,11 +92,10 @@ QString SessionController::openSessionFile(const QString& path) {
     m_demo = false;
     AppSettings().addRecentSession({path}); // reopened as saved, from the welcome page too
     emit recentChanged();
+    forgetChoices();
     m_options.comparison.run =
         s->run ? std::optional<std::size_t>(static_cast<std::size_t>(*s->run)) : std::nullopt;
     m_options.comparison.method = s->method.toStdString();
-    m_options.capture.clear();
-    m_options.debug_buffer.clear();
     reload();
     return {};
 }

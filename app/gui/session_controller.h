@@ -48,6 +48,9 @@ signals:
     void recentChanged();
 
 private:
+    // Another session: the run, method, capture and debug buffer picked for the last one go.
+    void forgetChoices();
+
     SessionLoader* m_loader;
     QStringList m_paths;
     QString m_sessionFile;
