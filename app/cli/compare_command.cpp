@@ -49,11 +49,17 @@ std::optional<std::string> writeOutput(const std::string& path, const std::strin
     return std::nullopt;
 }
 
-std::string describePaths(const std::vector<std::string>& paths) {
-    std::string out;
-    for (const auto& p : paths)
-        out += (out.empty() ? "" : ", ") + p;
-    return out;
+// Why a loaded session cannot be reported, as the exit status's message: a file
+// that could not be read, nothing to compare, an input rewritten while it was read
+// (its numbers are not the file's). Nothing: it can.
+std::optional<std::string> unusable(const Session& session, const SessionFiles& files) {
+    if (!session.errors.empty())
+        return session.errors.front().describe();
+    if (!session.comparison)
+        return "nothing to compare: " + files.etdump->path() + " and " + files.capture->path();
+    for (const auto& path : changedInputs(session))
+        return path + ": changed on disk while it was read: the numbers are not to be trusted; run again";
+    return std::nullopt;
 }
 
 // The gates, on stderr: each row or program output that trips one, each invalid row
@@ -105,10 +111,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
                     "--csv or --markdown"),
                2;
     const auto first = loadSessionFiles(files, options);
-    if (!first->errors.empty())
-        return fail(first->errors.front().describe());
-    if (!first->comparison)
-        return fail("nothing to compare: " + files.etdump->path() + " and " + files.capture->path());
+    if (const auto why = unusable(*first, files))
+        return fail(*why);
     if (!o.json.empty())
         inputs = withEtRecordDigest(std::move(inputs), *first);
     const auto executions =
@@ -123,14 +127,9 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         if (executions[k] != first->comparison->run)
             other = loadSessionFiles(files, options);
         const auto& session = other ? other : first;
-        if (!session->errors.empty())
-            return fail(session->errors.front().describe());
-        if (!session->comparison)
-            return fail("run " + std::to_string(executions[k]) + ": nothing to compare");
+        if (const auto why = unusable(*session, files))
+            return fail("run " + std::to_string(executions[k]) + ": " + *why);
         const Comparison& c = *session->comparison;
-        for (const auto& path : changedInputs(*session))
-            return fail(path +
-                        ": changed on disk while it was read: the numbers are not to be trusted; run again");
         // The provenance names this run's capture.
         std::vector<InputProvenance> described = inputs;
         if (!o.json.empty()) {
@@ -217,9 +216,9 @@ int runCompare(const CompareOptions& o) {
         if (!o.etrecord.empty())
             files.etrecord = byPath(o.etrecord);
         if (!files.etdump)
-            return fail("no ETDump among " + describePaths(o.paths) + " (its content is told, not its name)");
+            return fail("no ETDump among " + join(o.paths, ", ") + " (its content is told, not its name)");
         if (!files.capture)
-            return fail("no AOT capture among " + describePaths(o.paths) +
+            return fail("no AOT capture among " + join(o.paths, ", ") +
                         ": make one with gapscope-capture (python/README.md)");
         if (!files.debug_buffer && !files.debug_buffer_candidates.empty()) {
             std::string list;
