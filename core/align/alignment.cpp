@@ -210,6 +210,60 @@ std::vector<std::string> OpNamesWithin::aot(const HandleTuple& target) const {
     return out;
 }
 
+namespace {
+
+// Which op of a delegated group a delegate output is (the output in return place
+// `place`), by the delegate's return order; where that is unknown, the one op of
+// the group whose reference has the logged tensor's element count. `why`: the
+// output cannot be paired (the order is in doubt, or several ops have its size).
+struct DelegatePick {
+    const CaptureRecord* record = nullptr; // null: keep ExecuTorch's positional pair
+    std::string how;
+    std::string why;
+};
+
+DelegatePick pickDelegateOutput(const DelegateOutputOrder& order, std::size_t place,
+                                const std::map<HandleTuple, const CaptureRecord*>& group,
+                                const AotCapture& capture, const Tensor& logged) {
+    const auto sameSize = [&](const CaptureRecord* r) {
+        const auto* t =
+            r && !r->sequence && !r->outputs.empty() ? capture.tensor(r->outputs.front()) : nullptr;
+        return t && logged.numel && t->numel == *logged.numel;
+    };
+    DelegatePick pick;
+    if (order.known()) {
+        const auto it = group.find(HandleTuple{order.handles[place]});
+        if (it == group.end())
+            pick.why = "the delegate returns handle " + std::to_string(order.handles[place]) +
+                       " here, which no reference output is keyed by";
+        else if (!sameSize(it->second))
+            pick.why =
+                "the delegate returns '" + it->second->ops.back() +
+                "' here (the ETRecord's order), but its reference holds another number of elements than "
+                "the logged tensor: the order is in doubt";
+        else
+            pick.record = it->second;
+        pick.how = "the delegate's return order, from " + order.source;
+        return pick;
+    }
+    std::vector<const CaptureRecord*> candidates;
+    for (const auto& [key, r] : group)
+        if (sameSize(r))
+            candidates.push_back(r);
+    if (candidates.size() == 1) {
+        pick.record = candidates.front();
+        pick.how = "the one op of the group with this output's size; the return order is unknown (" +
+                   order.problem + ")";
+    } else if (candidates.size() > 1) {
+        pick.why = "the delegate's output order cannot be established from the ETRecord (" + order.problem +
+                   ") and " + std::to_string(candidates.size()) +
+                   " of its ops have this output's size: which one it is is unknown";
+    }
+    return pick;
+}
+
+} // namespace
+
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
                                   const ExportGraph* graph) {
     Alignment a;
@@ -303,9 +357,6 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
         std::optional<DelegateOutputOrder> order;
         if (graph && returns > 1 && rt.event->name == "DELEGATE_CALL")
             order = delegateOutputOrder(*graph, rt.event->resolved.handles, returns);
-        const auto referenceTensor = [&](const CaptureRecord* r) {
-            return r && !r->sequence && !r->outputs.empty() ? capture.tensor(r->outputs.front()) : nullptr;
-        };
         for (std::int64_t i = 0; i < rt.num_outputs; ++i) {
             if (!subsetOf(combined, rt.handles)) {
                 skipReason = "the reference handles are not a subset of the runtime handles";
@@ -316,12 +367,6 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 break;
             const auto negative = static_cast<std::size_t>(i + 1);
             auto found = aotMap.find(HandleTuple{rt.handles[static_cast<std::size_t>(k)]});
-            // The op the delegate returns in this place, when the program tells.
-            const CaptureRecord* returned = nullptr;
-            if (order && order->known())
-                if (const auto it = aotMap.find(HandleTuple{order->handles[returns - negative]});
-                    it != aotMap.end())
-                    returned = it->second;
             // Rows are ExecuTorch's: where its rule keys no reference, there is no row.
             if (found == aotMap.end()) {
                 skipReason =
@@ -348,58 +393,22 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             }
             const RuntimeValue& element = data[data.size() - negative];
             if (order && element.isTensor()) {
-                const auto logged = element.tensor->numel;
-                const auto sameSize = [&](const CaptureRecord* r) {
-                    const auto* t = referenceTensor(r);
-                    return t && logged && t->numel == *logged;
-                };
-                std::string why; // the row cannot be paired: why
-                const CaptureRecord* chosen = nullptr;
-                std::string how;
-                if (order->known()) {
-                    if (!returned)
-                        why = "the delegate returns handle " +
-                              std::to_string(order->handles[returns - negative]) +
-                              " here, which no reference output is keyed by";
-                    else if (!sameSize(returned))
-                        why = "the delegate returns '" + returned->ops.back() +
-                              "' here (the ETRecord's order), but its reference holds another number of "
-                              "elements "
-                              "than the logged tensor: the order is in doubt";
-                    else
-                        chosen = returned;
-                    how = "the delegate's return order, from " + order->source;
-                } else {
-                    // Unknown order: an output is paired only when one op of the group alone
-                    // has its size.
-                    std::vector<const CaptureRecord*> candidates;
-                    for (const auto& [key, r] : aotMap)
-                        if (sameSize(r))
-                            candidates.push_back(r);
-                    if (candidates.size() == 1) {
-                        chosen = candidates.front();
-                        how =
-                            "the one op of the group with this output's size; the return order is unknown (" +
-                            order->problem + ")";
-                    } else if (candidates.size() > 1) {
-                        why = "the delegate's output order cannot be established from the ETRecord (" +
-                              order->problem + ") and " + std::to_string(candidates.size()) +
-                              " of its ops have this output's size: which one it is is unknown";
-                    }
-                }
-                if (!why.empty()) {
+                const DelegatePick pick =
+                    pickDelegateOutput(*order, returns - negative, aotMap, capture, *element.tensor);
+                if (!pick.why.empty()) {
                     pair.runtime_value_valid = false;
-                    pair.problem = why;
+                    pair.problem = pick.why;
                     keys.push_back(positional);
                     a.pairs.push_back(std::move(pair));
                     continue;
                 }
-                if (chosen && chosen != positional) {
+                if (pick.record && pick.record != positional) {
                     pair.executorch_record = positional;
-                    pair.aot.record = chosen;
+                    pair.aot.record = pick.record;
                     pair.aot.sequence = false;
-                    pair.selection = "delegate output " + std::to_string(i) + " is '" + chosen->ops.back() +
-                                     "' (" + how + "); ExecuTorch's positional rule pairs it with '" +
+                    pair.selection = "delegate output " + std::to_string(i) + " is '" +
+                                     pick.record->ops.back() + "' (" + pick.how +
+                                     "); ExecuTorch's positional rule pairs it with '" +
                                      positional->ops.back() + "'";
                 }
             }
