@@ -139,6 +139,11 @@ class Capture:
     step: int | None = None
 
 
+def step_capture_name(method: str, step: int) -> str:
+    """A step capture's file name, ``capture.<method>.step-007.gscap.safetensors``: sorted in step order."""
+    return f"capture.{method}.step-{step:03d}.gscap.safetensors"
+
+
 def producer_versions() -> dict[str, str]:
     """Versions of the tools that write a capture, for the ``producer`` field."""
     versions = {"gapscope_capture": __version__, "torch": torch.__version__}

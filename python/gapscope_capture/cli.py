@@ -91,7 +91,7 @@ def _run_zoo(args: argparse.Namespace) -> int:
 
 def _run_from_etrecord(args: argparse.Namespace) -> int:
     from gapscope_capture.capture import capture_from_etrecord, capture_steps_from_etrecord
-    from gapscope_capture.capture_format import read_inputs
+    from gapscope_capture.capture_format import read_inputs, step_capture_name
 
     steps = [read_inputs(path) for path in args.inputs or []]
     if len(steps) > 1:
@@ -124,11 +124,6 @@ def _run_from_etrecord(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
-
-
-def step_capture_name(method: str, step: int) -> str:
-    """``capture.<method>.step-007.gscap.safetensors``: sorted in step order."""
-    return f"capture.{method}.step-{step:03d}.gscap.safetensors"
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
 
 from gapscope_capture.capture import capture_from_etrecord, capture_steps_from_etrecord
-from gapscope_capture.cli import step_capture_name
+from gapscope_capture.capture_format import step_capture_name
 
 SEED = 0
 EXECUTIONS = 6
