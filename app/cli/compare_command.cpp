@@ -215,8 +215,12 @@ int runCompare(const CompareOptions& o) {
             files.etdump = byPath(o.etdump);
         if (!o.etrecord.empty())
             files.etrecord = byPath(o.etrecord);
+        // A file named like an input that no reader takes is said above; where the
+        // session then lacks that input, its reader's message is the error.
         if (!files.etdump)
-            return fail("no ETDump among " + join(o.paths, ", ") + " (its content is told, not its name)");
+            return fail(files.unrecognized.empty() ? "no ETDump among " + join(o.paths, ", ") +
+                                                         " (its content is told, not its name)"
+                                                   : files.unrecognized.front().describe());
         if (!files.capture)
             return fail("no AOT capture among " + join(o.paths, ", ") +
                         ": make one with gapscope-capture (python/README.md)");
@@ -226,6 +230,8 @@ int runCompare(const CompareOptions& o) {
                 list += "\n  " + c;
             return fail("several files could be the debug buffer; name one with --debug-buffer:" + list);
         }
+        // The others are files beside the session, not its inputs: warned about, not fatal.
+        files.unrecognized.clear();
     } else if (o.etdump.empty() || o.capture.empty()) {
         return fail("give a session folder or its files (gapscope-cli compare DIR), or --etdump and "
                     "--capture"),

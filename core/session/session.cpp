@@ -161,6 +161,12 @@ bool namedLikeEtdump(const std::string& path) {
 bool namedLikeEtRecord(const std::string& path) {
     std::string name = std::filesystem::path(path).filename().string();
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    // A document about an ETRecord (from-etrecord.json, etrecord_notes.txt) says what it is by its extension.
+    for (const char* document :
+         {".json", ".txt", ".csv", ".md", ".log", ".py", ".html", ".png", ".pdf", ".svg"})
+        if (name.size() > std::strlen(document) &&
+            name.compare(name.size() - std::strlen(document), std::string::npos, document) == 0)
+            return false;
     return name.find("etrecord") != std::string::npos;
 }
 
