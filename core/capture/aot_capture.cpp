@@ -283,6 +283,15 @@ private:
                     return fail(field + ".axis_order", "'axis_order' must be a permutation of 0..rank-1");
             r.axis_order = std::move(order);
         }
+        if (j.contains("invalid_reason") && !j["invalid_reason"].is_null()) {
+            if (!j["invalid_reason"].is_string())
+                return fail(field + ".invalid_reason", "'invalid_reason' must be a string");
+            r.invalid_reason = j["invalid_reason"].get<std::string>();
+            for (std::size_t k = 0; k < r.outputs.size(); ++k)
+                if (r.outputs[k].kind != CaptureValue::Kind::Null)
+                    return fail(field + ".outputs[" + std::to_string(k) + "]",
+                                "a record with an 'invalid_reason' holds no values, only nulls");
+        }
         return std::nullopt;
     }
 
@@ -435,6 +444,8 @@ std::string aotCaptureDocument(const AotCapture& c) {
             jr["quantization"] = q;
         }
         jr["axis_order"] = r.axis_order ? json(*r.axis_order) : json(nullptr);
+        if (r.invalid_reason)
+            jr["invalid_reason"] = *r.invalid_reason;
         records.push_back(jr);
     }
     doc["records"] = records;

@@ -44,6 +44,10 @@ struct CaptureRecord {
     std::vector<CaptureValue> outputs;
     std::vector<std::optional<QuantParams>> quantization; // empty, or one per output
     std::optional<std::vector<std::int64_t>> axis_order;
+    // Why the reference has no value for this key (every output is null): a float
+    // reference whose float counterpart could not be established. The row is
+    // invalid with this reason, never a number.
+    std::optional<std::string> invalid_reason;
 };
 
 struct AotCapture {

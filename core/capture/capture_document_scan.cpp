@@ -321,50 +321,60 @@ private:
     bool record(JsonScanner& s, CaptureRecord& r) {
         unsigned seen = 0;
         bool quantization = false;
-        if (!knownObject(
-                s,
-                {"debug_handle", "ops", "stack_traces", "sequence", "outputs", "quantization", "axis_order"},
-                seen, [&](int k) {
-                    switch (k) {
-                    case 0:
-                        return array(s, [&] {
-                            r.debug_handle.emplace_back();
-                            return positiveInt64(s, r.debug_handle.back(), false);
-                        });
-                    case 1:
-                        return array(s, [&] {
-                            r.ops.emplace_back();
-                            return s.string(r.ops.back());
-                        });
-                    case 2: return stackTraces(s, r.stack_traces);
-                    case 3: return s.boolean(r.sequence);
-                    case 4: return values(s, r.outputs, 0);
-                    case 5:
-                        if (s.peek('n'))
-                            return s.null();
-                        quantization = true;
-                        return array(s, [&] {
-                            auto& q = r.quantization.emplace_back();
-                            if (s.peek('n'))
-                                return s.null();
-                            q.emplace();
-                            return quant(s, *q);
-                        });
-                    default:
-                        if (s.peek('n'))
-                            return s.null();
-                        r.axis_order.emplace();
-                        return array(s, [&] {
-                            r.axis_order->emplace_back();
-                            return positiveInt64(s, r.axis_order->back(), true);
-                        });
-                    }
-                }))
+        if (!knownObject(s,
+                         {"debug_handle", "ops", "stack_traces", "sequence", "outputs", "quantization",
+                          "axis_order", "invalid_reason"},
+                         seen, [&](int k) {
+                             switch (k) {
+                             case 0:
+                                 return array(s, [&] {
+                                     r.debug_handle.emplace_back();
+                                     return positiveInt64(s, r.debug_handle.back(), false);
+                                 });
+                             case 1:
+                                 return array(s, [&] {
+                                     r.ops.emplace_back();
+                                     return s.string(r.ops.back());
+                                 });
+                             case 2: return stackTraces(s, r.stack_traces);
+                             case 3: return s.boolean(r.sequence);
+                             case 4: return values(s, r.outputs, 0);
+                             case 5:
+                                 if (s.peek('n'))
+                                     return s.null();
+                                 quantization = true;
+                                 return array(s, [&] {
+                                     auto& q = r.quantization.emplace_back();
+                                     if (s.peek('n'))
+                                         return s.null();
+                                     q.emplace();
+                                     return quant(s, *q);
+                                 });
+                             case 7:
+                                 if (s.peek('n'))
+                                     return s.null();
+                                 r.invalid_reason.emplace();
+                                 return s.string(*r.invalid_reason);
+                             default:
+                                 if (s.peek('n'))
+                                     return s.null();
+                                 r.axis_order.emplace();
+                                 return array(s, [&] {
+                                     r.axis_order->emplace_back();
+                                     return positiveInt64(s, r.axis_order->back(), true);
+                                 });
+                             }
+                         }))
             return false;
         constexpr unsigned kDebugHandle = 1, kOutputs = 16;
         if (!(seen & kDebugHandle) || r.debug_handle.empty() || !(seen & kOutputs) ||
             (!r.sequence && r.outputs.size() != 1) ||
             (quantization && r.quantization.size() != r.outputs.size()))
+            return false;
+        // A record without a value holds only nulls (the DOM reader says where not).
+        if (r.invalid_reason && std::any_of(r.outputs.begin(), r.outputs.end(), [](const CaptureValue& v) {
+                return v.kind != CaptureValue::Kind::Null;
+            }))
             return false;
         if (r.axis_order) {
             auto sorted = *r.axis_order;

@@ -333,7 +333,10 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         }
         c.rows.push_back(std::move(row));
         ComparisonRow& placed = c.rows.back();
-        if (pair.ambiguous_selection) {
+        if (rec.invalid_reason && pair.runtime_value_valid) {
+            placed.status = RowStatus::Invalid;
+            placed.reason = "the reference has no value for this op: " + *rec.invalid_reason;
+        } else if (pair.ambiguous_selection) {
             placed.status = RowStatus::Invalid;
             placed.reason =
                 pair.selection +

@@ -14,7 +14,7 @@ import copy
 import hashlib
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -33,6 +33,7 @@ from torch.fx import GraphModule, Interpreter, Node
 from torch.utils._pytree import tree_leaves
 
 from gapscope_capture.capture_format import CaptureRecord, write_capture
+from gapscope_capture.provenance import node_provenance
 from gapscope_capture.quantization import output_axis_order, output_quantization
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,12 @@ class CaptureResult:
     layout_recorded: bool = False
     # The execution this capture is of, in a sequence (capture_steps_from_etrecord).
     step: int | None = None
+    # Each captured graph node's op kind and from_node chain (float_reference.node_provenance),
+    # in memory only, never written: capture_float_reference finds each op's float
+    # counterpart by it (names alone are renumbered when the quantiser removes nodes).
+    provenance: dict[str, tuple[str, tuple[str, ...]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write this capture to ``path`` in the AOT capture format."""
@@ -357,6 +364,7 @@ def _capture_program(
         reference_graph=reference_graph,
         method=method,
         etrecord_sha256=None,
+        provenance=node_provenance(graph_module),
     )
 
 

@@ -82,6 +82,9 @@ class CaptureRecord:
     stack_traces: dict[str, str | None] = field(default_factory=dict)
     quantization: list[Quantization | None] | None = None
     axis_order: list[int] | None = None
+    # Why no reference value can be given for this key (its outputs are then all None):
+    # Gapscope shows the row invalid with this reason (capture_float_reference).
+    invalid_reason: str | None = None
 
     def __post_init__(self) -> None:
         self.debug_handle = tuple(self.debug_handle)
@@ -96,6 +99,10 @@ class CaptureRecord:
             raise CaptureFormatError(
                 f"record {list(self.debug_handle)}: a non-sequence record holds exactly one output, "
                 f"got {len(self.outputs)}"
+            )
+        if self.invalid_reason is not None and any(o is not None for o in self.outputs):
+            raise CaptureFormatError(
+                f"record {list(self.debug_handle)}: a record with an invalid_reason holds no values"
             )
         if self.quantization is not None and len(self.quantization) != len(self.outputs):
             raise CaptureFormatError(
@@ -358,6 +365,8 @@ def _encode_record(record: CaptureRecord, index: int, encode: Any) -> dict[str, 
     if record.quantization is not None:
         encoded["quantization"] = list(record.quantization)
     encoded["axis_order"] = None if record.axis_order is None else list(record.axis_order)
+    if record.invalid_reason is not None:
+        encoded["invalid_reason"] = record.invalid_reason
     return encoded
 
 
@@ -427,6 +436,7 @@ def _decode_record(
             stack_traces=dict(raw.get("stack_traces") or {}),
             quantization=raw.get("quantization"),
             axis_order=raw.get("axis_order"),
+            invalid_reason=raw.get("invalid_reason"),
         )
     except CaptureFormatError as exc:
         raise CaptureFormatError(f"{path}: {where}: {exc}") from exc

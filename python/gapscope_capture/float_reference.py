@@ -9,9 +9,11 @@ public entry point.
 
 from __future__ import annotations
 
+import collections
 import logging
 import operator
 import os
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import torch
@@ -30,8 +32,37 @@ from gapscope_capture.capture import (
     capture_from_program,
 )
 from gapscope_capture.capture_format import Capture, CaptureRecord
+from gapscope_capture.provenance import chain as _chain
+from gapscope_capture.provenance import kind as _kind
 
 log = logging.getLogger(__name__)
+
+_aten = torch.ops.aten
+# Ops PT2E's prepare_pt2e folds a following BatchNorm into (torchao.quantization.pt2e.utils:
+# _fuse_conv_bn_ for conv and conv-transpose, _fuse_linear_bn_ for linear on a 2-D input).
+_CONVOLUTIONS = frozenset(
+    {
+        _aten.conv1d.default,
+        _aten.conv2d.default,
+        _aten.conv3d.default,
+        _aten.conv1d.padding,
+        _aten.conv2d.padding,
+        _aten.conv3d.padding,
+        _aten.conv_transpose1d.default,
+        _aten.conv_transpose2d.input,
+        _aten.conv_transpose3d.input,
+        _aten.convolution.default,
+    }
+)
+_LINEAR = _aten.linear.default
+# aten.batch_norm returns the tensor; the _native_* forms a tuple whose item 0 is it.
+_BATCH_NORMS = frozenset(
+    {
+        _aten.batch_norm.default,
+        _aten._native_batch_norm_legit_no_training.default,
+        _aten._native_batch_norm_legit.default,
+    }
+)
 
 
 def capture_float_reference(
@@ -61,37 +92,48 @@ def capture_float_reference(
     inputs; given together with a capture that holds other inputs, they are an
     error, since both sides must run on the same inputs.
 
-    Matching rule: for each record of the quantised capture, in order, the
-    last name in its ``ops`` that is also the name of a ``call_function`` node
-    (other than ``getitem``) of the float graph picks the float node whose
-    output is recorded (a tuple/list output becomes a sequence record, as
-    ``IntermediateOutputCapturer`` stores it). This works because PT2E and
-    ``torch.export`` keep the names of the compute nodes (``conv2d``,
-    ``relu``, ``layer_norm``, ``linear``, ``softmax``, ``topk``, …) and the
-    quantised capture comes from the ATen ``exported_program``. The record
-    keeps the quantised record's ``debug_handle``, ``ops``, ``stack_traces``,
-    ``quantization`` and ``axis_order`` (they describe the device's tensors).
+    Which float node a record stands for: the last op of the record that has a
+    float counterpart (quantize/dequantize nodes have none). The counterpart is
+    found by provenance when the quantised graph's is known (``CaptureResult.provenance``,
+    kept by ``capture_from_etrecord``/``capture_from_program``, so also for an
+    ETRecord path or a program): each quantised node's ``from_node`` chain ends
+    in the float node ``prepare_pt2e`` started from. Names alone are not
+    enough: the re-export after ``convert_pt2e`` renumbers ops of a kind the
+    quantiser removed some of (with two of four ``batch_norm`` folded, the
+    quantised ``batch_norm_1`` is the float ``batch_norm_3``). For a
+    ``Capture`` read from a file, node names are matched and PT2E's folding
+    rule is assumed; a record of a renumbered kind is then written without a
+    value.
 
-    Limits:
+    Which value: what the quantised node computes, in float. ``prepare_pt2e``
+    folds a BatchNorm that follows a convolution (or a linear on a 2-D input)
+    into it and deletes it, so the quantised ``conv2d`` outputs conv +
+    BatchNorm: its record holds the float BatchNorm's output. Any other float
+    consumer of the node that the quantised program lacks is checked: when its
+    output equals the node's (a no-op), it does not matter; otherwise whether
+    the quantised node absorbed it cannot be told.
 
-    - records without a float counterpart are left out: those holding only
-      ``quantize_*``/``dequantize_*`` nodes (the quantised input, dequantised
-      weights, requantisation between ops); a capture of the edge dialect
-      program, whose nodes are named ``aten_convolution_default`` etc., matches
-      nothing and is refused;
-    - a record whose float output differs in count or tensor shapes from the
-      quantised one is left out with a warning (a wrong match);
-    - names are matched, not semantics: when the quantiser rewrites the graph
-      (e.g. folds ``batch_norm`` into ``conv2d``, whose quantised output is
-      then the float graph's ``batch_norm`` output) a same-named float node
-      can hold a different quantity; check such records;
-    - each float value carries the error accumulated up to that op (weights,
-      activations, input), not the op's local quantisation error.
+    Records without a float counterpart are left out: those holding only
+    ``quantize_*``/``dequantize_*`` nodes (the quantised input, dequantised
+    weights, requantisation between ops). A record whose correspondence cannot
+    be established (an unexplained consumer missing from the quantised program,
+    several folded BatchNorms on one node, an output of another count or shape,
+    a renumbered op of a name-matched capture) is written without a value
+    (``null`` outputs), so that Gapscope shows its row invalid instead of a
+    number; the reason is logged as a warning. A capture of the edge dialect
+    program, whose nodes are named ``aten_convolution_default`` etc., matches
+    nothing and is refused.
 
-    ``reference_graph`` says ``float_exported_program (handles by node name
-    from <the quantised capture's reference graph>)``; ``method`` and
-    ``etrecord_sha256`` are the quantised capture's; ``reference_outputs`` are
-    the float program's outputs.
+    The record keeps the quantised record's ``debug_handle``, ``ops``,
+    ``stack_traces``, ``quantization`` and ``axis_order`` (they describe the
+    device's tensors). Each float value carries the error accumulated up to
+    that op (weights, activations, input), not the op's local quantisation
+    error.
+
+    ``reference_graph`` says ``float_exported_program (handles by node
+    provenance|name from <the quantised capture's reference graph>)``;
+    ``method`` and ``etrecord_sha256`` are the quantised capture's;
+    ``reference_outputs`` are the float program's outputs.
     """
     if isinstance(quantized, (str, os.PathLike)):
         quantized = capture_from_etrecord(quantized, inputs)
@@ -107,18 +149,9 @@ def capture_float_reference(
             f"the float program must be an ExportedProgram or a GraphModule, not a "
             f"{type(float_program).__name__}"
         )
-    float_names = {
-        node.name
-        for node in graph_module.graph.nodes
-        if node.op == "call_function" and node.target is not operator.getitem
-    }
-    # The last op of each record that names a float node (Q/DQ nodes name none).
-    matches = {}
-    for record in quantized.records:
-        name = next((op for op in reversed(record.ops) if op in float_names), None)
-        if name is not None:
-            matches[record.debug_handle] = name
-    if not matches:
+    # Provenance of the quantised graph's nodes (CaptureResult.provenance), if known.
+    plans, by = _plan(graph_module, quantized.records, getattr(quantized, "provenance", None))
+    if not plans or quantized.reference_graph not in (None, EXPORTED_PROGRAM):
         raise CaptureError(
             "no op of the quantised capture names a node of the float program: capture the "
             f"quantised program's ATen '{EXPORTED_PROGRAM}' (its reference graph is "
@@ -127,7 +160,8 @@ def capture_float_reference(
         )
 
     flat_inputs = tree_leaves(list(model_inputs))
-    recorder = _NodeOutputRecorder(graph_module, set(matches.values()))
+    wanted = {name for plan in plans.values() for name in plan.nodes_to_record()}
+    recorder = _NodeOutputRecorder(graph_module, wanted)
     try:
         with torch.no_grad():
             outputs = recorder.run(*flat_inputs)
@@ -137,37 +171,271 @@ def capture_float_reference(
         ) from exc
 
     records = []
+    valid = 0
     for record in quantized.records:
-        name = matches.get(record.debug_handle)
-        if name is None:
+        plan = plans.get(record.debug_handle)
+        if plan is None:
             continue
-        float_record = CaptureRecord.from_intermediate_output(
-            record.debug_handle, recorder.values[name], record.ops, record.stack_traces
-        )
-        mismatch = _structure_mismatch(float_record, record)
-        if mismatch:
-            log.warning(
-                "record %s: float node '%s' does not match the quantised output (%s); left out",
-                list(record.debug_handle),
-                name,
-                mismatch,
+        problem = plan.problem or plan.check_vanished(recorder.values)
+        float_record = None
+        if problem is None:
+            float_record = CaptureRecord.from_intermediate_output(
+                record.debug_handle, plan.value(recorder.values), record.ops, record.stack_traces
             )
+            mismatch = _structure_mismatch(float_record, record)
+            if mismatch:
+                problem = f"float node '{plan.value_name}' does not match the quantised output ({mismatch})"
+        if problem is not None:
+            records.append(_invalid_record(record, problem))
             continue
+        if plan.value_name != plan.node.name:
+            log.info(
+                "record %s: '%s' absorbed %s; its float value is '%s'",
+                list(record.debug_handle),
+                plan.node.name,
+                ", ".join(f"'{n}'" for n in plan.folded),
+                plan.value_name,
+            )
         if record.quantization is not None:
             float_record.quantization = [None if q is None else dict(q) for q in record.quantization]
         if record.axis_order is not None:
             float_record.axis_order = list(record.axis_order)
         records.append(float_record)
-    if not records:
+        valid += 1
+    if not valid:
         raise CaptureError("no float node output matches the quantised capture's outputs")
     return CaptureResult(
         records=records,
         inputs=flat_inputs,
         reference_outputs=tree_leaves(outputs),
-        reference_graph=f"{FLOAT_EXPORTED_PROGRAM} (handles by node name from "
+        reference_graph=f"{FLOAT_EXPORTED_PROGRAM} (handles by node {by} from "
         f"{quantized.reference_graph or 'an in-memory program'})",
         method=quantized.method,
         etrecord_sha256=quantized.etrecord_sha256,
+    )
+
+
+@dataclass
+class _Plan:
+    """Which float value one quantised record stands for."""
+
+    node: Node  # the float counterpart of the record's last matched op
+    value_node: Node | None = None  # the node whose output the quantised op computes
+    value_index: int | None = None  # element of a tuple output (_native_batch_norm_*)
+    folded: list[str] = field(default_factory=list)
+    # Float consumers the quantised program lacks, not known folds: (consumer, the node it reads).
+    vanished: list[tuple[Node, Node]] = field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def value_name(self) -> str:
+        return (self.value_node or self.node).name
+
+    def nodes_to_record(self) -> set[str]:
+        names = {self.value_name}
+        for consumer, producer in self.vanished:
+            names |= {consumer.name, producer.name}
+        return names
+
+    def value(self, values: dict[str, Any]) -> Any:
+        value = values[self.value_name]
+        return value if self.value_index is None else value[self.value_index]
+
+    def check_vanished(self, values: dict[str, Any]) -> str | None:
+        """A consumer the quantised program lacks matters unless it is a no-op on these inputs."""
+        for consumer, producer in self.vanished:
+            mine, theirs = values.get(consumer.name), values.get(producer.name)
+            if isinstance(mine, torch.Tensor) and isinstance(theirs, torch.Tensor):
+                if mine.shape == theirs.shape and mine.dtype == theirs.dtype and torch.equal(mine, theirs):
+                    log.debug("'%s' has no quantised counterpart but is a no-op here", consumer.name)
+                    continue
+            return (
+                f"the quantised program has no counterpart of the float '{consumer.name}' "
+                f"({_target_name(consumer)}), which reads '{producer.name}' and changes its value: "
+                f"whether the quantised '{self.node.name}' absorbed it cannot be told"
+            )
+        return None
+
+
+def _plan(
+    float_graph: GraphModule,
+    records: Sequence[CaptureRecord],
+    quantized: dict[str, tuple[str, tuple[str, ...]]] | None,
+) -> tuple[dict[tuple[int, ...], _Plan], str]:
+    """Per record key, the float node and value it stands for; and 'provenance' or 'name'."""
+    float_nodes = {
+        node.name: node
+        for node in float_graph.graph.nodes
+        if node.op == "call_function" and node.target is not operator.getitem
+    }
+    provenance = _Provenance(float_graph, quantized)
+    if provenance.usable:
+        origin = provenance.origin
+        # Float nodes some quantised node descends from; the others the quantiser removed.
+        kept = provenance.kept
+        renumbered: dict[str, int] = {}
+        by = "provenance"
+    else:
+        origin = float_nodes.get
+        # PT2E deletes the BatchNorms it folds; re-exporting renumbers the others of their kind,
+        # which PT2E keeps whatever their names have become.
+        folded = {n for n in float_nodes.values() if _pt2e_folds(n)}
+        renumbered = collections.Counter(_kind(n) for n in folded)
+        # A node without a record may still be in the program (a handle ExecuTorch could not
+        # propagate back): only PT2E's own folds count as removed.
+        kept = {node for node in float_nodes.values() if node not in folded}
+        by = "name"
+    plans = {}
+    for record in records:
+        node = next((n for n in map(origin, reversed(record.ops)) if n is not None), None)
+        if node is None:
+            continue
+        plan = _Plan(node)
+        if _kind(node) in renumbered:
+            plan.problem = (
+                f"the quantiser folded {renumbered[_kind(node)]} '{node.target}' node(s) and the "
+                "re-export renumbered the others, so the "
+                f"quantised '{node.name}' need not be the float '{node.name}'; capture from the "
+                "ETRecord or program to match by provenance"
+            )
+        else:
+            _follow_folds(plan, kept)
+        plans[record.debug_handle] = plan
+    return plans, by
+
+
+def _follow_folds(plan: _Plan, kept: set[Node]) -> None:
+    """Move the plan's value past float consumers the quantiser folded into the node."""
+    current = plan.node
+    while True:
+        gone = [
+            user
+            for user in current.users
+            if user.op == "call_function" and user.target is not operator.getitem and user not in kept
+        ]
+        folds = [user for user in gone if _folds_into(current, user)]
+        plan.vanished += [(user, current) for user in gone if user not in folds]
+        if not folds:
+            return
+        if len(folds) > 1 or plan.folded:
+            plan.problem = (
+                f"the quantiser folded {', '.join(repr(n.name) for n in [*plan.folded, *folds])} into "
+                f"'{plan.node.name}': which float value the quantised op computes cannot be told"
+            )
+            return
+        (norm,) = folds
+        others = [u.name for u in current.users if u is not norm and u in kept]
+        if others:
+            # PT2E rewires every use of the BatchNorm to the conv; the conv's other consumers
+            # now read conv + BatchNorm in the quantised program but the bare conv in the float.
+            log.warning(
+                "'%s' feeds the folded '%s' and also %s: in the quantised program those read "
+                "the folded value, in the float model the conv's own output",
+                plan.node.name,
+                norm.name,
+                ", ".join(repr(o) for o in others),
+            )
+        plan.folded.append(norm.name)
+        if norm.target is _aten.batch_norm.default:
+            plan.value_node, plan.value_index, current = norm, None, norm
+        else:
+            item = next(
+                (u for u in norm.users if u.target is operator.getitem and u.args[1] == 0), None
+            )
+            if item is None:
+                plan.value_node, plan.value_index = norm, 0
+                return
+            plan.value_node, plan.value_index, current = item, None, item
+
+
+def _folds_into(producer: Node, norm: Node) -> bool:
+    """Whether ``norm`` is a BatchNorm of ``producer`` that a weighted op can absorb."""
+    return (
+        norm.target in _BATCH_NORMS
+        and bool(norm.args)
+        and norm.args[0] is producer
+        and (producer.target in _CONVOLUTIONS or producer.target is _LINEAR)
+    )
+
+
+def _pt2e_folds(norm: Node) -> bool:
+    """PT2E's own rule (prepare_pt2e: _fuse_conv_bn_, _fuse_linear_bn_) for folding ``norm``."""
+    if norm.op != "call_function" or norm.target not in (
+        _aten.batch_norm.default,
+        _aten._native_batch_norm_legit_no_training.default,
+    ):
+        return False
+    producer = norm.args[0] if norm.args else None
+    if not isinstance(producer, Node) or producer.op != "call_function":
+        return False
+    if producer.target in _CONVOLUTIONS:
+        return True
+    if producer.target is _LINEAR:
+        source = producer.args[0]
+        value = source.meta.get("val") if isinstance(source, Node) else None
+        return not (isinstance(value, torch.Tensor) and value.ndim > 2)
+    return False
+
+
+class _Provenance:
+    """Float counterparts of quantised nodes by their ``from_node`` chains.
+
+    ``prepare_pt2e`` starts from ``float_program.module()``, whose nodes carry
+    ``from_node = [<their own name> (ExportedProgram.module())]``; every node
+    that PT2E and the re-export derive from one keeps that chain at the end of
+    its own. A float node is the counterpart of a quantised node of the same
+    op kind when the float node's name followed by its chain ends the
+    quantised node's chain. Observers and the quantize/dequantize nodes made
+    from them have ``activation_post_process_<n>`` in their chain, so they
+    match no float node.
+    """
+
+    def __init__(
+        self, float_graph: GraphModule, quantized: dict[str, tuple[str, tuple[str, ...]]] | None
+    ) -> None:
+        self._by_chain: dict[tuple[str, ...], Node] = {}
+        self._lengths: list[int] = []
+        self._quantized = quantized or {}
+        self.usable = any(len(chain) > 1 for _, chain in self._quantized.values())
+        self.kept: set[Node] = set()
+        if not self.usable:
+            return
+        for node in float_graph.graph.nodes:
+            if node.op == "call_function" and node.target is not operator.getitem:
+                self._by_chain[_chain(node)] = node
+        self._lengths = sorted({len(chain) for chain in self._by_chain})
+        self.kept = {m for m in map(self.origin, self._quantized) if m is not None}
+
+    def origin(self, name: str) -> Node | None:
+        if name not in self._quantized:
+            return None
+        kind, chain = self._quantized[name]
+        for length in self._lengths:
+            if length <= len(chain):
+                match = self._by_chain.get(chain[-length:])
+                if match is not None:
+                    # Decompositions (an edge dialect graph) descend from the op they replace
+                    # but compute something else: only the same op stands for it.
+                    return match if _kind(match) == kind else None
+        return None
+
+
+def _target_name(node: Node) -> str:
+    schema = getattr(node.target, "_schema", None)
+    return schema.name if schema is not None else str(node.target)
+
+
+def _invalid_record(record: CaptureRecord, reason: str) -> CaptureRecord:
+    """The record without a value: Gapscope shows its row invalid, never a number."""
+    log.warning("record %s (%s): %s; written without a value", list(record.debug_handle), record.ops[-1], reason)
+    return CaptureRecord(
+        record.debug_handle,
+        list(record.ops),
+        [None] * len(record.outputs),
+        record.sequence,
+        dict(record.stack_traces),
+        axis_order=None if record.axis_order is None else list(record.axis_order),
+        invalid_reason=reason,
     )
 
 

@@ -7,7 +7,9 @@ level, captured with ``capture_from_etrecord`` and compared by ExecuTorch's own
 ``Inspector.calculate_numeric_gap`` (MSE, L1, SNR), so that Gapscope can be
 checked against ExecuTorch on each. Where ExecuTorch raises, the exception is
 written to ``executorch_error.txt`` instead of the tables. ``llm`` is a
-two-method program (``zoo_multimethod``), portable and XNNPACK fp32.
+two-method program (``zoo_multimethod``), portable and XNNPACK fp32; ``bn-cnn``
+a conv + BatchNorm CNN in int8 on portable kernels with its float reference
+(``zoo_bn``).
 """
 
 from __future__ import annotations
@@ -265,14 +267,19 @@ MODELS: dict[str, Callable[[], torch.nn.Module]] = {
 MULTI_METHOD = "llm"  # two methods in one program: see zoo_multimethod
 # Several executions in one ETDump (zoo_runs), each in one variant.
 MULTI_RUN = {"multirun": ("fp32", "write_multirun"), "decode-loop": ("portable", "write_decode_loop")}
+# A conv + BatchNorm CNN, int8 on portable kernels, with its float reference (zoo_bn).
+CONV_BN = "bn-cnn"
 
 
 def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
-    from gapscope_capture import zoo_multimethod, zoo_runs
+    from gapscope_capture import zoo_bn, zoo_multimethod, zoo_runs
 
     written = []
     for name in models or MODEL_NAMES:
+        if name == CONV_BN:
+            written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
+            continue
         if name in MULTI_RUN:
             variant, writer = MULTI_RUN[name]
             written.append(getattr(zoo_runs, writer)(Path(outdir) / name / variant))

@@ -13,4 +13,5 @@ MODEL_NAMES = (
     "hf-gpt2",
     "multirun",
     "decode-loop",
+    "bn-cnn",
 )

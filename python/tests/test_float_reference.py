@@ -77,7 +77,7 @@ def test_demo_float_capture_uses_the_int8_keys(demo_dir: Path) -> None:
     assert any(r.quantization for r in floating.records)
 
     assert floating.reference_graph == (
-        "float_exported_program (handles by node name from exported_program)"
+        "float_exported_program (handles by node provenance from exported_program)"
     )
     assert floating.etrecord_sha256 == quantised.etrecord_sha256
     etrecord_bytes = (directory / "etrecord.bin").read_bytes()
@@ -141,11 +141,11 @@ def test_argument_forms_agree(int8_session) -> None:
         assert _same_records(from_capture.records, other.records)
     assert from_capture.etrecord_sha256 == quantised.etrecord_sha256 is not None
     assert from_path.reference_graph == (
-        "float_exported_program (handles by node name from exported_program)"
+        "float_exported_program (handles by node provenance from exported_program)"
     )
     # capture_from_program names no reference graph: it lives in memory only.
     assert from_program.reference_graph == (
-        "float_exported_program (handles by node name from an in-memory program)"
+        "float_exported_program (handles by node provenance from an in-memory program)"
     )
     # Quantisation (prepare_pt2e on float_program.module()) left the float program as it was.
     expected = model(*inputs)
@@ -170,7 +170,7 @@ def test_user_errors(int8_session) -> None:
         capture_float_reference(torch.nn.Identity(), quantised, inputs)
 
 
-def test_mismatched_outputs_are_left_out(
+def test_mismatched_outputs_are_written_without_a_value(
     int8_session, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, inputs, float_program, _, _ = int8_session
@@ -184,7 +184,9 @@ def test_mismatched_outputs_are_left_out(
     )
     with caplog.at_level(logging.WARNING, logger="gapscope_capture.float_reference"):
         result = capture_float_reference(float_program, fake)
-    assert [r.debug_handle for r in result.records] == [(2,)]
+    # Kept without a value, so that Gapscope shows their rows invalid, never a number.
+    assert [r.debug_handle for r in result.records] == [(1,), (2,), (3,)]
+    assert [r.outputs[0] is None for r in result.records] == [True, False, True]
     assert "float node 'conv2d' does not match" in caplog.text
     assert "shape [1, 4, 4, 4] against [2]" in caplog.text
     assert "float node 'topk' does not match" in caplog.text

@@ -321,3 +321,50 @@ TEST_CASE("a step capture's step is read by both readers, and only as an integer
         CHECK_THAT(r.error().message, Catch::Contains("'step' must be an integer of 0 or more"));
     }
 }
+
+// Issue 30: a float reference whose float counterpart cannot be established
+// writes the record without a value and says why. Both readers take the reason,
+// the writer keeps it, and a reason beside a value is refused where it stands.
+TEST_CASE("a record's invalid_reason is read by both readers, written back, and only beside nulls",
+          "[capture]") {
+    const auto record = [](const std::string& outputs, const std::string& reason) {
+        return docWith(R"([{"debug_handle":[4],"ops":["conv2d"],"sequence":false,"outputs":)" + outputs +
+                       R"(,"invalid_reason":)" + reason + "}]");
+    };
+    const auto doc =
+        record(R"([{"kind":"null"}])", R"("the quantiser folded 'batch_norm' and 'batch_norm_1'")");
+    for (const auto parse : {JsonParse::Scan, JsonParse::Dom}) {
+        SafetensorsWriter w;
+        REQUIRE_FALSE(w.add("t", ScalarType::Float, {2}, raw<float>({1, 2})));
+        w.setMetadata(AotCapture::kMetadataKey, doc);
+        const auto bytes = w.serialize();
+        const auto r =
+            readAotCapture(MappedFile::fromBytes("f.gscap.safetensors", bytes.data(), bytes.size()), parse);
+        REQUIRE(r);
+        REQUIRE(r.value().records.size() == 1);
+        CHECK(r.value().records[0].invalid_reason ==
+              std::optional<std::string>("the quantiser folded 'batch_norm' and 'batch_norm_1'"));
+
+        const auto path = tempPath("invalid_reason.gscap.safetensors");
+        SafetensorsWriter again;
+        REQUIRE_FALSE(again.add("t", ScalarType::Float, {2}, raw<float>({1, 2})));
+        REQUIRE_FALSE(writeAotCapture(path, r.value(), again));
+        const auto mapped = MappedFile::open(path);
+        REQUIRE(mapped);
+        const auto back = readAotCapture(mapped.value());
+        REQUIRE(back);
+        CHECK(back.value().records[0].invalid_reason == r.value().records[0].invalid_reason);
+    }
+    CHECK_FALSE(readCaptureDoc(
+                    docWith(R"([{"debug_handle":[1],"ops":["a"],"outputs":[{"kind":"tensor","name":"t"}]}])"))
+                    .value()
+                    .records[0]
+                    .invalid_reason);
+    const auto beside = readCaptureDoc(record(R"([{"kind":"tensor","name":"t"}])", R"("why")"));
+    REQUIRE_FALSE(beside);
+    CHECK(beside.error().where.field == "records[0].outputs[0]");
+    CHECK_THAT(beside.error().message, Catch::Contains("holds no values, only nulls"));
+    const auto number = readCaptureDoc(record(R"([{"kind":"null"}])", "3"));
+    REQUIRE_FALSE(number);
+    CHECK(number.error().where.field == "records[0].invalid_reason");
+}

@@ -3,6 +3,7 @@
 #include "core/capture/aot_capture.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
+#include "core/compare/metric_catalog.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 
@@ -41,6 +42,44 @@ void checkQuantizationErrorVisible(const std::string& dir) {
         CHECK(c.rows[introducers[k].row].runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
         CHECK(introducers[k].added > 0);
     }
+}
+
+std::size_t checkFloatReferenceThroughFolds(const std::string& dir) {
+    INFO("session " << dir);
+    auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
+    auto record = loadEtRecord(dir + "/etrecord.bin");
+    auto fp = loadAotCapture(dir + "/capture_float.gscap.safetensors");
+    auto prefused = loadAotCapture(dir + "/prefused/capture_float.gscap.safetensors");
+    REQUIRE((dump && record && fp && prefused));
+    auto throughFolds = compareSession(dump.value(), &record.value(), fp.value());
+    auto truth = compareSession(dump.value(), &record.value(), prefused.value());
+    REQUIRE((throughFolds && truth));
+    const auto& c = throughFolds.value();
+    const auto& want = truth.value();
+    REQUIRE(c.rows.size() == want.rows.size());
+    REQUIRE(c.rows.size() >= 15); // one row per op, not one delegate row
+    std::size_t folded = 0;
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+        const auto& row = c.rows[i];
+        INFO("row " << i << " " << row.aot_ops.front() << ": " << row.reason);
+        CHECK(row.aot_debug_handle == want.rows[i].aot_debug_handle);
+        REQUIRE(row.status == RowStatus::Ok);
+        REQUIRE(want.rows[i].status == RowStatus::Ok);
+        const double snr = *rowMetric(row, "snr");
+        CHECK(snr == Approx(*rowMetric(want.rows[i], "snr")).margin(1e-6));
+        const auto& op = row.aot_ops.front();
+        if (op.rfind("conv2d", 0) == 0 || op.rfind("linear", 0) == 0) {
+            ++folded;
+            CHECK(snr > 10.0); // the conv before its BatchNorm read -7 to +8 dB
+        }
+    }
+    const MetricThreshold gate{"snr", 20.0};
+    const auto first = firstDivergence(c, gate);
+    const auto expected = firstDivergence(want, gate);
+    REQUIRE(first.has_value() == expected.has_value());
+    if (first)
+        CHECK(first->row == expected->row);
+    return folded;
 }
 
 } // namespace gapscope::test

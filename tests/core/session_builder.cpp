@@ -93,6 +93,16 @@ void SessionBuilder::record(std::vector<std::int64_t> handles, std::vector<std::
     m_capture.records.push_back(r);
 }
 
+void SessionBuilder::recordWithoutValue(std::vector<std::int64_t> handles, std::vector<std::string> ops,
+                                        std::string reason) {
+    CaptureRecord r;
+    r.debug_handle = std::move(handles);
+    r.ops = std::move(ops);
+    r.outputs.emplace_back(); // null
+    r.invalid_reason = std::move(reason);
+    m_capture.records.push_back(r);
+}
+
 EtDump SessionBuilder::dump(std::optional<std::size_t> truncateBufferTo) {
     EtDump d;
     m_run.name = "Execute";

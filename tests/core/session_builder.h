@@ -40,6 +40,10 @@ public:
     void record(std::vector<std::int64_t> handles, std::vector<std::string> ops,
                 std::vector<std::pair<std::vector<float>, std::vector<std::int64_t>>> outputs,
                 bool sequence = false);
+    // A record without a value (one null output) and the reason why, as
+    // capture_float_reference writes one whose float counterpart is unknown.
+    void recordWithoutValue(std::vector<std::int64_t> handles, std::vector<std::string> ops,
+                            std::string reason);
 
     // Finishing: `truncateBufferTo` cuts the debug buffer to model missing data.
     EtDump dump(std::optional<std::size_t> truncateBufferTo = std::nullopt);

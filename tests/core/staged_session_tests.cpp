@@ -244,3 +244,28 @@ TEST_CASE("a session snapshot stays whole and unchanged while the original is me
     }
     CHECK(final->comparison->events().size() == oneShot->comparison->events().size());
 }
+
+// Issue 30: a float reference that could not establish an op's float counterpart
+// writes the record without a value and says why; the row is invalid with that
+// reason, never a number, and its neighbours are measured as usual.
+TEST_CASE("a capture record without a value makes its row invalid with the capture's reason", "[session]") {
+    SessionBuilder b;
+    for (int i = 0; i < 3; ++i) {
+        b.maps.debug_handle_map[i] = {{i + 1}, false};
+        b.node("op" + std::to_string(i), {i + 1});
+    }
+    b.kernel(0, "convolution.out", {b.tensor({1, 2}, {2})});
+    b.kernel(1, "native_batch_norm.out", {b.tensor({3, 4}, {2})});
+    b.kernel(2, "relu.out", {b.tensor({3, 4}, {2})});
+    b.record({1}, {"op0"}, {{{1, 2}, {2}}});
+    b.recordWithoutValue({2}, {"op1"}, "the re-export renumbered the others");
+    b.record({3}, {"op2"}, {{{3, 4}, {2}}});
+    const auto& c = b.compare();
+    REQUIRE(c.rows.size() == 3);
+    CHECK(c.rows[0].status == RowStatus::Ok);
+    CHECK(c.rows[2].status == RowStatus::Ok);
+    CHECK(c.rows[1].status == RowStatus::Invalid);
+    CHECK(c.rows[1].reason == "the reference has no value for this op: the re-export renumbered the others");
+    CHECK(c.rows[1].gaps.empty());
+    CHECK(b.builtCapture().records[1].invalid_reason);
+}

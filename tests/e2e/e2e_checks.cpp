@@ -253,3 +253,13 @@ TEST_CASE("e2e: a KV-cache decode loop compares every step with its own capture"
     CHECK(said(*stale, "'forward' mutates buffers ('k_cache', 'v_cache'"));
     CHECK(said(*stale, "is execution 4 (counted from 0) of 17"));
 }
+
+// Issue 30: a conv + BatchNorm CNN, int8 PT2E on portable and quantised kernels
+// (every op its own row). The float reference follows PT2E's BatchNorm folds: each
+// row equals the prefused model's, ExecuTorch's own numbers (on the quantised
+// capture) equal its tables.
+TEST_CASE("e2e: a conv + BatchNorm CNN's float reference follows the folds", "[e2e][zoo][bn]") {
+    const std::string dir = zooRoot() + "/bn-cnn/int8-portable";
+    CHECK(gapscope::test::checkFloatReferenceThroughFolds(dir) >= 9); // 8 convs and a linear
+    gapscope::test::checkExecuTorchParity(dir);
+}
