@@ -280,6 +280,8 @@ int runCompare(const CompareOptions& o) {
     ctx.gates = gates;
     for (const auto& warning : c.warnings)
         std::cerr << "gapscope-cli compare: warning: " << warning << "\n";
+    for (const auto& note : c.notes)
+        std::cerr << "gapscope-cli compare: note: " << note << "\n";
 
     writeComparisonTable(std::cout, c, ctx);
 

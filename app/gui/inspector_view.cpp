@@ -34,7 +34,7 @@ InspectorView::InspectorView(QWidget* parent)
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
       m_chart(new GapChart), m_tensors(new TensorPanel), m_graph(new GraphView), m_filter(new QLineEdit),
       m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors), m_warnings(new QLabel),
-      m_chartRefresh(new QTimer(this)) {
+      m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     for (QTableView* view : {m_table, m_coverageView}) {
         view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -92,10 +92,19 @@ InspectorView::InspectorView(QWidget* parent)
     m_warnings->setStyleSheet(QStringLiteral(
         "QLabel { background: #fff4ce; color: #5c4400; border: 1px solid #e0c060; padding: 4px; }"));
     m_warnings->hide();
+    // Notes are no alarm: the numbers are right, they cannot be finer (a delegate
+    // that logs only its outputs). Set apart from the warnings in a calm colour.
+    m_notes->setObjectName(QStringLiteral("comparisonNotes"));
+    m_notes->setWordWrap(true);
+    m_notes->setTextFormat(Qt::PlainText);
+    m_notes->setStyleSheet(QStringLiteral(
+        "QLabel { background: #e8f1fb; color: #1d3d5c; border: 1px solid #a9c6e6; padding: 4px; }"));
+    m_notes->hide();
     auto* tableBox = new QWidget;
     auto* tl = new QVBoxLayout(tableBox);
     tl->setContentsMargins(0, 0, 0, 0);
     tl->addWidget(m_warnings);
+    tl->addWidget(m_notes);
     tl->addLayout(filterRow);
     auto* tabs = new QTabWidget;
     tabs->addTab(m_table, tr("Ops"));
@@ -198,6 +207,14 @@ void InspectorView::focusFilter() {
 }
 
 void InspectorView::showWarnings() {
+    const bool noted = m_session && m_session->comparison && !m_session->comparison->notes.empty();
+    m_notes->setVisible(noted);
+    if (noted) {
+        QStringList notes;
+        for (const auto& n : m_session->comparison->notes)
+            notes << QStringLiteral("ℹ ") + QString::fromStdString(n);
+        m_notes->setText(notes.join(QLatin1Char('\n')));
+    }
     const bool any = m_session && m_session->comparison && !m_session->comparison->warnings.empty();
     m_warnings->setVisible(any);
     if (!any)

@@ -71,6 +71,7 @@ public:
     QComboBox* methodSelector() const;
     QComboBox* captureSelector() const;
     QLabel* warningBanner() const { return m_warnings; }
+    QLabel* noteBanner() const { return m_notes; }
     ThresholdEditor* thresholdEditor() const { return m_threshold; }
 
 signals:
@@ -107,6 +108,7 @@ private:
     ThresholdEditor* m_threshold;
     ComparisonSelectors* m_selectors;
     QLabel* m_warnings;
+    QLabel* m_notes; // what the session can and cannot localise (Comparison::notes)
     QTimer* m_chartRefresh;
     std::shared_ptr<const Session> m_session;
     QByteArray m_savedHeader;                  // restored once, when the first table is shown

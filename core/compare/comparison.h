@@ -95,6 +95,9 @@ struct Comparison {
     std::vector<ComparisonRow> rows;
     std::vector<CoverageItem> coverage;
     std::vector<std::string> warnings;
+    // What the session can and cannot tell, where the numbers are right but coarse
+    // (delegateGranularityNote): shown apart from the warnings, never a failure.
+    std::vector<std::string> notes;
 
     const std::vector<InspectorEvent>& events() const;
     const Alignment& alignment() const;

@@ -110,6 +110,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     coverage["items"] = items;
     doc["coverage"] = coverage;
     doc["warnings"] = c.warnings;
+    doc["notes"] = c.notes;
 
     if (ctx.first_divergence) {
         const auto& fd = *ctx.first_divergence;
@@ -193,6 +194,11 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
         out << "\n## Warnings\n\n";
         for (const auto& w : c.warnings)
             out << "- " << markdownText(w) << "\n";
+    }
+    if (!c.notes.empty()) {
+        out << "\n## Notes\n\n";
+        for (const auto& n : c.notes)
+            out << "- " << markdownText(n) << "\n";
     }
     if (!c.coverage.empty()) {
         out << "\n## Coverage\n\n| kind | what | handles | reason |\n|---|---|---|---|\n";

@@ -3,6 +3,7 @@
 #include "core/align/debug_handle_resolver.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/sha256.h"
+#include "core/compare/delegate_granularity.h"
 #include "core/compare/run_checks.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
@@ -420,6 +421,9 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
             (s.debug_buffer_file
                  ? "check that the capture, the ETRecord, the method and the run belong together"
                  : "no debug buffer was given or chosen, so the runtime tensors are missing"));
+    if (s.capture)
+        if (auto note = delegateGranularityNote(*s.comparison, *s.capture))
+            s.comparison->notes.push_back(std::move(*note));
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
     s.introducers = errorIntroducers(*s.comparison, graph);

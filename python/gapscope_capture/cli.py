@@ -126,6 +126,45 @@ def _run_from_etrecord(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_twin(args: argparse.Namespace) -> int:
+    from gapscope_capture.capture_format import read_inputs
+    from gapscope_capture.host_twin import HOST_OUTPUTS, write_host_twin
+
+    if args.outdir.exists() and not args.outdir.is_dir():
+        print(f"{PROG}: {args.outdir}: not a folder", file=sys.stderr)
+        return 2
+    inputs = read_inputs(args.inputs) if args.inputs else None
+    outdir = write_host_twin(args.etrecord, args.outdir, inputs)
+    print(
+        f"{outdir}: the program without delegates, run here; open this folder for one row per "
+        f"op, and compare the device's run with {outdir / HOST_OUTPUTS} for each delegate's "
+        "own kernel error",
+        file=sys.stderr,
+    )
+    return 0
+
+
+_TWIN_HELP = """\
+Lower the ETRecord's program again without delegates, on ExecuTorch's portable
+and quantised kernels, run it on this machine with ETDump and a debug buffer,
+and capture it (docs/your-model.md). A delegate such as XNNPACK logs only its
+outputs, so a whole int8 network is one row; the twin has one row per op, with
+the debug handles of the delegated program.
+
+Writes into OUTDIR: etrecord.bin, model.pte, run.etdp, run.debug.bin,
+capture.gscap.safetensors (the twin's own reference) and
+host_outputs.gscap.safetensors (the twin's runtime outputs by debug handle).
+`gapscope OUTDIR` shows the twin op by op; `gapscope-cli compare DEVICE_DIR
+--capture OUTDIR/host_outputs.gscap.safetensors` shows how far each of the
+device's delegates is from the host. For the float reference (where
+quantisation loses accuracy, op by op), call
+gapscope_capture.host_twin.write_host_twin with the float program.
+
+--inputs FILE: the inputs the device ran on (safetensors, inputs/0, inputs/1,
+...); default: the ETRecord's representative inputs.
+"""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -201,6 +240,17 @@ def _parser() -> argparse.ArgumentParser:
         help="capture file to write (a folder with several --inputs)",
     )
     from_etrecord.set_defaults(run=_run_from_etrecord)
+
+    twin = commands.add_parser(
+        "twin",
+        help="run the program without delegates on this machine: one row per op",
+        description=_TWIN_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    twin.add_argument("etrecord", metavar="ETRECORD", type=Path)
+    twin.add_argument("outdir", metavar="OUTDIR", type=Path)
+    twin.add_argument("--inputs", metavar="FILE", type=Path, help="the inputs the device ran on")
+    twin.set_defaults(run=_run_twin)
     return parser
 
 

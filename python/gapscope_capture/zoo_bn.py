@@ -15,14 +15,15 @@ that PT2E keeps: one would make ``convert_pt2e`` trace its QAT fold patterns,
 30 s per conversion (the renumbering such a BatchNorm causes is tested in
 ``tests/test_bn_fold.py``).
 
-The session (``write_session``) is lowered without a delegate, on ExecuTorch's
-portable and quantised kernels (``executorch.kernels.quantized``), so that every
-op has its own row: XNNPACK makes the whole int8 network one delegate, which
-logs only its output. It holds the quantised program's capture (ExecuTorch's own
-tables are computed on it), the float reference, and ``prefused/``: the float
+The session (``write_session``) is the mobilenet_v2 path a user takes: PT2E
+int8 lowered to XNNPACK, which makes the whole network one delegate that logs
+only its output, so one row. Its host twin (``host-twin/``, ``host_twin``) is
+the same program without the delegate, on ExecuTorch's portable and quantised
+kernels, one row per op, with the float reference and ``prefused/``: the float
 reference of the same model with every BatchNorm folded before export
 (``fuse_conv_bn_eval``), which needs no fold handling and whose int8 program is
-byte for byte the same, so its rows are what the float reference's must be.
+byte for byte the twin's, so its rows are what the float reference's must be.
+Each session has ExecuTorch's own tables.
 """
 
 from __future__ import annotations
@@ -38,19 +39,22 @@ from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
     get_symmetric_quantization_config,
 )
 from executorch.devtools import Inspector
+from executorch.exir import to_edge_transform_and_lower
 from torch import nn
 from torch.export import ExportedProgram, export
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 from gapscope_capture.capture import capture_from_etrecord, capture_from_program
+from gapscope_capture.capture_format import CaptureRecord, read_capture
 from gapscope_capture.demo import METRICS, gap_rows
 from gapscope_capture.float_reference import capture_float_reference
 
 log = logging.getLogger(__name__)
 
 INPUT_SHAPE = (1, 3, 32, 32)
-VARIANT = "int8-portable"
-PREFUSED = "prefused"
+VARIANT = "int8"  # XNNPACK
+TWIN = "host-twin"  # the same program without the delegate (host_twin)
+PREFUSED = "prefused"  # in TWIN: the float reference of the model folded before export
 
 
 def _conv_bn(cin: int, cout: int, k: int = 3, stride: int = 1, groups: int = 1, act: bool = True) -> nn.Sequential:
@@ -151,35 +155,56 @@ def quantize(float_program: ExportedProgram, inputs: tuple[Any, ...]) -> Exporte
 
 
 def write_session(directory: Path) -> Path:
-    """The int8 program on portable + quantised kernels, its captures, ExecuTorch's tables and
-    the prefused ground truth; returns ``directory``."""
+    """The int8 XNNPACK session (one delegate row), its host twin (one row per op) and the
+    twin's prefused ground truth; returns ``directory``."""
     import executorch.kernels.quantized  # noqa: F401 - the quantize/dequantize kernels
 
-    from gapscope_capture.zoo import DEBUG_BUFFER_SIZE, _write_json, lower_and_run
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    from gapscope_capture.host_twin import write_host_twin
+    from gapscope_capture.zoo import DEBUG_BUFFER_SIZE, lower_and_run
 
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)
     model, inputs = build()
     float_program = export(model, inputs)
-    program = lower_and_run(directory, quantize(float_program, inputs), inputs, [], DEBUG_BUFFER_SIZE)
+    quantized = quantize(float_program, inputs)
+    program = lower_and_run(directory, quantized, inputs, [XnnpackPartitioner()], DEBUG_BUFFER_SIZE)
     capture = capture_from_etrecord(directory / "etrecord.bin")
     capture.fill_quantization(capture_from_program(program))
     capture.write(directory / "capture.gscap.safetensors")
     capture_float_reference(float_program, capture).write(directory / "capture_float.gscap.safetensors")
+    _executorch_tables(directory)
 
+    twin = write_host_twin(directory / "etrecord.bin", directory / TWIN, inputs, float_program)
+    _executorch_tables(twin)
+
+    # The same model with its BatchNorms folded before export: the same int8 program
+    # (every op's quantised reference equal, handle by handle), whose float reference
+    # needs no fold handling.
     fused_program = export(prefuse(build()[0]), inputs)
-    fused = (directory / PREFUSED) / "unused"
-    fused.mkdir(parents=True, exist_ok=True)
-    fused_lowered = lower_and_run(fused, quantize(fused_program, inputs), inputs, [], DEBUG_BUFFER_SIZE)
-    if fused_lowered.buffer != program.buffer:  # then its rows are no ground truth for this run
-        raise RuntimeError("folding BatchNorm before export gave another int8 program")
-    fused_capture = capture_from_etrecord(fused / "etrecord.bin")
-    capture_float_reference(fused_program, fused_capture).write(
-        directory / PREFUSED / "capture_float.gscap.safetensors"
+    fused = capture_from_program(
+        to_edge_transform_and_lower(quantize(fused_program, inputs), generate_etrecord=True), inputs
     )
-    for leftover in fused.iterdir():
-        leftover.unlink()
-    fused.rmdir()
+    if not _same_records(fused.records, read_capture(twin / "capture.gscap.safetensors").records):
+        raise RuntimeError("folding BatchNorm before export gave another int8 program")
+    (twin / PREFUSED).mkdir(exist_ok=True)
+    capture_float_reference(fused_program, fused).write(twin / PREFUSED / "capture_float.gscap.safetensors")
+    log.info("bn-cnn/%s written in %.1f s", VARIANT, time.monotonic() - started)
+    return directory
+
+
+def _same_records(a: list[CaptureRecord], b: list[CaptureRecord]) -> bool:
+    return [(r.debug_handle, r.ops) for r in a] == [(r.debug_handle, r.ops) for r in b] and all(
+        len(r.outputs) == len(t.outputs)
+        and all(torch.equal(x, y) if isinstance(x, torch.Tensor) else x == y for x, y in zip(r.outputs, t.outputs))
+        for r, t in zip(a, b)
+    )
+
+
+def _executorch_tables(directory: Path) -> None:
+    """ExecuTorch's calculate_numeric_gap tables of a session, against its ETRecord's graph."""
+    from gapscope_capture.zoo import _write_json
 
     inspector = Inspector(
         etdump_path=str(directory / "run.etdp"),
@@ -187,6 +212,5 @@ def write_session(directory: Path) -> Path:
         debug_buffer_path=str(directory / "run.debug.bin"),
     )
     for metric in METRICS:
-        _write_json(directory / f"executorch_gap_{metric.lower()}.json", gap_rows(inspector.calculate_numeric_gap(metric)))
-    log.info("bn-cnn/%s written in %.1f s", VARIANT, time.monotonic() - started)
-    return directory
+        rows = gap_rows(inspector.calculate_numeric_gap(metric))
+        _write_json(directory / f"executorch_gap_{metric.lower()}.json", rows)

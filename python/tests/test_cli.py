@@ -120,7 +120,7 @@ def _run_without_torch(argv: list[str]) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["demo", "--help"], ["from-etrecord", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["demo", "--help"], ["from-etrecord", "--help"], ["twin", "--help"]])
 def test_help_and_version_need_neither_torch_nor_executorch(argv: list[str]) -> None:
     completed = _run_without_torch(argv)
     assert completed.returncode == 0, completed.stderr
@@ -170,3 +170,31 @@ def test_from_etrecord_with_several_inputs_writes_one_capture_per_step(tmp_path:
         running += steps[k]
         # The last op's output is the running total doubled: the buffer was carried.
         assert torch.equal(capture.reference_outputs[0], running * 2.0)
+
+
+def test_twin_runs_the_int8_demo_without_its_delegate(demo_dir: Path, tmp_path: Path, capsys) -> None:
+    """The demo's int8 program is one XNNPACK delegate row; its twin one row per op, with the
+    delegated program's debug handles."""
+    from gapscope_capture.capture_format import read_capture
+    from gapscope_capture.host_twin import HOST_OUTPUTS, HOST_OUTPUTS_GRAPH
+
+    device = read_capture(demo_dir / "int8" / "capture.gscap.safetensors")
+    outdir = tmp_path / "twin"
+    assert main(["twin", str(demo_dir / "int8" / "etrecord.bin"), str(outdir)]) == 0
+    assert "one row per op" in capsys.readouterr().err
+    for name in ("etrecord.bin", "model.pte", "run.etdp", "run.debug.bin", "capture.gscap.safetensors"):
+        assert (outdir / name).stat().st_size > 0, name
+    twin = read_capture(outdir / "capture.gscap.safetensors")
+    assert [r.debug_handle for r in twin.records] == [r.debug_handle for r in device.records]
+    host = read_capture(outdir / HOST_OUTPUTS)
+    assert host.reference_graph == HOST_OUTPUTS_GRAPH
+    assert len(host.records) > 5
+    assert all(isinstance(r.outputs[0], torch.Tensor) for r in host.records)
+
+
+def test_twin_user_errors(demo_dir: Path, tmp_path: Path, capsys) -> None:
+    assert main(["twin", str(tmp_path / "missing.bin"), str(tmp_path / "out")]) == 1
+    assert "missing.bin: cannot read the ETRecord" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert main(["twin", str(demo_dir / "int8" / "etrecord.bin"), str(tmp_path / "file")]) == 2
+    assert "not a folder" in capsys.readouterr().err

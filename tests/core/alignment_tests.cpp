@@ -379,3 +379,43 @@ TEST_CASE("exact agreement never crosses a threshold, rows and program outputs a
     off.status = RowStatus::Broadcast;
     CHECK_FALSE(crossesThreshold(off, {"snr", 20.0}));
 }
+
+#include "core/compare/delegate_granularity.h"
+
+// Issue 30: a delegate that logs only its outputs makes one row of many ops; a note
+// says what cannot be localised and how to get one row per op. One op per row: no note.
+TEST_CASE("a delegate-granular session gets a note on what it cannot localise", "[align][delegate]") {
+    const auto build = [](bool delegated, const std::string& graph) {
+        auto b = std::make_unique<SessionBuilder>();
+        if (delegated) {
+            b->maps.debug_handle_map[0] = {{1, 2, 3}, true};
+            b->maps.delegate_map[0] = DelegateMapping{"XnnpackBackend", {}};
+            b->delegateCall(0, {b->tensor({7, 7}, {2}), b->tensor({1, 2}, {2})});
+        } else {
+            for (int i = 0; i < 3; ++i) {
+                b->maps.debug_handle_map[i] = {{i + 1}, false};
+                b->kernel(i, "op.out", {b->tensor({1, 2}, {2})});
+            }
+        }
+        for (int i = 0; i < 3; ++i) {
+            b->node("op" + std::to_string(i), {i + 1});
+            b->record({i + 1}, {"op" + std::to_string(i)}, {{{1, 2}, {2}}});
+        }
+        b->referenceGraph(graph);
+        return b;
+    };
+    auto delegated = build(true, "exported_program");
+    const auto note = delegateGranularityNote(delegated->compare(), delegated->builtCapture());
+    REQUIRE(note);
+    CHECK_THAT(*note, Catch::StartsWith(
+                          "1 delegate logged only its outputs, so its rows stand for 3 reference ops"));
+    CHECK_THAT(*note, Catch::Contains("gapscope-capture twin ETRECORD OUTDIR"));
+
+    auto againstTwin = build(true, kHostTwinRuntimeGraph);
+    const auto twinNote = delegateGranularityNote(againstTwin->compare(), againstTwin->builtCapture());
+    REQUIRE(twinNote);
+    CHECK_THAT(*twinNote, Catch::Contains("how far the delegate's kernels are from the host's"));
+
+    auto perOp = build(false, "exported_program");
+    CHECK_FALSE(delegateGranularityNote(perOp->compare(), perOp->builtCapture()));
+}

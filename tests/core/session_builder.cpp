@@ -93,6 +93,10 @@ void SessionBuilder::record(std::vector<std::int64_t> handles, std::vector<std::
     m_capture.records.push_back(r);
 }
 
+void SessionBuilder::referenceGraph(std::string graph) {
+    m_capture.reference_graph = std::move(graph);
+}
+
 void SessionBuilder::recordWithoutValue(std::vector<std::int64_t> handles, std::vector<std::string> ops,
                                         std::string reason) {
     CaptureRecord r;

@@ -42,6 +42,7 @@ public:
                 bool sequence = false);
     // A record without a value (one null output) and the reason why, as
     // capture_float_reference writes one whose float counterpart is unknown.
+    void referenceGraph(std::string graph);
     void recordWithoutValue(std::vector<std::int64_t> handles, std::vector<std::string> ops,
                             std::string reason);
 

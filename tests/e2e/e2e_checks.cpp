@@ -41,6 +41,7 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 }
 
 #include "core/compare/findings.h"
+#include "core/compare/metric_catalog.h"
 #include "core/compare/run_checks.h"
 #include "core/session/session.h"
 
@@ -254,12 +255,53 @@ TEST_CASE("e2e: a KV-cache decode loop compares every step with its own capture"
     CHECK(said(*stale, "is execution 4 (counted from 0) of 17"));
 }
 
-// Issue 30: a conv + BatchNorm CNN, int8 PT2E on portable and quantised kernels
-// (every op its own row). The float reference follows PT2E's BatchNorm folds: each
-// row equals the prefused model's, ExecuTorch's own numbers (on the quantised
-// capture) equal its tables.
-TEST_CASE("e2e: a conv + BatchNorm CNN's float reference follows the folds", "[e2e][zoo][bn]") {
-    const std::string dir = zooRoot() + "/bn-cnn/int8-portable";
-    CHECK(gapscope::test::checkFloatReferenceThroughFolds(dir) >= 9); // 8 convs and a linear
-    gapscope::test::checkExecuTorchParity(dir);
+// Issue 30: the mobilenet_v2 path. A conv + BatchNorm CNN, int8 PT2E on XNNPACK: one
+// delegate row, and a note that says so and how to get per-op rows. Its host twin
+// (the same program without the delegate, `gapscope-capture twin`) has one row per
+// op; against the float reference, which follows PT2E's BatchNorm folds, each row
+// equals the prefused model's and the first divergence names an op. ExecuTorch's
+// own numbers equal its tables on both. The device against the twin's runtime
+// outputs: the delegate's own kernel error, measured.
+TEST_CASE("e2e: a conv + BatchNorm CNN on XNNPACK, localised op by op through its host twin",
+          "[e2e][zoo][bn]") {
+    const std::string device = zooRoot() + "/bn-cnn/int8";
+    const std::string twin = device + "/host-twin";
+    gapscope::test::checkExecuTorchParity(device);
+    gapscope::test::checkExecuTorchParity(twin);
+    CHECK(gapscope::test::checkFloatReferenceThroughFolds(twin) >= 9); // 8 convs and a linear
+
+    // A session folder compared with the capture at `capture` (which may lie elsewhere).
+    const auto open = [](const std::string& dir, const std::string& capture) {
+        std::vector<gapscope::Error> errors;
+        gapscope::SessionOptions options;
+        options.capture = capture;
+        auto session =
+            gapscope::loadSession(gapscope::sessionInputsFromPaths({dir, capture}, errors), options);
+        REQUIRE(errors.empty());
+        REQUIRE(session->errors.empty());
+        REQUIRE(session->comparison);
+        return session;
+    };
+    const auto onDevice = open(device, device + "/capture_float.gscap.safetensors");
+    const auto& d = *onDevice->comparison;
+    REQUIRE(d.rows.size() == 1);
+    CHECK(d.rows.front().runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
+    REQUIRE(d.notes.size() == 1);
+    CHECK_THAT(d.notes.front(), Catch::Contains("1 delegate logged only its outputs"));
+    CHECK_THAT(d.notes.front(), Catch::Contains("gapscope-capture twin"));
+
+    const auto onHost = open(twin, twin + "/capture_float.gscap.safetensors");
+    CHECK(onHost->comparison->notes.empty());
+    const auto first = gapscope::firstDivergence(*onHost->comparison, {"snr", 20.0});
+    REQUIRE(first);
+    const auto& named = onHost->comparison->rows[first->row];
+    INFO(named.aot_ops.front());
+    CHECK(named.runtime_ops.front() != "DELEGATE_CALL");
+
+    const auto deviceVsHost = open(device, twin + "/host_outputs.gscap.safetensors");
+    REQUIRE(deviceVsHost->comparison->rows.size() == 1);
+    const auto& kernelRow = deviceVsHost->comparison->rows.front();
+    INFO(kernelRow.reason);
+    REQUIRE(kernelRow.status == gapscope::RowStatus::Ok);
+    CHECK(*gapscope::rowMetric(kernelRow, "snr") > 20.0);
 }

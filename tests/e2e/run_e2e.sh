@@ -54,6 +54,21 @@ echo "e2e: gapscope-capture zoo"
 rm -rf "$work/zoo"
 time "$venv/bin/gapscope-capture" zoo "$work/zoo"
 
+echo "e2e: docs/your-model.md, its script and its CI gates as the page gives them"
+rm -rf "$work/your-model"
+(cd "$work" && "$venv/bin/python" "$src/docs/examples/your_model.py" your-model > your-model.txt)
+grep -q "^gapscope-cli compare your-model --capture your-model/host-twin/host_outputs.gscap.safetensors" \
+  "$work/your-model.txt"
+(cd "$work" && "$cli" compare your-model/host-twin --capture your-model/host-twin/capture_float.gscap.safetensors \
+  --fail-above snr=10 --json twin.json > /dev/null &&
+  "$cli" compare your-model --capture your-model/host-twin/host_outputs.gscap.safetensors --fail-above snr=25 > /dev/null)
+"$venv/bin/python" - "$work/twin.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) >= 8 and all(r["status"] == "ok" for r in rows), [(r["aot_ops"][0], r["status"]) for r in rows]
+print("e2e: the documented twin compares", len(rows), "ops, each with numbers")
+PY
+
 echo "e2e: C++ consistency checks"
 GAPSCOPE_E2E_DIR="$work/demo" GAPSCOPE_E2E_ZOO_DIR="$work/zoo" "$check"
 

@@ -1,0 +1,46 @@
+#include "delegate_granularity.h"
+
+#include <algorithm>
+#include <set>
+
+namespace gapscope {
+
+std::optional<std::string> delegateGranularityNote(const Comparison& c, const AotCapture& capture) {
+    std::set<std::vector<std::int64_t>> groups; // a delegate with several outputs has a row per output
+    std::size_t ops = 0;
+    for (const auto& row : c.rows) {
+        if (row.runtime_ops != std::vector<std::string>{"DELEGATE_CALL"} ||
+            !groups.insert(row.runtime_debug_handle).second)
+            continue;
+        const std::set<std::int64_t> inside(row.runtime_debug_handle.begin(), row.runtime_debug_handle.end());
+        const auto within = static_cast<std::size_t>(
+            std::count_if(capture.records.begin(), capture.records.end(), [&](const CaptureRecord& r) {
+                return std::all_of(r.debug_handle.begin(), r.debug_handle.end(),
+                                   [&](std::int64_t h) { return inside.count(h) > 0; });
+            }));
+        if (within > 1)
+            ops += within;
+        else
+            groups.erase(row.runtime_debug_handle);
+    }
+    if (groups.empty())
+        return std::nullopt;
+    const bool one = groups.size() == 1;
+    const std::string what = std::to_string(groups.size()) + (one ? " delegate" : " delegates") +
+                             " logged only " + (one ? "its" : "their") + " outputs, so " +
+                             (one ? "its rows stand" : "their rows stand") + " for " + std::to_string(ops) +
+                             " reference ops: ";
+    // Against the host twin's outputs (gapscope-capture twin) the coarse rows are the point.
+    if (capture.reference_graph == std::optional<std::string>(kHostTwinRuntimeGraph))
+        return what + "each row is how far the delegate's kernels are from the host's on the same program; "
+                      "the twin's own session shows which op loses the accuracy (docs/your-model.md)";
+    return what +
+           "how far each delegate's output drifts is measured, not which op inside it loses the accuracy. "
+           "For one "
+           "row per op, run the same program without delegates on this machine (gapscope-capture twin "
+           "ETRECORD "
+           "OUTDIR) and open OUTDIR; this run against OUTDIR/host_outputs.gscap.safetensors then shows each "
+           "delegate's own kernel error (docs/your-model.md)";
+}
+
+} // namespace gapscope
