@@ -13,7 +13,7 @@ namespace gapscope {
 
 ComparisonSelectors::ComparisonSelectors(QWidget* parent)
     : QWidget(parent), m_methodLabel(new QLabel(tr("Method:"), this)), m_methods(new QComboBox(this)),
-      m_captureLabel(new QLabel(tr("Capture:"), this)), m_captures(new QComboBox(this)),
+      m_captureLabel(new QLabel(tr("Reference:"), this)), m_captures(new QComboBox(this)),
       m_runs(new QComboBox(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -125,14 +125,21 @@ void ComparisonSelectors::fillCaptures() {
         if (static_cast<long>(i) == chosen || methods[i] == methods[static_cast<std::size_t>(chosen)]) {
             m_captures->addItem(QFileInfo(QString::fromStdString(paths[i])).fileName(),
                                 QString::fromStdString(paths[i]));
-            m_captures->setItemData(m_captures->count() - 1, QString::fromStdString(paths[i]),
-                                    Qt::ToolTipRole);
+            QString tip = QString::fromStdString(paths[i]);
+            if (static_cast<long>(i) == chosen && m_session->capture && m_session->capture->reference_graph)
+                tip += QLatin1Char('\n') +
+                       tr("reference graph: %1")
+                           .arg(QString::fromStdString(*m_session->capture->reference_graph));
+            m_captures->setItemData(m_captures->count() - 1, tip, Qt::ToolTipRole);
             if (static_cast<long>(i) == chosen)
                 m_captures->setCurrentIndex(m_captures->count() - 1);
         }
+    // Which reference the numbers are against is always said (the float model's and
+    // the quantised graph's give different answers); a choice only when there is one.
     const bool choice = m_captures->count() > 1;
-    m_captures->setVisible(choice);
-    m_captureLabel->setVisible(choice);
+    m_captures->setVisible(m_captures->count() > 0);
+    m_captureLabel->setVisible(m_captures->count() > 0);
+    m_captures->setEnabled(choice);
 }
 
 } // namespace gapscope

@@ -1,6 +1,7 @@
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
+#include "app/gui/session_controller.h"
 #include "core/report/compare_report.h"
 #include "core/report/safe_text.h"
 #include "core/report/version_info.h"
@@ -8,10 +9,12 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QScreen>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -41,6 +44,29 @@ bool asksForHelpOrVersion(int argc, char** argv, bool& version) {
             return true;
     }
     return false;
+}
+
+// --screenshot and --report show no window: without a display (a CI runner, ssh)
+// they take Qt's offscreen platform themselves instead of aborting on "could not
+// connect to display". An explicit QT_QPA_PLATFORM wins.
+void offscreenWhenHeadless(int argc, char** argv) {
+    const auto set = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v && *v;
+    };
+    if (set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY"))
+        return;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0)
+            return;
+        for (const char* option : {"--screenshot", "--report"}) {
+            const std::size_t n = std::strlen(option);
+            if (std::strncmp(argv[i], option, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) {
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+                return;
+            }
+        }
+    }
 }
 
 } // namespace
@@ -76,7 +102,12 @@ int main(int argc, char** argv) {
         QStringLiteral("view"),
         QStringLiteral("Start on the ops table, the coverage or the graph (default: ops)."),
         QStringLiteral("ops|coverage|graph"), QStringLiteral("ops"));
-    parser.addOptions({demo, qnnDemo, screenshot, size, report, view});
+    QCommandLineOption capture(
+        QStringLiteral("capture"),
+        QStringLiteral("Compare against this capture (opened with the other files) when several are given; "
+                       "default: the ETRecord graph's, ExecuTorch's reference."),
+        QStringLiteral("CAPTURE"));
+    parser.addOptions({demo, qnnDemo, screenshot, size, report, view, capture});
     parser.addPositionalArgument(
         QStringLiteral("files"),
         QStringLiteral(
@@ -95,6 +126,7 @@ int main(int argc, char** argv) {
         return 0;
     }
 
+    offscreenWhenHeadless(argc, argv);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Gapscope"));
     QApplication::setApplicationName(QStringLiteral("gapscope"));
@@ -115,8 +147,14 @@ int main(int argc, char** argv) {
         window.openQnnDemo();
     else if (parser.isSet(demo))
         window.openDemo();
-    else if (!parser.positionalArguments().isEmpty())
-        window.openPaths(parser.positionalArguments());
+    else if (!parser.positionalArguments().isEmpty() || parser.isSet(capture)) {
+        QStringList paths = parser.positionalArguments();
+        if (parser.isSet(capture))
+            paths << parser.value(capture);
+        window.openPaths(paths);
+        if (parser.isSet(capture)) // the same files, this reference among them
+            window.controller()->chooseCapture(QFileInfo(parser.value(capture)).absoluteFilePath());
+    }
 
     const auto tab =
         QStringList{QStringLiteral("ops"), QStringLiteral("coverage"), QStringLiteral("graph")}.indexOf(

@@ -134,7 +134,16 @@ def _run_twin(args: argparse.Namespace) -> int:
         print(f"{PROG}: {args.outdir}: not a folder", file=sys.stderr)
         return 2
     inputs = read_inputs(args.inputs) if args.inputs else None
-    outdir = write_host_twin(args.etrecord, args.outdir, inputs)
+    float_program = None
+    if args.float_program is not None:
+        import torch
+
+        try:
+            float_program = torch.export.load(str(args.float_program))
+        except Exception as exc:  # torch.export.load raises many kinds on a bad file
+            print(f"{PROG}: error: {args.float_program}: not a saved ExportedProgram: {exc}", file=sys.stderr)
+            return 1
+    outdir = write_host_twin(args.etrecord, args.outdir, inputs, float_program)
     print(
         f"{outdir}: the program without delegates, run here; open this folder for one row per "
         f"op, and compare the device's run with {outdir / HOST_OUTPUTS} for each delegate's "
@@ -156,9 +165,12 @@ capture.gscap.safetensors (the twin's own reference) and
 host_outputs.gscap.safetensors (the twin's runtime outputs by debug handle).
 `gapscope OUTDIR` shows the twin op by op; `gapscope-cli compare DEVICE_DIR
 --capture OUTDIR/host_outputs.gscap.safetensors` shows how far each of the
-device's delegates is from the host. For the float reference (where
-quantisation loses accuracy, op by op), call
-gapscope_capture.host_twin.write_host_twin with the float program.
+device's delegates is from the host.
+
+--float-program FILE.pt2: the float model exported before quantisation and saved
+with torch.export.save; the twin then also gets capture_float.gscap.safetensors,
+the float reference, against which its rows show where quantisation loses
+accuracy, op by op.
 
 --inputs FILE: the inputs the device ran on (safetensors, inputs/0, inputs/1,
 ...); default: the ETRecord's representative inputs.
@@ -250,6 +262,12 @@ def _parser() -> argparse.ArgumentParser:
     twin.add_argument("etrecord", metavar="ETRECORD", type=Path)
     twin.add_argument("outdir", metavar="OUTDIR", type=Path)
     twin.add_argument("--inputs", metavar="FILE", type=Path, help="the inputs the device ran on")
+    twin.add_argument(
+        "--float-program",
+        metavar="PT2",
+        type=Path,
+        help="the float model before quantisation (torch.export.save): adds the float reference",
+    )
     twin.set_defaults(run=_run_twin)
     return parser
 

@@ -178,9 +178,16 @@ def test_twin_runs_the_int8_demo_without_its_delegate(demo_dir: Path, tmp_path: 
     from gapscope_capture.capture_format import read_capture
     from gapscope_capture.host_twin import HOST_OUTPUTS, HOST_OUTPUTS_GRAPH
 
+    from torch.export import export
+
+    from gapscope_capture.demo import seeded_model_and_inputs
+
+    model, inputs = seeded_model_and_inputs()
+    torch.export.save(export(model, inputs), str(tmp_path / "float.pt2"))
     device = read_capture(demo_dir / "int8" / "capture.gscap.safetensors")
     outdir = tmp_path / "twin"
-    assert main(["twin", str(demo_dir / "int8" / "etrecord.bin"), str(outdir)]) == 0
+    argv = ["twin", str(demo_dir / "int8" / "etrecord.bin"), str(outdir), "--float-program", str(tmp_path / "float.pt2")]
+    assert main(argv) == 0
     assert "one row per op" in capsys.readouterr().err
     for name in ("etrecord.bin", "model.pte", "run.etdp", "run.debug.bin", "capture.gscap.safetensors"):
         assert (outdir / name).stat().st_size > 0, name
@@ -190,6 +197,9 @@ def test_twin_runs_the_int8_demo_without_its_delegate(demo_dir: Path, tmp_path: 
     assert host.reference_graph == HOST_OUTPUTS_GRAPH
     assert len(host.records) > 5
     assert all(isinstance(r.outputs[0], torch.Tensor) for r in host.records)
+    floating = read_capture(outdir / "capture_float.gscap.safetensors")
+    assert floating.reference_graph.startswith("float_exported_program (handles by node provenance")
+    assert {r.debug_handle for r in floating.records} <= {r.debug_handle for r in twin.records}
 
 
 def test_twin_user_errors(demo_dir: Path, tmp_path: Path, capsys) -> None:
@@ -198,3 +208,6 @@ def test_twin_user_errors(demo_dir: Path, tmp_path: Path, capsys) -> None:
     (tmp_path / "file").write_text("x")
     assert main(["twin", str(demo_dir / "int8" / "etrecord.bin"), str(tmp_path / "file")]) == 2
     assert "not a folder" in capsys.readouterr().err
+    argv = ["twin", str(demo_dir / "int8" / "etrecord.bin"), str(tmp_path / "o"), "--float-program", str(tmp_path / "file")]
+    assert main(argv) == 1
+    assert "file: not a saved ExportedProgram" in capsys.readouterr().err
