@@ -127,7 +127,7 @@ const char* OpTableModel::metricOf(int column) {
 }
 
 bool OpTableModel::numericColumn(int column) {
-    return metricEnumOf(column) || column == Gain || column == Index || column == Status;
+    return metricEnumOf(column) || column == Gain || column == Added || column == Index || column == Status;
 }
 
 std::optional<double> OpTableModel::sortKey(int row, int column) const {
@@ -147,6 +147,10 @@ std::optional<double> OpTableModel::sortKey(int row, int column) const {
     case Gain: {
         const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
         return in && !std::isnan(in->gain_db) ? in->gain_db : -std::numeric_limits<double>::infinity();
+    }
+    case Added: {
+        const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
+        return in ? in->added : -std::numeric_limits<double>::infinity();
     }
     case Index: return static_cast<double>(r->index);
     case Status: return static_cast<double>(static_cast<int>(r->status));
@@ -171,7 +175,8 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
         QT_TR_NOOP("#"),      QT_TR_NOOP("Debug handles"), QT_TR_NOOP("AOT ops"), QT_TR_NOOP("Runtime ops"),
         QT_TR_NOOP("Shape"),  QT_TR_NOOP("Dtype"),         QT_TR_NOOP("MSE"),     QT_TR_NOOP("L1"),
         QT_TR_NOOP("SNR dB"), QT_TR_NOOP("Max |Δ|"),       QT_TR_NOOP("Rel. L2"), QT_TR_NOOP("Cosine"),
-        QT_TR_NOOP("Steps"),  QT_TR_NOOP("Sat. %"),        QT_TR_NOOP("Gain dB"), QT_TR_NOOP("Status")};
+        QT_TR_NOOP("Steps"),  QT_TR_NOOP("Sat. %"),        QT_TR_NOOP("Gain dB"), QT_TR_NOOP("Added"),
+        QT_TR_NOOP("Status")};
     static_assert(sizeof(names) / sizeof(names[0]) == ColumnCount);
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
@@ -190,8 +195,9 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     const Introducer* introducer = r->index < m_introducerOfRow.size() && m_introducerOfRow[r->index]
                                        ? &*m_introducerOfRow[r->index]
                                        : nullptr;
-    const std::optional<double> gain =
-        col == Gain && introducer ? std::optional<double>(introducer->gain_db) : std::nullopt;
+    const std::optional<double> gain = col == Gain && introducer && std::isfinite(introducer->gain_db)
+                                           ? std::optional<double>(introducer->gain_db)
+                                           : std::nullopt;
 
     switch (role) {
     case Qt::DisplayRole:
@@ -202,6 +208,10 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case Gain:
             if (gain) // no "-0.0" for a gain that rounds to nothing
                 return QString::number(std::fabs(*gain) < 0.05 ? 0.0 : *gain, 'f', 1);
+            return r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
+        case Added:
+            if (introducer)
+                return number(introducer->added);
             return r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
         case Handles: return handles(r->aot_debug_handle);
         case AotOps: return joined(r->aot_ops, ", ");
@@ -262,6 +272,10 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
                                                       : tr("the op before it in execution order: no graph"),
                      number(introducer->added));
         }
+        if (col == Added)
+            return tr("The rel. L2 this op adds to the worst error it receives (its own minus its worst "
+                      "producer's). Sorted worst first, the ops that introduce the most error: the error "
+                      "introducers of the JSON report.");
         if (col == Steps)
             return tr("√MSE in quantisation steps of the device tensor (its scale); the worst of the row's "
                       "outputs. About 0.29 is rounding alone.");
@@ -285,8 +299,9 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             return wrapped(QString::fromStdString(r->selection));
         return {};
     case Qt::TextAlignmentRole:
-        return metric || col == Index || col == Gain ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                     : QVariant();
+        return metric || col == Index || col == Gain || col == Added
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
     default: return {};
     }
 }

@@ -28,6 +28,7 @@ public:
         Steps,      // RMSE in quantisation steps (scale known)
         Saturation, // share of device values at qmin or qmax, in %
         Gain,       // how much the op multiplies the error it receives, in dB (error introducers)
+        Added,      // the rel. L2 the op adds over its worst producer: the introducers' ranking
         Status,
         ColumnCount
     };

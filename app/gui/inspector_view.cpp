@@ -60,7 +60,7 @@ InspectorView::InspectorView(QWidget* parent)
                     return;
                 const char* metric = OpTableModel::metricOf(section);
                 const auto info = metric ? findMetric(metric) : std::nullopt;
-                if (!info && section != OpTableModel::Gain)
+                if (!info && section != OpTableModel::Gain && section != OpTableModel::Added)
                     return;
                 const Qt::SortOrder worstFirst =
                     !info || info->higher_is_worse ? Qt::DescendingOrder : Qt::AscendingOrder;
@@ -242,7 +242,7 @@ void InspectorView::sizeColumns() {
         m_table->setColumnWidth(OpTableModel::Handles,
                                 std::min(m_table->columnWidth(OpTableModel::Handles), 120));
         // Metric cells hold "…" until measured: leave room for the numbers.
-        for (int col = OpTableModel::Mse; col <= OpTableModel::Gain; ++col)
+        for (int col = OpTableModel::Mse; col <= OpTableModel::Added; ++col)
             m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 72));
     }
     m_coverageView->resizeColumnsToContents();

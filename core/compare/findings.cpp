@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -114,6 +115,18 @@ const ExportGraph* referenceGraphFor(const EtRecord& record, const AotCapture& c
     return best;
 }
 
+double roundingFloor(const ComparisonRow& row) {
+    const auto rel = rowMetric(row, Metric::RelL2);
+    const auto steps = rowMetric(row, Metric::RmseSteps);
+    if (rel && steps && *rel > 0 && *steps > 0 && std::isfinite(*rel) && std::isfinite(*steps))
+        return std::max(Introducer::kErrorFloor, *rel / (*steps * std::sqrt(12.0)));
+    return Introducer::kErrorFloor;
+}
+
+double gainDb(double own, double producer, double floor) {
+    return 20.0 * std::log10((own + floor) / (producer + floor));
+}
+
 namespace {
 
 // A row's rel. L2 when it compares element for element; a broadcast row's number
@@ -144,13 +157,10 @@ std::vector<Introducer> introducersAlongExecutionOrder(const Comparison& c) {
     return out;
 }
 
-double gainDb(double own, double producer) {
-    return 20.0 * std::log10((own + Introducer::kErrorFloor) / (producer + Introducer::kErrorFloor));
-}
-
-void rankByAddedError(std::vector<Introducer>& introducers) {
+void rankByAddedError(const Comparison& c, std::vector<Introducer>& introducers) {
     for (auto& in : introducers)
-        in.gain_db = gainDb(in.own, in.worst_producer);
+        in.gain_db = in.producers.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                          : gainDb(in.own, in.worst_producer, roundingFloor(c.rows[in.row]));
     std::stable_sort(introducers.begin(), introducers.end(),
                      [](const Introducer& a, const Introducer& b) { return a.added > b.added; });
 }
@@ -170,7 +180,7 @@ std::optional<Introducer> strongestGain(const std::vector<Introducer>& introduce
 std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph* graph) {
     if (!graph) {
         auto out = introducersAlongExecutionOrder(c);
-        rankByAddedError(out);
+        rankByAddedError(c, out);
         return out;
     }
     std::vector<Introducer> out;
@@ -245,7 +255,7 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
         in.added = in.own - in.worst_producer;
         out.push_back(std::move(in));
     }
-    rankByAddedError(out);
+    rankByAddedError(c, out);
     return out;
 }
 

@@ -56,15 +56,25 @@ struct Introducer {
     std::vector<std::size_t> producers;
     bool producers_from_graph = true;
     // How much the op multiplies the error it receives, in dB:
-    // 20·log10((own + kErrorFloor) / (worst_producer + kErrorFloor)). Ranks where
-    // drift starts; `added` ranks what contributes most to the final error, which
-    // favours late ops when error compounds.
+    // 20·log10((own + floor) / (worst_producer + floor)), floor = roundingFloor(row).
+    // Ranks where drift starts; `added` ranks what contributes most to the final
+    // error, which favours late ops when error compounds. NaN for a row with no
+    // measured producer (its inputs are the program's): it receives no error to
+    // multiply, and a ratio against the floor alone would flag every first op.
     double gain_db = 0;
     static constexpr double kErrorFloor = 1e-6; // rel. L2 of float32 rounding noise, a few ulps
 };
 // The introducer with the largest gain, if any op at least doubles the error it
 // receives (gain ≥ 6 dB).
 std::optional<Introducer> strongestGain(const std::vector<Introducer>& introducers);
+
+// The rel. L2 below which a row's error is rounding: float32's few ulps
+// (Introducer::kErrorFloor), or, for a row whose quantisation step is known, the
+// rounding noise of one step, step/√12 over the reference's RMS
+// (= rel_l2 / (rmse_steps·√12)). A gain is measured over this floor, so a row that
+// agrees to within rounding shows no growth.
+double roundingFloor(const ComparisonRow& row);
+double gainDb(double own, double producer, double floor);
 std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph* referenceGraph);
 
 // The ETRecord graph a capture was taken from (exported_program, the Edge

@@ -16,4 +16,9 @@ std::string displayOpName(const ComparisonRow& row) {
     return *computing.front() + " … " + *computing.back();
 }
 
+std::string summarisedOpNames(const ComparisonRow& row) {
+    const std::string name = displayOpName(row);
+    return row.aot_ops.size() > 1 ? name + ", " + std::to_string(row.aot_ops.size()) + " ops" : name;
+}
+
 } // namespace gapscope

@@ -13,5 +13,8 @@ namespace gapscope {
 // conv2d and its compared output is reshape's), else its last op. The table
 // lists every op.
 std::string displayOpName(const ComparisonRow& row);
+// displayOpName, and how many ops the row stands for when it is more than one
+// ("conv2d … linear_1, 31 ops"): a delegate row of 361 ops in one line.
+std::string summarisedOpNames(const ComparisonRow& row);
 
 } // namespace gapscope

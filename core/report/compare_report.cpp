@@ -1,6 +1,7 @@
 #include "core/report/compare_report.h"
 
 #include "core/compare/findings.h"
+#include "core/compare/row_name.h"
 #include "core/report/etdump_json.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
@@ -257,7 +258,7 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
     out << "\n* not a row of ExecuTorch's calculate_numeric_gap\n";
     if (ctx.first_divergence)
         out << "! first divergence: row " << ctx.first_divergence->row << " ("
-            << echoedName(join(c.rows[ctx.first_divergence->row].aot_ops, ",")) << "), "
+            << echoedName(summarisedOpNames(c.rows[ctx.first_divergence->row])) << "), "
             << ctx.first_divergence->threshold.metric << " = " << shortNumber(ctx.first_divergence->value)
             << ", threshold " << ctx.first_divergence->threshold.value << '\n';
     else

@@ -478,6 +478,15 @@ void GapscopeGuiTest::resultsArriveInStages() {
     window.opView()->sortByColumn(OpTableModel::Gain, Qt::DescendingOrder);
     QCOMPARE(window.opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
              static_cast<qulonglong>(*top));
+    // The Added column ranks the error introducers as the JSON report does (issue 30:
+    // the ranking was only in the JSON).
+    window.opView()->sortByColumn(OpTableModel::Added, Qt::DescendingOrder);
+    const auto& introducers = window.session()->introducers;
+    QVERIFY(!introducers.empty());
+    QCOMPARE(window.opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
+             static_cast<qulonglong>(introducers.front().row));
+    QCOMPARE(window.opModel()->headerData(OpTableModel::Added, Qt::Horizontal).toString(),
+             QStringLiteral("Added"));
 }
 
 void GapscopeGuiTest::cancellingWhileMeasuringKeepsTheTable() {
