@@ -28,8 +28,8 @@ struct CompareOptions {
     std::vector<std::string> paths; // session folders or files, sorted by content
     std::string etdump, debugBuffer, etrecord, capture;
     int run = -1;
-    std::string method; // empty: the capture's method
-    std::string threshold = "snr=20";
+    std::string method;    // empty: the capture's method
+    std::string threshold; // empty: the one --fail-above gate, else snr=20
     std::vector<std::string> failAbove;
     bool failOnInvalid = false;
     std::string csv, json, markdown;
@@ -175,7 +175,12 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
 int runCompare(const CompareOptions& o) {
     ReportContext ctx;
     std::string error;
-    auto threshold = parseThreshold(o.threshold, error);
+    // The first divergence is judged by the gate when one is given: a table that says
+    // "crosses snr 20" under a passing snr=10 gate reads as a failure.
+    const std::string thresholdText = !o.threshold.empty()      ? o.threshold
+                                      : o.failAbove.size() == 1 ? o.failAbove.front()
+                                                                : "snr=20";
+    auto threshold = parseThreshold(thresholdText, error);
     if (!threshold)
         return fail("--threshold: " + error), 2;
     ctx.threshold = *threshold;
@@ -339,8 +344,9 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--method", o->method,
                     "Program method to compare (default: the capture's). ETDump runs carry no method "
                     "name: the default run is the first whose events fit this method");
-    cmd->add_option("--threshold", o->threshold, "First-divergence threshold METRIC=VALUE")
-        ->capture_default_str();
+    cmd->add_option("--threshold", o->threshold,
+                    "First-divergence threshold METRIC=VALUE (default: the --fail-above gate when one is "
+                    "given, else snr=20)");
     cmd->add_option(
         "--fail-above", o->failAbove,
         "Exit 3 when any row is worse than METRIC=VALUE (higher for error metrics, lower for snr, "

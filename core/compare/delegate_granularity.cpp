@@ -9,7 +9,10 @@ std::optional<std::string> delegateGranularityNote(const Comparison& c, const Ao
     std::set<std::vector<std::int64_t>> groups; // a delegate with several outputs has a row per output
     std::size_t ops = 0;
     for (const auto& row : c.rows) {
-        if (row.runtime_ops != std::vector<std::string>{"DELEGATE_CALL"} ||
+        // The delegate's call, with the copies the program runs around it
+        // (_to_dim_order_copy) in the same group.
+        if (std::find(row.runtime_ops.begin(), row.runtime_ops.end(), "DELEGATE_CALL") ==
+                row.runtime_ops.end() ||
             !groups.insert(row.runtime_debug_handle).second)
             continue;
         const std::set<std::int64_t> inside(row.runtime_debug_handle.begin(), row.runtime_debug_handle.end());

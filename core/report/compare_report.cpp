@@ -6,6 +6,7 @@
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iomanip>
@@ -255,7 +256,10 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
             out << "  (" << echoedName(o.reason, kMaxEchoedReason) << ")";
         out << '\n';
     }
-    out << "\n* not a row of ExecuTorch's calculate_numeric_gap\n";
+    if (std::any_of(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) { return !r.in_executorch; }))
+        out << "\n* not a row of ExecuTorch's calculate_numeric_gap\n";
+    else
+        out << '\n';
     if (ctx.first_divergence)
         out << "! first divergence: row " << ctx.first_divergence->row << " ("
             << echoedName(summarisedOpNames(c.rows[ctx.first_divergence->row])) << "), "

@@ -230,14 +230,15 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
                                      [&](const CaptureCandidate& c) { return c.file == s.capture; });
     if (chosen != captures.end())
         s.parsed_capture = chosen->parsed;
-    if (chosen != captures.end() &&
+    // A capture the user asked for needs no warning: it is their choice, and the
+    // Reference selector names it.
+    if (!asked && chosen != captures.end() &&
         std::count_if(captures.begin(), captures.end(),
                       [&](const CaptureCandidate& c) { return c.method == chosen->method; }) > 1)
         s.capture_choice =
-            asked ? "as asked"
-                  : "of method '" + chosen->method + "'" +
-                        (chosen->etrecord_graph ? ", taken from the ETRecord's graph, ExecuTorch's reference"
-                                                : ", the first given");
+            "of method '" + chosen->method + "'" +
+            (chosen->etrecord_graph ? ", taken from the ETRecord's graph, ExecuTorch's reference"
+                                    : ", the first given");
     if (s.etdump && !s.debug_buffer) {
         auto choice = chooseDebugBuffer(s.etdump->path(), raw, inputs.named);
         s.debug_buffer = choice.file;

@@ -30,6 +30,10 @@ from gapscope_capture.capture import capture_float_reference, capture_from_etrec
 from gapscope_capture.host_twin import write_host_twin
 
 
+# Your model's input: the inputs, the calibration batches and the export all use it.
+INPUT_SHAPE = (1, 3, 32, 32)
+
+
 class Classifier(nn.Module):
     """Your model: here a small conv + BatchNorm classifier with a residual block."""
 
@@ -57,10 +61,11 @@ def main() -> None:
     # 1. The model in eval mode and the inputs the device will run on.
     torch.manual_seed(0)
     model = Classifier().eval()
-    inputs = (torch.randn(1, 3, 32, 32),)
+    inputs = (torch.randn(INPUT_SHAPE),)
 
     # 2. Export the float model. Keep it: it is the float reference.
     float_program = export(model, inputs)
+    torch.export.save(float_program, str(out / "float.pt2"))  # for gapscope-capture twin --float-program
 
     # 3. Quantise with PT2E (int8, XNNPACK's quantiser), calibrated on a few batches.
     prepared = prepare_pt2e(
@@ -68,7 +73,7 @@ def main() -> None:
     )
     with torch.no_grad():
         for _ in range(4):
-            prepared(torch.randn(1, 3, 32, 32))
+            prepared(torch.randn(INPUT_SHAPE))
     quantized = export(convert_pt2e(prepared), inputs)
 
     # 4. Lower to XNNPACK with an ETRecord that holds the inputs (its representative inputs).
@@ -99,9 +104,13 @@ def main() -> None:
     #    program without the delegate here: one row per op.
     twin = write_host_twin(out / "etrecord.bin", out / "host-twin", inputs, float_program)
 
-    print(f"gapscope {out}/run.etdp {out}/run.debug.bin {out}/etrecord.bin {out}/capture_float.gscap.safetensors")
-    print(f"gapscope {twin}/run.etdp {twin}/run.debug.bin {twin}/etrecord.bin {twin}/capture_float.gscap.safetensors")
-    print(f"gapscope-cli compare {out} --capture {twin}/host_outputs.gscap.safetensors --fail-above snr=20")
+    print("# where quantisation loses accuracy, op by op (the twin against the float model):")
+    print(f"gapscope {twin} --capture {twin}/capture_float.gscap.safetensors")
+    print(f"gapscope-cli compare {twin} --capture {twin}/capture_float.gscap.safetensors --fail-above snr=10")
+    print("# how far the device's delegate is from the host's kernels on the same program:")
+    print(f"gapscope-cli compare {out} --capture {twin}/host_outputs.gscap.safetensors --fail-above snr=25")
+    print("# how far the device is from the float model, in all (one row per delegate output):")
+    print(f"gapscope {out} --capture {out}/capture_float.gscap.safetensors")
 
 
 if __name__ == "__main__":

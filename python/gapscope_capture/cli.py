@@ -144,10 +144,21 @@ def _run_twin(args: argparse.Namespace) -> int:
             print(f"{PROG}: error: {args.float_program}: not a saved ExportedProgram: {exc}", file=sys.stderr)
             return 1
     outdir = write_host_twin(args.etrecord, args.outdir, inputs, float_program)
+    print(f"{outdir}: the program without delegates, run on this machine, one row per op", file=sys.stderr)
+    if float_program is not None:
+        print(
+            f"  where quantisation loses accuracy: gapscope {outdir} --capture "
+            f"{outdir / 'capture_float.gscap.safetensors'}",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"  its kernels against its own reference: gapscope {outdir} (--float-program adds the "
+            "float reference)",
+            file=sys.stderr,
+        )
     print(
-        f"{outdir}: the program without delegates, run here; open this folder for one row per "
-        f"op, and compare the device's run with {outdir / HOST_OUTPUTS} for each delegate's "
-        "own kernel error",
+        f"  each delegate's own kernel error: gapscope-cli compare DEVICE_DIR --capture {outdir / HOST_OUTPUTS}",
         file=sys.stderr,
     )
     return 0
@@ -163,9 +174,12 @@ the debug handles of the delegated program.
 Writes into OUTDIR: etrecord.bin, model.pte, run.etdp, run.debug.bin,
 capture.gscap.safetensors (the twin's own reference) and
 host_outputs.gscap.safetensors (the twin's runtime outputs by debug handle).
-`gapscope OUTDIR` shows the twin op by op; `gapscope-cli compare DEVICE_DIR
---capture OUTDIR/host_outputs.gscap.safetensors` shows how far each of the
-device's delegates is from the host.
+`gapscope OUTDIR` shows the twin's kernels against its own reference (PT2E's
+simulation; they should agree); `gapscope OUTDIR --capture
+OUTDIR/capture_float.gscap.safetensors` shows where quantisation loses accuracy,
+op by op; `gapscope-cli compare DEVICE_DIR --capture
+OUTDIR/host_outputs.gscap.safetensors` shows how far each of the device's
+delegates is from the host.
 
 --float-program FILE.pt2: the float model exported before quantisation and saved
 with torch.export.save; the twin then also gets capture_float.gscap.safetensors,

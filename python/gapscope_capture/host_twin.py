@@ -95,27 +95,36 @@ def write_host_twin(
     capture.write(outdir / "capture.gscap.safetensors")
     if float_program is not None:
         capture_float_reference(float_program, capture).write(outdir / "capture_float.gscap.safetensors")
-    host_outputs(outdir, model_inputs).write(outdir / HOST_OUTPUTS)
+    names = {record.debug_handle: record.ops for record in capture.records}
+    host_outputs(outdir, model_inputs, names).write(outdir / HOST_OUTPUTS)
     log.info("host twin of %s written to %s", etrecord_path, outdir)
     return outdir
 
 
-def host_outputs(twin_dir: Path, inputs: Sequence[Any]) -> CaptureResult:
+def host_outputs(
+    twin_dir: Path, inputs: Sequence[Any], op_names: dict[tuple[int, ...], list[str]] | None = None
+) -> CaptureResult:
     """The twin's runtime outputs by debug handle, as a capture: ExecuTorch's Inspector reads
-    them from the twin's ETDump and debug buffer (one value per handle, the last op's)."""
+    them from the twin's ETDump and debug buffer (one value per handle, the last op's).
+
+    ``op_names``: the program's op names by debug handle (the twin's capture's), so that a
+    row reads ``conv2d`` rather than the kernel's ``native_call_dequantize_per_tensor.out``;
+    the runtime's names where a handle has none.
+    """
     inspector = Inspector(
         etdump_path=str(twin_dir / "run.etdp"),
         etrecord=str(twin_dir / "etrecord.bin"),
         debug_buffer_path=str(twin_dir / "run.debug.bin"),
     )
     # The Inspector's own reading of the runtime side (no public getter).
-    outputs, op_names = inspector._get_runtime_intermediate_outputs_and_op_names()
+    outputs, runtime_names = inspector._get_runtime_intermediate_outputs_and_op_names()
     records = []
     for handles in sorted(outputs, key=lambda h: (max(h), h)):
         value, _count = outputs[handles]
         if isinstance(value, (list, tuple)) and len(value) == 1:
             value = value[0]  # the runtime logs a list even of one output; the capture a tensor
-        records.append(CaptureRecord.from_intermediate_output(handles, value, op_names.get(handles, [])))
+        names = (op_names or {}).get(tuple(handles)) or runtime_names.get(handles, [])
+        records.append(CaptureRecord.from_intermediate_output(handles, value, names))
     if not records:
         raise CaptureError(f"{twin_dir}: the host run logged no intermediate output")
     return CaptureResult(

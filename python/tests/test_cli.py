@@ -188,7 +188,8 @@ def test_twin_runs_the_int8_demo_without_its_delegate(demo_dir: Path, tmp_path: 
     outdir = tmp_path / "twin"
     argv = ["twin", str(demo_dir / "int8" / "etrecord.bin"), str(outdir), "--float-program", str(tmp_path / "float.pt2")]
     assert main(argv) == 0
-    assert "one row per op" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "one row per op" in said and "--capture" in said and "capture_float.gscap.safetensors" in said
     for name in ("etrecord.bin", "model.pte", "run.etdp", "run.debug.bin", "capture.gscap.safetensors"):
         assert (outdir / name).stat().st_size > 0, name
     twin = read_capture(outdir / "capture.gscap.safetensors")
@@ -196,6 +197,9 @@ def test_twin_runs_the_int8_demo_without_its_delegate(demo_dir: Path, tmp_path: 
     host = read_capture(outdir / HOST_OUTPUTS)
     assert host.reference_graph == HOST_OUTPUTS_GRAPH
     assert len(host.records) > 5
+    # Rows read as the program's ops, not the kernels that ran them.
+    ops = {r.debug_handle: r.ops for r in twin.records}
+    assert all(r.ops == ops[r.debug_handle] for r in host.records if r.debug_handle in ops)
     assert all(isinstance(r.outputs[0], torch.Tensor) for r in host.records)
     floating = read_capture(outdir / "capture_float.gscap.safetensors")
     assert floating.reference_graph.startswith("float_exported_program (handles by node provenance")

@@ -422,6 +422,24 @@ TEST_CASE("a delegate-granular session gets a note on what it cannot localise", 
 
     auto perOp = build(false, "exported_program");
     CHECK_FALSE(delegateGranularityNote(perOp->compare(), perOp->builtCapture()));
+
+    // The constant copies a program runs beside its delegate share the group's row
+    // (a user's MobileNetV3 on XNNPACK): still one delegate row of many ops.
+    SessionBuilder withCopies;
+    withCopies.maps.debug_handle_map[0] = {{1}, false};
+    withCopies.maps.debug_handle_map[1] = {{1, 2, 3}, true};
+    withCopies.maps.delegate_map[1] = DelegateMapping{"XnnpackBackend", {}};
+    withCopies.kernel(0, "_to_dim_order_copy.out", {withCopies.tensor({1, 2}, {2})});
+    withCopies.delegateCall(1, {withCopies.tensor({7, 7}, {2}), withCopies.tensor({1, 2}, {2})});
+    for (int i = 0; i < 3; ++i) {
+        withCopies.node("op" + std::to_string(i), {i + 1});
+        withCopies.record({i + 1}, {"op" + std::to_string(i)}, {{{1, 2}, {2}}});
+    }
+    const auto& c = withCopies.compare();
+    REQUIRE(c.rows.size() == 1);
+    INFO(c.rows[0].runtime_ops.size());
+    CHECK(c.rows[0].runtime_ops.size() == 2);
+    CHECK(delegateGranularityNote(c, withCopies.builtCapture()));
 }
 
 // Issue 30: a row that agrees with its reference to within one quantisation step's
