@@ -32,7 +32,7 @@ from gapscope_capture.capture import (
     capture_from_program,
 )
 from gapscope_capture.capture_format import Capture, CaptureRecord
-from gapscope_capture.provenance import chain as _chain
+from gapscope_capture.provenance import FloatCounterparts
 from gapscope_capture.provenance import kind as _kind
 
 log = logging.getLogger(__name__)
@@ -268,7 +268,7 @@ def _plan(
         for node in float_graph.graph.nodes
         if node.op == "call_function" and node.target is not operator.getitem
     }
-    provenance = _Provenance(float_graph, quantized)
+    provenance = FloatCounterparts(float_graph, quantized)
     if provenance.usable:
         origin = provenance.origin
         # Float nodes some quantised node descends from; the others the quantiser removed.
@@ -375,49 +375,6 @@ def _pt2e_folds(norm: Node) -> bool:
         value = source.meta.get("val") if isinstance(source, Node) else None
         return not (isinstance(value, torch.Tensor) and value.ndim > 2)
     return False
-
-
-class _Provenance:
-    """Float counterparts of quantised nodes by their ``from_node`` chains.
-
-    ``prepare_pt2e`` starts from ``float_program.module()``, whose nodes carry
-    ``from_node = [<their own name> (ExportedProgram.module())]``; every node
-    that PT2E and the re-export derive from one keeps that chain at the end of
-    its own. A float node is the counterpart of a quantised node of the same
-    op kind when the float node's name followed by its chain ends the
-    quantised node's chain. Observers and the quantize/dequantize nodes made
-    from them have ``activation_post_process_<n>`` in their chain, so they
-    match no float node.
-    """
-
-    def __init__(
-        self, float_graph: GraphModule, quantized: dict[str, tuple[str, tuple[str, ...]]] | None
-    ) -> None:
-        self._by_chain: dict[tuple[str, ...], Node] = {}
-        self._lengths: list[int] = []
-        self._quantized = quantized or {}
-        self.usable = any(len(chain) > 1 for _, chain in self._quantized.values())
-        self.kept: set[Node] = set()
-        if not self.usable:
-            return
-        for node in float_graph.graph.nodes:
-            if node.op == "call_function" and node.target is not operator.getitem:
-                self._by_chain[_chain(node)] = node
-        self._lengths = sorted({len(chain) for chain in self._by_chain})
-        self.kept = {m for m in map(self.origin, self._quantized) if m is not None}
-
-    def origin(self, name: str) -> Node | None:
-        if name not in self._quantized:
-            return None
-        kind, chain = self._quantized[name]
-        for length in self._lengths:
-            if length <= len(chain):
-                match = self._by_chain.get(chain[-length:])
-                if match is not None:
-                    # Decompositions (an edge dialect graph) descend from the op they replace
-                    # but compute something else: only the same op stands for it.
-                    return match if _kind(match) == kind else None
-        return None
 
 
 def _target_name(node: Node) -> str:

@@ -6,6 +6,8 @@ a capture keeps it in memory for the graph it ran (``CaptureResult.provenance``)
 
 from __future__ import annotations
 
+import operator
+
 from torch.fx import GraphModule, Node
 
 
@@ -39,3 +41,46 @@ def kind(node: Node) -> str:
     aten.batch_norm.default), in-place or not (``hardtanh_`` is ``hardtanh``)."""
     name = getattr(node.target, "__name__", str(node.target))
     return name.split(".")[0].rstrip("_") or name
+
+
+class FloatCounterparts:
+    """Float counterparts of quantised nodes by their ``from_node`` chains.
+
+    ``prepare_pt2e`` starts from ``float_program.module()``, whose nodes carry
+    ``from_node = [<their own name> (ExportedProgram.module())]``; every node
+    that PT2E and the re-export derive from one keeps that chain at the end of
+    its own. A float node is the counterpart of a quantised node of the same
+    op kind when the float node's name followed by its chain ends the
+    quantised node's chain. Observers and the quantize/dequantize nodes made
+    from them have ``activation_post_process_<n>`` in their chain, so they
+    match no float node.
+    """
+
+    def __init__(
+        self, float_graph: GraphModule, quantized: dict[str, tuple[str, tuple[str, ...]]] | None
+    ) -> None:
+        self._by_chain: dict[tuple[str, ...], Node] = {}
+        self._lengths: list[int] = []
+        self._quantized = quantized or {}
+        self.usable = any(len(names) > 1 for _, names in self._quantized.values())
+        self.kept: set[Node] = set()
+        if not self.usable:
+            return
+        for node in float_graph.graph.nodes:
+            if node.op == "call_function" and node.target is not operator.getitem:
+                self._by_chain[chain(node)] = node
+        self._lengths = sorted({len(names) for names in self._by_chain})
+        self.kept = {m for m in map(self.origin, self._quantized) if m is not None}
+
+    def origin(self, name: str) -> Node | None:
+        if name not in self._quantized:
+            return None
+        op, names = self._quantized[name]
+        for length in self._lengths:
+            if length <= len(names):
+                match = self._by_chain.get(names[-length:])
+                if match is not None:
+                    # Decompositions (an edge dialect graph) descend from the op they replace
+                    # but compute something else: only the same op stands for it.
+                    return match if kind(match) == op else None
+        return None
