@@ -210,60 +210,6 @@ std::vector<std::string> OpNamesWithin::aot(const HandleTuple& target) const {
     return out;
 }
 
-namespace {
-
-// Which op of a delegated group a delegate output is (the output in return place
-// `place`), by the delegate's return order; where that is unknown, the one op of
-// the group whose reference has the logged tensor's element count. `why`: the
-// output cannot be paired (the order is in doubt, or several ops have its size).
-struct DelegatePick {
-    const CaptureRecord* record = nullptr; // null: keep ExecuTorch's positional pair
-    std::string how;
-    std::string why;
-};
-
-DelegatePick pickDelegateOutput(const DelegateOutputOrder& order, std::size_t place,
-                                const std::map<HandleTuple, const CaptureRecord*>& group,
-                                const AotCapture& capture, const Tensor& logged) {
-    const auto sameSize = [&](const CaptureRecord* r) {
-        const auto* t =
-            r && !r->sequence && !r->outputs.empty() ? capture.tensor(r->outputs.front()) : nullptr;
-        return t && logged.numel && t->numel == *logged.numel;
-    };
-    DelegatePick pick;
-    if (order.known()) {
-        const auto it = group.find(HandleTuple{order.handles[place]});
-        if (it == group.end())
-            pick.why = "the delegate returns handle " + std::to_string(order.handles[place]) +
-                       " here, which no reference output is keyed by";
-        else if (!sameSize(it->second))
-            pick.why =
-                "the delegate returns '" + it->second->ops.back() +
-                "' here (the ETRecord's order), but its reference holds another number of elements than "
-                "the logged tensor: the order is in doubt";
-        else
-            pick.record = it->second;
-        pick.how = "the delegate's return order, from " + order.source;
-        return pick;
-    }
-    std::vector<const CaptureRecord*> candidates;
-    for (const auto& [key, r] : group)
-        if (sameSize(r))
-            candidates.push_back(r);
-    if (candidates.size() == 1) {
-        pick.record = candidates.front();
-        pick.how = "the one op of the group with this output's size; the return order is unknown (" +
-                   order.problem + ")";
-    } else if (candidates.size() > 1) {
-        pick.why = "the delegate's output order cannot be established from the ETRecord (" + order.problem +
-                   ") and " + std::to_string(candidates.size()) +
-                   " of its ops have this output's size: which one it is is unknown";
-    }
-    return pick;
-}
-
-} // namespace
-
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
                                   const ExportGraph* graph) {
     Alignment a;

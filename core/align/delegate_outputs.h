@@ -1,9 +1,12 @@
 #pragma once
 
+#include "core/capture/aot_capture.h"
+#include "core/etdump/etdump_model.h"
 #include "core/etrecord/export_graph.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,5 +46,19 @@ struct DelegateOutputOrder {
 // repeats); `outputs`: the call's output count (instruction_id_to_num_outs_map).
 DelegateOutputOrder delegateOutputOrder(const ExportGraph& edgeProgram,
                                         const std::vector<std::int64_t>& placesList, std::size_t outputs);
+
+// Which op of a delegated group a delegate output is (the output in return place
+// `place`), by the delegate's return order; where that is unknown, the one op of
+// the group whose reference has the logged tensor's element count. `why`: the
+// output cannot be paired (the order is in doubt, or several ops have its size).
+struct DelegatePick {
+    const CaptureRecord* record = nullptr; // null: keep ExecuTorch's positional pair
+    std::string how;
+    std::string why;
+};
+
+DelegatePick pickDelegateOutput(const DelegateOutputOrder& order, std::size_t place,
+                                const std::map<std::vector<std::int64_t>, const CaptureRecord*>& group,
+                                const AotCapture& capture, const Tensor& logged);
 
 } // namespace gapscope
