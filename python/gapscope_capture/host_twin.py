@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from executorch.devtools import Inspector
-from executorch.exir import to_edge_transform_and_lower
 from torch.export import ExportedProgram
 from torch.fx import GraphModule
 
@@ -68,7 +67,7 @@ def write_host_twin(
     """
     import executorch.kernels.quantized  # noqa: F401 - quantize/dequantize kernels for the host
 
-    from gapscope_capture.zoo import lower_and_run
+    from gapscope_capture.host_run import lower_and_run
 
     etrecord_path = Path(etrecord_path)
     outdir = Path(outdir)

@@ -28,14 +28,13 @@ from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
     get_symmetric_quantization_config,
 )
 from executorch.devtools import Inspector
-from executorch.exir import to_edge_transform_and_lower
-from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 from gapscope_capture import zoo_hf
 from gapscope_capture.capture import capture_from_etrecord, capture_from_program
 from gapscope_capture.demo import METRICS, gap_rows
+from gapscope_capture.host_run import lower_and_run
 from gapscope_capture.zoo_names import MODEL_NAMES
 
 log = logging.getLogger(__name__)
@@ -325,43 +324,26 @@ def write_session(directory: Path, name: str, variant: str) -> Path:
     capture.write(directory / "capture.gscap.safetensors")
 
     try:
-        inspector = Inspector(
-            etdump_path=str(directory / "run.etdp"),
-            etrecord=str(directory / "etrecord.bin"),
-            debug_buffer_path=str(directory / "run.debug.bin"),
-        )
-        tables = {m: gap_rows(inspector.calculate_numeric_gap(m)) for m in METRICS}
+        write_executorch_tables(directory)
     except Exception as exc:  # noqa: BLE001 - ExecuTorch's failure is a result to pin
         (directory / "executorch_error.txt").write_text(f"{type(exc).__name__}: {exc}\n")
         log.info("%s/%s: ExecuTorch's Inspector raised %s", name, variant, type(exc).__name__)
-    else:
-        for metric, rows in tables.items():
-            _write_json(directory / f"executorch_gap_{metric.lower()}.json", rows)
     log.info("%s/%s written in %.1f s", name, variant, time.monotonic() - started)
     return directory
 
 
-def lower_and_run(
-    directory: Path, exported: Any, inputs: tuple[Any, ...], partitioners: list[Any], buffer_size: int
-) -> Any:
-    """Lower with an ETRecord (representative inputs included), run forward once with ETDump.
-
-    Writes etrecord.bin, model.pte, run.etdp and run.debug.bin into ``directory``;
-    returns the ExecuTorch program.
-    """
-    program = to_edge_transform_and_lower(
-        exported, partitioner=partitioners, generate_etrecord=True
-    ).to_executorch()
-    etrecord = program.get_etrecord()
-    etrecord.update_representative_inputs(inputs)
-    etrecord.save(str(directory / "etrecord.bin"))
-    (directory / "model.pte").write_bytes(program.buffer)
-    runtime = _load_for_executorch(
-        str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=buffer_size
+def write_executorch_tables(directory: Path) -> None:
+    """ExecuTorch's calculate_numeric_gap tables (MSE, L1, SNR) of a session folder, written
+    beside it as executorch_gap_<metric>.json; raises what the Inspector raises, nothing
+    written then."""
+    inspector = Inspector(
+        etdump_path=str(directory / "run.etdp"),
+        etrecord=str(directory / "etrecord.bin"),
+        debug_buffer_path=str(directory / "run.debug.bin"),
     )
-    runtime.forward(inputs)
-    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
-    return program
+    tables = {m: gap_rows(inspector.calculate_numeric_gap(m)) for m in METRICS}
+    for metric, rows in tables.items():
+        _write_json(directory / f"executorch_gap_{metric.lower()}.json", rows)
 
 
 def _write_json(path: Path, value: Any) -> None:

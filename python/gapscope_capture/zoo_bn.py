@@ -38,7 +38,6 @@ from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
     XNNPACKQuantizer,
     get_symmetric_quantization_config,
 )
-from executorch.devtools import Inspector
 from executorch.exir import to_edge_transform_and_lower
 from torch import nn
 from torch.export import ExportedProgram, export
@@ -46,7 +45,6 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 from gapscope_capture.capture import capture_from_etrecord, capture_from_program
 from gapscope_capture.capture_format import CaptureRecord, read_capture
-from gapscope_capture.demo import METRICS, gap_rows
 from gapscope_capture.float_reference import capture_float_reference
 
 log = logging.getLogger(__name__)
@@ -162,7 +160,8 @@ def write_session(directory: Path) -> Path:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 
     from gapscope_capture.host_twin import write_host_twin
-    from gapscope_capture.zoo import DEBUG_BUFFER_SIZE, lower_and_run
+    from gapscope_capture.host_run import lower_and_run
+    from gapscope_capture.zoo import DEBUG_BUFFER_SIZE, write_executorch_tables
 
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)
@@ -174,10 +173,10 @@ def write_session(directory: Path) -> Path:
     capture.fill_quantization(capture_from_program(program))
     capture.write(directory / "capture.gscap.safetensors")
     capture_float_reference(float_program, capture).write(directory / "capture_float.gscap.safetensors")
-    _executorch_tables(directory)
+    write_executorch_tables(directory)
 
     twin = write_host_twin(directory / "etrecord.bin", directory / TWIN, inputs, float_program)
-    _executorch_tables(twin)
+    write_executorch_tables(twin)
 
     # The same model with its BatchNorms folded before export: the same int8 program
     # (every op's quantised reference equal, handle by handle), whose float reference
@@ -200,17 +199,3 @@ def _same_records(a: list[CaptureRecord], b: list[CaptureRecord]) -> bool:
         and all(torch.equal(x, y) if isinstance(x, torch.Tensor) else x == y for x, y in zip(r.outputs, t.outputs))
         for r, t in zip(a, b)
     )
-
-
-def _executorch_tables(directory: Path) -> None:
-    """ExecuTorch's calculate_numeric_gap tables of a session, against its ETRecord's graph."""
-    from gapscope_capture.zoo import _write_json
-
-    inspector = Inspector(
-        etdump_path=str(directory / "run.etdp"),
-        etrecord=str(directory / "etrecord.bin"),
-        debug_buffer_path=str(directory / "run.debug.bin"),
-    )
-    for metric in METRICS:
-        rows = gap_rows(inspector.calculate_numeric_gap(metric))
-        _write_json(directory / f"executorch_gap_{metric.lower()}.json", rows)

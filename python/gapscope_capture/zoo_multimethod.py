@@ -125,7 +125,7 @@ def write_session(directory: Path, variant: str) -> Path:
 
 def _tables_alone(model: torch.nn.Module, inputs: tuple[Any, ...], partitioners: list[Any]) -> dict:
     """ExecuTorch's gap tables for one method exported, run and inspected on its own."""
-    from gapscope_capture.zoo import lower_and_run
+    from gapscope_capture.host_run import lower_and_run
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
