@@ -388,7 +388,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
                     s->comparison->warnings.begin(),
                     "several captures of this method were given; comparing '" +
                         std::filesystem::path(s->capture_file->path()).filename().string() + "' (" +
-                        captureChoice + "). Pick another with --capture or the app's Capture selector");
+                        captureChoice + "). Pick another with --capture or the app's Reference selector");
             // What the ETRecord reader left out (a graph it could not read, no
             // debug_handle_map) changes what can be resolved and named: said.
             if (s->etrecord)
