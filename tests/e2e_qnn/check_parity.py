@@ -1,6 +1,6 @@
 """Check Gapscope's QNN rows against ExecuTorch's QNN debugger on one session.
 
-usage: check_parity.py [--expect-refused] SESSION_DIR GAPSCOPE_JSON
+usage: check_parity.py [--expect-refused] [--require-ops OP,OP,...] SESSION_DIR GAPSCOPE_JSON
 
 - With qnn_debugger_cosine.csv: for every node the debugger scored, Gapscope has
   one row with the same debug handle, status `ok` and a cosine equal within 1e-5.
@@ -9,6 +9,9 @@ usage: check_parity.py [--expect-refused] SESSION_DIR GAPSCOPE_JSON
 - --expect-refused: the capture lacks QNN's quantisation (made from the ETRecord
   alone): every row whose device tensor is an integer type is `invalid` with the
   reason, and none carries a number.
+- Otherwise the session is healthy: no first divergence and no warning.
+- --require-ops: each named ATen op (e.g. aten_rms_norm_default) has an `ok` row, so a
+  model's characteristic ops (RMSNorm, RoPE's cat, softmax) cannot drop out unseen.
 
 Prints one line per node and a summary line; exits 1 on a mismatch.
 """
@@ -85,17 +88,48 @@ def check_refused(rows):
     return quantised > 0 and failures == 0
 
 
+def check_healthy(report):
+    divergence = report["first_divergence"]
+    warnings = report["warnings"]
+    for warning in warnings:
+        print(f"FAIL warning on a healthy session: {warning}")
+    if divergence:
+        print(f"FAIL first divergence on a healthy session: {divergence}")
+    return not divergence and not warnings
+
+
+def check_required_ops(rows, ops):
+    if not ops:
+        return True
+    seen = {op for row in rows if row["status"] == "ok" for op in row["aot_ops"]}
+    missing = [op for op in ops if op not in seen]
+    print(f"required ops: {len(ops) - len(missing)} of {len(ops)} have an ok row"
+          + (f"; missing {', '.join(missing)}" if missing else ""))
+    return not missing
+
+
 def main(argv):
-    refused = "--expect-refused" in argv
-    session, report = [a for a in argv if a != "--expect-refused"]
-    rows = json.load(open(report))["rows"]
+    args = list(argv)
+    refused = "--expect-refused" in args
+    if refused:
+        args.remove("--expect-refused")
+    required = []
+    if "--require-ops" in args:
+        at = args.index("--require-ops")
+        required = args[at + 1].split(",")
+        del args[at:at + 2]
+    session, path = args
+    report = json.load(open(path))
+    rows = report["rows"]
     if refused:
         ok = check_refused(rows)
-    elif os.path.exists(f"{session}/qnn_debugger_cosine.csv"):
-        ok = check_debugger_table(session, rows)
     else:
-        ok = check_where_debugger_raised(session, rows)
-    return 0 if ok else 1
+        if os.path.exists(f"{session}/qnn_debugger_cosine.csv"):
+            ok = check_debugger_table(session, rows)
+        else:
+            ok = check_where_debugger_raised(session, rows)
+        ok = check_healthy(report) and ok
+    return 0 if ok and check_required_ops(rows, required) else 1
 
 
 if __name__ == "__main__":

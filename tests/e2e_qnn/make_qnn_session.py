@@ -1,7 +1,7 @@
 """Write one real QNN-delegated session with ExecuTorch's Qualcomm backend (HTP simulator).
 
 usage: make_qnn_session.py OUT MODEL QUANT [SOC [DEBUG_BUFFER_BYTES]]
-  MODEL  convnet | attention | multiout | demo
+  MODEL  convnet | attention | multiout | llama | demo
   QUANT  8a8w | 16a8w | fp16
   DEBUG_BUFFER_BYTES  the runtime's debug buffer, written whole (default 4 MiB)
 
@@ -94,6 +94,65 @@ class MultiOut(torch.nn.Module):
         return torch.randn(1, 3, 8, 8)
 
 
+class LlamaDecoderLayer(torch.nn.Module):
+    """One Llama decoder layer as ExecuTorch's Qualcomm Llama recipe writes it
+    (examples/qualcomm/oss_scripts/llama/model/static_llama.py, batch prefill): RMSNorm,
+    grouped-query attention (4 query heads over 2 key/value heads, repeat_kv), rotate-half
+    RoPE from cos/sin inputs, an additive causal mask, SwiGLU MLP, two residual adds.
+    Written out here because importing that module pulls in its whole example tree."""
+
+    dim, heads, kv_heads, hidden, tokens = 64, 4, 2, 128, 16
+
+    def __init__(self):
+        super().__init__()
+        d, hd = self.dim, self.dim // self.heads
+        self.attention_norm = torch.nn.RMSNorm(d, eps=1e-5)
+        self.wq = torch.nn.Linear(d, self.heads * hd, bias=False)
+        self.wk = torch.nn.Linear(d, self.kv_heads * hd, bias=False)
+        self.wv = torch.nn.Linear(d, self.kv_heads * hd, bias=False)
+        self.wo = torch.nn.Linear(self.heads * hd, d, bias=False)
+        self.ffn_norm = torch.nn.RMSNorm(d, eps=1e-5)
+        self.w1 = torch.nn.Linear(d, self.hidden, bias=False)
+        self.w2 = torch.nn.Linear(self.hidden, d, bias=False)
+        self.w3 = torch.nn.Linear(d, self.hidden, bias=False)
+
+    @staticmethod
+    def rope(x, cos, sin):
+        x_r, x_i = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+        cos, sin = cos[None, None, :, :], sin[None, None, :, :]
+        return torch.cat([x_r * cos - x_i * sin, x_r * sin + x_i * cos], dim=-1)
+
+    @staticmethod
+    def repeat_kv(x, n_rep):
+        b, kv, s, hd = x.shape
+        return x[:, :, None, :, :].expand(b, kv, n_rep, s, hd).reshape(b, kv * n_rep, s, hd)
+
+    def forward(self, x, freqs_cos, freqs_sin, atten_mask):
+        b, s, _ = x.shape
+        hd = self.dim // self.heads
+        h = self.attention_norm(x)
+        q = self.wq(h).view(b, s, self.heads, hd).transpose(1, 2)
+        k = self.wk(h).view(b, s, self.kv_heads, hd).transpose(1, 2)
+        v = self.wv(h).view(b, s, self.kv_heads, hd).transpose(1, 2)
+        q = self.rope(q, freqs_cos, freqs_sin)
+        k = self.rope(k, freqs_cos, freqs_sin).transpose(2, 3)
+        n_rep = self.heads // self.kv_heads
+        attn = q @ self.repeat_kv(k, n_rep) / hd ** 0.5
+        attn = torch.softmax(attn + atten_mask, dim=-1)
+        y = (attn @ self.repeat_kv(v, n_rep)).transpose(1, 2).reshape(b, s, -1)
+        h = x + self.wo(y)
+        f = self.ffn_norm(h)
+        return h + self.w2(torch.nn.functional.silu(self.w1(f)) * self.w3(f))
+
+    @classmethod
+    def example(cls):
+        hd = cls.dim // cls.heads
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        angles = torch.outer(torch.arange(cls.tokens).float(), inv_freq)
+        mask = torch.full((cls.tokens, cls.tokens), -255.0).triu(1)
+        return torch.randn(1, cls.tokens, cls.dim), angles.cos(), angles.sin(), mask
+
+
 class Demo(torch.nn.Module):
     """The app's QNN demo: a conv stem, one attention block over its 64 tokens, a softmax head."""
 
@@ -115,7 +174,8 @@ class Demo(torch.nn.Module):
         return torch.randn(1, 3, 32, 32)
 
 
-MODELS = {"convnet": ConvNet, "attention": Attention, "multiout": MultiOut, "demo": Demo}
+MODELS = {"convnet": ConvNet, "attention": Attention, "multiout": MultiOut, "demo": Demo,
+          "llama": LlamaDecoderLayer}
 
 
 def main():

@@ -2,8 +2,9 @@
 # End-to-end test on real QNN: sets up ExecuTorch 1.5.1's Qualcomm backend against
 # the QNN HTP simulator from PyPI (shared/qnn-x86, cached in the build tree),
 # installs the exporter into that venv, builds real QNN-delegated sessions
-# (8a8w, 16a8w, fp16; a conv net, an attention block, multi-output ops), and checks
-# `gapscope-cli compare` on each against ExecuTorch's QNN debugger.
+# (8a8w, 16a8w, fp16; a conv net, an attention block, multi-output ops, a Llama
+# decoder layer at 16a8w), and checks `gapscope-cli compare` on each against
+# ExecuTorch's QNN debugger.
 # usage: run_e2e_qnn.sh SOURCE_DIR SHARED_DIR WORK_DIR GAPSCOPE_CLI
 set -euo pipefail
 src=$1
@@ -30,9 +31,15 @@ echo "e2e-qnn: exporter tests for the QNN capture"
 
 failures=0
 mkdir -p "$work/sessions"
-for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout:8a8w; do
+# The Llama layer's characteristic ops must each have an ok row: both RMSNorms,
+# RoPE's two cats, repeat_kv's expand, the softmax and SwiGLU's sigmoid.
+llama_ops=aten_rms_norm_default,aten_rms_norm_default_1,aten_cat_default,aten_cat_default_1
+llama_ops=$llama_ops,aten_expand_copy_default,aten__softmax_default,aten_sigmoid_default
+for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout:8a8w llama:16a8w; do
   model=${session%%:*}
   quant=${session##*:}
+  required=()
+  if [ "$model" = llama ]; then required=(--require-ops "$llama_ops"); fi
   out="$work/sessions/$model-$quant"
   rm -rf "$out"
   t=$SECONDS
@@ -45,7 +52,7 @@ for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout
   "$cli" compare --etdump "$out/run.etdp" --debug-buffer "$out/run.debug.bin" --etrecord "$out/etrecord.bin" \
     --capture "$out/capture.gscap.safetensors" --json "$out/gapscope.json" > "$out/gapscope.txt"
   echo "e2e-qnn: $model $quant ($((SECONDS - t)) s)"
-  if ! "$py" "$here/check_parity.py" "$out" "$out/gapscope.json"; then
+  if ! "$py" "$here/check_parity.py" "${required[@]}" "$out" "$out/gapscope.json"; then
     failures=$((failures + 1))
   fi
 done
