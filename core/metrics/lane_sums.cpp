@@ -28,9 +28,12 @@ bool haveLaneSums() {
 // compensation takes Sum::add's additions. Sum::add skips the compensation once
 // s is no longer finite, and s never returns to finite; Sum::value then
 // returns s alone, as it does for these lanes whatever their compensation
-// holds. Only adds and multiplies: the AVX2 target enables no FMA, and C++17
-// without GNU extensions does not contract.
-__attribute__((target("avx2"))) void laneSums(const double* rows, std::size_t n, Sum sum[8], Sum square[8]) {
+// holds. Only adds and multiplies: the AVX2 target enables no FMA, and the
+// build passes -ffp-contract=off.
+namespace {
+
+__attribute__((target("avx2"))) void laneSumsAvx2(const double* rows, std::size_t n, Sum sum[8],
+                                                  Sum square[8]) {
     const __m256d zero = _mm256_setzero_pd();
     __m256d s[2] = {zero, zero}, c[2] = {zero, zero}, s2[2] = {zero, zero}, c2[2] = {zero, zero};
     for (std::size_t p = 0; p < n; ++p)
@@ -60,8 +63,11 @@ __attribute__((target("avx2"))) void laneSums(const double* rows, std::size_t n,
         square[j] = Sum{out[2][j], out[3][j]};
     }
 }
-#else
-void laneSums(const double* rows, std::size_t n, Sum sum[8], Sum square[8]) {
+
+} // namespace
+#endif
+
+void laneSumsScalar(const double* rows, std::size_t n, Sum sum[8], Sum square[8]) {
     for (int j = 0; j < 8; ++j) {
         sum[j] = Sum{};
         square[j] = Sum{};
@@ -71,6 +77,13 @@ void laneSums(const double* rows, std::size_t n, Sum sum[8], Sum square[8]) {
         }
     }
 }
+
+void laneSums(const double* rows, std::size_t n, Sum sum[8], Sum square[8]) {
+#ifdef GAPSCOPE_LANE_SUMS_AVX2
+    if (haveLaneSums())
+        return laneSumsAvx2(rows, n, sum, square);
 #endif
+    laneSumsScalar(rows, n, sum, square);
+}
 
 } // namespace gapscope

@@ -39,6 +39,8 @@ template <typename T> struct Ranking {
 } // namespace
 
 std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out) {
+    if (k == 0) // nothing to rank, and Ranking's floor() would read before held[0]
+        return 0;
     Ranking<double> best(out, k);
     for (std::size_t i = 0; i < n; ++i)
         best.offer(v[i], i);
@@ -49,6 +51,8 @@ std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out
 // beats the k-th: SSE2 compares (every x86-64 has them), so a row costs about
 // one vector compare per 8 values, NaN test included.
 bool topKFloat(const float* v, std::size_t n, std::size_t k, std::size_t* out) {
+    if (k == 0)
+        return std::none_of(v, v + n, [](float x) { return std::isnan(x); });
     Ranking<float> best(out, k);
     std::size_t i = 0;
     bool nan = false;

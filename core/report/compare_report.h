@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/compare/comparison.h"
-#include "core/compare/findings.h"
+#include "core/report/report_context.h"
 #include "core/report/version_info.h"
 
 #include <nlohmann/json.hpp>
@@ -11,22 +11,6 @@
 #include <vector>
 
 namespace gapscope {
-
-struct InputProvenance {
-    std::string role; // etdump, debug_buffer, etrecord, capture
-    std::string path;
-    std::uint64_t bytes = 0;
-    std::string sha256;
-};
-
-// Everything a report shows beyond the rows.
-struct ReportContext {
-    std::vector<InputProvenance> inputs;
-    MetricThreshold threshold{"snr", 20.0};
-    std::optional<FirstDivergence> first_divergence;
-    std::vector<Introducer> introducers;
-    std::vector<MetricThreshold> gates;
-};
 
 // The JSON report (docs/cli.md): rows, coverage, first_divergence, introducers,
 // provenance.

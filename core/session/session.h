@@ -8,7 +8,7 @@
 #include "core/compare/findings.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
-#include "core/report/compare_report.h"
+#include "core/report/report_context.h"
 #include "core/session/file_kind.h"
 #include "core/session/provenance.h"
 

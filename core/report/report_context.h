@@ -1,0 +1,33 @@
+#pragma once
+
+// What a report shows beyond the rows, apart from how any report is written:
+// the session hands it out, and the views read it, without the JSON library
+// behind the report writers (compare_report.h).
+
+#include "core/compare/comparison.h"
+#include "core/compare/findings.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+struct InputProvenance {
+    std::string role; // etdump, debug_buffer, etrecord, capture
+    std::string path;
+    std::uint64_t bytes = 0;
+    std::string sha256;
+};
+
+// Everything a report shows beyond the rows.
+struct ReportContext {
+    std::vector<InputProvenance> inputs;
+    MetricThreshold threshold{"snr", 20.0};
+    std::optional<FirstDivergence> first_divergence;
+    std::vector<Introducer> introducers;
+    std::vector<MetricThreshold> gates;
+};
+
+} // namespace gapscope
