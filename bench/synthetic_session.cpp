@@ -5,6 +5,7 @@
 #include "core/common/atomic_file.h"
 #include "core/etdump/etdump_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -13,7 +14,7 @@
 namespace gapscope::bench {
 
 std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements,
-                                           SyntheticValues values) {
+                                           SyntheticValues values, int runs) {
     const int side = static_cast<int>(std::sqrt(static_cast<double>(elements)));
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
@@ -35,8 +36,9 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
                1.0f;
     };
     DebugBufferBuilder sink;
-    RunData run;
-    run.name = "Execute";
+    std::vector<RunData> executions(static_cast<std::size_t>(std::max(runs, 1)));
+    for (auto& run : executions)
+        run.name = "Execute";
     SafetensorsWriter tensors;
     AotCapture capture;
     capture.producer = {{"gapscope_make_session", "0.1.0"}};
@@ -46,24 +48,28 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
         const std::int64_t handle = i + 1;
         const std::string op = std::string(kinds[i % 8]) + "_" + std::to_string(i);
         drift *= (i == ops / 3) ? 200.0 : 1.03; // one op introduces a jump
-        std::vector<float> ref(static_cast<std::size_t>(side * side)), rt(ref.size());
+        std::vector<float> ref(static_cast<std::size_t>(side * side)), noise(ref.size()), rt(ref.size());
         for (std::size_t k = 0; k < ref.size(); ++k) {
             ref[k] = next();
-            rt[k] = ref[k] + static_cast<float>(drift) * next();
+            noise[k] = static_cast<float>(drift) * next();
         }
-        Tensor t;
-        t.scalar_type = static_cast<std::int8_t>(ScalarType::Float);
-        t.sizes = {1, side, side};
-        t.strides = {side * side, side, 1};
-        t.offset = sink.append(rt.data(), rt.size() * sizeof(float));
-        Value v;
-        v.val = static_cast<std::int8_t>(ValueType::Tensor);
-        v.tensors.push_back(t);
-        DebugEvent d;
-        d.instruction_id = 0;
-        d.delegate_debug_id_str = op + "__debugID_" + std::to_string(handle);
-        d.debug_entry = v;
-        run.events.push_back(d);
+        for (std::size_t r = 0; r < executions.size(); ++r) {
+            for (std::size_t k = 0; k < ref.size(); ++k)
+                rt[k] = ref[k] + static_cast<float>(r + 1) * noise[k];
+            Tensor t;
+            t.scalar_type = static_cast<std::int8_t>(ScalarType::Float);
+            t.sizes = {1, side, side};
+            t.strides = {side * side, side, 1};
+            t.offset = sink.append(rt.data(), rt.size() * sizeof(float));
+            Value v;
+            v.val = static_cast<std::int8_t>(ValueType::Tensor);
+            v.tensors.push_back(t);
+            DebugEvent d;
+            d.instruction_id = 0;
+            d.delegate_debug_id_str = op + "__debugID_" + std::to_string(handle);
+            d.debug_entry = v;
+            executions[r].events.push_back(d);
+        }
 
         const std::string name = "records/" + std::to_string(i) + "/0";
         std::vector<std::uint8_t> bytes(ref.size() * sizeof(float));
@@ -80,7 +86,7 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
         capture.records.push_back(r);
     }
     EtDump dump;
-    dump.runs.push_back(run);
+    dump.runs = std::move(executions);
     const auto etdump = writeEtdump(dump);
     if (auto err = writeFileAtomically(out + "/run.etdp", {etdump.data(), etdump.size()}))
         return err;

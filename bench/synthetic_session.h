@@ -13,9 +13,10 @@ namespace gapscope::bench {
 // grows 3% per op, with a 200x jump at op ops/3. Tensors are 1 x side x side
 // float32 with side = floor(sqrt(elements)). Deterministic (fixed seed).
 // Normal values come from std::normal_distribution; Fast values from a cheap
-// generator (uniform in [-1, 1)), for sessions of many GiB.
+// generator (uniform in [-1, 1)), for sessions of many GiB. With runs > 1 the
+// ETDump holds that many executions, run k drifting k + 1 times as far.
 enum class SyntheticValues { Normal, Fast };
 std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements,
-                                           SyntheticValues values = SyntheticValues::Normal);
+                                           SyntheticValues values = SyntheticValues::Normal, int runs = 1);
 
 } // namespace gapscope::bench

@@ -5,6 +5,8 @@
 
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
+#include "app/gui/session_loader.h"
 #include "bench/synthetic_session.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
@@ -18,6 +20,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 using namespace gapscope;
 
@@ -74,6 +77,58 @@ qint64 maxStallWhileLoading(const QString& session) {
     return maxStall - 5;
 }
 
+// Switching the run of a 3,000-op session over its workspace, against the same
+// request read afresh (File → Reload with that run: what every switch cost
+// before the workspace), side by side: the median of five each, from the
+// request to the new comparison's table shown (its metrics then arrive in
+// stages, as on any load) and to the last stage shown. No switch may parse or
+// hash a file again. Returns the JSON members.
+std::string switchRun(const QString& dir) {
+    bench::writeSyntheticSession(dir.toStdString(), 3000, 4096, bench::SyntheticValues::Normal, 2);
+    auto window = load(dir);
+    SessionController* sessions = window->controller();
+    const auto workspace = sessions->loader()->workspace();
+    const std::size_t reads = workspace ? workspace->reads() : 0;
+    const auto median = [](std::vector<qint64> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    // Each request's times to the table and to the end.
+    const auto time = [&](const std::function<void(std::size_t)>& request) {
+        std::vector<qint64> table, done;
+        for (std::size_t k = 0; k < 5; ++k) {
+            QElapsedTimer t;
+            qint64 tableAt = -1;
+            // Connected after the window's own slot: runs once the table is shown.
+            const auto c = QObject::connect(sessions->loader(), &SessionLoader::opened, window.get(),
+                                            [&] { tableAt = t.elapsed(); });
+            QSignalSpy shown(window.get(), &MainWindow::sessionShown);
+            t.start();
+            request(k);
+            shown.wait(600000);
+            done.push_back(t.elapsed());
+            table.push_back(tableAt);
+            QObject::disconnect(c);
+        }
+        return std::make_pair(median(table), median(done));
+    };
+    const auto [switchTable, switchDone] = time([&](std::size_t k) { sessions->compare({}, (k + 1) % 2); });
+    const bool readNothing =
+        workspace && workspace->reads() == reads && sessions->loader()->workspace() == workspace;
+    const auto [reloadTable, reloadDone] = time([&](std::size_t) { sessions->reload(); });
+    std::fprintf(stderr,
+                 "switched the run of %zu ops: table in %lld ms, complete in %lld ms (read afresh: %lld ms, "
+                 "%lld ms); files read again: %s\n",
+                 window->session()->comparison->rows.size(), static_cast<long long>(switchTable),
+                 static_cast<long long>(switchDone), static_cast<long long>(reloadTable),
+                 static_cast<long long>(reloadDone), readNothing ? "none" : "yes");
+    return ",\"switch_run_ms_3000\":" + std::to_string(switchTable) +
+           ",\"switch_run_complete_ms_3000\":" + std::to_string(switchDone) +
+           ",\"reload_run_ms_3000\":" + std::to_string(reloadTable) +
+           ",\"reload_run_complete_ms_3000\":" + std::to_string(reloadDone) +
+           ",\"switch_run_reads_no_file\":" + (readNothing ? "true" : "false");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -92,12 +147,20 @@ int main(int argc, char** argv) {
                     static_cast<long long>(maxStallWhileLoading(QString::fromLocal8Bit(argv[2]))));
         return 0;
     }
+    if (argc > 1 && std::string(argv[1]) == "--switch") {
+        std::printf("%s%s}\n", json.c_str(), switchRun(dir.filePath(QStringLiteral("two-runs"))).c_str());
+        return 0;
+    }
     const QString big = dir.filePath(QStringLiteral("big"));
     bench::writeSyntheticSession(big.toStdString(), 2000, 65536);
     json += ",\"ui_max_stall_ms_2000_ops\":" + std::to_string(maxStallWhileLoading(big));
     if (argc > 1)
         json +=
             ",\"ui_max_stall_ms\":" + std::to_string(maxStallWhileLoading(QString::fromLocal8Bit(argv[1])));
+
+    // Switching the run of a 3,000-op session (two executions, 64x64 float32 an
+    // op) over the loaded workspace (--switch: this alone, for a profiler).
+    json += switchRun(dir.filePath(QStringLiteral("two-runs")));
 
     // Sorting 100,000 rows on a metric, through the proxy the table uses.
     const QString many = dir.filePath(QStringLiteral("many"));

@@ -110,6 +110,9 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         return fail("--all-runs compares every run and writes one JSON report (--json): it takes no --run, "
                     "--csv or --markdown"),
                2;
+    // Every run over the same parsed inputs: the ETDump, ETRecord and captures
+    // are read, and the ETRecord hashed, once for all of them.
+    options.workspace = std::make_shared<Workspace>();
     const auto first = loadSessionFiles(files, options);
     if (const auto why = unusable(*first, files))
         return fail(*why);

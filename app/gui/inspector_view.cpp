@@ -273,6 +273,11 @@ void InspectorView::applyFilter() {
 
 void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_chartRefresh->stop();
+    // Another run, method or capture of the same files (one workspace) keeps the
+    // columns as they are: no jump under the user's eyes, and sizing 3,000 rows
+    // to their contents would be most of the switch's time.
+    const bool sameFiles =
+        m_session && session && m_session->workspace && m_session->workspace == session->workspace;
     m_session = adopt(std::move(session));
     m_chart->setMetric(AppSettings().chartMetric()); // before the session: one chart build, not two
     m_model->setSession(m_session);
@@ -282,7 +287,10 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_graph->setSession(m_session);
     m_selectors->setSession(m_session);
     showWarnings();
-    sizeColumns();
+    if (sameFiles)
+        fitIndexColumn();
+    else
+        sizeColumns();
     m_autoSelected.reset();
     if (m_session && m_session->comparison && !m_session->comparison->rows.empty()) {
         // The first op is selected a moment later, on a timer (a zero-delay

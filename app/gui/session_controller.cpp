@@ -122,21 +122,26 @@ QString SessionController::saveSession(const QString& path) {
 void SessionController::compare(const QString& method, std::optional<std::size_t> run) {
     m_options.comparison.method = method.toStdString();
     m_options.comparison.run = run;
-    reload();
+    recompare();
 }
 
 void SessionController::chooseCapture(const QString& path) {
     m_options.capture = path.toStdString();
-    reload();
+    recompare();
 }
 
 void SessionController::chooseDebugBuffer(const QString& path) {
     m_options.debug_buffer = path.toStdString();
-    reload();
+    recompare();
 }
 
 void SessionController::cancel() {
     m_loader->cancel();
+}
+
+void SessionController::recompare() {
+    if (!m_loader->recompare(m_options))
+        reload();
 }
 
 void SessionController::reload() {

@@ -35,7 +35,8 @@ public:
     // Reads the file at this path as the debug buffer (one of several candidates).
     void chooseDebugBuffer(const QString& path);
     void cancel();
-    // Loads the same files (or demo) again, with the same method and run.
+    // Reads the same files (or demo) again, with the same method and run: a
+    // fresh look at the disk (File → Reload), unlike the choices above.
     void reload();
 
     bool isDemo() const { return m_demo; }
@@ -50,6 +51,9 @@ signals:
 private:
     // Another session: the run, method, capture and debug buffer picked for the last one go.
     void forgetChoices();
+    // The same files with the options changed: over the loader's workspace, reading
+    // no file again (or afresh when no load has delivered one yet).
+    void recompare();
 
     SessionLoader* m_loader;
     QStringList m_paths;

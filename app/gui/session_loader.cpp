@@ -37,11 +37,35 @@ void SessionLoader::loadPaths(const QStringList& paths, const SessionOptions& op
     std::vector<std::string> list;
     for (const auto& p : paths)
         list.push_back(p.toStdString());
-    run([list](std::vector<Error>& errors) { return sessionInputsFromPaths(list, errors); }, options);
+    runFresh([list](std::vector<Error>& errors) { return sessionInputsFromPaths(list, errors); }, options);
 }
 
 void SessionLoader::loadDemo(EmbeddedDemo demo, const SessionOptions& options) {
-    run([demo](std::vector<Error>&) { return embeddedDemoInputs(demo); }, options);
+    runFresh([demo](std::vector<Error>&) { return embeddedDemoInputs(demo); }, options);
+}
+
+void SessionLoader::runFresh(std::function<SessionInputs(std::vector<Error>&)> gather,
+                             const SessionOptions& options) {
+    m_workspace.reset();
+    m_pathErrors.clear();
+    SessionOptions fresh = options;
+    fresh.workspace.reset();
+    run(std::move(gather), fresh);
+}
+
+bool SessionLoader::recompare(const SessionOptions& options) {
+    if (!m_workspace)
+        return false;
+    SessionOptions over = options;
+    over.workspace = m_workspace;
+    // The files that could not be read then are still missing: said again.
+    run(
+        [errors = m_pathErrors](std::vector<Error>& out) {
+            out = errors;
+            return SessionInputs{};
+        },
+        over);
+    return true;
 }
 
 void SessionLoader::cancel() {
@@ -103,9 +127,18 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
             post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
             return !cancelled.load();
         };
+        // A fresh load maps the files here and hands the loader their workspace;
+        // a recompare works over the one it was given.
         std::vector<Error> pathErrors;
-        const SessionInputs inputs = gather(pathErrors);
-        StagedSession staged = openSession(inputs, jobOptions);
+        SessionInputs gathered = gather(pathErrors);
+        if (!jobOptions.workspace) {
+            jobOptions.workspace = std::make_shared<Workspace>(std::move(gathered));
+            post(generation, [this, workspace = jobOptions.workspace, pathErrors] {
+                m_workspace = workspace;
+                m_pathErrors = pathErrors;
+            });
+        }
+        StagedSession staged = openSession(jobOptions.workspace->inputs(), jobOptions);
         QStringList errors;
         for (const auto& e : pathErrors)
             errors << QString::fromStdString(e.describe());

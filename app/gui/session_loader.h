@@ -30,9 +30,17 @@ public:
     explicit SessionLoader(QObject* parent = nullptr);
     ~SessionLoader() override;
 
+    // Reads these files afresh: a new workspace of parsed inputs.
     void loadPaths(const QStringList& paths, const SessionOptions& options = {});
     // A demo session compiled into the binary (Qt resources).
     void loadDemo(EmbeddedDemo demo, const SessionOptions& options = {});
+    // Compares the files loaded last again with other options (run, method,
+    // capture, debug buffer) over their workspace: no file is read again, only
+    // what depends on the options is computed. False, and nothing started, when
+    // no load has delivered its workspace yet (the caller loads afresh).
+    bool recompare(const SessionOptions& options);
+    // The parsed inputs of the last load (null before one has opened).
+    std::shared_ptr<Workspace> workspace() const { return m_workspace; }
     void cancel();
     // A request is running: from started() until completed() (or cancel()).
     bool busy() const { return m_busy; }
@@ -49,11 +57,15 @@ signals:
 
 private:
     void run(std::function<SessionInputs(std::vector<Error>&)> gather, const SessionOptions& options);
+    // A fresh load: the workspace of the previous files goes.
+    void runFresh(std::function<SessionInputs(std::vector<Error>&)> gather, const SessionOptions& options);
     // Runs `fn` on this object's thread unless the job was superseded by then.
     void post(std::uint64_t generation, std::function<void()> fn);
 
     bool m_busy = false;
     JobTracker m_jobs;
+    std::shared_ptr<Workspace> m_workspace;
+    std::vector<Error> m_pathErrors; // the files of m_workspace that could not be read
 };
 
 // Reads an embedded demo's files into memory (names keep their file names).

@@ -9,7 +9,9 @@ CaptureProvenance checkCaptureProvenance(const Session& s, const std::atomic<boo
     CaptureProvenance p;
     if (!s.etrecord_file || !s.capture || !s.capture->etrecord_sha256)
         return p;
-    std::string digest = sha256Hex(s.etrecord_file->bytes(), cancelled);
+    // Hashed once per workspace: another run or capture of the same files reuses it.
+    std::string digest = s.workspace ? s.workspace->sha256(s.etrecord_file, cancelled)
+                                     : sha256Hex(s.etrecord_file->bytes(), cancelled);
     if (digest.empty())
         return p; // cancelled
     p.etrecord_sha256 = std::move(digest);

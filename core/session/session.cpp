@@ -97,16 +97,16 @@ struct CaptureCandidate {
     std::shared_ptr<const AotCapture> parsed;
 };
 
-CaptureCandidate captureCandidate(const std::shared_ptr<const MappedFile>& file) {
+CaptureCandidate captureCandidate(const std::shared_ptr<const MappedFile>& file, Workspace& workspace) {
     CaptureCandidate c{file, "", false, nullptr};
-    auto capture = readAotCapture(file); // the header only: tensors stay in the mapping
+    auto capture = workspace.capture(file); // the header only: tensors stay in the mapping
     if (!capture)
         return c;
-    c.method = capture.value().method;
-    const std::string g = capture.value().reference_graph.value_or("");
+    c.parsed = capture.value();
+    c.method = c.parsed->method;
+    const std::string g = c.parsed->reference_graph.value_or("");
     c.etrecord_graph =
         g == "exported_program" || g == "edge_dialect_exported_program" || g.find('/') != std::string::npos;
-    c.parsed = std::make_shared<const AotCapture>(std::move(capture).value());
     return c;
 }
 
@@ -174,7 +174,11 @@ bool namedLikeEtRecord(const std::string& path) {
 } // namespace
 
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
-                              const std::string& preferredCapture, const std::string& preferredDebugBuffer) {
+                              const std::string& preferredCapture, const std::string& preferredDebugBuffer,
+                              Workspace* workspace) {
+    Workspace local; // parses for this sort alone
+    if (!workspace)
+        workspace = &local;
     SessionFiles s;
     std::vector<std::shared_ptr<const MappedFile>> raw, other;
     std::vector<CaptureCandidate> captures;
@@ -204,7 +208,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
                 s.etrecord = f;
             break;
         case FileKind::Capture:
-            captures.push_back(captureCandidate(f));
+            captures.push_back(captureCandidate(f, *workspace));
             s.capture_methods.push_back(captures.back().method);
             s.captures.push_back(f);
             s.parsed_captures.push_back(captures.back().parsed);
@@ -277,13 +281,15 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
 }
 
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return loadSessionFiles(
-        sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer), options);
+    return loadSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture,
+                                             options.debug_buffer, options.workspace.get()),
+                            options);
 }
 
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return openSessionFiles(
-        sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer), options);
+    return openSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture,
+                                             options.debug_buffer, options.workspace.get()),
+                            options);
 }
 
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
@@ -319,14 +325,14 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     for (const auto& c : files.captures)
         s->capture_paths.push_back(c->path());
 
+    // Parsed here, or taken from the workspace, where another comparison of the
+    // same files (another run, method or capture) parsed them already.
+    s->workspace = options.workspace ? options.workspace : std::make_shared<Workspace>();
+    Workspace& workspace = *s->workspace;
     if (s->etdump_file) {
-        EtdumpReadOptions o;
-        o.name = s->etdump_file->path();
-        o.debug_buffer = s->debug_buffer_file;
-        o.progress = options.progress;
-        auto d = parseEtdump(s->etdump_file->bytes(), o);
+        auto d = workspace.etdump(s->etdump_file, s->debug_buffer_file, options.progress);
         if (d)
-            s->dump = std::make_shared<const EtDump>(std::move(d).value());
+            s->dump = d.value();
         else if (d.error().code == ErrorCode::Cancelled) {
             s->errors.push_back(d.error());
             return staged;
@@ -340,9 +346,9 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         s->debug_buffer_candidates = files.debug_buffer_candidates;
     }
     if (s->etrecord_file) {
-        auto r = readEtRecord(s->etrecord_file);
+        auto r = workspace.etrecord(s->etrecord_file);
         if (r)
-            s->etrecord = std::make_shared<const EtRecord>(std::move(r).value());
+            s->etrecord = r.value();
         else
             s->errors.push_back(r.error());
     } else if (!s->dump || !namesItsOwnHandles(*s->dump)) {
@@ -370,9 +376,9 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         parsedCapture->file->path() == s->capture_file->path()) {
         s->capture = parsedCapture; // read already, to choose among the captures
     } else if (s->capture_file) {
-        auto c = readAotCapture(s->capture_file);
+        auto c = workspace.capture(s->capture_file);
         if (c)
-            s->capture = std::make_shared<const AotCapture>(std::move(c).value());
+            s->capture = c.value();
         else
             s->errors.push_back(c.error());
     } else {

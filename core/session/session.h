@@ -11,6 +11,8 @@
 #include "core/report/report_context.h"
 #include "core/session/file_kind.h"
 #include "core/session/provenance.h"
+#include "core/session/session_inputs.h"
+#include "core/session/workspace.h"
 
 #include <memory>
 #include <optional>
@@ -18,15 +20,6 @@
 #include <vector>
 
 namespace gapscope {
-
-// The files of one session, as given (paths or in-memory blobs).
-struct SessionInputs {
-    std::vector<std::shared_ptr<const MappedFile>> files;
-    // The paths the user named one by one (an argument, File → Open, a drop), as
-    // opposed to the files of a folder they named: a named file fills its slot
-    // where the folder's rules would not choose it (chooseDebugBuffer).
-    std::vector<std::string> named;
-};
 
 // A loaded session: the inputs, what was missing or could not be read, and (when
 // an ETDump and a capture are there) the comparison. A value: the parsed inputs
@@ -52,6 +45,9 @@ struct Session {
     std::vector<Error> errors; // files that could not be read, with the reader's message
     // Every stage done: metrics, coverage and findings are final (see StagedSession).
     bool complete = false;
+    // Where the inputs were parsed, when they were (SessionOptions::workspace):
+    // the provenance check takes the ETRecord's digest from it.
+    std::shared_ptr<Workspace> workspace;
 };
 
 struct SessionOptions {
@@ -65,6 +61,9 @@ struct SessionOptions {
     // Reading progress (ETDump events read / total); returning false cancels the
     // load, which then reports a "cancelled" error.
     ProgressFn progress;
+    // The parsed inputs to take from (and add to) instead of parsing the files
+    // again: another run, method, capture or debug buffer of the same files.
+    std::shared_ptr<Workspace> workspace;
 };
 
 // The files of a session by role; any may be null.
@@ -104,9 +103,10 @@ std::vector<std::string> changedInputs(const Session& session);
 // several captures, the one at `preferredCapture` if given, else one of
 // `method` (default: forward, else any) wins, and then one of an ETRecord graph
 // (ExecuTorch's reference) over another reference (a float model).
+// With a workspace, captures are parsed through it (once for every sort).
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {},
                               const std::string& preferredCapture = {},
-                              const std::string& preferredDebugBuffer = {});
+                              const std::string& preferredDebugBuffer = {}, Workspace* workspace = nullptr);
 
 // A session loaded in stages, so a UI can show the table before the numbers:
 // openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,

@@ -1,0 +1,80 @@
+#include "core/session/workspace.h"
+
+#include "core/common/sha256.h"
+#include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
+
+namespace gapscope {
+
+// Looked up under the lock, read outside it (a read can take seconds and
+// another thread may want a different file meanwhile), kept under it unless
+// `keep` says the result is not final (cancelled). Two threads asking for the
+// same file at once may both read it; the first kept wins, and both are equal.
+template <typename V, typename Key, typename Read, typename Keep>
+V Workspace::cached(std::map<Key, V>& cache, const Key& key, Read read, Keep keep) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (const auto it = cache.find(key); it != cache.end())
+            return it->second;
+    }
+    V fresh = read();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++m_reads;
+    if (!keep(fresh))
+        return fresh;
+    return cache.emplace(key, std::move(fresh)).first->second;
+}
+
+namespace {
+
+template <typename T> struct Always {
+    bool operator()(const T&) const { return true; }
+};
+
+// The reader's value shared, or its error.
+template <typename T> Result<std::shared_ptr<const T>> shared(Result<T> r) {
+    if (!r)
+        return r.error();
+    return std::make_shared<const T>(std::move(r).value());
+}
+
+} // namespace
+
+Workspace::DumpResult Workspace::etdump(const std::shared_ptr<const MappedFile>& file,
+                                        const std::shared_ptr<const MappedFile>& debugBuffer,
+                                        const ProgressFn& progress) {
+    return cached(
+        m_dumps, std::make_pair(file.get(), debugBuffer.get()),
+        [&] {
+            EtdumpReadOptions o;
+            o.name = file->path();
+            o.debug_buffer = debugBuffer;
+            o.progress = progress;
+            return shared(parseEtdump(file->bytes(), o));
+        },
+        [](const DumpResult& r) { return r || r.error().code != ErrorCode::Cancelled; });
+}
+
+Workspace::EtRecordResult Workspace::etrecord(const std::shared_ptr<const MappedFile>& file) {
+    return cached(
+        m_etrecords, file.get(), [&] { return shared(readEtRecord(file)); }, Always<EtRecordResult>{});
+}
+
+Workspace::CaptureResult Workspace::capture(const std::shared_ptr<const MappedFile>& file) {
+    return cached(
+        m_captures, file.get(), [&] { return shared(readAotCapture(file)); }, Always<CaptureResult>{});
+}
+
+std::string Workspace::sha256(const std::shared_ptr<const MappedFile>& file,
+                              const std::atomic<bool>* cancelled) {
+    return cached(
+        m_digests, file.get(), [&] { return sha256Hex(file->bytes(), cancelled); },
+        [](const std::string& digest) { return !digest.empty(); }); // empty: cancelled
+}
+
+std::size_t Workspace::reads() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_reads;
+}
+
+} // namespace gapscope
