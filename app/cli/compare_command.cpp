@@ -4,6 +4,7 @@
 #include "core/common/atomic_file.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
+#include "core/compare/gates.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
@@ -62,42 +63,28 @@ std::optional<std::string> unusable(const Session& session, const SessionFiles& 
     return std::nullopt;
 }
 
-// The gates, on stderr: each row or program output that trips one, each invalid row
-// with --fail-on-invalid, and a comparison with nothing compared. Returns how many.
+// The gates (core's gateFailures), one line each on stderr. Returns how many.
 int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInvalid) {
-    int tripped = 0;
-    if (!comparedAnything(c)) {
-        // Said among the warnings above (completeSession): here it fails the gates.
-        if (!ctx.gates.empty() || failOnInvalid) {
-            std::cerr << "gate failed: nothing was compared\n";
-            ++tripped;
+    const auto failures = gapscope::gateFailures(c, ctx.gates, failOnInvalid);
+    for (const auto& f : failures) {
+        std::ostringstream gate; // as given: snr=20
+        gate << f.gate.metric << "=" << f.gate.value;
+        switch (f.kind) {
+        case GateFailure::Kind::NothingCompared: std::cerr << "gate failed: nothing was compared\n"; break;
+        case GateFailure::Kind::Row:
+            std::cerr << "gate " << gate.str() << " tripped by row " << f.index << " ("
+                      << displayOpName(c.rows[f.index]) << "): " << number(f.value) << '\n';
+            break;
+        case GateFailure::Kind::ProgramOutput:
+            std::cerr << "gate " << gate.str() << " tripped by program output " << f.index << ": "
+                      << number(f.value) << '\n';
+            break;
+        case GateFailure::Kind::InvalidRow:
+            std::cerr << "row " << f.index << " is an invalid comparison: " << c.rows[f.index].reason << '\n';
+            break;
         }
     }
-    // A gate trips where the first divergence would: a row compared element for
-    // element, not in exact agreement, past the value (crossesThreshold).
-    for (const auto& gate : ctx.gates) {
-        for (const auto& row : c.rows)
-            if (crossesThreshold(row, gate)) {
-                std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by row " << row.index
-                          << " (" << displayOpName(row) << "): " << number(*rowMetric(row, gate.metric))
-                          << '\n';
-                ++tripped;
-            }
-        // The program's outputs are what ships: a gate holds for them too.
-        for (const auto& out : c.outputs)
-            if (crossesThreshold(out, gate)) {
-                std::cerr << "gate " << gate.metric << "=" << gate.value << " tripped by program output "
-                          << out.index << ": " << number(*metricValue(*out.metrics, gate.metric)) << '\n';
-                ++tripped;
-            }
-    }
-    if (failOnInvalid)
-        for (const auto& row : c.rows)
-            if (row.status == RowStatus::Invalid) {
-                std::cerr << "row " << row.index << " is an invalid comparison: " << row.reason << '\n';
-                ++tripped;
-            }
-    return tripped;
+    return static_cast<int>(failures.size());
 }
 
 // --all-runs: every execution of the method, each against its own capture where

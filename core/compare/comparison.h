@@ -73,8 +73,16 @@ struct OutputComparison {
 
 // What the rows are read from: the run's events and their alignment with the
 // capture. Built once by planComparison and never changed after, so every copy
-// of a Comparison shares it (rows and coverage point into it).
+// of a Comparison shares it (rows and coverage point into it). The alignment
+// points into `events`: a copy would point into the original, so there is none
+// (a move keeps the vector's storage, and with it every pointer).
 struct AlignedRun {
+    AlignedRun() = default;
+    AlignedRun(const AlignedRun&) = delete;
+    AlignedRun& operator=(const AlignedRun&) = delete;
+    AlignedRun(AlignedRun&&) = default;
+    AlignedRun& operator=(AlignedRun&&) = default;
+
     std::vector<InspectorEvent> events;
     Alignment alignment;
 };

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 using namespace gapscope;
 using namespace gapscope::test;
@@ -460,3 +461,10 @@ TEST_CASE("the error gain is measured over the row's rounding noise", "[findings
     row.gaps.front().rmse_steps.reset();     // no step known: float32's floor
     CHECK(roundingFloor(row) == Introducer::kErrorFloor);
 }
+
+// The alignment points into the events beside it: a copied AlignedRun would point
+// into the original and dangle once it goes, so it cannot be copied, only moved
+// (a moved vector keeps its storage) or shared, as Comparison shares it.
+static_assert(!std::is_copy_constructible_v<gapscope::AlignedRun>, "AlignedRun must not be copyable");
+static_assert(!std::is_copy_assignable_v<gapscope::AlignedRun>, "AlignedRun must not be copyable");
+static_assert(std::is_nothrow_move_constructible_v<gapscope::AlignedRun>, "a move keeps the pointers");
