@@ -44,6 +44,9 @@ public:
     void cancel();
     // A request is running: from started() until completed() (or cancel()).
     bool busy() const { return m_busy; }
+    // Jobs not yet returned, superseded and cancelled ones included: at 0, all
+    // they will ever deliver is posted (tests wait on this, not on a sleep).
+    int jobsRunning() const { return m_jobs.running(); }
 
 signals:
     void started();

@@ -401,7 +401,10 @@ void GapscopeGuiTest::aNewerLoadSupersedesAnOlderOne() {
     QTemporaryDir dir;
     window.openPaths(demoFilesWithoutDebugBuffer(dir));
     QVERIFY(shown.wait(20000));
-    QTest::qWait(300); // the superseded result, if it were shown, would arrive by now
+    // Once both jobs have returned, whatever the superseded one delivers is posted:
+    // handled here, it must be dropped.
+    QTRY_COMPARE_WITH_TIMEOUT(window.loader()->jobsRunning(), 0, 20000);
+    QCoreApplication::processEvents();
     QCOMPARE(shown.count(), 1);
     QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing")));
 }
@@ -501,7 +504,10 @@ void GapscopeGuiTest::cancellingWhileMeasuringKeepsTheTable() {
         Qt::SingleShotConnection);
     window.openPaths({dir.path()});
     QTRY_COMPARE_WITH_TIMEOUT(window.opModel()->rowCount(), 120, 30000);
-    QTest::qWait(1500); // batches measured before the cancel, if they were applied, would land by now
+    // The cancelled job has returned: every batch it measured is posted, and
+    // handled here, none may be applied.
+    QTRY_COMPARE_WITH_TIMEOUT(window.loader()->jobsRunning(), 0, 30000);
+    QCoreApplication::processEvents();
     QCOMPARE(shown.count(), 0);
     QCOMPARE(measured.count(), 0);
     QVERIFY(!window.loader()->busy());
