@@ -2,6 +2,7 @@
 
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
+#include "core/common/side_task.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
 #include "core/compare/gates.h"
@@ -15,7 +16,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -246,11 +246,11 @@ int runCompare(const CompareOptions& o) {
         }
     }
     // A report lists every input's SHA-256, which reads every byte: hashed on a
-    // thread of its own while the comparison runs, and only when a report is
+    // background thread while the comparison runs, and only when a report is
     // written (the table shows no digest).
-    std::future<std::vector<InputProvenance>> digests;
+    std::optional<SideTask<std::vector<InputProvenance>>> digests;
     if (!o.json.empty() || !o.markdown.empty())
-        digests = std::async(std::launch::async, [files] {
+        digests.emplace([files] {
             SessionFiles others = files;
             others.etrecord.reset(); // the provenance check's digest serves (withEtRecordDigest)
             return hashInputs(others);
@@ -262,7 +262,7 @@ int runCompare(const CompareOptions& o) {
         options.comparison.run = static_cast<std::size_t>(o.run);
     if (o.allRuns)
         return compareAllRuns(o, files, options, ctx,
-                              digests.valid() ? digests.get() : std::vector<InputProvenance>{});
+                              digests ? digests->get() : std::vector<InputProvenance>{});
     const auto session = loadSessionFiles(files, options);
     if (!session->errors.empty())
         return fail(session->errors.front().describe());
@@ -270,8 +270,8 @@ int runCompare(const CompareOptions& o) {
         return fail("nothing to compare: " + files.etdump->path() + " and " + files.capture->path());
     const Comparison& c = *session->comparison;
     const auto gates = ctx.gates;
-    ctx = reportContextFor(*session, digests.valid() ? withEtRecordDigest(digests.get(), *session)
-                                                     : std::vector<InputProvenance>{});
+    ctx = reportContextFor(*session, digests ? withEtRecordDigest(digests->get(), *session)
+                                             : std::vector<InputProvenance>{});
     ctx.gates = gates;
     for (const auto& warning : c.warnings)
         std::cerr << "gapscope-cli compare: warning: " << warning << "\n";

@@ -1,17 +1,38 @@
 #include "core/common/job_tracker.h"
 
 #include "core/common/parallel.h"
+#include "core/common/side_task.h"
 #include "core/common/task_queue.h"
 
 #include <algorithm>
 
 namespace gapscope {
 
-void runInBackground(std::function<void()> job) {
-    // As many threads as cores, at least three (see the header).
+namespace {
+
+// As many threads as cores, at least three (see the header).
+TaskQueue& backgroundThreads() {
     static TaskQueue threads(std::max(3u, defaultThreadCount()));
-    threads.post(std::move(job));
+    return threads;
 }
+
+} // namespace
+
+void runInBackground(std::function<void()> job) {
+    backgroundThreads().post(std::move(job));
+}
+
+namespace detail {
+
+void postSideTask(std::function<void()> task, const void* tag) {
+    backgroundThreads().post(std::move(task), tag);
+}
+
+bool withdrawSideTask(const void* tag) {
+    return backgroundThreads().withdraw(tag) > 0;
+}
+
+} // namespace detail
 
 JobTracker::~JobTracker() {
     cancel();

@@ -1,10 +1,10 @@
 #include "core/session/stage_runner.h"
 
 #include "core/common/parallel.h"
+#include "core/common/side_task.h"
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 
 namespace gapscope {
 
@@ -14,7 +14,7 @@ void runStages(const Session& session, const std::vector<RowPlan>& pending, cons
     // 180 MB): on a thread of its own, overlapping the measurements, whose
     // batches leave a core idle at every barrier. Cancelling stops it too.
     const bool comparable = session.comparison && session.dump && session.capture;
-    auto provenance = std::async(std::launch::async, [&session, &callbacks, comparable] {
+    SideTask<CaptureProvenance> provenance([&session, &callbacks, comparable] {
         return comparable ? checkCaptureProvenance(session, callbacks.cancelled) : CaptureProvenance{};
     });
     std::size_t batch = defaultThreadCount();

@@ -74,3 +74,57 @@ TEST_CASE("computeGap stops on a set cancellation flag and says so instead of re
         CHECK(g.problem == "cancelled");
     }
 }
+
+#include "core/common/side_task.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+// A side task joined while every background thread is taken runs on the joiner:
+// jobs that each wait for one (a load waiting for its ETRecord digest) cannot
+// deadlock, however many hold the threads.
+TEST_CASE("a side task runs on the caller when no background thread is free", "[job_tracker][side_task]") {
+    struct Gate {
+        std::mutex mutex;
+        std::condition_variable cv;
+        bool open = false;
+        int blocked = 0, released = 0;
+    };
+    auto gate = std::make_shared<Gate>();
+    constexpr int kBlockers = 64; // more than there are background threads
+    for (int i = 0; i < kBlockers; ++i)
+        runInBackground([gate] {
+            std::unique_lock<std::mutex> lock(gate->mutex);
+            ++gate->blocked;
+            gate->cv.notify_all();
+            gate->cv.wait(lock, [&] { return gate->open; });
+            ++gate->released;
+            gate->cv.notify_all();
+        });
+    {
+        // Every thread holds a blocker (the first ones started), the rest queue.
+        std::unique_lock<std::mutex> lock(gate->mutex);
+        gate->cv.wait(lock, [&] { return gate->blocked >= 3; });
+    }
+    const auto caller = std::this_thread::get_id();
+    SideTask<std::thread::id> side([] { return std::this_thread::get_id(); });
+    CHECK(side.get() == caller); // queued behind the blockers: withdrawn and run here
+    {
+        std::lock_guard<std::mutex> lock(gate->mutex);
+        gate->open = true;
+    }
+    gate->cv.notify_all();
+    std::unique_lock<std::mutex> lock(gate->mutex);
+    gate->cv.wait(lock, [&] { return gate->released == kBlockers; });
+}
+
+TEST_CASE("a side task started on a free thread delivers its result to get()", "[job_tracker][side_task]") {
+    SideTask<int> side([] { return 42; });
+    CHECK(side.get() == 42);
+    int seen = 0;
+    {
+        SideTask<int> unjoined([&seen] { return seen = 7; }); // the destructor joins
+    }
+    CHECK(seen == 7);
+}
