@@ -327,20 +327,7 @@ TEST_CASE("the handle subset index finds exactly the tuples within a target, in 
 // GQA's repeat_kv, Swin's matmuls alike): the same elements in the same order.
 TEST_CASE("a reshape that merges or splits adjacent dimensions is compared element for element",
           "[align][shapes]") {
-    const auto compareShapes = [](std::vector<std::int64_t> runtime, std::vector<std::int64_t> reference) {
-        auto b = std::make_unique<SessionBuilder>();
-        b->maps.debug_handle_map[0] = {{1}, false};
-        b->node("linear", {1});
-        std::vector<float> values(24);
-        for (std::size_t i = 0; i < values.size(); ++i)
-            values[i] = static_cast<float>(i) * 0.5f - 3.0f;
-        std::vector<float> drifted = values;
-        drifted[5] += 0.25f;
-        b->kernel(0, "linear.out", {b->tensor(drifted, runtime)});
-        b->record({1}, {"linear"}, {{values, reference}});
-        b->compare();
-        return b;
-    };
+    const auto compareShapes = linearWithOneElementOff;
     SECTION("merged leading dimensions: 6x4 against 1x2x3x4") {
         const auto b = compareShapes({6, 4}, {1, 2, 3, 4});
         const auto& row = b->compare().rows.at(0);

@@ -8,32 +8,10 @@
 #include <memory>
 
 using namespace gapscope;
-using gapscope::test::SessionBuilder;
-
-namespace {
-
-// One linear whose runtime value is `runtime`-shaped against a `reference`-shaped
-// record, element 5 off by 0.25.
-std::unique_ptr<SessionBuilder> oneRow(std::vector<std::int64_t> runtime,
-                                       std::vector<std::int64_t> reference) {
-    auto b = std::make_unique<SessionBuilder>();
-    b->maps.debug_handle_map[0] = {{1}, false};
-    b->node("linear", {1});
-    std::vector<float> values(24);
-    for (std::size_t i = 0; i < values.size(); ++i)
-        values[i] = static_cast<float>(i) * 0.5f - 3.0f;
-    std::vector<float> drifted = values;
-    drifted[5] += 0.25f;
-    b->kernel(0, "linear.out", {b->tensor(drifted, runtime)});
-    b->record({1}, {"linear"}, {{values, reference}});
-    b->compare();
-    return b;
-}
-
-} // namespace
+using gapscope::test::linearWithOneElementOff;
 
 TEST_CASE("a gate fails on the rows past it, with the metric's value", "[gates]") {
-    const auto b = oneRow({24}, {24});
+    const auto b = linearWithOneElementOff({24}, {24});
     const Comparison& c = b->compare();
     CHECK(gateFailures(c, {{"max_abs", 0.5}}, true).empty());
     const auto failures = gateFailures(c, {{"max_abs", 0.1}, {"max_abs", 0.5}}, false);
@@ -45,7 +23,7 @@ TEST_CASE("a gate fails on the rows past it, with the metric's value", "[gates]"
 }
 
 TEST_CASE("nothing compared fails every gate, and an invalid row fails --fail-on-invalid", "[gates]") {
-    const auto b = oneRow({4, 6}, {6, 4}); // may be a transpose: refused
+    const auto b = linearWithOneElementOff({4, 6}, {6, 4}); // may be a transpose: refused
     const Comparison& c = b->compare();
     REQUIRE(c.rows.at(0).status == RowStatus::Invalid);
     CHECK(gateFailures(c, {}, false).empty()); // no gate asked for: nothing fails

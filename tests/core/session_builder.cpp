@@ -167,4 +167,20 @@ const Comparison& SessionBuilder::compare(std::optional<std::size_t> truncateBuf
     return *m_comparison;
 }
 
+std::unique_ptr<SessionBuilder> linearWithOneElementOff(std::vector<std::int64_t> runtime,
+                                                        std::vector<std::int64_t> reference) {
+    auto b = std::make_unique<SessionBuilder>();
+    b->maps.debug_handle_map[0] = {{1}, false};
+    b->node("linear", {1});
+    std::vector<float> values(24);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<float>(i) * 0.5f - 3.0f;
+    std::vector<float> drifted = values;
+    drifted[5] += 0.25f;
+    b->kernel(0, "linear.out", {b->tensor(drifted, runtime)});
+    b->record({1}, {"linear"}, {{values, reference}});
+    b->compare();
+    return b;
+}
+
 } // namespace gapscope::test

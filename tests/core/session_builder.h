@@ -7,6 +7,7 @@
 #include "core/etdump/etdump_writer.h"
 #include "core/etrecord/etrecord_model.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,5 +79,10 @@ private:
     std::optional<Comparison> m_comparison;
     void build(std::optional<std::size_t> truncateBufferTo, bool withEtRecord);
 };
+
+// One linear of 24 values, compared: its runtime value `runtime`-shaped against a
+// `reference`-shaped record, element 5 off by 0.25.
+std::unique_ptr<SessionBuilder> linearWithOneElementOff(std::vector<std::int64_t> runtime,
+                                                        std::vector<std::int64_t> reference);
 
 } // namespace gapscope::test
