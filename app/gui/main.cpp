@@ -167,11 +167,14 @@ int main(int argc, char** argv) {
     if (parser.isSet(report)) {
         // No window shown: the report renders off-screen from the loaded session.
         QObject::connect(&window, &gapscope::MainWindow::sessionShown, &app, [&] {
-            const QString err = gapscope::exportReportFolder(window.session(), window.chart()->metric(),
-                                                             parser.value(report));
-            if (!err.isEmpty())
-                printError(err);
-            QApplication::exit(err.isEmpty() ? 0 : 1);
+            auto* exporter = new gapscope::ReportExporter(window.session(), window.chart()->metric(),
+                                                          parser.value(report), 3, &window);
+            QObject::connect(exporter, &gapscope::ReportExporter::finished, &app, [](const QString& err) {
+                if (!err.isEmpty())
+                    printError(err);
+                QApplication::exit(err.isEmpty() ? 0 : 1);
+            });
+            exporter->start();
         });
         return QApplication::exec();
     }

@@ -1,6 +1,5 @@
 #include "app/gui/report_exporter.h"
 
-#include "core/common/job_tracker.h"
 #include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
 #include "core/report/html_report.h"
@@ -8,10 +7,11 @@
 #include "core/report/text_format.h"
 #include "widgets/gap_chart.h"
 #include "widgets/plot_export.h"
+#include "widgets/post_if_current.h"
 #include "widgets/tensor_panel.h"
 
 #include <QDir>
-#include <QEventLoop>
+#include <QTimer>
 #include <algorithm>
 #include <qcustomplot.h>
 #include <sstream>
@@ -26,102 +26,131 @@ QString writeText(const QString& path, const std::string& text) {
 
 } // namespace
 
-QString exportReportFolder(std::shared_ptr<const Session> session, const QString& chartMetric,
-                           const QString& folder, int worstOps) {
-    if (!session || !session->comparison)
-        return QStringLiteral("nothing to export: no comparison is open");
-    if (!session->complete)
-        return QStringLiteral(
-            "the metrics are still being computed (or their loading was cancelled): export once "
-            "the session is complete");
-    if (!QDir().mkpath(folder))
-        return QStringLiteral("%1: cannot create the folder").arg(folder);
-    const QDir dir(folder);
-    const Comparison& c = *session->comparison;
+ReportExporter::ReportExporter(std::shared_ptr<const Session> session, QString chartMetric, QString folder,
+                               int worstOps, QObject* parent)
+    : QObject(parent), m_session(std::move(session)), m_chartMetric(std::move(chartMetric)),
+      m_folder(std::move(folder)), m_worstOps(worstOps) {}
 
-    // Hashing every input (provenance) reads them all: a background job, with
-    // the event loop running, so the window stays responsive on a multi-GB session.
-    ReportContext ctx;
-    {
-        QEventLoop wait;
-        bool hashed = false;
-        JobTracker hashing;
-        hashing.start([&ctx, &wait, &hashed, session](std::uint64_t, const std::atomic<bool>&) {
-            ctx = reportContextFor(*session);
-            QMetaObject::invokeMethod(
-                &wait,
-                [&wait, &hashed] {
-                    hashed = true;
-                    wait.quit();
-                },
-                Qt::QueuedConnection);
-        });
-        if (!hashed)
-            wait.exec(QEventLoop::ExcludeUserInputEvents);
-    }
+ReportExporter::~ReportExporter() {
+    // The hashing job posts to this object: it must end while the object is whole.
+    m_hashing.cancel();
+    m_hashing.waitForIdle();
+}
 
+void ReportExporter::end(const QString& error) {
+    if (m_done)
+        return;
+    m_done = true;
+    m_panel.reset();
+    emit finished(error);
+}
+
+void ReportExporter::start() {
+    const auto refuse = [this](const QString& why) {
+        // After start() returns, as every other ending: the caller connects first either way.
+        QTimer::singleShot(0, this, [this, why] { end(why); });
+    };
+    if (!m_session || !m_session->comparison)
+        return refuse(QStringLiteral("nothing to export: no comparison is open"));
+    if (!m_session->complete)
+        return refuse(QStringLiteral("the metrics are still being computed (or their loading was cancelled): "
+                                     "export once the session is complete"));
+    if (!QDir().mkpath(m_folder))
+        return refuse(QStringLiteral("%1: cannot create the folder").arg(m_folder));
+    // Hashing every input (provenance) reads them all: a background job, so the
+    // window stays responsive on a multi-GB session.
+    m_hashing.start([this, session = m_session](std::uint64_t generation, const std::atomic<bool>&) {
+        ReportContext ctx = reportContextFor(*session);
+        postIfCurrent(this, m_hashing, generation, [this, ctx = std::move(ctx)] { writeTables(ctx); });
+    });
+}
+
+QString ReportExporter::figure(const QImage& image, const QString& file, ReportFigure f) {
+    const QByteArray png = pngBytes(image);
+    if (png.isEmpty())
+        return QStringLiteral("%1: could not encode the image as PNG").arg(file);
+    f.png = png.toStdString();
+    m_figures.push_back(std::move(f));
+    return saveBytes(png, QDir(m_folder).filePath(file));
+}
+
+void ReportExporter::writeTables(const ReportContext& ctx) {
+    m_context = ctx;
+    const QDir dir(m_folder);
+    const Comparison& c = *m_session->comparison;
     std::ostringstream csv;
     writeComparisonCsv(csv, c);
     QString err = writeText(dir.filePath(QStringLiteral("gapscope.csv")), csv.str());
     if (err.isEmpty())
         err = writeText(dir.filePath(QStringLiteral("report.json")),
-                        renderJson(comparisonToJson(c, ctx)).text + "\n");
+                        renderJson(comparisonToJson(c, m_context)).text + "\n");
 
     // The figures come from views of their own, never shown, fed the same
     // snapshot: only the plots, none of the window's controls or selection.
-    std::vector<ReportFigure> figures;
-    const auto figure = [&](const QImage& image, const QString& file, ReportFigure f) {
-        const QByteArray png = pngBytes(image);
-        if (png.isEmpty())
-            return QStringLiteral("%1: could not encode the image as PNG").arg(file);
-        f.png = png.toStdString();
-        figures.push_back(std::move(f));
-        return saveBytes(png, dir.filePath(file));
-    };
-    GapChart chart;
-    chart.setSession(session);
-    chart.setMetric(chartMetric);
-    if (err.isEmpty())
+    if (err.isEmpty()) {
+        GapChart chart;
+        chart.setSession(m_session);
+        chart.setMetric(m_chartMetric);
         err = figure(chart.plot()->toPixmap(1400, 420).toImage(), QStringLiteral("gap-chart.png"),
                      {"Gap per op",
-                      "The " + chartMetric.toStdString() + " of each op in execution order",
+                      "The " + m_chartMetric.toStdString() + " of each op in execution order",
                       {},
                       SIZE_MAX});
+    }
     if (!err.isEmpty())
-        return err;
+        return end(err);
 
     // The worst ops by relative L2, each as the tensor panel's six plots.
-    std::vector<const ComparisonRow*> ranked;
     for (const auto& r : c.rows)
         if (rowMetric(r, Metric::RelL2))
-            ranked.push_back(&r);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const ComparisonRow* a, const ComparisonRow* b) {
+            m_ranked.push_back(&r);
+    std::stable_sort(m_ranked.begin(), m_ranked.end(), [](const ComparisonRow* a, const ComparisonRow* b) {
         return *rowMetric(*a, Metric::RelL2) > *rowMetric(*b, Metric::RelL2);
     });
-    ranked.resize(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(worstOps, 0))));
-    TensorPanel panel;
-    panel.setSession(session);
-    for (const auto* r : ranked) {
-        panel.setRow(r->index);
-        if (panel.detailsPending()) {
-            // A big tensor's breakdown is computed by the panel's background job.
-            QEventLoop wait;
-            QObject::connect(&panel, &TensorPanel::detailsReady, &wait, &QEventLoop::quit);
-            wait.exec(QEventLoop::ExcludeUserInputEvents);
-        }
-        const std::string caption = "relative L2 " + shortNumber(*rowMetric(*r, Metric::RelL2)) + ", SNR " +
-                                    shortNumber(rowMetric(*r, Metric::Snr).value_or(0)) + " dB, status " +
-                                    rowStatusName(r->status);
-        err = figure(panel.renderFigure(), QStringLiteral("op-%1.png").arg(r->index),
-                     {"Row " + std::to_string(r->index) + ": " + displayOpName(*r), caption, {}, r->index});
-        if (!err.isEmpty())
-            return err;
-    }
+    m_ranked.resize(
+        std::min<std::size_t>(m_ranked.size(), static_cast<std::size_t>(std::max(m_worstOps, 0))));
+    m_panel = std::make_unique<TensorPanel>();
+    m_panel->setSession(m_session);
+    nextFigure();
+}
 
+void ReportExporter::nextFigure() {
+    while (!m_done && m_next < m_ranked.size()) {
+        const ComparisonRow& row = *m_ranked[m_next++];
+        m_panel->setRow(row.index);
+        if (m_panel->detailsPending()) {
+            // A big tensor's breakdown is computed by the panel's background job:
+            // rendered, and the next op started, once it is ready.
+            connect(
+                m_panel.get(), &TensorPanel::detailsReady, this,
+                [this, &row] {
+                    renderFigure(row);
+                    nextFigure();
+                },
+                Qt::SingleShotConnection);
+            return;
+        }
+        renderFigure(row);
+    }
+    if (m_done)
+        return;
     // One file that holds it all, images included.
     std::ostringstream page;
-    writeComparisonHtml(page, c, ctx, figures);
-    return writeText(dir.filePath(QStringLiteral("index.html")), page.str());
+    writeComparisonHtml(page, *m_session->comparison, m_context, m_figures);
+    end(writeText(QDir(m_folder).filePath(QStringLiteral("index.html")), page.str()));
+}
+
+void ReportExporter::renderFigure(const ComparisonRow& r) {
+    if (m_done)
+        return;
+    const std::string caption = "relative L2 " + shortNumber(*rowMetric(r, Metric::RelL2)) + ", SNR " +
+                                shortNumber(rowMetric(r, Metric::Snr).value_or(0)) + " dB, status " +
+                                rowStatusName(r.status);
+    const QString err =
+        figure(m_panel->renderFigure(), QStringLiteral("op-%1.png").arg(r.index),
+               {"Row " + std::to_string(r.index) + ": " + displayOpName(r), caption, {}, r.index});
+    if (!err.isEmpty())
+        end(err);
 }
 
 } // namespace gapscope

@@ -89,12 +89,18 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         if (!dialog.exec() || dialog.selectedFiles().isEmpty())
             return;
         const QString folder = dialog.selectedFiles().front();
-        const QString err = exportReportFolder(w->session(), w->chart()->metric(), folder);
-        w->statusBar()->showMessage(
-            err.isEmpty()
-                ? tr("Report written to %1").arg(QDir(folder).filePath(QStringLiteral("index.html")))
-                : err,
-            8000);
+        // Owned by the window: closing it mid-export ends the export with it.
+        auto* exporter = new ReportExporter(w->session(), w->chart()->metric(), folder, 3, w);
+        connect(exporter, &ReportExporter::finished, w, [w, exporter, folder](const QString& err) {
+            w->statusBar()->showMessage(
+                err.isEmpty()
+                    ? tr("Report written to %1").arg(QDir(folder).filePath(QStringLiteral("index.html")))
+                    : err,
+                8000);
+            exporter->deleteLater();
+        });
+        w->statusBar()->showMessage(tr("Writing the report into %1…").arg(folder));
+        exporter->start();
     });
     file->addSeparator();
     add(file, tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);

@@ -624,7 +624,22 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
     window.inspector()->selectRow(std::size_t{1});
     const auto selected = window.tensorPanel()->row();
     const auto snapshot = window.session();
-    QCOMPARE(exportReportFolder(window.session(), window.chart()->metric(), report, 2), QString());
+    ReportExporter exporter(window.session(), window.chart()->metric(), report, 2);
+    QSignalSpy exported(&exporter, &ReportExporter::finished);
+    exporter.start();
+    QVERIFY(exported.wait(30000));
+    QCOMPARE(exported.takeFirst().at(0).toString(), QString());
+    {
+        // An export abandoned mid-way (its window closed while the inputs hash):
+        // the hashing is cancelled and waited for, and nothing arrives after.
+        auto early = std::make_unique<ReportExporter>(window.session(), window.chart()->metric(),
+                                                      dir.filePath(QStringLiteral("abandoned")), 2);
+        QSignalSpy ended(early.get(), &ReportExporter::finished);
+        early->start();
+        early.reset();
+        QCoreApplication::processEvents();
+        QCOMPARE(ended.count(), 0);
+    }
     // Rendered off-screen from the snapshot: the window kept its selection and session.
     QCOMPARE(window.tensorPanel()->row(), selected);
     QCOMPARE(window.chart()->selectedRow(), selected);
