@@ -169,8 +169,9 @@ int runCompare(const CompareOptions& o) {
     // "crosses snr 20" under a passing snr=10 gate reads as a failure.
     const std::string thresholdText = !o.threshold.empty()      ? o.threshold
                                       : o.failAbove.size() == 1 ? o.failAbove.front()
-                                                                : "snr=20";
-    auto threshold = parseThreshold(thresholdText, error);
+                                                                : std::string();
+    auto threshold =
+        thresholdText.empty() ? std::optional(kDefaultThreshold) : parseThreshold(thresholdText, error);
     if (!threshold)
         return fail("--threshold: " + error), 2;
     ctx.threshold = *threshold;

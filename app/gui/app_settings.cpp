@@ -61,11 +61,13 @@ void AppSettings::setChartMetric(const QString& metric) {
 MetricThreshold AppSettings::threshold() const {
     QSettings s;
     const auto metric =
-        s.value(QStringLiteral("threshold/metric"), QStringLiteral("snr")).toString().toStdString();
+        s.value(QStringLiteral("threshold/metric"), QString::fromStdString(kDefaultThreshold.metric))
+            .toString()
+            .toStdString();
     bool ok = false;
-    const double value = s.value(QStringLiteral("threshold/value"), 20.0).toDouble(&ok);
+    const double value = s.value(QStringLiteral("threshold/value"), kDefaultThreshold.value).toDouble(&ok);
     if (!findMetric(metric) || !ok || !std::isfinite(value))
-        return {"snr", 20.0}; // a hand-edited or stale setting
+        return kDefaultThreshold; // a hand-edited or stale setting
     return {metric, value};
 }
 void AppSettings::setThreshold(const MetricThreshold& threshold) {

@@ -58,6 +58,9 @@ struct MetricThreshold {
     std::string metric;
     double value = 0;
 };
+// The first-divergence threshold when none is asked for (the CLI, the app's
+// first start, a stale setting): SNR below 20 dB. Written here only.
+inline const MetricThreshold kDefaultThreshold{"snr", 20.0};
 // The same threshold on another metric, where one value of it is equivalent for
 // every row: the metric itself, and SNR, SQNR and relative L2, which are one
 // quantity (SNR = SQNR = −20·log10(rel. L2); docs/metrics.md). Nullopt

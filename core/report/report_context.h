@@ -6,6 +6,7 @@
 
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
+#include "core/compare/metric_catalog.h"
 
 #include <cstdint>
 #include <optional>
@@ -24,7 +25,7 @@ struct InputProvenance {
 // Everything a report shows beyond the rows.
 struct ReportContext {
     std::vector<InputProvenance> inputs;
-    MetricThreshold threshold{"snr", 20.0};
+    MetricThreshold threshold = kDefaultThreshold;
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
     std::vector<MetricThreshold> gates;

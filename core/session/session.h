@@ -6,6 +6,7 @@
 #include "core/common/result.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
+#include "core/compare/metric_catalog.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
 #include "core/report/report_context.h"
@@ -51,7 +52,7 @@ struct Session {
 };
 
 struct SessionOptions {
-    MetricThreshold threshold{"snr", 20.0};
+    MetricThreshold threshold = kDefaultThreshold;
     ComparisonOptions comparison;
     // Of several captures offered, the one at this path (default: see sortSessionFiles).
     std::string capture;
