@@ -47,7 +47,6 @@ void SessionLoader::loadDemo(EmbeddedDemo demo, const SessionOptions& options) {
 void SessionLoader::runFresh(std::function<SessionInputs(std::vector<Error>&)> gather,
                              const SessionOptions& options) {
     m_workspace.reset();
-    m_pathErrors.clear();
     SessionOptions fresh = options;
     fresh.workspace.reset();
     run(std::move(gather), fresh);
@@ -58,13 +57,7 @@ bool SessionLoader::recompare(const SessionOptions& options) {
         return false;
     SessionOptions over = options;
     over.workspace = m_workspace;
-    // The files that could not be read then are still missing: said again.
-    run(
-        [errors = m_pathErrors](std::vector<Error>& out) {
-            out = errors;
-            return SessionInputs{};
-        },
-        over);
+    run({}, over); // nothing to gather: the workspace holds the files
     return true;
 }
 
@@ -129,18 +122,16 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
         };
         // A fresh load maps the files here and hands the loader their workspace;
         // a recompare works over the one it was given.
-        std::vector<Error> pathErrors;
-        SessionInputs gathered = gather(pathErrors);
         if (!jobOptions.workspace) {
-            jobOptions.workspace = std::make_shared<Workspace>(std::move(gathered));
-            post(generation, [this, workspace = jobOptions.workspace, pathErrors] {
-                m_workspace = workspace;
-                m_pathErrors = pathErrors;
-            });
+            std::vector<Error> unreadable;
+            SessionInputs gathered = gather(unreadable);
+            jobOptions.workspace = std::make_shared<Workspace>(std::move(gathered), std::move(unreadable));
+            post(generation, [this, workspace = jobOptions.workspace] { m_workspace = workspace; });
         }
         StagedSession staged = openSession(jobOptions.workspace->inputs(), jobOptions);
+        // The files that could not be read are said on every comparison of them.
         QStringList errors;
-        for (const auto& e : pathErrors)
+        for (const auto& e : jobOptions.workspace->unreadable())
             errors << QString::fromStdString(e.describe());
         // The worker's own session: only this job ever changes it; views get copies.
         std::unique_ptr<Session> working = std::move(staged.session);

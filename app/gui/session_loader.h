@@ -68,7 +68,6 @@ private:
     bool m_busy = false;
     JobTracker m_jobs;
     std::shared_ptr<Workspace> m_workspace;
-    std::vector<Error> m_pathErrors; // the files of m_workspace that could not be read
 };
 
 // Reads an embedded demo's files into memory (names keep their file names).

@@ -27,11 +27,14 @@ namespace gapscope {
 class Workspace {
 public:
     Workspace() = default; // for files already sorted (SessionFiles)
-    explicit Workspace(SessionInputs inputs) : m_inputs(std::move(inputs)) {}
+    // `unreadable`: the paths given that could not be mapped, said on every comparison.
+    explicit Workspace(SessionInputs inputs, std::vector<Error> unreadable = {})
+        : m_inputs(std::move(inputs)), m_unreadable(std::move(unreadable)) {}
 
     // The files as given, mapped once: each comparison sorts them by content again
     // (the run or method asked for may pick another capture).
     const SessionInputs& inputs() const { return m_inputs; }
+    const std::vector<Error>& unreadable() const { return m_unreadable; }
 
     using DumpResult = Result<std::shared_ptr<const EtDump>>;
     using EtRecordResult = Result<std::shared_ptr<const EtRecord>>;
@@ -56,6 +59,7 @@ private:
     V cached(std::map<Key, V>& cache, const Key& key, Read read, Keep keep);
 
     SessionInputs m_inputs;
+    std::vector<Error> m_unreadable;
     mutable std::mutex m_mutex;
     std::map<std::pair<const MappedFile*, const MappedFile*>, DumpResult> m_dumps;
     std::map<const MappedFile*, EtRecordResult> m_etrecords;
