@@ -276,11 +276,11 @@ void benchAlignAndFindings(std::string& json) {
     std::size_t introducers = 0;
     const double findings = bestOf(3, [&] {
         introducers = errorIntroducers(c, &graph).size();
-        (void)firstDivergence(c, {"snr", 20.0});
+        (void)firstDivergence(c, {Metric::Snr, 20.0});
     });
     // Its two parts, for the profile: the producer walk and the first divergence.
     const double walk = bestOf(3, [&] { introducers = errorIntroducers(c, &graph).size(); });
-    const double divergence = bestOf(3, [&] { (void)firstDivergence(c, {"snr", 20.0}); });
+    const double divergence = bestOf(3, [&] { (void)firstDivergence(c, {Metric::Snr, 20.0}); });
     std::printf("align: %zu nodes, %zu events -> %zu rows in %.0f ms; findings (%zu introducers) in %.0f ms "
                 "(introducers %.0f ms, first divergence %.0f ms)\n",
                 kNodes, events.size(), alignment.pairs.size(), align * 1e3, introducers, findings * 1e3,

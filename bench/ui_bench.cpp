@@ -69,7 +69,7 @@ qint64 maxStallWhileLoading(const QString& session) {
         QApplication::processEvents();
         phase("select row " + std::to_string(row));
     }
-    window->opView()->sortByColumn(OpTableModel::Mse, Qt::DescendingOrder);
+    window->opView()->sortByColumn(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     QApplication::processEvents();
     phase("sort");
     probe.stop();
@@ -170,12 +170,14 @@ int main(int argc, char** argv) {
         window->opProxy()->sort(OpTableModel::Index, Qt::AscendingOrder); // whatever the settings restored
         QElapsedTimer t;
         t.start();
-        window->opProxy()->sort(OpTableModel::Mse, Qt::DescendingOrder);
+        window->opProxy()->sort(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
         const qint64 sort = t.elapsed();
-        const auto first =
-            window->opProxy()->index(0, OpTableModel::Mse).data(OpTableModel::SortRole).toDouble();
+        const auto first = window->opProxy()
+                               ->index(0, OpTableModel::column(Metric::Mse))
+                               .data(OpTableModel::SortRole)
+                               .toDouble();
         const auto last = window->opProxy()
-                              ->index(window->opProxy()->rowCount() - 1, OpTableModel::Mse)
+                              ->index(window->opProxy()->rowCount() - 1, OpTableModel::column(Metric::Mse))
                               .data(OpTableModel::SortRole)
                               .toDouble();
         std::fprintf(stderr, "sorted %d rows in %lld ms: MSE %g first, %g last\n",

@@ -30,7 +30,7 @@ GapChart::GapChart(QWidget* parent)
     });
     for (const auto& m : metricCatalog())
         if (m.charted)
-            m_metricBox->addItem(QString::fromLatin1(m.label), QString::fromLatin1(m.name));
+            m_metricBox->addItem(QString::fromUtf8(m.label), static_cast<int>(m.id));
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Gap per op, in execution order:"), this));
     top->addWidget(m_metricBox);
@@ -61,12 +61,12 @@ GapChart::GapChart(QWidget* parent)
             QStringList ops;
             for (const auto& o : r.aot_ops)
                 ops << QString::fromStdString(o);
-            const auto v = rowMetric(r, metric().toStdString());
+            const auto v = rowMetric(r, metric());
             QToolTip::showText(e->globalPosition().toPoint(),
                                tr("row %1: %2\n%3 = %4")
                                    .arg(r.index)
                                    .arg(ops.join(QStringLiteral(", ")))
-                                   .arg(metric())
+                                   .arg(QString::fromLatin1(metricInfo(metric()).name))
                                    .arg(v ? QString::number(*v, 'g', 4) : tr("n/a")),
                                m_plot);
         }
@@ -102,13 +102,13 @@ void GapChart::updateSession(std::shared_ptr<const Session> snapshot) {
     showSelection();
 }
 
-void GapChart::setMetric(const QString& metric) {
-    const int at = m_metricBox->findData(metric);
+void GapChart::setMetric(Metric metric) {
+    const int at = m_metricBox->findData(static_cast<int>(metric));
     if (at >= 0)
         m_metricBox->setCurrentIndex(at);
 }
-QString GapChart::metric() const {
-    return m_metricBox->currentData().toString();
+Metric GapChart::metric() const {
+    return static_cast<Metric>(m_metricBox->currentData().toInt());
 }
 
 void GapChart::setSelectedRow(std::optional<std::size_t> row) {
@@ -138,7 +138,7 @@ void GapChart::rebuild() {
     const auto& rows = m_session->comparison->rows;
     m_order = executionOrder(*m_session->comparison);
 
-    const std::string name = metric().toStdString();
+    const Metric name = metric();
     // Broadcast rows stand apart, unjoined: their numbers mix unrelated elements.
     QVector<double> xs, ys, broadcastXs, broadcastYs, infXs, pastXs, pastYs;
     bool nonNegative = true;
@@ -175,7 +175,7 @@ void GapChart::rebuild() {
     m_graph->setPen(QPen(QColor(40, 90, 170), 1.5));
     m_graph->setScatterStyle(
         scatterSprite(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 90, 170), Qt::white, 7)));
-    m_graph->setName(metric());
+    m_graph->setName(QString::fromLatin1(metricInfo(metric()).name));
     const QString threshold = QString::fromStdString(describeThreshold(m_session->threshold));
     const auto points = [this](const QVector<double>& x, const QVector<double>& y, QCPScatterStyle style,
                                const QString& legend) {
@@ -288,8 +288,10 @@ void GapChart::rebuild() {
         auto* note = new QCPItemText(m_plot);
         note->position->setType(QCPItemPosition::ptAxisRectRatio);
         note->position->setCoords(0.5, 0.45);
-        note->setText(!m_session->complete ? tr("no metric computed yet")
-                                           : tr("no op has a value of %1").arg(metric()));
+        note->setText(
+            !m_session->complete
+                ? tr("no metric computed yet")
+                : tr("no op has a value of %1").arg(QString::fromLatin1(metricInfo(metric()).name)));
         note->setColor(QColor(110, 110, 110));
     }
     showSelection();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 #include "core/session/session.h"
 
@@ -28,8 +29,8 @@ public:
     void setSession(std::shared_ptr<const Session> session);
     // A newer snapshot of the same session: rebuilt, the selection kept.
     void updateSession(std::shared_ptr<const Session> snapshot);
-    void setMetric(const QString& metric);
-    QString metric() const;
+    void setMetric(Metric metric); // one the chart offers (MetricInfo::charted); others are ignored
+    Metric metric() const;
     void setSelectedRow(std::optional<std::size_t> row);
     std::optional<std::size_t> selectedRow() const { return m_selected; }
     QCustomPlot* plot() const { return m_plot; }
@@ -39,7 +40,7 @@ public:
 signals:
     void rowClicked(std::size_t row);
     // The user (or setMetric) chose another metric to plot.
-    void metricChanged(const QString& metric);
+    void metricChanged(gapscope::Metric metric);
 
 protected:
     // The op labels depend on the plot's size: rebuilt once resizing pauses.

@@ -16,9 +16,8 @@ void OpFilterProxy::setText(const QString& text) {
     invalidateFilter();
 }
 
-void OpFilterProxy::setThreshold(const QString& metric, std::optional<double> value) {
-    m_metric = metric;
-    m_threshold = value;
+void OpFilterProxy::setThreshold(std::optional<MetricThreshold> threshold) {
+    m_threshold = threshold;
     invalidateFilter();
 }
 
@@ -31,8 +30,8 @@ bool OpFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePar
         return true;
     if (!m_text.isEmpty()) {
         bool hit = false;
-        for (int col :
-             {OpTableModel::Handles, OpTableModel::AotOps, OpTableModel::RuntimeOps, OpTableModel::Status})
+        for (int col : {int(OpTableModel::Handles), int(OpTableModel::AotOps), int(OpTableModel::RuntimeOps),
+                        OpTableModel::column(OpTableModel::Tail::Status)})
             hit = hit || model->index(sourceRow, col, sourceParent)
                              .data()
                              .toString()
@@ -40,7 +39,7 @@ bool OpFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePar
         if (!hit)
             return false;
     }
-    if (m_threshold && !crossesThreshold(*row, {m_metric.toStdString(), *m_threshold}))
+    if (m_threshold && !crossesThreshold(*row, *m_threshold))
         return false;
     return true;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/compare/metric_catalog.h"
+
 #include <QSortFilterProxyModel>
 #include <optional>
 #include <vector>
@@ -14,8 +16,8 @@ public:
     explicit OpFilterProxy(QObject* parent = nullptr);
 
     void setText(const QString& text);
-    // Keep only rows whose `metric` is worse than `value`; nullopt removes it.
-    void setThreshold(const QString& metric, std::optional<double> value);
+    // Keep only rows past `threshold` (crossesThreshold); nullopt removes the filter.
+    void setThreshold(std::optional<MetricThreshold> threshold);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -25,8 +27,7 @@ protected:
 
 private:
     QString m_text;
-    QString m_metric;
-    std::optional<double> m_threshold;
+    std::optional<MetricThreshold> m_threshold;
     // OpTableModel::sortKey of every row for one column, under one generation.
     mutable std::vector<double> m_keys;
     mutable int m_keysColumn = -1;

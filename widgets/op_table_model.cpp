@@ -4,6 +4,7 @@
 #include "widgets/metric_colors.h"
 
 #include <QBrush>
+#include <QCoreApplication>
 #include <QFont>
 #include <QStringList>
 #include <algorithm>
@@ -49,6 +50,21 @@ QString number(double v) {
     return QString::number(v, 'g', 3);
 }
 
+// A metric's cell, written as the catalog says (MetricFormat).
+QString metricText(Metric metric, std::optional<double> value, bool measured) {
+    if (!value)
+        return measured ? QStringLiteral("—") : QStringLiteral("…");
+    switch (metricInfo(metric).format) {
+    case MetricFormat::Precise:
+        if (std::isfinite(*value))
+            return QString::number(*value, 'g', 6);
+        break;
+    case MetricFormat::Percent: return QString::number(100.0 * *value, 'g', 3);
+    case MetricFormat::Number: break;
+    }
+    return number(*value);
+}
+
 } // namespace
 
 OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -75,7 +91,7 @@ void OpTableModel::repaint(std::size_t first, std::size_t last) {
     if (rows == 0 || first > last || first >= static_cast<std::size_t>(rows))
         return;
     last = std::min(last, static_cast<std::size_t>(rows - 1));
-    emit dataChanged(index(static_cast<int>(first), 0), index(static_cast<int>(last), ColumnCount - 1));
+    emit dataChanged(index(static_cast<int>(first), 0), index(static_cast<int>(last), columns() - 1));
 }
 
 void OpTableModel::setMeasuringStopped(bool stopped) {
@@ -107,34 +123,58 @@ int OpTableModel::modelRow(std::size_t index) const {
     return comparisonRow(static_cast<int>(index)) ? static_cast<int>(index) : -1;
 }
 
-std::optional<Metric> OpTableModel::metricEnumOf(int column) {
-    switch (column) {
-    case Mse: return Metric::Mse;
-    case L1: return Metric::L1;
-    case Snr: return Metric::Snr;
-    case MaxAbs: return Metric::MaxAbs;
-    case RelL2: return Metric::RelL2;
-    case Cosine: return Metric::Cosine;
-    case Steps: return Metric::RmseSteps;
-    case Saturation: return Metric::Saturation;
-    default: return std::nullopt;
-    }
+namespace {
+
+const std::vector<Metric>& tabledMetrics() {
+    static const std::vector<Metric> metrics = [] {
+        std::vector<Metric> out;
+        for (const auto& m : metricCatalog())
+            if (m.tabled)
+                out.push_back(m.id);
+        return out;
+    }();
+    return metrics;
 }
 
-const char* OpTableModel::metricOf(int column) {
-    const auto metric = metricEnumOf(column);
-    return metric ? metricInfo(*metric).name : nullptr;
+constexpr int kTails = 3;
+
+} // namespace
+
+int OpTableModel::column(Metric metric) {
+    const auto& metrics = tabledMetrics();
+    const auto it = std::find(metrics.begin(), metrics.end(), metric);
+    return it == metrics.end() ? -1 : FirstMetric + static_cast<int>(it - metrics.begin());
+}
+
+int OpTableModel::column(Tail tail) {
+    return FirstMetric + static_cast<int>(tabledMetrics().size()) + static_cast<int>(tail);
+}
+
+int OpTableModel::columns() {
+    return column(Tail::Status) + 1;
+}
+
+std::optional<Metric> OpTableModel::metricOf(int column) {
+    const int i = column - FirstMetric;
+    if (i < 0 || i >= static_cast<int>(tabledMetrics().size()))
+        return std::nullopt;
+    return tabledMetrics()[static_cast<std::size_t>(i)];
+}
+
+std::optional<OpTableModel::Tail> OpTableModel::tailOf(int c) {
+    const int i = c - column(Tail::Gain);
+    return i >= 0 && i < kTails ? std::optional<Tail>(static_cast<Tail>(i)) : std::nullopt;
 }
 
 bool OpTableModel::numericColumn(int column) {
-    return metricEnumOf(column) || column == Gain || column == Added || column == Index || column == Status;
+    return metricOf(column) || tailOf(column) || column == Index;
 }
 
 std::optional<double> OpTableModel::sortKey(int row, int column) const {
     const ComparisonRow* r = comparisonRow(row);
     if (!r || !numericColumn(column))
         return std::nullopt;
-    if (const auto metric = metricEnumOf(column)) {
+    if (const auto metric = metricOf(column)) {
         // Rows without the number sort last in the worst-first order (the
         // order a first click gives): after the worst of higher-is-worse
         // metrics descending, of lower-is-worse ones ascending.
@@ -143,19 +183,16 @@ std::optional<double> OpTableModel::sortKey(int row, int column) const {
         const auto value = rowMetric(*r, *metric);
         return value && !std::isnan(*value) ? *value : none;
     }
-    switch (column) {
-    case Gain: {
-        const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
+    if (column == Index)
+        return static_cast<double>(r->index);
+    const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
+    switch (*tailOf(column)) {
+    case Tail::Gain:
         return in && !std::isnan(in->gain_db) ? in->gain_db : -std::numeric_limits<double>::infinity();
+    case Tail::Added: return in ? in->added : -std::numeric_limits<double>::infinity();
+    case Tail::Status: return static_cast<double>(static_cast<int>(r->status));
     }
-    case Added: {
-        const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
-        return in ? in->added : -std::numeric_limits<double>::infinity();
-    }
-    case Index: return static_cast<double>(r->index);
-    case Status: return static_cast<double>(static_cast<int>(r->status));
-    default: return std::nullopt;
-    }
+    return std::nullopt;
 }
 
 int OpTableModel::rowCount(const QModelIndex& parent) const {
@@ -165,20 +202,25 @@ int OpTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int OpTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : columns();
 }
 
 QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* const names[] = {
-        QT_TR_NOOP("#"),      QT_TR_NOOP("Debug handles"), QT_TR_NOOP("AOT ops"), QT_TR_NOOP("Runtime ops"),
-        QT_TR_NOOP("Shape"),  QT_TR_NOOP("Dtype"),         QT_TR_NOOP("MSE"),     QT_TR_NOOP("L1"),
-        QT_TR_NOOP("SNR dB"), QT_TR_NOOP("Max |Δ|"),       QT_TR_NOOP("Rel. L2"), QT_TR_NOOP("Cosine"),
-        QT_TR_NOOP("Steps"),  QT_TR_NOOP("Sat. %"),        QT_TR_NOOP("Gain dB"), QT_TR_NOOP("Added"),
-        QT_TR_NOOP("Status")};
-    static_assert(sizeof(names) / sizeof(names[0]) == ColumnCount);
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+    static const char* const heads[] = {QT_TR_NOOP("#"),       QT_TR_NOOP("Debug handles"),
+                                        QT_TR_NOOP("AOT ops"), QT_TR_NOOP("Runtime ops"),
+                                        QT_TR_NOOP("Shape"),   QT_TR_NOOP("Dtype")};
+    static_assert(sizeof(heads) / sizeof(heads[0]) == FirstMetric);
+    static const char* const tails[] = {QT_TR_NOOP("Gain dB"), QT_TR_NOOP("Added"), QT_TR_NOOP("Status")};
+    static_assert(sizeof(tails) / sizeof(tails[0]) == kTails);
+    if (section >= 0 && section < FirstMetric)
+        return tr(heads[section]);
+    if (const auto metric = metricOf(section))
+        return QString::fromUtf8(metricInfo(*metric).label);
+    if (const auto tail = tailOf(section))
+        return tr(tails[static_cast<int>(*tail)]);
+    return {};
 }
 
 QVariant OpTableModel::data(const QModelIndex& index, int role) const {
@@ -186,62 +228,58 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     if (!r)
         return {};
     const int col = index.column();
-    const char* metric = metricOf(col);
+    const std::optional<Metric> metric = metricOf(col);
+    const std::optional<Tail> tail = tailOf(col);
     std::optional<double> value; // assigned, not a ?: of optionals: GCC 12 -O2 warns on those falsely
-    if (const auto m = metricEnumOf(col))
-        value = rowMetric(*r, *m);
+    if (metric)
+        value = rowMetric(*r, *metric);
     const bool firstDivergence = m_session->first_divergence && m_session->first_divergence->row == r->index;
     const bool topIntroducer = m_topIntroducer == r->index;
     const Introducer* introducer = r->index < m_introducerOfRow.size() && m_introducerOfRow[r->index]
                                        ? &*m_introducerOfRow[r->index]
                                        : nullptr;
-    const std::optional<double> gain = col == Gain && introducer && std::isfinite(introducer->gain_db)
-                                           ? std::optional<double>(introducer->gain_db)
-                                           : std::nullopt;
+    const bool gainColumn = tail == Tail::Gain, addedColumn = tail == Tail::Added,
+               statusColumn = tail == Tail::Status;
+    const QString pending = r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
 
     switch (role) {
     case Qt::DisplayRole:
+        if (metric)
+            return metricText(*metric, value, r->measured);
+        if (gainColumn) {
+            if (introducer &&
+                std::isfinite(introducer->gain_db)) // no "-0.0" for a gain that rounds to nothing
+                return QString::number(std::fabs(introducer->gain_db) < 0.05 ? 0.0 : introducer->gain_db, 'f',
+                                       1);
+            return pending;
+        }
+        if (addedColumn)
+            return introducer ? number(introducer->added) : pending;
+        if (statusColumn) {
+            if (!r->measured)
+                return m_measuringStopped ? tr("not computed") : tr("computing…");
+            return QString(QString::fromLatin1(rowStatusName(r->status)) +
+                           (r->in_executorch ? QString() : QStringLiteral(" *")));
+        }
         switch (col) {
         case Index:
             return QString(QString::number(r->index) + (firstDivergence ? QStringLiteral(" ⚑") : QString()) +
                            (topIntroducer ? QStringLiteral(" ▲") : QString()));
-        case Gain:
-            if (gain) // no "-0.0" for a gain that rounds to nothing
-                return QString::number(std::fabs(*gain) < 0.05 ? 0.0 : *gain, 'f', 1);
-            return r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
-        case Added:
-            if (introducer)
-                return number(introducer->added);
-            return r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
         case Handles: return handles(r->aot_debug_handle);
         case AotOps: return joined(r->aot_ops, ", ");
         case RuntimeOps: return joined(r->runtime_ops, ", ");
         case Shape: return perOutput(r->shapes);
         case Dtype: return perOutput(r->dtypes);
-        case Status:
-            if (!r->measured)
-                return m_measuringStopped ? tr("not computed") : tr("computing…");
-            return QString(QString::fromLatin1(rowStatusName(r->status)) +
-                           (r->in_executorch ? QString() : QStringLiteral(" *")));
-        case Cosine:
-            // Quantised backends score 0.9999x: three digits would all read "1".
-            if (value && std::isfinite(*value))
-                return QString::number(*value, 'g', 6);
-            return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
-        case Saturation:
-            if (value)
-                return QString::number(100.0 * *value, 'g', 3);
-            return r->measured ? QStringLiteral("—") : QStringLiteral("…");
-        default: return value ? number(*value) : r->measured ? QStringLiteral("—") : QStringLiteral("…");
+        default: return {};
         }
     case SortRole:
         if (const auto key = sortKey(index.row(), col))
             return *key;
         return data(index, Qt::DisplayRole);
     case RowIndexRole: return static_cast<qulonglong>(r->index);
-    case MetricNameRole: return metric ? QString::fromLatin1(metric) : QVariant();
+    case MetricNameRole: return metric ? QString::fromLatin1(metricInfo(*metric).name) : QVariant();
     case Qt::BackgroundRole:
-        if (col == Gain && topIntroducer)
+        if (gainColumn && topIntroducer)
             return QBrush(QColor(255, 200, 80));
         if (metric && value && r->status == RowStatus::Broadcast)
             return QBrush(QColor(255, 235, 156)); // not a gap: see the tooltip
@@ -249,7 +287,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             const auto rel = rowMetric(*r, Metric::RelL2);
             return QBrush(gapColor(rel.value_or(0)));
         }
-        if (col == Status && r->status != RowStatus::Ok)
+        if (statusColumn && r->status != RowStatus::Ok)
             return QBrush(r->status == RowStatus::Broadcast ? QColor(255, 235, 156) : QColor(230, 230, 230));
         return {};
     case Qt::FontRole:
@@ -260,7 +298,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
-        if (col == Gain && introducer) {
+        if (gainColumn && introducer) {
             QStringList producers;
             for (auto p : introducer->producers)
                 producers << QString::number(p);
@@ -272,15 +310,12 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
                                                       : tr("the op before it in execution order: no graph"),
                      number(introducer->added));
         }
-        if (col == Added)
+        if (addedColumn)
             return tr("The rel. L2 this op adds to the worst error it receives (its own minus its worst "
                       "producer's). Sorted worst first, the ops that introduce the most error: the error "
                       "introducers of the JSON report.");
-        if (col == Steps)
-            return tr("√MSE in quantisation steps of the device tensor (its scale); the worst of the row's "
-                      "outputs. About 0.29 is rounding alone.");
-        if (col == Saturation)
-            return tr("Share of device values at the quantisation limits (qmin or qmax): clipping");
+        if (metric && metricInfo(*metric).tip)
+            return QCoreApplication::translate("metric", metricInfo(*metric).tip);
         if (col == Index && topIntroducer)
             return tr("▲ the error grows the most here (see the Gain dB column)");
         if (!r->measured)
@@ -299,7 +334,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             return wrapped(QString::fromStdString(r->selection));
         return {};
     case Qt::TextAlignmentRole:
-        return metric || col == Index || col == Gain || col == Added
+        return metric || col == Index || gainColumn || addedColumn
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                    : QVariant();
     default: return {};

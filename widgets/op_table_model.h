@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/compare/metric_catalog.h"
 #include "core/session/session.h"
 
 #include <QAbstractTableModel>
@@ -12,26 +13,19 @@ namespace gapscope {
 class OpTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column {
-        Index,
-        Handles,
-        AotOps,
-        RuntimeOps,
-        Shape,
-        Dtype,
-        Mse,
-        L1,
-        Snr,
-        MaxAbs,
-        RelL2,
-        Cosine,
-        Steps,      // RMSE in quantisation steps (scale known)
-        Saturation, // share of device values at qmin or qmax, in %
-        Gain,       // how much the op multiplies the error it receives, in dB (error introducers)
-        Added,      // the rel. L2 the op adds over its worst producer: the introducers' ranking
-        Status,
-        ColumnCount
+    // The columns: the op's own, then one per metric the catalog puts in the
+    // table (MetricInfo::tabled, in catalog order), then the findings' and the status.
+    enum Column { Index, Handles, AotOps, RuntimeOps, Shape, Dtype, FirstMetric };
+    enum class Tail {
+        Gain,  // how much the op multiplies the error it receives, in dB (error introducers)
+        Added, // the rel. L2 the op adds over its worst producer: the introducers' ranking
+        Status
     };
+    static int column(Metric metric); // -1: not a column of the table
+    static int column(Tail tail);
+    static int columns(); // how many there are
+    static std::optional<Metric> metricOf(int column);
+    static std::optional<Tail> tailOf(int column);
     enum Role { SortRole = Qt::UserRole + 1, RowIndexRole, MetricNameRole };
 
     explicit OpTableModel(QObject* parent = nullptr);
@@ -49,8 +43,6 @@ public:
     std::optional<std::size_t> topIntroducer() const { return m_topIntroducer; }
     // The model row holding Comparison row `index`, or -1.
     int modelRow(std::size_t index) const;
-    static const char* metricOf(int column); // "mse" for Mse, ..., nullptr for text columns
-    static std::optional<Metric> metricEnumOf(int column);
     // What SortRole gives for a numeric column (metrics, gain, index, status),
     // without a QVariant; nullopt for text columns, which sort by their text.
     std::optional<double> sortKey(int row, int column) const;

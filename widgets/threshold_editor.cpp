@@ -37,7 +37,7 @@ ThresholdEditor::ThresholdEditor(QWidget* parent)
     layout->addWidget(m_direction);
     layout->addWidget(m_value);
     for (const auto& m : metricCatalog())
-        m_metric->addItem(QString::fromLatin1(m.label), QString::fromLatin1(m.name));
+        m_metric->addItem(QString::fromUtf8(m.label), static_cast<int>(m.id));
     m_value->setDecimals(6);
     m_value->setRange(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
     m_value->setKeyboardTracking(false); // one change per edit, not per digit
@@ -56,7 +56,7 @@ ThresholdEditor::ThresholdEditor(QWidget* parent)
 
 void ThresholdEditor::setThreshold(const MetricThreshold& t) {
     const QSignalBlocker metric(m_metric), value(m_value);
-    const int at = m_metric->findData(QString::fromStdString(t.metric));
+    const int at = m_metric->findData(static_cast<int>(t.metric));
     if (at >= 0)
         m_metric->setCurrentIndex(at);
     m_value->setValue(t.value);
@@ -64,7 +64,7 @@ void ThresholdEditor::setThreshold(const MetricThreshold& t) {
 }
 
 MetricThreshold ThresholdEditor::threshold() const {
-    return {m_metric->currentData().toString().toStdString(), m_value->value()};
+    return {static_cast<Metric>(m_metric->currentData().toInt()), m_value->value()};
 }
 
 bool ThresholdEditor::filtering() const {
@@ -72,8 +72,8 @@ bool ThresholdEditor::filtering() const {
 }
 
 void ThresholdEditor::showDirection() {
-    const auto info = findMetric(m_metric->currentData().toString().toStdString());
-    m_direction->setText(info && info->higher_is_worse ? QStringLiteral(">") : QStringLiteral("<"));
+    m_direction->setText(metricInfo(threshold().metric).higher_is_worse ? QStringLiteral(">")
+                                                                        : QStringLiteral("<"));
 }
 
 } // namespace gapscope

@@ -68,7 +68,7 @@ int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInval
     const auto failures = gapscope::gateFailures(c, ctx.gates, failOnInvalid);
     for (const auto& f : failures) {
         std::ostringstream gate; // as given: snr=20
-        gate << f.gate.metric << "=" << f.gate.value;
+        gate << metricName(f.gate.metric) << "=" << f.gate.value;
         switch (f.kind) {
         case GateFailure::Kind::NothingCompared: std::cerr << "gate failed: nothing was compared\n"; break;
         case GateFailure::Kind::Row:
@@ -138,7 +138,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
                   << c.rows.size() << (c.rows.size() == 1 ? " row" : " rows") << ", "
                   << (crossing ? "first divergence at row " + std::to_string(crossing->row) + " (" +
                                      displayOpName(c.rows[crossing->row]) + ")"
-                               : "no row crosses " + ctx.threshold.metric + " " + number(ctx.threshold.value))
+                               : "no row crosses " + metricName(ctx.threshold.metric) + " " +
+                                     number(ctx.threshold.value))
                   << '\n';
         for (const auto& warning : c.warnings)
             std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning << "\n";

@@ -51,28 +51,29 @@ void AppSettings::setTableHeaderState(const QByteArray& state, int columns) {
     settings.setValue(QStringLiteral("table/columns"), columns);
 }
 
-QString AppSettings::chartMetric() const {
-    return QSettings().value(kMetric, QStringLiteral("rel_l2")).toString();
+Metric AppSettings::chartMetric() const {
+    const auto metric = findMetric(QSettings().value(kMetric).toString().toStdString());
+    return metric && metric->charted ? metric->id : Metric::RelL2; // unset, hand-edited or stale
 }
-void AppSettings::setChartMetric(const QString& metric) {
-    QSettings().setValue(kMetric, metric);
+void AppSettings::setChartMetric(Metric metric) {
+    QSettings().setValue(kMetric, QString::fromLatin1(metricInfo(metric).name));
 }
 
 MetricThreshold AppSettings::threshold() const {
     QSettings s;
-    const auto metric =
-        s.value(QStringLiteral("threshold/metric"), QString::fromStdString(kDefaultThreshold.metric))
-            .toString()
-            .toStdString();
+    const auto metric = findMetric(s.value(QStringLiteral("threshold/metric"),
+                                           QString::fromStdString(metricName(kDefaultThreshold.metric)))
+                                       .toString()
+                                       .toStdString());
     bool ok = false;
     const double value = s.value(QStringLiteral("threshold/value"), kDefaultThreshold.value).toDouble(&ok);
-    if (!findMetric(metric) || !ok || !std::isfinite(value))
+    if (!metric || !ok || !std::isfinite(value))
         return kDefaultThreshold; // a hand-edited or stale setting
-    return {metric, value};
+    return {metric->id, value};
 }
 void AppSettings::setThreshold(const MetricThreshold& threshold) {
     QSettings s;
-    s.setValue(QStringLiteral("threshold/metric"), QString::fromStdString(threshold.metric));
+    s.setValue(QStringLiteral("threshold/metric"), QString::fromStdString(metricName(threshold.metric)));
     s.setValue(QStringLiteral("threshold/value"), threshold.value);
 }
 

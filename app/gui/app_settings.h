@@ -26,8 +26,8 @@ public:
     QByteArray tableHeaderState(int columns) const;
     void setTableHeaderState(const QByteArray& state, int columns);
 
-    QString chartMetric() const; // default rel_l2
-    void setChartMetric(const QString& metric);
+    Metric chartMetric() const; // default rel_l2
+    void setChartMetric(Metric metric);
     // The first-divergence threshold; default SNR 20 dB (the CLI's default).
     MetricThreshold threshold() const;
     void setThreshold(const MetricThreshold& threshold);

@@ -58,12 +58,12 @@ InspectorView::InspectorView(QWidget* parent)
                 m_sortSection = section;
                 if (section == previous)
                     return;
-                const char* metric = OpTableModel::metricOf(section);
-                const auto info = metric ? findMetric(metric) : std::nullopt;
-                if (!info && section != OpTableModel::Gain && section != OpTableModel::Added)
+                const auto metric = OpTableModel::metricOf(section);
+                const auto tail = OpTableModel::tailOf(section);
+                if (!metric && tail != OpTableModel::Tail::Gain && tail != OpTableModel::Tail::Added)
                     return;
                 const Qt::SortOrder worstFirst =
-                    !info || info->higher_is_worse ? Qt::DescendingOrder : Qt::AscendingOrder;
+                    !metric || metricInfo(*metric).higher_is_worse ? Qt::DescendingOrder : Qt::AscendingOrder;
                 if (order != worstFirst)
                     m_table->sortByColumn(section, worstFirst);
             });
@@ -166,14 +166,14 @@ InspectorView::InspectorView(QWidget* parent)
     connect(m_selectors, &ComparisonSelectors::compareRequested, this, &InspectorView::compareRequested);
     connect(m_selectors, &ComparisonSelectors::captureRequested, this, &InspectorView::captureRequested);
     connect(m_chart, &GapChart::metricChanged, this,
-            [](const QString& metric) { AppSettings().setChartMetric(metric); });
+            [](Metric metric) { AppSettings().setChartMetric(metric); });
 }
 
 void InspectorView::restoreLayout(const AppSettings& settings) {
     for (auto* splitter : findChildren<QSplitter*>())
         if (const auto state = settings.splitterState(splitter->objectName()); !state.isEmpty())
             splitter->restoreState(state);
-    m_savedHeader = settings.tableHeaderState(OpTableModel::ColumnCount);
+    m_savedHeader = settings.tableHeaderState(OpTableModel::columns());
 }
 
 void InspectorView::saveLayout(AppSettings& settings) const {
@@ -181,7 +181,7 @@ void InspectorView::saveLayout(AppSettings& settings) const {
         if (!splitter->objectName().isEmpty())
             settings.setSplitterState(splitter->objectName(), splitter->saveState());
     if (m_model->rowCount() > 0)
-        settings.setTableHeaderState(m_table->horizontalHeader()->saveState(), OpTableModel::ColumnCount);
+        settings.setTableHeaderState(m_table->horizontalHeader()->saveState(), OpTableModel::columns());
 }
 
 QComboBox* InspectorView::runSelector() const {
@@ -242,7 +242,8 @@ void InspectorView::sizeColumns() {
         m_table->setColumnWidth(OpTableModel::Handles,
                                 std::min(m_table->columnWidth(OpTableModel::Handles), 120));
         // Metric cells hold "…" until measured: leave room for the numbers.
-        for (int col = OpTableModel::Mse; col <= OpTableModel::Added; ++col)
+        for (int col = OpTableModel::FirstMetric; col <= OpTableModel::column(OpTableModel::Tail::Added);
+             ++col)
             m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 72));
     }
     m_coverageView->resizeColumnsToContents();
@@ -267,8 +268,7 @@ std::shared_ptr<const Session> InspectorView::adopt(std::shared_ptr<const Sessio
 
 void InspectorView::applyFilter() {
     const MetricThreshold t = m_threshold->threshold();
-    m_proxy->setThreshold(QString::fromStdString(t.metric),
-                          m_threshold->filtering() ? std::optional<double>(t.value) : std::nullopt);
+    m_proxy->setThreshold(m_threshold->filtering() ? std::optional<MetricThreshold>(t) : std::nullopt);
 }
 
 void InspectorView::showSession(std::shared_ptr<const Session> session) {

@@ -26,10 +26,10 @@ QString writeText(const QString& path, const std::string& text) {
 
 } // namespace
 
-ReportExporter::ReportExporter(std::shared_ptr<const Session> session, QString chartMetric, QString folder,
+ReportExporter::ReportExporter(std::shared_ptr<const Session> session, Metric chartMetric, QString folder,
                                int worstOps, QObject* parent)
-    : QObject(parent), m_session(std::move(session)), m_chartMetric(std::move(chartMetric)),
-      m_folder(std::move(folder)), m_worstOps(worstOps) {}
+    : QObject(parent), m_session(std::move(session)), m_chartMetric(chartMetric), m_folder(std::move(folder)),
+      m_worstOps(worstOps) {}
 
 ReportExporter::~ReportExporter() {
     // The hashing job posts to this object: it must end while the object is whole.
@@ -93,7 +93,7 @@ void ReportExporter::writeTables(const ReportContext& ctx) {
         chart.setMetric(m_chartMetric);
         err = figure(chart.plot()->toPixmap(1400, 420).toImage(), QStringLiteral("gap-chart.png"),
                      {"Gap per op",
-                      "The " + m_chartMetric.toStdString() + " of each op in execution order",
+                      "The " + metricName(m_chartMetric) + " of each op in execution order",
                       {},
                       SIZE_MAX});
     }

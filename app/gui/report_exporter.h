@@ -28,7 +28,7 @@ class TensorPanel;
 class ReportExporter : public QObject {
     Q_OBJECT
 public:
-    ReportExporter(std::shared_ptr<const Session> session, QString chartMetric, QString folder,
+    ReportExporter(std::shared_ptr<const Session> session, Metric chartMetric, QString folder,
                    int worstOps = 3, QObject* parent = nullptr);
     ~ReportExporter() override;
 
@@ -48,7 +48,8 @@ private:
     QString figure(const QImage& image, const QString& file, ReportFigure f);
 
     std::shared_ptr<const Session> m_session;
-    QString m_chartMetric, m_folder;
+    Metric m_chartMetric;
+    QString m_folder;
     int m_worstOps;
     ReportContext m_context;
     std::vector<ReportFigure> m_figures;

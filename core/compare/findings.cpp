@@ -59,11 +59,10 @@ std::optional<std::size_t> stepPastThreshold(const Comparison& c, std::optional<
 }
 
 bool crossesThreshold(const ComparisonRow& row, const MetricThreshold& threshold) {
-    const auto info = findMetric(threshold.metric);
-    if (!info || row.status != RowStatus::Ok || agreesExactly(row))
+    if (row.status != RowStatus::Ok || agreesExactly(row))
         return false;
     const auto v = rowMetric(row, threshold.metric);
-    return v && worseThan(*info, *v, threshold.value);
+    return v && worseThan(metricInfo(threshold.metric), *v, threshold.value);
 }
 
 bool comparedAnything(const Comparison& c) {
@@ -72,11 +71,10 @@ bool comparedAnything(const Comparison& c) {
 }
 
 bool crossesThreshold(const OutputComparison& output, const MetricThreshold& threshold) {
-    const auto info = findMetric(threshold.metric);
-    if (!info || output.status != RowStatus::Ok || !output.metrics || agrees(*output.metrics))
+    if (output.status != RowStatus::Ok || !output.metrics || agrees(*output.metrics))
         return false;
     const auto v = metricValue(*output.metrics, threshold.metric);
-    return v && worseThan(*info, *v, threshold.value);
+    return v && worseThan(metricInfo(threshold.metric), *v, threshold.value);
 }
 
 const ExportGraph* referenceGraphFor(const EtRecord& record, const AotCapture& capture) {

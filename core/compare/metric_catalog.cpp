@@ -19,21 +19,39 @@ template <auto Field> std::optional<double> read(const GapMetrics& m) {
 const std::vector<MetricInfo>& metricCatalog() {
     using M = Metric;
     using G = GapMetrics;
-    // id, name, label, higher is worse, ExecuTorch's, charted, value.
+    using F = MetricFormat;
+    const char* steps = "√MSE in quantisation steps of the device tensor (its scale); the worst of the row's "
+                        "outputs. About 0.29 is rounding alone.";
+    const char* saturation = "Share of device values at the quantisation limits (qmin or qmax): clipping";
+    // id, name, label, higher is worse, ExecuTorch's, charted, tabled, format, tip,
+    // Markdown column, value.
     static const std::vector<MetricInfo> catalog = {
-        {M::Mse, "mse", "MSE", true, true, true, read<&G::mse>},
-        {M::L1, "l1", "L1", true, true, true, read<&G::l1>},
-        {M::Snr, "snr", "SNR dB", false, true, true, read<&G::snr>},
-        {M::MeanAbs, "mean_abs", "Mean |Δ|", true, false, true, read<&G::mean_abs>},
-        {M::MaxAbs, "max_abs", "Max |Δ|", true, false, true, read<&G::max_abs>},
-        {M::RelL2, "rel_l2", "Rel. L2", true, false, true, read<&G::rel_l2>},
-        {M::Cosine, "cosine", "Cosine", false, false, true, read<&G::cosine>},
-        {M::Sqnr, "sqnr", "SQNR dB", false, false, true, read<&G::sqnr>},
-        {M::RmseSteps, "rmse_steps", "Steps", true, false, false, read<&G::rmse_steps>},
-        {M::MaxAbsSteps, "max_abs_steps", "Max steps", true, false, false, read<&G::max_abs_steps>},
-        {M::Saturation, "saturation", "Sat. %", true, false, false, read<&G::saturation>},
-        {M::Top1, "top1", "Top-1", false, false, false, read<&G::top1_agreement>},
-        {M::Top5, "top5", "Top-5", false, false, false, read<&G::top5_agreement>},
+        {M::Mse, "mse", "MSE", true, true, true, true, F::Number, nullptr, "MSE", read<&G::mse>},
+        {M::L1, "l1", "L1", true, true, true, true, F::Number, nullptr, "L1", read<&G::l1>},
+        {M::Snr, "snr", "SNR dB", false, true, true, true, F::Number, nullptr, "SNR (dB)", read<&G::snr>},
+        {M::MeanAbs, "mean_abs", "Mean |Δ|", true, false, true, false, F::Number, nullptr, nullptr,
+         read<&G::mean_abs>},
+        {M::MaxAbs, "max_abs", "Max |Δ|", true, false, true, true, F::Number, nullptr, "max abs",
+         read<&G::max_abs>},
+        {M::RelL2, "rel_l2", "Rel. L2", true, false, true, true, F::Number, nullptr, nullptr,
+         read<&G::rel_l2>},
+        {M::Cosine, "cosine", "Cosine", false, false, true, true, F::Precise, nullptr, "cosine",
+         read<&G::cosine>},
+        {M::Sqnr, "sqnr", "SQNR dB", false, false, true, false, F::Number, nullptr, nullptr, read<&G::sqnr>},
+        {M::RmseSteps, "rmse_steps", "Steps", true, false, false, true, F::Number, steps, nullptr,
+         read<&G::rmse_steps>},
+        {M::MaxAbsSteps, "max_abs_steps", "Max steps", true, false, false, false, F::Number, nullptr, nullptr,
+         read<&G::max_abs_steps>},
+        {M::Saturation, "saturation", "Sat. %", true, false, false, true, F::Percent, saturation, nullptr,
+         read<&G::saturation>},
+        {M::Top1, "top1", "Top-1", false, false, false, false, F::Number, nullptr, nullptr,
+         read<&G::top1_agreement>},
+        {M::Top5, "top5", "Top-5", false, false, false, false, F::Number, nullptr, nullptr,
+         read<&G::top5_agreement>},
+#ifdef GAPSCOPE_PROBE_METRIC
+        {M::Probe, "probe", "Probe", true, false, true, true, F::Number, nullptr, nullptr,
+         read<&G::mean_abs>},
+#endif
     };
     return catalog;
 }
@@ -56,9 +74,8 @@ std::string metricNames() {
     return out;
 }
 
-std::optional<double> metricValue(const GapMetrics& m, const std::string& name) {
-    const auto info = findMetric(name);
-    return info ? info->value(m) : std::nullopt;
+std::optional<double> metricValue(const GapMetrics& m, Metric metric) {
+    return metricInfo(metric).value(m);
 }
 
 bool worseThan(const MetricInfo& metric, double value, double limit) {
@@ -80,31 +97,24 @@ std::optional<double> rowMetric(const ComparisonRow& row, Metric metric) {
     return worst;
 }
 
-std::optional<double> rowMetric(const ComparisonRow& row, const std::string& name) {
-    const auto info = findMetric(name);
-    return info ? rowMetric(row, info->id) : std::nullopt;
-}
-
-std::optional<double> thresholdOn(const MetricThreshold& threshold, const std::string& metric) {
+std::optional<double> thresholdOn(const MetricThreshold& threshold, Metric metric) {
     if (threshold.metric == metric)
         return threshold.value;
     // SNR and SQNR in dB are 10·log10(Σa² / Σd²); rel. L2 is sqrt(Σd² / Σa²).
-    const auto inDb = [](const std::string& m) { return m == "snr" || m == "sqnr"; };
+    const auto inDb = [](Metric m) { return m == Metric::Snr || m == Metric::Sqnr; };
     if (inDb(threshold.metric) && inDb(metric))
         return threshold.value;
-    if (inDb(threshold.metric) && metric == "rel_l2")
+    if (inDb(threshold.metric) && metric == Metric::RelL2)
         return std::pow(10.0, -threshold.value / 20.0);
-    if (threshold.metric == "rel_l2" && inDb(metric) && threshold.value > 0)
+    if (threshold.metric == Metric::RelL2 && inDb(metric) && threshold.value > 0)
         return -20.0 * std::log10(threshold.value);
     return std::nullopt;
 }
 
 std::string describeThreshold(const MetricThreshold& threshold) {
-    const auto info = findMetric(threshold.metric);
-    if (!info)
-        return threshold.metric;
+    const MetricInfo& info = metricInfo(threshold.metric);
     std::ostringstream out;
-    out << info->label << (info->higher_is_worse ? " > " : " < ") << threshold.value;
+    out << info.label << (info.higher_is_worse ? " > " : " < ") << threshold.value;
     return out.str();
 }
 
@@ -114,14 +124,16 @@ std::optional<MetricThreshold> parseThreshold(const std::string& text, std::stri
         error = "expected METRIC=VALUE, got '" + text + "'";
         return std::nullopt;
     }
-    MetricThreshold t;
-    t.metric = text.substr(0, eq);
-    for (auto& ch : t.metric)
+    std::string name = text.substr(0, eq);
+    for (auto& ch : name)
         ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (!findMetric(t.metric)) {
-        error = "unknown metric '" + t.metric + "' (known: " + metricNames() + ")";
+    const auto info = findMetric(name);
+    if (!info) {
+        error = "unknown metric '" + name + "' (known: " + metricNames() + ")";
         return std::nullopt;
     }
+    MetricThreshold t;
+    t.metric = info->id;
     const std::string number = text.substr(eq + 1);
     char* end = nullptr;
     t.value = std::strtod(number.c_str(), &end);

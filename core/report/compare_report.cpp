@@ -22,7 +22,7 @@ namespace {
 json metricsJson(const GapMetrics& m) {
     json j;
     for (const auto& info : metricCatalog()) {
-        const auto v = metricValue(m, info.name);
+        const auto v = metricValue(m, info.id);
         j[info.name] = v ? jsonNumber(*v) : json(nullptr);
     }
     j["max_abs_index"] = m.max_abs_index;
@@ -65,7 +65,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         json metrics = json::object();
         if (!r.gaps.empty())
             for (const auto& info : metricCatalog()) {
-                const auto v = rowMetric(r, info.name);
+                const auto v = rowMetric(r, info.id);
                 metrics[info.name] = v ? jsonNumber(*v) : json(nullptr);
             }
         j["metrics"] = metrics;
@@ -118,7 +118,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         const auto& fd = *ctx.first_divergence;
         doc["first_divergence"] = {{"row", fd.row},
                                    {"aot_ops", c.rows[fd.row].aot_ops},
-                                   {"metric", fd.threshold.metric},
+                                   {"metric", metricName(fd.threshold.metric)},
                                    {"threshold", fd.threshold.value},
                                    {"value", jsonNumber(fd.value)}};
     } else {
@@ -141,14 +141,15 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         inputs.push_back({{"role", i.role}, {"path", i.path}, {"bytes", i.bytes}, {"sha256", i.sha256}});
     json gates = json::array();
     for (const auto& g : ctx.gates)
-        gates.push_back({{"metric", g.metric}, {"value", g.value}});
-    doc["provenance"] = {{"gapscope_version", gapscopeVersion()},
-                         {"inputs", inputs},
-                         {"settings",
-                          {{"method", c.method},
-                           {"run", c.run},
-                           {"threshold", {{"metric", ctx.threshold.metric}, {"value", ctx.threshold.value}}},
-                           {"fail_above", gates}}}};
+        gates.push_back({{"metric", metricName(g.metric)}, {"value", g.value}});
+    doc["provenance"] = {
+        {"gapscope_version", gapscopeVersion()},
+        {"inputs", inputs},
+        {"settings",
+         {{"method", c.method},
+          {"run", c.run},
+          {"threshold", {{"metric", metricName(ctx.threshold.metric)}, {"value", ctx.threshold.value}}},
+          {"fail_above", gates}}}};
     return doc;
 }
 
@@ -175,22 +176,30 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c) {
 
 void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const ReportContext& ctx) {
     out << "# Gapscope comparison\n\n";
-    out << "| # | aot ops | runtime ops | handles | status | MSE | L1 | SNR (dB) | max abs | cosine |\n";
-    out << "|---|---|---|---|---|---|---|---|---|---|\n";
+    out << "| # | aot ops | runtime ops | handles | status |";
+    for (const auto& m : metricCatalog())
+        if (m.summary_label)
+            out << ' ' << m.summary_label << " |";
+    out << "\n|---|---|---|---|---|";
+    for (const auto& m : metricCatalog())
+        if (m.summary_label)
+            out << "---|";
+    out << '\n';
     for (const auto& r : c.rows) {
-        auto m = [&](const char* name) {
-            const auto v = rowMetric(r, name);
-            return v ? shortNumber(*v) : std::string("—");
-        };
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
         out << "| " << r.index << (first ? " ⚑" : "") << " | " << markdownText(join(r.aot_ops, ", ")) << " | "
             << markdownText(join(r.runtime_ops, ", ")) << " | " << joinHandles(r.aot_debug_handle, ",")
-            << " | " << rowStatusName(r.status) << " | " << m("mse") << " | " << m("l1") << " | " << m("snr")
-            << " | " << m("max_abs") << " | " << m("cosine") << " |\n";
+            << " | " << rowStatusName(r.status) << " |";
+        for (const auto& m : metricCatalog())
+            if (m.summary_label) {
+                const auto v = rowMetric(r, m.id);
+                out << ' ' << (v ? shortNumber(*v) : std::string("—")) << " |";
+            }
+        out << '\n';
     }
     if (ctx.first_divergence)
-        out << "\n⚑ first divergence: " << markdownText(ctx.first_divergence->threshold.metric) << " "
-            << shortNumber(ctx.first_divergence->value) << " (threshold "
+        out << "\n⚑ first divergence: " << markdownText(metricName(ctx.first_divergence->threshold.metric))
+            << " " << shortNumber(ctx.first_divergence->value) << " (threshold "
             << ctx.first_divergence->threshold.value << ")\n";
     if (!c.warnings.empty()) {
         out << "\n## Warnings\n\n";
@@ -223,22 +232,30 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
         return s;
     };
     out << std::left << std::setw(4) << "#" << std::setw(34) << "aot_ops" << std::setw(22) << "runtime_ops"
-        << std::setw(18) << "handles" << std::setw(13) << "status" << std::setw(11) << "mse" << std::setw(11)
-        << "l1" << std::setw(11) << "snr" << std::setw(11) << "max_abs"
-        << "cosine\n";
+        << std::setw(18) << "handles" << std::setw(13) << "status";
+    // The summary's metrics (those with a Markdown column), each 11 wide but the last.
+    std::vector<Metric> summary;
+    for (const auto& m : metricCatalog())
+        if (m.summary_label)
+            summary.push_back(m.id);
+    const auto cells = [&](auto cell) {
+        for (std::size_t i = 0; i < summary.size(); ++i)
+            out << std::setw(i + 1 < summary.size() ? 11 : 0) << cell(metricInfo(summary[i]));
+    };
+    cells([](const MetricInfo& m) { return std::string(m.name); });
+    out << '\n';
     for (const auto& r : c.rows) {
-        auto m = [&](const char* name) {
-            const auto v = rowMetric(r, name);
-            return v ? (std::string(name) == "cosine" ? cosineNumber(*v) : shortNumber(*v))
-                     : std::string("-");
-        };
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
         out << std::setw(4) << (std::to_string(r.index) + (first ? "!" : "")) << std::setw(34)
             << clip(join(r.aot_ops, ","), 33) << std::setw(22) << clip(join(r.runtime_ops, ","), 21)
             << std::setw(18) << clip(joinHandles(r.aot_debug_handle, ","), 17) << std::setw(13)
-            << (std::string(rowStatusName(r.status)) + (r.in_executorch ? "" : "*")) << std::setw(11)
-            << m("mse") << std::setw(11) << m("l1") << std::setw(11) << m("snr") << std::setw(11)
-            << m("max_abs") << m("cosine") << '\n';
+            << (std::string(rowStatusName(r.status)) + (r.in_executorch ? "" : "*"));
+        cells([&](const MetricInfo& m) {
+            const auto v = rowMetric(r, m.id);
+            return v ? (m.format == MetricFormat::Precise ? cosineNumber(*v) : shortNumber(*v))
+                     : std::string("-");
+        });
+        out << '\n';
         if (!r.reason.empty())
             out << "    " << echoedName(r.reason, kMaxEchoedReason) << '\n';
     }
@@ -250,7 +267,7 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
                 << cosineNumber(o.metrics->cosine);
             // The model's own result is past the threshold: say so, whatever the rows say.
             if (crossesThreshold(o, ctx.threshold))
-                out << "  ! crosses " << ctx.threshold.metric << " " << ctx.threshold.value;
+                out << "  ! crosses " << metricName(ctx.threshold.metric) << " " << ctx.threshold.value;
         }
         if (!o.reason.empty())
             out << "  (" << echoedName(o.reason, kMaxEchoedReason) << ")";
@@ -263,10 +280,11 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
     if (ctx.first_divergence)
         out << "! first divergence: row " << ctx.first_divergence->row << " ("
             << echoedName(summarisedOpNames(c.rows[ctx.first_divergence->row])) << "), "
-            << ctx.first_divergence->threshold.metric << " = " << shortNumber(ctx.first_divergence->value)
-            << ", threshold " << ctx.first_divergence->threshold.value << '\n';
+            << metricName(ctx.first_divergence->threshold.metric) << " = "
+            << shortNumber(ctx.first_divergence->value) << ", threshold "
+            << ctx.first_divergence->threshold.value << '\n';
     else
-        out << "no row crosses " << ctx.threshold.metric << " " << ctx.threshold.value << '\n';
+        out << "no row crosses " << metricName(ctx.threshold.metric) << " " << ctx.threshold.value << '\n';
     std::map<std::string, int> counts;
     for (const auto& i : c.coverage)
         ++counts[i.kind];

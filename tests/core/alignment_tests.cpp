@@ -337,7 +337,7 @@ TEST_CASE("a reshape that merges or splits adjacent dimensions is compared eleme
               std::vector<std::int64_t>{0, 0, 1, 1}); // element 5, reference coords
         CHECK(row.shapes == std::vector<std::string>{"1x2x3x4 (runtime 6x4)"});
         CHECK_THAT(row.reason, Catch::Contains("merges or splits adjacent dimensions"));
-        CHECK(crossesThreshold(row, {"max_abs", 0.1}));
+        CHECK(crossesThreshold(row, {Metric::MaxAbs, 0.1}));
     }
     SECTION("split trailing dimension: 2x12 against 2x3x4") {
         const auto b = compareShapes({2, 12}, {2, 3, 4});
@@ -362,14 +362,14 @@ TEST_CASE("exact agreement never crosses a threshold, rows and program outputs a
     OutputComparison zeros;
     zeros.metrics = GapMetrics{};
     zeros.metrics->snr = std::numeric_limits<double>::quiet_NaN();
-    CHECK_FALSE(crossesThreshold(zeros, {"snr", 20.0}));
+    CHECK_FALSE(crossesThreshold(zeros, {Metric::Snr, 20.0}));
     OutputComparison off = zeros;
     off.metrics->mse = 1.0;
     off.metrics->max_abs = 1.0;
     off.metrics->snr = 3.0;
-    CHECK(crossesThreshold(off, {"snr", 20.0}));
+    CHECK(crossesThreshold(off, {Metric::Snr, 20.0}));
     off.status = RowStatus::Broadcast;
-    CHECK_FALSE(crossesThreshold(off, {"snr", 20.0}));
+    CHECK_FALSE(crossesThreshold(off, {Metric::Snr, 20.0}));
 }
 
 #include "core/compare/delegate_granularity.h"

@@ -40,8 +40,8 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
             item.kind == "fused" || item.kind == "aot_without_runtime" || item.kind == "unmatched_group";
     CHECK(accounted == compared->session.capture.records.size());
     // The int8 XNNPACK run tracks PT2E's simulation closely: nothing crosses 20 dB.
-    CHECK_FALSE(firstDivergence(cmp, {"snr", 20.0}));
-    const auto fd = firstDivergence(cmp, {"mse", 1e-16});
+    CHECK_FALSE(firstDivergence(cmp, {Metric::Snr, 20.0}));
+    const auto fd = firstDivergence(cmp, {Metric::Mse, 1e-16});
     REQUIRE(fd);
     CHECK(cmp.rows[fd->row].instruction_id == 1); // layer_norm runs second
     const auto introducers =
@@ -84,7 +84,7 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
     }
     CHECK(reshaped == 3);
     CHECK(crossed == 1);
-    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {Metric::Snr, 20.0}));
 }
 
 // tests/data/portable_recurrent: an LSTM and a GRU (the zoo's `recurrent`).
@@ -103,10 +103,10 @@ TEST_CASE("a real LSTM and GRU: parity, and exact zero states are no divergence"
         if (row.status == RowStatus::Ok && std::isnan(row.gaps.front().snr)) {
             ++zeroStates;
             CHECK(row.gaps.front().mse == 0.0);
-            CHECK_FALSE(crossesThreshold(row, {"snr", 20.0}));
+            CHECK_FALSE(crossesThreshold(row, {Metric::Snr, 20.0}));
         }
     CHECK(zeroStates >= 2); // the LSTM's h0 and c0 at least
-    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {Metric::Snr, 20.0}));
 }
 
 // tests/data/xnnpack_elementwise_int8: a delegate's two outputs both end in
@@ -129,7 +129,7 @@ TEST_CASE("two delegate outputs with one key make one ExecuTorch row", "[demo][p
     REQUIRE(rows[0].executorch);
     CHECK(rows[0].gaps.front().mse == 0.0);
     CHECK(rows[0].executorch->front().mse > 0.0);
-    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {Metric::Snr, 20.0}));
 }
 
 #include "core/align/alignment.h"
@@ -166,7 +166,7 @@ TEST_CASE("a delegate's outputs are paired in the order it returns them", "[demo
     CHECK(second->executorch->front().snr < 0.0); // what ExecuTorch's pairing computes
     CHECK_THAT(second->selection, Catch::Contains("positional rule pairs it with 'add_2'"));
     CHECK_THAT(second->selection, Catch::Contains("the delegate's return order"));
-    CHECK_FALSE(firstDivergence(c, {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(c, {Metric::Snr, 20.0}));
     // Where ExecuTorch's own pairing cannot compare (its table raises: the
     // session's executorch_error.txt), the row says so.
     std::size_t raising = 0;

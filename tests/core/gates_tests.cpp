@@ -13,8 +13,8 @@ using gapscope::test::linearWithOneElementOff;
 TEST_CASE("a gate fails on the rows past it, with the metric's value", "[gates]") {
     const auto b = linearWithOneElementOff({24}, {24});
     const Comparison& c = b->compare();
-    CHECK(gateFailures(c, {{"max_abs", 0.5}}, true).empty());
-    const auto failures = gateFailures(c, {{"max_abs", 0.1}, {"max_abs", 0.5}}, false);
+    CHECK(gateFailures(c, {{Metric::MaxAbs, 0.5}}, true).empty());
+    const auto failures = gateFailures(c, {{Metric::MaxAbs, 0.1}, {Metric::MaxAbs, 0.5}}, false);
     REQUIRE(failures.size() == 1);
     CHECK(failures[0].kind == GateFailure::Kind::Row);
     CHECK(failures[0].index == 0);
@@ -27,7 +27,7 @@ TEST_CASE("nothing compared fails every gate, and an invalid row fails --fail-on
     const Comparison& c = b->compare();
     REQUIRE(c.rows.at(0).status == RowStatus::Invalid);
     CHECK(gateFailures(c, {}, false).empty()); // no gate asked for: nothing fails
-    const auto gated = gateFailures(c, {{"snr", 20.0}}, false);
+    const auto gated = gateFailures(c, {{Metric::Snr, 20.0}}, false);
     REQUIRE(gated.size() == 1);
     CHECK(gated[0].kind == GateFailure::Kind::NothingCompared);
     const auto strict = gateFailures(c, {}, true);

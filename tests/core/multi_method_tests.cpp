@@ -77,7 +77,7 @@ TEST_CASE("multi-method: each run is told to its method by its events", "[multim
         CHECK(c->warnings.empty());
         for (const auto& row : c->rows)
             CHECK(row.status == RowStatus::Ok);
-        CHECK_FALSE(firstDivergence(*c, {"snr", 20.0})); // a healthy float model
+        CHECK_FALSE(firstDivergence(*c, {Metric::Snr, 20.0})); // a healthy float model
     }
 }
 
@@ -98,10 +98,10 @@ TEST_CASE("multi-method: a run or capture of another method is said, not compare
         if (row.status == RowStatus::Broadcast) {
             ++broadcast;
             CHECK(row.reason.find("never the first divergence") != std::string::npos);
-            CHECK_FALSE(crossesThreshold(row, {"snr", 20.0}));
+            CHECK_FALSE(crossesThreshold(row, {Metric::Snr, 20.0}));
         }
     CHECK(broadcast >= 10);
-    const auto first = firstDivergence(wrongCapture.value(), {"snr", 20.0});
+    const auto first = firstDivergence(wrongCapture.value(), {Metric::Snr, 20.0});
     REQUIRE(first);
     CHECK(wrongCapture.value().rows[first->row].status == RowStatus::Ok);
     auto unknown = compareWith("forward", "decode");

@@ -30,9 +30,9 @@ void checkQuantizationErrorVisible(const std::string& dir) {
         REQUIRE(row.status == RowStatus::Ok);
         // PT2E's simulation matches the device to ~140 dB; the float model is
         // tens of dB away: int8 error.
-        CHECK(*rowMetric(row, "snr") < 60.0);
-        CHECK(*rowMetric(againstSimulation.value().rows[i], "snr") > 100.0);
-        if (const auto steps = rowMetric(row, "rmse_steps"))
+        CHECK(*rowMetric(row, Metric::Snr) < 60.0);
+        CHECK(*rowMetric(againstSimulation.value().rows[i], Metric::Snr) > 100.0);
+        if (const auto steps = rowMetric(row, Metric::RmseSteps))
             CHECK(*steps < 2.0); // within a couple of quantisation steps
     }
     const auto introducers = errorIntroducers(c, referenceGraphFor(record.value(), fp.value()));
@@ -65,15 +65,15 @@ std::size_t checkFloatReferenceThroughFolds(const std::string& dir) {
         CHECK(row.aot_debug_handle == want.rows[i].aot_debug_handle);
         REQUIRE(row.status == RowStatus::Ok);
         REQUIRE(want.rows[i].status == RowStatus::Ok);
-        const double snr = *rowMetric(row, "snr");
-        CHECK(snr == Approx(*rowMetric(want.rows[i], "snr")).margin(1e-6));
+        const double snr = *rowMetric(row, Metric::Snr);
+        CHECK(snr == Approx(*rowMetric(want.rows[i], Metric::Snr)).margin(1e-6));
         const auto& op = row.aot_ops.front();
         if (op.rfind("conv2d", 0) == 0 || op.rfind("linear", 0) == 0) {
             ++folded;
             CHECK(snr > 10.0); // the conv before its BatchNorm read -7 to +8 dB
         }
     }
-    const MetricThreshold gate{"snr", 20.0};
+    const MetricThreshold gate{Metric::Snr, 20.0};
     const auto first = firstDivergence(c, gate);
     const auto expected = firstDivergence(want, gate);
     REQUIRE(first.has_value() == expected.has_value());

@@ -169,7 +169,7 @@ TEST_CASE("stepping past the threshold follows execution order and wraps", "[ses
     const auto s = loadSession(sessionInputsFromPaths({GAPSCOPE_QNN_DEMO_DIR}, errors));
     REQUIRE(s->comparison);
     const auto& c = *s->comparison;
-    const MetricThreshold threshold{"snr", 45.0}; // 8a8w: some rows above, some below
+    const MetricThreshold threshold{Metric::Snr, 45.0}; // 8a8w: some rows above, some below
     std::vector<std::size_t> crossing;
     for (const auto i : executionOrder(c))
         if (crossesThreshold(c.rows[i], threshold))
@@ -189,7 +189,7 @@ TEST_CASE("stepping past the threshold follows execution order and wraps", "[ses
     }
     CHECK(stepPastThreshold(c, at, +1, threshold) == crossing.front()); // wraps
     CHECK(stepPastThreshold(c, crossing.front(), -1, threshold) == crossing.back());
-    CHECK_FALSE(stepPastThreshold(c, std::nullopt, +1, {"snr", -1000.0})); // nothing crosses
+    CHECK_FALSE(stepPastThreshold(c, std::nullopt, +1, {Metric::Snr, -1000.0})); // nothing crosses
 }
 
 #include "core/report/compare_report.h"

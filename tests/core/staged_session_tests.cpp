@@ -184,12 +184,14 @@ TEST_CASE("the stage runner delivers every row once, then completes and a cancel
         CHECK(rows[i] == staged.pending[i].row);
     CHECK(completions == 1);
 
-    std::size_t batches = 0;
+    // Cancelled mid-loop: after the first batch, with rows still to measure.
+    std::size_t batches = 0, delivered = 0;
     std::atomic<bool> stop{false};
     StageCallbacks cancelled;
     cancelled.cancelled = &stop;
-    cancelled.measured = [&](std::vector<RowMeasurement>, std::size_t, std::size_t) {
+    cancelled.measured = [&](std::vector<RowMeasurement> batch, std::size_t, std::size_t) {
         ++batches;
+        delivered += batch.size();
         stop = true;
     };
     cancelled.completed = [&](std::vector<OutputComparison>, CaptureProvenance) {
@@ -197,6 +199,8 @@ TEST_CASE("the stage runner delivers every row once, then completes and a cancel
     };
     runStages(*staged.session, staged.pending, cancelled);
     CHECK(batches == 1);
+    CHECK(delivered > 0);
+    CHECK(delivered < staged.pending.size()); // the cancel came with rows left
 }
 
 // The app's loader measures its own session and publishes copies. A copy must

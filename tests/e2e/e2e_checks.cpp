@@ -110,7 +110,7 @@ TEST_CASE("e2e: every zoo session opens and matches ExecuTorch wherever ExecuTor
             }
             // A healthy float model shows no divergence.
             if (std::string(variant) != "int8")
-                CHECK_FALSE(gapscope::firstDivergence(*session->comparison, {"snr", 20.0}));
+                CHECK_FALSE(gapscope::firstDivergence(*session->comparison, {gapscope::Metric::Snr, 20.0}));
         }
     CHECK(sessions == 18);
     CHECK(matched >= 12);
@@ -141,13 +141,13 @@ TEST_CASE("e2e: Hugging Face decoders show no false alarm", "[e2e][zoo][llm]") {
                 INFO(row.aot_ops.back() << ": " << row.reason << " " << row.selection);
                 ++rows;
                 CHECK(row.status == gapscope::RowStatus::Ok);
-                CHECK_FALSE(gapscope::crossesThreshold(row, {"snr", 20.0}));
+                CHECK_FALSE(gapscope::crossesThreshold(row, {gapscope::Metric::Snr, 20.0}));
                 if (row.selection.find("the delegate's return order") != std::string::npos)
                     ++reordered;
             }
             for (const auto& out : c.outputs)
-                CHECK_FALSE(gapscope::crossesThreshold(out, {"snr", 20.0}));
-            CHECK_FALSE(gapscope::firstDivergence(c, {"snr", 20.0}));
+                CHECK_FALSE(gapscope::crossesThreshold(out, {gapscope::Metric::Snr, 20.0}));
+            CHECK_FALSE(gapscope::firstDivergence(c, {gapscope::Metric::Snr, 20.0}));
             if (fs::exists(dir + "/executorch_gap_mse.json"))
                 gapscope::test::checkExecuTorchParity(dir);
             else
@@ -180,7 +180,7 @@ TEST_CASE("e2e: the zoo's two-method program compares each method against its ow
             CHECK(c.warnings.empty());
             // Runs: load, prefill, load, forward.
             CHECK(c.run == (std::string(method) == "prefill" ? 1u : 3u));
-            CHECK_FALSE(gapscope::firstDivergence(c, {"snr", 20.0}));
+            CHECK_FALSE(gapscope::firstDivergence(c, {gapscope::Metric::Snr, 20.0}));
         }
 }
 
@@ -200,7 +200,7 @@ TEST_CASE("e2e: several executions in one ETDump are said, with the run that had
     CHECK(said(*first, "logged, bit for bit, by run " + std::to_string(firstRun)));
     CHECK_FALSE(said(*first, "did not run on the capture's inputs"));
     CHECK_FALSE(said(*first, "mutates buffers"));
-    CHECK_FALSE(firstDivergence(*first->comparison, {"snr", 20.0}));
+    CHECK_FALSE(firstDivergence(*first->comparison, {gapscope::Metric::Snr, 20.0}));
     const auto later = openZooSession(dir, firstRun + 3);
     CHECK(said(*later, "run " + std::to_string(firstRun + 3) + " is compared"));
     CHECK(said(*later, "did not run on the capture's inputs"));
@@ -230,9 +230,9 @@ TEST_CASE("e2e: a KV-cache decode loop compares every step with its own capture"
         REQUIRE(step->capture->step);
         CHECK(*step->capture->step == k);
         CHECK(step->comparison->warnings.empty());
-        CHECK_FALSE(firstDivergence(*step->comparison, {"snr", 20.0}));
+        CHECK_FALSE(firstDivergence(*step->comparison, {gapscope::Metric::Snr, 20.0}));
         for (const auto& row : step->comparison->rows)
-            CHECK_FALSE(crossesThreshold(row, {"snr", 20.0}));
+            CHECK_FALSE(crossesThreshold(row, {gapscope::Metric::Snr, 20.0}));
     }
     // Step 0's capture alone, compared with execution 4.
     std::vector<std::string> files{dir + "/run.etdp", dir + "/run.debug.bin", dir + "/etrecord.bin",
@@ -292,7 +292,7 @@ TEST_CASE("e2e: a conv + BatchNorm CNN on XNNPACK, localised op by op through it
 
     const auto onHost = open(twin, twin + "/capture_float.gscap.safetensors");
     CHECK(onHost->comparison->notes.empty());
-    const auto first = gapscope::firstDivergence(*onHost->comparison, {"snr", 20.0});
+    const auto first = gapscope::firstDivergence(*onHost->comparison, {gapscope::Metric::Snr, 20.0});
     REQUIRE(first);
     const auto& named = onHost->comparison->rows[first->row];
     INFO(named.aot_ops.front());
@@ -303,5 +303,5 @@ TEST_CASE("e2e: a conv + BatchNorm CNN on XNNPACK, localised op by op through it
     const auto& kernelRow = deviceVsHost->comparison->rows.front();
     INFO(kernelRow.reason);
     REQUIRE(kernelRow.status == gapscope::RowStatus::Ok);
-    CHECK(*gapscope::rowMetric(kernelRow, "snr") > 20.0);
+    CHECK(*gapscope::rowMetric(kernelRow, gapscope::Metric::Snr) > 20.0);
 }

@@ -77,7 +77,7 @@ class DailyUseTest : public QObject {
 private slots:
     void init() {
         QSettings().clear();
-        AppSettings().setThreshold({"snr", 20.0});
+        AppSettings().setThreshold({Metric::Snr, 20.0});
     }
     void aSavedSessionOpensEveryWay();
     void droppedFoldersAndSessionFilesOpen();
@@ -212,12 +212,12 @@ void DailyUseTest::theThresholdIsShownEditedAndDrawn() {
     editor->valueBox()->setValue(45.0);
     QCOMPARE(window.session()->threshold.value, 45.0);
     QVERIFY(window.session()->first_divergence);
-    const auto expected = firstDivergence(*window.session()->comparison, {"snr", 45.0});
+    const auto expected = firstDivergence(*window.session()->comparison, {Metric::Snr, 45.0});
     QCOMPARE(window.session()->first_divergence->row, expected->row);
     editor->filterBox()->setChecked(true);
     int past = 0;
     for (const auto& r : window.session()->comparison->rows)
-        past += crossesThreshold(r, {"snr", 45.0});
+        past += crossesThreshold(r, {Metric::Snr, 45.0});
     QCOMPARE(window.opProxy()->rowCount(), past);
     QCOMPARE(AppSettings().threshold().value, 45.0); // remembered
     // The chart (rel. L2 by default) draws it: 45 dB is rel. L2 10^(-45/20).
@@ -228,7 +228,7 @@ void DailyUseTest::theThresholdIsShownEditedAndDrawn() {
             line = line || std::fabs(l->point1->coords().y() - std::pow(10.0, -45.0 / 20)) < 1e-12;
     QVERIFY(line);
     // On MSE, which has no equivalent value, the ops past it are marked instead.
-    window.chart()->setMetric(QStringLiteral("mse"));
+    window.chart()->setMetric(Metric::Mse);
     bool marked = false;
     for (int i = 0; i < chart->graphCount(); ++i)
         marked = marked || (chart->graph(i)->name().startsWith(QStringLiteral("past the threshold")) &&
@@ -354,12 +354,15 @@ void DailyUseTest::metricColumnsSortWorstFirst() {
     };
     header->setSectionHidden(OpTableModel::AotOps, true); // keep the metric headers in view
     header->setSectionHidden(OpTableModel::RuntimeOps, true);
-    click(OpTableModel::Mse);
-    QCOMPARE(firstRowValue(OpTableModel::Mse), extreme(OpTableModel::Mse, true)); // the largest error first
-    click(OpTableModel::Snr);
-    QCOMPARE(firstRowValue(OpTableModel::Snr), extreme(OpTableModel::Snr, false)); // the lowest SNR first
-    click(OpTableModel::Snr);
-    QCOMPARE(firstRowValue(OpTableModel::Snr), extreme(OpTableModel::Snr, true)); // a second click flips
+    click(OpTableModel::column(Metric::Mse));
+    QCOMPARE(firstRowValue(OpTableModel::column(Metric::Mse)),
+             extreme(OpTableModel::column(Metric::Mse), true)); // the largest error first
+    click(OpTableModel::column(Metric::Snr));
+    QCOMPARE(firstRowValue(OpTableModel::column(Metric::Snr)),
+             extreme(OpTableModel::column(Metric::Snr), false)); // the lowest SNR first
+    click(OpTableModel::column(Metric::Snr));
+    QCOMPARE(firstRowValue(OpTableModel::column(Metric::Snr)),
+             extreme(OpTableModel::column(Metric::Snr), true)); // a second click flips
 }
 
 void DailyUseTest::theWindowSizeIsRemembered() {

@@ -107,7 +107,7 @@ void makeSession(const QString& dir, int ops, int elements) {
 int pendingMetricCells(const OpTableModel& model) {
     int pending = 0;
     for (int r = 0; r < model.rowCount(); ++r)
-        pending += model.index(r, OpTableModel::Mse).data().toString() == QStringLiteral("…");
+        pending += model.index(r, OpTableModel::column(Metric::Mse)).data().toString() == QStringLiteral("…");
     return pending;
 }
 
@@ -156,9 +156,9 @@ void GapscopeGuiTest::modelsPassTheModelTester() {
     coverage.setSession(session);
     QCOMPARE(model.rowCount(), static_cast<int>(session->comparison->rows.size()));
     QCOMPARE(coverage.rowCount(), static_cast<int>(session->comparison->coverage.size()));
-    proxy.sort(OpTableModel::Mse, Qt::DescendingOrder);
+    proxy.sort(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     proxy.setText(QStringLiteral("layer"));
-    proxy.setThreshold(QStringLiteral("rel_l2"), 0.0);
+    proxy.setThreshold(MetricThreshold{Metric::RelL2, 0.0});
     model.setSession(nullptr);
     QCOMPARE(model.rowCount(), 0);
 }
@@ -171,10 +171,11 @@ void GapscopeGuiTest::sortsOnNumbersAndFilters() {
     model.setSession(session);
     const auto& rows = session->comparison->rows;
 
-    proxy.sort(OpTableModel::Mse, Qt::DescendingOrder);
+    proxy.sort(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     double previous = std::numeric_limits<double>::infinity();
     for (int r = 0; r < proxy.rowCount(); ++r) {
-        const double v = proxy.index(r, OpTableModel::Mse).data(OpTableModel::SortRole).toDouble();
+        const double v =
+            proxy.index(r, OpTableModel::column(Metric::Mse)).data(OpTableModel::SortRole).toDouble();
         QVERIFY(v <= previous);
         previous = v;
     }
@@ -182,8 +183,8 @@ void GapscopeGuiTest::sortsOnNumbersAndFilters() {
     const auto top = proxy.index(0, 0).data(OpTableModel::RowIndexRole).toULongLong();
     double largest = 0;
     for (const auto& r : rows)
-        largest = std::max(largest, rowMetric(r, "mse").value_or(0));
-    QCOMPARE(*rowMetric(rows[top], "mse"), largest);
+        largest = std::max(largest, rowMetric(r, Metric::Mse).value_or(0));
+    QCOMPARE(*rowMetric(rows[top], Metric::Mse), largest);
 
     proxy.setText(QStringLiteral("layer_norm"));
     QCOMPARE(proxy.rowCount(), 1);
@@ -191,13 +192,13 @@ void GapscopeGuiTest::sortsOnNumbersAndFilters() {
     proxy.setText(QString());
 
     // "Gap above threshold": as many rows as the core counts.
-    const double limit = *rowMetric(rows[top], "mse") / 2;
+    const double limit = *rowMetric(rows[top], Metric::Mse) / 2;
     int expected = 0;
     for (const auto& r : rows)
-        expected += rowMetric(r, "mse").value_or(0) > limit ? 1 : 0;
-    proxy.setThreshold(QStringLiteral("mse"), limit);
+        expected += rowMetric(r, Metric::Mse).value_or(0) > limit ? 1 : 0;
+    proxy.setThreshold(MetricThreshold{Metric::Mse, limit});
     QCOMPARE(proxy.rowCount(), expected);
-    proxy.setThreshold(QStringLiteral("mse"), std::nullopt);
+    proxy.setThreshold(std::nullopt);
     QCOMPARE(proxy.rowCount(), static_cast<int>(rows.size()));
 }
 
@@ -341,17 +342,17 @@ void GapscopeGuiTest::methodSelectorComparesEachMethodOfAProgram() {
             broadcastRow = r;
     QVERIFY(broadcastRow >= 0);
     QVERIFY(window.opModel()
-                ->index(broadcastRow, OpTableModel::Snr)
+                ->index(broadcastRow, OpTableModel::column(Metric::Snr))
                 .data(Qt::ToolTipRole)
                 .toString()
                 .startsWith(QStringLiteral("<qt>Broadcast, not element for element")));
-    window.opProxy()->setThreshold(QStringLiteral("snr"), 20.0);
+    window.opProxy()->setThreshold(MetricThreshold{Metric::Snr, 20.0});
     QVERIFY(window.opProxy()->rowCount() > 0);
     for (int r = 0; r < window.opProxy()->rowCount(); ++r) {
         const auto row = window.opProxy()->index(r, 0).data(OpTableModel::RowIndexRole).toULongLong();
         QVERIFY(window.session()->comparison->rows[row].status != RowStatus::Broadcast);
     }
-    window.opProxy()->setThreshold(QStringLiteral("snr"), std::nullopt);
+    window.opProxy()->setThreshold(std::nullopt);
     if (qEnvironmentVariableIsSet("GAPSCOPE_TEST_SHOT"))
         window.grab().save(qEnvironmentVariable("GAPSCOPE_TEST_SHOT"));
 
@@ -428,7 +429,7 @@ void GapscopeGuiTest::resultsArriveInStages() {
         pendingAtTable = pendingMetricCells(*window.opModel());
         completeAtTable = s->complete;
         // The user sorts on MSE while the numbers stream in.
-        window.opView()->sortByColumn(OpTableModel::Mse, Qt::DescendingOrder);
+        window.opView()->sortByColumn(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     });
     int batches = 0;
     connect(window.loader(), &SessionLoader::measured, this, [&] {
@@ -460,14 +461,19 @@ void GapscopeGuiTest::resultsArriveInStages() {
     const auto& rows = window.session()->comparison->rows;
     QCOMPARE(rows.size(), oneShot->comparison->rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i)
-        QCOMPARE(rowMetric(rows[i], "mse"), rowMetric(oneShot->comparison->rows[i], "mse"));
+        QCOMPARE(rowMetric(rows[i], Metric::Mse), rowMetric(oneShot->comparison->rows[i], Metric::Mse));
     QVERIFY(window.session()->first_divergence);
     QCOMPARE(window.session()->first_divergence->row, oneShot->first_divergence->row);
     // The findings selected the first divergence; the proxy stayed sorted as rows changed.
     QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(oneShot->first_divergence->row));
     for (int r = 1; r < window.opProxy()->rowCount(); ++r)
-        QVERIFY(window.opProxy()->index(r - 1, OpTableModel::Mse).data(OpTableModel::SortRole).toDouble() >=
-                window.opProxy()->index(r, OpTableModel::Mse).data(OpTableModel::SortRole).toDouble());
+        QVERIFY(window.opProxy()
+                    ->index(r - 1, OpTableModel::column(Metric::Mse))
+                    .data(OpTableModel::SortRole)
+                    .toDouble() >= window.opProxy()
+                                       ->index(r, OpTableModel::column(Metric::Mse))
+                                       .data(OpTableModel::SortRole)
+                                       .toDouble());
     // The op the generator made jump (a 200x error step at op 100) is where the error
     // grows most, found without an ETRecord (execution order stands in for the graph).
     const auto top = window.opModel()->topIntroducer();
@@ -478,17 +484,19 @@ void GapscopeGuiTest::resultsArriveInStages() {
                 .data()
                 .toString()
                 .contains(QStringLiteral("▲")));
-    window.opView()->sortByColumn(OpTableModel::Gain, Qt::DescendingOrder);
+    window.opView()->sortByColumn(OpTableModel::column(OpTableModel::Tail::Gain), Qt::DescendingOrder);
     QCOMPARE(window.opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
              static_cast<qulonglong>(*top));
     // The Added column ranks the error introducers as the JSON report does (issue 30:
     // the ranking was only in the JSON).
-    window.opView()->sortByColumn(OpTableModel::Added, Qt::DescendingOrder);
+    window.opView()->sortByColumn(OpTableModel::column(OpTableModel::Tail::Added), Qt::DescendingOrder);
     const auto& introducers = window.session()->introducers;
     QVERIFY(!introducers.empty());
     QCOMPARE(window.opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
              static_cast<qulonglong>(introducers.front().row));
-    QCOMPARE(window.opModel()->headerData(OpTableModel::Added, Qt::Horizontal).toString(),
+    QCOMPARE(window.opModel()
+                 ->headerData(OpTableModel::column(OpTableModel::Tail::Added), Qt::Horizontal)
+                 .toString(),
              QStringLiteral("Added"));
 }
 
@@ -512,7 +520,7 @@ void GapscopeGuiTest::cancellingWhileMeasuringKeepsTheTable() {
     QCOMPARE(measured.count(), 0);
     QVERIFY(!window.loader()->busy());
     QCOMPARE(pendingMetricCells(*window.opModel()), 120);
-    QCOMPARE(window.opModel()->index(0, OpTableModel::Status).data().toString(),
+    QCOMPARE(window.opModel()->index(0, OpTableModel::column(OpTableModel::Tail::Status)).data().toString(),
              QStringLiteral("not computed"));
     QTemporaryDir out;
     QVERIFY(!window.exportCsv(out.filePath(QStringLiteral("partial.csv")))); // no half-measured report
@@ -567,7 +575,7 @@ void GapscopeGuiTest::layoutIsRemembered() {
         auto* s = window.findChild<QSplitter*>(QStringLiteral("viewsAndChart"));
         QVERIFY(s);
         s->setSizes({500, 250});
-        window.opView()->setColumnWidth(OpTableModel::Mse, 171);
+        window.opView()->setColumnWidth(OpTableModel::column(Metric::Mse), 171);
         splitter = s->saveState();
     } // closing saves the layout
     MainWindow again;
@@ -575,16 +583,16 @@ void GapscopeGuiTest::layoutIsRemembered() {
     QSignalSpy shown(&again, &MainWindow::sessionShown);
     again.openDemo();
     QVERIFY(shown.wait(20000));
-    QCOMPARE(again.opView()->columnWidth(OpTableModel::Mse), 171);
+    QCOMPARE(again.opView()->columnWidth(OpTableModel::column(Metric::Mse)), 171);
 
     // A header saved for another set of columns (an older Gapscope) is not applied.
     AppSettings().setTableHeaderState(again.opView()->horizontalHeader()->saveState(),
-                                      OpTableModel::ColumnCount - 1);
+                                      OpTableModel::columns() - 1);
     MainWindow older;
     QSignalSpy shownOlder(&older, &MainWindow::sessionShown);
     older.openDemo();
     QVERIFY(shownOlder.wait(20000));
-    QVERIFY(older.opView()->columnWidth(OpTableModel::Mse) != 171);
+    QVERIFY(older.opView()->columnWidth(OpTableModel::column(Metric::Mse)) != 171);
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {
