@@ -21,6 +21,9 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${GAPSCOPE_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The graph view runs Graphviz's dot as a program (a layout can be abandoned by
+# killing it); shlibdeps sees only the libraries.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "graphviz")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # The long description, below the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY);
 # CPack indents it and turns the empty line into Debian's " .".

@@ -10,7 +10,7 @@ packages=(
   libeigen3-dev catch2
   nlohmann-json3-dev libcli11-dev libzip-dev libssl-dev
   clang-format
-  libgraphviz-dev
+  libgraphviz-dev graphviz
   clang libclang-rt-14-dev zlib1g-dev
   dpkg-dev lintian desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl man-db
 )

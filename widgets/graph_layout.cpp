@@ -1,9 +1,13 @@
 #include "widgets/graph_layout.h"
 
+#include <QByteArray>
+#include <QProcess>
+#include <QStringList>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
 #include <map>
 #include <mutex>
 #include <set>
@@ -12,16 +16,63 @@ namespace gapscope {
 
 namespace {
 
+// cgraph (building the graph, reading dot's answer) keeps global state: one
+// caller at a time. The layout itself runs in dot's own process, unlocked.
 std::mutex& graphvizMutex() {
     static std::mutex m;
     return m;
 }
 
-// One context for the process; its plugins (the dot layout) come from
-// Graphviz's own configuration, written when libgvc6 is installed.
-GVC_t* context() {
-    static GVC_t* gvc = gvContext();
-    return gvc;
+Error layoutError(const std::string& what) {
+    return Error{ErrorCode::Unsupported, "graph layout: " + what, {}};
+}
+
+// The graph as DOT text (cgraph writes it, quoting included).
+std::string dotText(Agraph_t* g) {
+    char* buffer = nullptr;
+    std::size_t size = 0;
+    FILE* out = open_memstream(&buffer, &size);
+    if (!out)
+        return {};
+    agwrite(g, out);
+    std::fclose(out);
+    std::string text(buffer, size);
+    std::free(buffer);
+    return text;
+}
+
+// Runs `dot -Tdot` on the text and returns the graph it writes back, with the
+// layout as attributes (pos, bb). Waits in short slices, reading `stopped`
+// between them: a cancel kills dot at once, whatever the graph's size.
+Result<std::string> runDot(const std::string& program, const std::string& text,
+                           const std::function<bool()>& stopped) {
+    QProcess dot;
+    dot.start(QString::fromStdString(program), {QStringLiteral("-Tdot")});
+    if (!dot.waitForStarted(10000))
+        return layoutError("could not start Graphviz's '" + program + "' (" +
+                           dot.errorString().toStdString() +
+                           "): install the graphviz package, or name dot in GAPSCOPE_DOT");
+    dot.write(text.data(), static_cast<qint64>(text.size()));
+    dot.closeWriteChannel();
+    while (!dot.waitForFinished(50)) {
+        if (stopped()) {
+            dot.kill();
+            dot.waitForFinished(-1);
+            return Error{ErrorCode::Cancelled, "graph layout cancelled", {}};
+        }
+        if (dot.state() == QProcess::NotRunning)
+            break;
+    }
+    if (dot.exitStatus() != QProcess::NormalExit || dot.exitCode() != 0)
+        return layoutError("'" + program + "' failed (exit " + std::to_string(dot.exitCode()) +
+                           "): " + dot.readAllStandardError().trimmed().left(400).toStdString());
+    const QByteArray out = dot.readAllStandardOutput();
+    return std::string(out.constData(), static_cast<std::size_t>(out.size()));
+}
+
+const char* attribute(void* object, const char* name) {
+    const char* value = agget(object, const_cast<char*>(name));
+    return value ? value : "";
 }
 
 void set(void* object, const char* name, const std::string& value) {
@@ -41,8 +92,13 @@ double widthFor(const std::string& label) {
 
 } // namespace
 
+GraphLayoutOptions::GraphLayoutOptions() {
+    const char* named = std::getenv("GAPSCOPE_DOT");
+    dot = named && *named ? named : "dot";
+}
+
 Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>& collapsed,
-                                  const std::atomic<bool>* cancelled) {
+                                  const std::atomic<bool>* cancelled, const GraphLayoutOptions& options) {
     const auto stopped = [&] { return cancelled && cancelled->load(); };
     if (stopped())
         return Error{ErrorCode::Cancelled, "graph layout cancelled", {}};
@@ -78,67 +134,90 @@ Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>&
         if (boxOf[from] != boxOf[to])
             edges.emplace(boxOf[from], boxOf[to]);
 
-    std::lock_guard<std::mutex> lock(graphvizMutex());
-    Agraph_t* g = agopen(const_cast<char*>("ops"), Agstrictdirected, nullptr);
-    set(g, "rankdir", "TB");
-    set(g, "nodesep", "0.25");
-    set(g, "ranksep", "0.35");
-    if (out.boxes.size() > 800) {
-        // dot's crossing minimisation grows fast with size: a few passes only.
-        set(g, "mclimit", "0.2");
-        set(g, "nslimit", "2");
-        set(g, "nslimit1", "2");
-        set(g, "remincross", "false");
-        set(g, "searchsize", "10");
-    }
-    std::vector<Agnode_t*> nodes(out.boxes.size());
-    std::map<int, Agraph_t*> clusters;
-    for (std::size_t b = 0; b < out.boxes.size(); ++b) {
-        const auto& box = out.boxes[b];
-        const int group = box.group < 0 && !box.nodes.empty() ? graph.nodes[box.nodes.front()].group : -1;
-        Agraph_t* parent = g;
-        if (group >= 0) {
-            auto [it, fresh] = clusters.emplace(group, nullptr);
-            if (fresh) {
-                it->second = agsubg(g, const_cast<char*>(("cluster_" + std::to_string(group)).c_str()), 1);
-                set(it->second, "margin", "12");
-            }
-            parent = it->second;
+    std::string text;
+    std::map<int, std::string> clusterNames;
+    {
+        std::lock_guard<std::mutex> lock(graphvizMutex());
+        Agraph_t* g = agopen(const_cast<char*>("ops"), Agstrictdirected, nullptr);
+        set(g, "rankdir", "TB");
+        set(g, "nodesep", "0.25");
+        set(g, "ranksep", "0.35");
+        if (out.boxes.size() > 800) {
+            // dot's crossing minimisation grows fast with size: a few passes only.
+            set(g, "mclimit", "0.2");
+            set(g, "nslimit", "2");
+            set(g, "nslimit1", "2");
+            set(g, "remincross", "false");
+            set(g, "searchsize", "10");
         }
-        nodes[b] = agnode(parent, const_cast<char*>(("n" + std::to_string(b)).c_str()), 1);
-        set(nodes[b], "shape", "box");
-        set(nodes[b], "fixedsize", "true");
-        set(nodes[b], "width", inches(box.w));
-        set(nodes[b], "height", inches(box.h));
-        set(nodes[b], "label", "");
-    }
-    std::vector<Agedge_t*> agedges;
-    for (const auto& [from, to] : edges) {
-        agedges.push_back(agedge(g, nodes[from], nodes[to], nullptr, 1));
-        out.edges.push_back({{}, from, to});
-    }
-    if (gvLayout(context(), g, "dot") != 0) {
+        std::vector<Agnode_t*> nodes(out.boxes.size());
+        std::map<int, Agraph_t*> clusters;
+        for (std::size_t b = 0; b < out.boxes.size(); ++b) {
+            const auto& box = out.boxes[b];
+            const int group = box.group < 0 && !box.nodes.empty() ? graph.nodes[box.nodes.front()].group : -1;
+            Agraph_t* parent = g;
+            if (group >= 0) {
+                auto [it, fresh] = clusters.emplace(group, nullptr);
+                if (fresh) {
+                    clusterNames[group] = "cluster_" + std::to_string(group);
+                    it->second = agsubg(g, const_cast<char*>(clusterNames[group].c_str()), 1);
+                    set(it->second, "margin", "12");
+                }
+                parent = it->second;
+            }
+            nodes[b] = agnode(parent, const_cast<char*>(("n" + std::to_string(b)).c_str()), 1);
+            set(nodes[b], "shape", "box");
+            set(nodes[b], "fixedsize", "true");
+            set(nodes[b], "width", inches(box.w));
+            set(nodes[b], "height", inches(box.h));
+            set(nodes[b], "label", "");
+        }
+        for (const auto& [from, to] : edges) {
+            agedge(g, nodes[from], nodes[to], nullptr, 1);
+            out.edges.push_back({{}, from, to});
+        }
+        text = dotText(g);
         agclose(g);
-        return Error{ErrorCode::Unsupported,
-                     "Graphviz could not lay the graph out (is its dot layout plugin configured? `dot -c` "
-                     "registers it)",
-                     {}};
     }
-    attach_attrs(g); // the layout as attributes: pos, bb
+    if (text.empty())
+        return layoutError("the graph could not be written for dot");
+
+    // Graphviz runs in a process of its own: a cancel (a new session, the window
+    // closing) kills it instead of waiting for a many-thousand-node layout.
+    const auto laid = runDot(options.dot, text, stopped);
+    if (!laid)
+        return laid.error();
+
+    std::lock_guard<std::mutex> lock(graphvizMutex());
+    Agraph_t* g = agmemread(laid.value().c_str());
+    if (!g)
+        return layoutError("dot's output is not a graph cgraph can read");
+    const auto fail = [&](const std::string& what) {
+        agclose(g);
+        return layoutError("dot's output lacks " + what);
+    };
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    std::sscanf(agget(g, const_cast<char*>("bb")), "%lf,%lf,%lf,%lf", &x0, &y0, &x1, &y1);
+    if (std::sscanf(attribute(g, "bb"), "%lf,%lf,%lf,%lf", &x0, &y0, &x1, &y1) != 4)
+        return fail("the bounding box (bb)");
     out.width = x1 - x0;
     out.height = y1 - y0;
     const auto flipY = [&](double y) { return y1 - y; }; // Graphviz's y grows upwards
+    std::vector<Agnode_t*> nodes(out.boxes.size());
     for (std::size_t b = 0; b < out.boxes.size(); ++b) {
+        const std::string name = "n" + std::to_string(b);
+        nodes[b] = agnode(g, const_cast<char*>(name.c_str()), 0);
         double x = 0, y = 0;
-        std::sscanf(agget(nodes[b], const_cast<char*>("pos")), "%lf,%lf", &x, &y);
+        if (!nodes[b] || std::sscanf(attribute(nodes[b], "pos"), "%lf,%lf", &x, &y) != 2)
+            return fail("node " + name + " or its position");
         out.boxes[b].x = x - x0;
         out.boxes[b].y = flipY(y);
     }
-    for (std::size_t e = 0; e < agedges.size(); ++e) {
+    for (auto& edge : out.edges) {
+        Agedge_t* e = agedge(g, nodes[edge.from], nodes[edge.to], nullptr, 0);
+        if (!e)
+            return fail("the edge n" + std::to_string(edge.from) + " -> n" + std::to_string(edge.to));
         // "e,x,y s,x,y x,y x,y …": the control points; arrow ends skipped.
-        std::string pos = agget(agedges[e], const_cast<char*>("pos"));
+        std::string pos = attribute(e, "pos");
         std::replace(pos.begin(), pos.end(), ';', ' ');
         const char* p = pos.c_str();
         while (*p) {
@@ -154,18 +233,18 @@ Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>&
             if (std::sscanf(p, "%lf,%lf%n", &x, &y, &used) != 2)
                 break;
             if (!endpoint) {
-                out.edges[e].xy.push_back(x - x0);
-                out.edges[e].xy.push_back(flipY(y));
+                edge.xy.push_back(x - x0);
+                edge.xy.push_back(flipY(y));
             }
             p += used;
         }
     }
-    for (const auto& [group, sub] : clusters) {
+    for (const auto& [group, name] : clusterNames) {
+        Agraph_t* sub = agsubg(g, const_cast<char*>(name.c_str()), 0);
         double a = 0, b = 0, c = 0, d = 0;
-        if (std::sscanf(agget(sub, const_cast<char*>("bb")), "%lf,%lf,%lf,%lf", &a, &b, &c, &d) == 4)
+        if (sub && std::sscanf(attribute(sub, "bb"), "%lf,%lf,%lf,%lf", &a, &b, &c, &d) == 4)
             out.frames.push_back({a - x0, flipY(d), c - x0, flipY(b), group});
     }
-    gvFreeLayout(context(), g);
     agclose(g);
     if (stopped())
         return Error{ErrorCode::Cancelled, "graph layout cancelled", {}};

@@ -32,12 +32,19 @@ struct GraphLayout {
     double width = 0, height = 0;
 };
 
-// Lays the graph out top to bottom with dot, groups in `collapsed` as one box
-// each, the others framed as clusters. Runs on a background job: Graphviz's
-// layout is not reentrant, so calls are serialised; `cancelled` is read before
-// the layout starts and after it. For a large graph dot's crossing
+struct GraphLayoutOptions {
+    GraphLayoutOptions(); // dot: $GAPSCOPE_DOT, else "dot" on the PATH
+    std::string dot;      // Graphviz's dot program
+};
+
+// Lays the graph out top to bottom with Graphviz's dot, groups in `collapsed` as
+// one box each, the others framed as clusters. Runs on a background job. dot
+// runs as a child process (`dot -Tdot`; the graph is built and its answer read
+// with cgraph), so a cancel, read every 50 ms while it works, kills it: closing
+// the window never waits for a layout. For a large graph dot's crossing
 // minimisation is capped, which keeps a 5,000-node layout to seconds.
 Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>& collapsed,
-                                  const std::atomic<bool>* cancelled = nullptr);
+                                  const std::atomic<bool>* cancelled = nullptr,
+                                  const GraphLayoutOptions& options = {});
 
 } // namespace gapscope
