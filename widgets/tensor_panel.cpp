@@ -28,7 +28,8 @@ namespace {
 
 // The element a row compares, as the comparison planned and measured it.
 const ElementPlan* planOf(const ComparisonRow& row, std::size_t element) {
-    return element < row.plans.size() ? &row.plans[element] : nullptr;
+    const auto& plans = row.elementPlans();
+    return element < plans.size() ? &plans[element] : nullptr;
 }
 
 double referenceAt(const ElementPlan& plan, std::uint64_t flat) {
@@ -190,7 +191,7 @@ void TensorPanel::refresh() {
             p->replot();
         return;
     }
-    const auto elements = static_cast<int>(std::max<std::size_t>(row->plans.size(), 1));
+    const auto elements = static_cast<int>(std::max<std::size_t>(row->elementPlans().size(), 1));
     m_element->setRange(0, elements - 1);
     const auto element = static_cast<std::size_t>(m_element->value());
     QStringList ops;

@@ -11,6 +11,11 @@
 
 namespace gapscope {
 
+const std::vector<ElementPlan>& ComparisonRow::elementPlans() const {
+    static const std::vector<ElementPlan> none;
+    return plans ? *plans : none;
+}
+
 namespace {
 
 std::size_t defaultRun(const EtDump& dump) {
@@ -325,7 +330,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         }
         for (auto& e : plan.elements)
             e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
-        row.plans = plan.elements;
+        row.plans = std::make_shared<const std::vector<ElementPlan>>(plan.elements);
         for (const auto& e : plan.elements) {
             row.shapes.push_back(e.shape);
             row.dtypes.push_back(e.dtype);

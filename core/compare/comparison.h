@@ -39,7 +39,10 @@ struct ComparisonRow {
     std::vector<std::string> dtypes; // "float32 vs float32"
     // What each element compares (operands into the mapped inputs, dequantisation,
     // layout), as measured: views read values through ElementReader::of(plan).
-    std::vector<ElementPlan> plans;
+    // Fixed once planned and shared: a snapshot of the comparison copies the
+    // pointer, not the plans (per-channel scales, shapes). Null: none.
+    std::shared_ptr<const std::vector<ElementPlan>> plans;
+    const std::vector<ElementPlan>& elementPlans() const;
     bool dequantized = false;
     // False while the row's metrics are still being computed (a staged load):
     // shapes, dtypes and ops are known, `gaps` is empty, `status` is provisional.

@@ -74,7 +74,7 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
         CHECK(row.status == RowStatus::Ok);
         REQUIRE(row.gaps.size() == 1);
         CHECK(row.gaps.front().snr > 100.0); // fp32 against fp32: rounding only
-        if (!row.plans.empty() && row.plans.front().logged_shape) {
+        if (!row.elementPlans().empty() && row.elementPlans().front().logged_shape) {
             ++reshaped;
             REQUIRE(row.executorch);
             // 5x1x48 against 5x48: ExecuTorch's broadcast crosses every token with

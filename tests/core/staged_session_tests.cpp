@@ -214,6 +214,13 @@ TEST_CASE("a session snapshot stays whole and unchanged while the original is me
     const Session table = *staged.session; // what `opened` publishes
     REQUIRE(table.comparison);
     CHECK(table.comparison->aligned == staged.session->comparison->aligned); // shared, not rebuilt
+    // A snapshot copies the rows' results, not their element plans: one set, shared.
+    std::size_t shared = 0;
+    for (std::size_t i = 0; i < table.comparison->rows.size(); ++i) {
+        CHECK(table.comparison->rows[i].plans == staged.session->comparison->rows[i].plans);
+        shared += table.comparison->rows[i].plans ? 1 : 0;
+    }
+    CHECK(shared > 0);
 
     StageCallbacks stages;
     stages.measured = [&](std::vector<RowMeasurement> batch, std::size_t, std::size_t) {
@@ -242,7 +249,7 @@ TEST_CASE("a session snapshot stays whole and unchanged while the original is me
     for (const auto& row : final->comparison->rows) {
         REQUIRE(row.pair);
         CHECK_FALSE(row.pair->runtime->event->name.empty());
-        for (const auto& plan : row.plans)
+        for (const auto& plan : row.elementPlans())
             if (const auto reader = ElementReader::of(plan); reader && reader->numel() > 0)
                 CHECK(std::isfinite(reader->reference(reader->numel() - 1) - reader->runtime(0)));
     }

@@ -761,7 +761,7 @@ void GapscopeGuiTest::qnnPanelShowsWhatTheMetricsCompared() {
     QVERIFY(index < session->comparison->rows.size());
     const ComparisonRow& row = session->comparison->rows[index];
     QCOMPARE(row.status, RowStatus::Ok);
-    QVERIFY(row.plans.front().options.runtime_transform.axis.has_value());
+    QVERIFY(row.elementPlans().front().options.runtime_transform.axis.has_value());
     const Tensor& device = *row.pair->runtime_value.tensor;
     QCOMPARE(device.sizes, (std::vector<std::int64_t>{1, 16, 16, 16}));
     const ByteSpan bytes = session->dump->tensorBytes(device);
