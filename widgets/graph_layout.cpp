@@ -135,7 +135,8 @@ Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>&
             edges.emplace(boxOf[from], boxOf[to]);
 
     std::string text;
-    std::map<int, std::string> clusterNames;
+    std::set<int> clustered; // expanded groups, each a cluster subgraph
+    const auto clusterName = [](int group) { return "cluster_" + std::to_string(group); };
     {
         std::lock_guard<std::mutex> lock(graphvizMutex());
         Agraph_t* g = agopen(const_cast<char*>("ops"), Agstrictdirected, nullptr);
@@ -159,8 +160,8 @@ Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>&
             if (group >= 0) {
                 auto [it, fresh] = clusters.emplace(group, nullptr);
                 if (fresh) {
-                    clusterNames[group] = "cluster_" + std::to_string(group);
-                    it->second = agsubg(g, const_cast<char*>(clusterNames[group].c_str()), 1);
+                    clustered.insert(group);
+                    it->second = agsubg(g, const_cast<char*>(clusterName(group).c_str()), 1);
                     set(it->second, "margin", "12");
                 }
                 parent = it->second;
@@ -239,8 +240,8 @@ Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>&
             p += used;
         }
     }
-    for (const auto& [group, name] : clusterNames) {
-        Agraph_t* sub = agsubg(g, const_cast<char*>(name.c_str()), 0);
+    for (const int group : clustered) {
+        Agraph_t* sub = agsubg(g, const_cast<char*>(clusterName(group).c_str()), 0);
         double a = 0, b = 0, c = 0, d = 0;
         if (sub && std::sscanf(attribute(sub, "bb"), "%lf,%lf,%lf,%lf", &a, &b, &c, &d) == 4)
             out.frames.push_back({a - x0, flipY(d), c - x0, flipY(b), group});

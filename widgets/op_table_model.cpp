@@ -126,13 +126,7 @@ int OpTableModel::modelRow(std::size_t index) const {
 namespace {
 
 const std::vector<Metric>& tabledMetrics() {
-    static const std::vector<Metric> metrics = [] {
-        std::vector<Metric> out;
-        for (const auto& m : metricCatalog())
-            if (m.tabled)
-                out.push_back(m.id);
-        return out;
-    }();
+    static const std::vector<Metric> metrics = metricsWhere([](const MetricInfo& m) { return m.tabled; });
     return metrics;
 }
 

@@ -67,6 +67,20 @@ std::optional<MetricInfo> findMetric(const std::string& name) {
     return std::nullopt;
 }
 
+std::vector<Metric> metricsWhere(bool (*shown)(const MetricInfo&)) {
+    std::vector<Metric> out;
+    for (const auto& m : metricCatalog())
+        if (shown(m))
+            out.push_back(m.id);
+    return out;
+}
+
+const std::vector<Metric>& summaryMetrics() {
+    static const std::vector<Metric> metrics =
+        metricsWhere([](const MetricInfo& m) { return m.summary_label != nullptr; });
+    return metrics;
+}
+
 std::string metricNames() {
     std::string out;
     for (const auto& m : metricCatalog())

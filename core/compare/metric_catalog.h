@@ -66,6 +66,11 @@ std::optional<MetricInfo> findMetric(const std::string& name);
 inline std::string metricName(Metric metric) {
     return metricInfo(metric).name;
 }
+// The metrics a view or report shows, in catalog order: those `shown` keeps
+// (the table's: `[](const MetricInfo& m) { return m.tabled; }`).
+std::vector<Metric> metricsWhere(bool (*shown)(const MetricInfo&));
+// The Markdown and text summaries' columns (MetricInfo::summary_label).
+const std::vector<Metric>& summaryMetrics();
 // "mse, l1, snr, …": for messages.
 std::string metricNames();
 

@@ -177,24 +177,21 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c) {
 void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const ReportContext& ctx) {
     out << "# Gapscope comparison\n\n";
     out << "| # | aot ops | runtime ops | handles | status |";
-    for (const auto& m : metricCatalog())
-        if (m.summary_label)
-            out << ' ' << m.summary_label << " |";
+    for (const auto m : summaryMetrics())
+        out << ' ' << metricInfo(m).summary_label << " |";
     out << "\n|---|---|---|---|---|";
-    for (const auto& m : metricCatalog())
-        if (m.summary_label)
-            out << "---|";
+    for (std::size_t i = 0; i < summaryMetrics().size(); ++i)
+        out << "---|";
     out << '\n';
     for (const auto& r : c.rows) {
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
         out << "| " << r.index << (first ? " ⚑" : "") << " | " << markdownText(join(r.aot_ops, ", ")) << " | "
             << markdownText(join(r.runtime_ops, ", ")) << " | " << joinHandles(r.aot_debug_handle, ",")
             << " | " << rowStatusName(r.status) << " |";
-        for (const auto& m : metricCatalog())
-            if (m.summary_label) {
-                const auto v = rowMetric(r, m.id);
-                out << ' ' << (v ? shortNumber(*v) : std::string("—")) << " |";
-            }
+        for (const auto m : summaryMetrics()) {
+            const auto v = rowMetric(r, m);
+            out << ' ' << (v ? shortNumber(*v) : std::string("—")) << " |";
+        }
         out << '\n';
     }
     if (ctx.first_divergence)
@@ -233,11 +230,8 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
     };
     out << std::left << std::setw(4) << "#" << std::setw(34) << "aot_ops" << std::setw(22) << "runtime_ops"
         << std::setw(18) << "handles" << std::setw(13) << "status";
-    // The summary's metrics (those with a Markdown column), each 11 wide but the last.
-    std::vector<Metric> summary;
-    for (const auto& m : metricCatalog())
-        if (m.summary_label)
-            summary.push_back(m.id);
+    // The summary's metrics, each 11 wide but the last.
+    const auto& summary = summaryMetrics();
     const auto cells = [&](auto cell) {
         for (std::size_t i = 0; i < summary.size(); ++i)
             out << std::setw(i + 1 < summary.size() ? 11 : 0) << cell(metricInfo(summary[i]));
