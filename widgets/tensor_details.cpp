@@ -3,6 +3,7 @@
 #include "core/compare/element_reader.h"
 #include "core/metrics/gap_metrics.h"
 
+#include <QObject>
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -11,6 +12,16 @@
 
 namespace gapscope {
 
+QString nonFiniteNote(const ElementRule& rule) {
+    if (!rule.replacesNonFinite())
+        return {};
+    const QString side = rule.fixesReference() && rule.fixesRuntime() ? QObject::tr("Both sides hold")
+                         : rule.fixesReference()                      ? QObject::tr("The reference holds")
+                                                                      : QObject::tr("The runtime holds");
+    return QObject::tr("%1 NaN: compared as ExecuTorch does, after nan_to_num (NaN as 0, ±Inf as ±max).")
+        .arg(side);
+}
+
 TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples,
                              const std::atomic<bool>* cancelled) {
     TensorDetails d;
@@ -18,6 +29,7 @@ TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples,
     if (!reader)
         return d;
     const std::uint64_t numel = reader->numel();
+    d.nonFinite = nonFiniteNote(reader->rule());
     const std::uint64_t step = std::max<std::uint64_t>(1, numel / maxSamples);
     QVector<double> diffs;
     for (std::uint64_t i = 0; i < numel; i += step) {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "core/compare/element_plan.h"
+#include "core/metrics/element_rule.h"
 
+#include <QString>
 #include <QStringList>
 #include <QVector>
 #include <atomic>
@@ -20,7 +22,13 @@ struct TensorDetails {
     QVector<double> channelKeys, channelMse;
     int axis = 0;
     QStringList worst;
+    // Set when a side holds a NaN: the metrics, and so every value shown,
+    // compared it after nan_to_num (docs/metrics.md).
+    QString nonFinite;
 };
+
+// What the panel says when nan_to_num changed the compared values; empty otherwise.
+QString nonFiniteNote(const ElementRule& rule);
 
 // At most about maxSamples points for the scatter and the histogram. Stops
 // early, with partial details nobody should show, once `cancelled` is set.

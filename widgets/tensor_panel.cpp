@@ -208,7 +208,8 @@ void TensorPanel::refresh() {
             p->replot();
         return;
     }
-    const auto reader = ElementReader::of(*plan);
+    const GapMetrics* measured = row->measured && element < row->gaps.size() ? &row->gaps[element] : nullptr;
+    const auto reader = ElementReader::of(*plan, measured);
     // The slice: the two chosen axes (by default the last two) are displayed; the
     // other axes, in order, are flattened into the "slice" index.
     const auto& shape = plan->reference.shape;
@@ -277,11 +278,14 @@ void TensorPanel::refresh() {
                     static_cast<std::size_t>(x)] = valueAt(flat);
             }
     };
-    fill(m_values[0], [&](std::uint64_t flat) { return referenceAt(*plan, flat); });
+    fill(m_values[0],
+         [&](std::uint64_t flat) { return reader ? reader->reference(flat) : referenceAt(*plan, flat); });
     m_raw.clear();
     if (reader) {
         fill(m_values[1], [&](std::uint64_t flat) { return reader->runtime(flat); });
-        if (reader->dequantizes())
+        // The hover shows the device's own value where the panel's differs from it:
+        // a dequantised code, or a value nan_to_num converted.
+        if (reader->dequantizes() || reader->rule().fixesRuntime())
             fill(m_raw, [&](std::uint64_t flat) { return reader->runtimeRaw(flat); });
         m_values[2].resize(m_values[0].size());
         for (std::size_t i = 0; i < m_values[0].size(); ++i)
@@ -409,7 +413,8 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     const ElementPlan* plan = planOf(row, element);
     m_details.cancel(); // a newer selection: the running job's result is stale
     m_detailsPending = false;
-    const auto reader = plan ? ElementReader::of(*plan) : std::nullopt;
+    const GapMetrics* measured = row.measured && element < row.gaps.size() ? &row.gaps[element] : nullptr;
+    const auto reader = plan ? ElementReader::of(*plan, measured) : std::nullopt;
     if (!reader) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
             p->replot();
@@ -476,9 +481,11 @@ void TensorPanel::applyDetails(const TensorDetails& d) {
     m_channels->yAxis->setRangeLower(0);
     m_channels->replot();
 
-    m_worst->setText(d.worst.isEmpty() ? QString()
-                                       : tr("Worst elements: ") + d.worst.join(QStringLiteral("   ·   ")),
-                     d.worst.join(QLatin1Char('\n')));
+    QString worst =
+        d.worst.isEmpty() ? QString() : tr("Worst elements: ") + d.worst.join(QStringLiteral("   ·   "));
+    if (!d.nonFinite.isEmpty())
+        worst = d.nonFinite + (worst.isEmpty() ? QString() : QStringLiteral("   ") + worst);
+    m_worst->setText(worst, d.worst.join(QLatin1Char('\n')));
 }
 
 } // namespace gapscope

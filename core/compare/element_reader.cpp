@@ -4,46 +4,36 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 namespace gapscope {
 
-std::optional<ElementReader> ElementReader::of(const ElementPlan& plan) {
-    const Operand& ref = plan.reference;
-    const Operand& rt = plan.runtime;
-    if (!plan.measurable() || ref.is_scalar || rt.is_scalar || ref.numel != rt.numel)
+std::optional<ElementReader> ElementReader::of(const ElementPlan& plan, const GapMetrics* measured) {
+    if (!plan.measurable())
         return std::nullopt;
-    const auto& order = plan.options.runtime_transform.axis_order;
-    const std::size_t rank = rt.shape.size();
-    if (ref.shape.size() != rank || (order && order->size() != rank))
+    auto layout = ElementLayout::of(plan.reference, plan.runtime, plan.options.runtime_transform);
+    const auto* l = std::get_if<ElementLayout>(&layout);
+    if (!l || !l->elementForElement(plan.reference, plan.runtime))
         return std::nullopt;
-    const auto rtStrides = rowMajorStrides(rt.shape);
-    ElementReader reader(plan);
-    reader.m_runtimeStride.assign(rank, 0);
-    for (std::size_t j = 0; j < rank; ++j) {
-        // runtime = reference.permute(order): runtime dim j is reference dim order[j].
-        const auto refDim = order ? static_cast<std::size_t>((*order)[j]) : j;
-        if (refDim >= rank || ref.shape[refDim] != rt.shape[j])
-            return std::nullopt;
-        reader.m_runtimeStride[refDim] = rtStrides[j];
+    bool fixReference = false, fixRuntime = false;
+    if (measured) {
+        fixReference = measured->nan_aot > 0;
+        fixRuntime = measured->nan_runtime > 0;
+    } else {
+        fixReference = countNonFinite(plan.reference, plan.options.threads, nullptr).nan > 0;
+        fixRuntime = countNonFinite(plan.runtime, plan.options.threads, nullptr).nan > 0;
     }
-    return reader;
+    return ElementReader(plan, std::move(*l), ElementRule(plan.options, fixReference, fixRuntime));
 }
 
 std::uint64_t ElementReader::runtimeIndex(std::uint64_t flat) const {
-    const auto& shape = m_plan->reference.shape;
-    std::uint64_t at = 0;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-        const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
-        at += (flat % extent) * m_runtimeStride[d];
-        flat /= extent;
-    }
-    return at;
+    return m_layout.at(flat).runtime;
 }
 
 double ElementReader::reference(std::uint64_t flat) const {
     double v = 0;
     m_plan->reference.decode(flat, 1, &v);
-    return v;
+    return m_rule.reference(v);
 }
 
 double ElementReader::runtimeRaw(std::uint64_t flat) const {
@@ -53,21 +43,10 @@ double ElementReader::runtimeRaw(std::uint64_t flat) const {
 }
 
 double ElementReader::runtime(std::uint64_t flat) const {
-    const auto& tf = m_plan->options.runtime_transform;
-    const double raw = runtimeRaw(flat);
-    if (!tf.dequantizes())
-        return raw;
-    std::size_t channel = 0;
-    if (tf.axis) {
-        const auto& shape = m_plan->reference.shape;
-        const auto axis = static_cast<std::size_t>(*tf.axis);
-        std::uint64_t inner = 1;
-        for (std::size_t d = axis + 1; d < shape.size(); ++d)
-            inner *= static_cast<std::uint64_t>(std::max<std::int64_t>(shape[d], 1));
-        channel = static_cast<std::size_t>(
-            (flat / inner) % static_cast<std::uint64_t>(std::max<std::int64_t>(shape[axis], 1)));
-    }
-    return dequantize(tf, raw, channel);
+    const auto at = m_layout.at(flat);
+    double q = 0;
+    m_plan->runtime.decode(at.runtime, 1, &q);
+    return m_rule.runtime(q, at.channel);
 }
 
 std::int64_t ElementReader::channelAxis() const {

@@ -1,6 +1,7 @@
 #include "core/metrics/finite_pass.h"
 
 #include "core/common/parallel.h"
+#include "core/metrics/element_rule.h"
 
 #include <algorithm>
 #include <array>
@@ -15,20 +16,17 @@ constexpr std::size_t kBlock = kGapBlock;
 constexpr std::uint64_t kChunk = kGapChunk;
 
 // The runtime block in reference units (a per-tensor dequantisation), counting
-// clipped elements as the general path's visit does.
+// clipped elements by the general path's rule. Every value here is finite, so
+// the rule replaces none.
 void dequantizeBlock(const GapOptions& options, const double* a, double* b, std::size_t n,
                      GapAccumulator& acc) {
-    const auto& tf = options.runtime_transform;
-    if (!tf.dequantizes())
+    if (!options.runtime_transform.dequantizes())
         return;
-    const bool clip = options.qmin && options.qmax;
-    const double half = 0.5 * std::fabs(tf.scale[0]);
+    const ElementRule rule(options, false, false);
     for (std::size_t i = 0; i < n; ++i) {
-        const double q = b[i];
-        b[i] = dequantize(tf, q, 0);
-        if (clip && ((q == static_cast<double>(*options.qmin) && a[i] < b[i] - half) ||
-                     (q == static_cast<double>(*options.qmax) && a[i] > b[i] + half)))
-            ++acc.saturated;
+        const ComparedPair p = rule(a[i], b[i], 0);
+        b[i] = p.runtime;
+        acc.saturated += p.clipped ? 1 : 0;
     }
 }
 

@@ -2,6 +2,8 @@
 
 #include "core/common/parallel.h"
 #include "core/etdump/element_decode.h"
+#include "core/metrics/element_layout.h"
+#include "core/metrics/element_rule.h"
 #include "core/metrics/finite_pass.h"
 #include "core/metrics/gap_accumulator.h"
 #include "core/metrics/top_k.h"
@@ -11,57 +13,13 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <variant>
 
 namespace gapscope {
 
 namespace {
 
 constexpr std::size_t kBlock = kGapBlock;
-
-struct NanScan {
-    std::uint64_t nan = 0, inf = 0;
-};
-
-constexpr std::uint64_t kScanChunk = 1u << 20;
-
-NanScan scan(const Operand& o, unsigned threads, const std::atomic<bool>* cancelled) {
-    const auto chunks = static_cast<std::size_t>((o.numel + kScanChunk - 1) / kScanChunk);
-    std::vector<NanScan> partial(chunks);
-    parallelFor(
-        chunks,
-        [&](std::size_t c) {
-            const std::uint64_t end = std::min<std::uint64_t>(o.numel, (c + 1) * kScanChunk);
-            std::vector<double> buf(gapBlockFor(end - c * kScanChunk));
-            NanScan local;
-            if (gapCancelled(cancelled))
-                return;
-            for (std::uint64_t first = c * kScanChunk; first < end; first += kBlock) {
-                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - first));
-                o.decode(first, n, buf.data());
-                for (std::size_t i = 0; i < n; ++i) {
-                    local.nan += std::isnan(buf[i]) ? 1 : 0;
-                    local.inf += std::isinf(buf[i]) ? 1 : 0;
-                }
-            }
-            partial[c] = local;
-        },
-        threads);
-    NanScan r;
-    for (const auto& p : partial) {
-        r.nan += p.nan;
-        r.inf += p.inf;
-    }
-    return r;
-}
-
-// torch.nan_to_num, applied by ExecuTorch only when a tensor holds a NaN.
-double nanToNum(double x) {
-    if (std::isnan(x))
-        return 0.0;
-    if (std::isinf(x))
-        return x > 0 ? std::numeric_limits<double>::max() : std::numeric_limits<double>::lowest();
-    return x;
-}
 
 // Large contiguous tensors are reduced in fixed-size chunks on several threads.
 constexpr std::uint64_t kChunk = kGapChunk;
@@ -192,68 +150,16 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     }
     const auto& tf = options.runtime_transform;
 
-    // The runtime tensor's shape in the reference layout.
-    std::vector<std::int64_t> rtShape = runtime.shape;
-    std::vector<std::uint64_t> rtStridesRef; // stride of each reference dim in runtime storage
-    const auto rtStrides = rowMajorStrides(runtime.shape);
-    if (tf.axis_order && !runtime.is_scalar) {
-        const auto& p = *tf.axis_order;
-        if (p.size() != runtime.shape.size()) {
-            result.problem = "axis_order has " + std::to_string(p.size()) +
-                             " axes but the runtime tensor has rank " + std::to_string(runtime.shape.size());
-            return result;
-        }
-        rtShape.assign(p.size(), 0);
-        rtStridesRef.assign(p.size(), 0);
-        for (std::size_t j = 0; j < p.size(); ++j) {
-            rtShape[static_cast<std::size_t>(p[j])] = runtime.shape[j];
-            rtStridesRef[static_cast<std::size_t>(p[j])] = rtStrides[j];
-        }
-    } else {
-        rtStridesRef = rtStrides;
+    auto planned = ElementLayout::of(aot, runtime, tf);
+    if (const auto* problem = std::get_if<std::string>(&planned)) {
+        result.problem = *problem;
+        return result;
     }
-
-    // Broadcast like torch: right-aligned, each pair equal or 1.
-    const auto& aShape = aot.shape;
-    const std::size_t rank = std::max(aShape.size(), rtShape.size());
-    std::vector<std::int64_t> out(rank, 1);
-    std::vector<std::uint64_t> aStep(rank, 0), bStep(rank, 0);
-    const auto aStrides = rowMajorStrides(aShape);
-    bool broadcast = aShape.size() != rtShape.size();
-    for (std::size_t k = 0; k < rank; ++k) {
-        const std::size_t d = rank - 1 - k;
-        const std::int64_t ad = k < aShape.size() ? aShape[aShape.size() - 1 - k] : 1;
-        const std::int64_t bd = k < rtShape.size() ? rtShape[rtShape.size() - 1 - k] : 1;
-        if (ad != bd && ad != 1 && bd != 1) {
-            result.problem = "shapes do not broadcast: reference dimension " + std::to_string(ad) +
-                             " against runtime dimension " + std::to_string(bd);
-            return result;
-        }
-        broadcast = broadcast || ad != bd;
-        out[d] = std::max(ad, bd);
-        if (ad == 0 || bd == 0)
-            out[d] = 0;
-        if (k < aShape.size() && ad != 1)
-            aStep[d] = aStrides[aShape.size() - 1 - k];
-        if (k < rtShape.size() && bd != 1)
-            bStep[d] = rtStridesRef[rtShape.size() - 1 - k];
-    }
-    std::uint64_t total = 1;
-    for (auto e : out)
-        total *= static_cast<std::uint64_t>(e);
-
-    if (tf.dequantizes()) {
-        if (tf.axis && (*tf.axis < 0 || static_cast<std::size_t>(*tf.axis) >= rtShape.size())) {
-            result.problem = "per-channel axis " + std::to_string(*tf.axis) + " is outside the tensor's rank";
-            return result;
-        }
-        if (tf.axis &&
-            static_cast<std::size_t>(rtShape[static_cast<std::size_t>(*tf.axis)]) != tf.scale.size()) {
-            result.problem = std::to_string(tf.scale.size()) + " per-channel scales for " +
-                             std::to_string(rtShape[static_cast<std::size_t>(*tf.axis)]) + " channels";
-            return result;
-        }
-    }
+    const auto& layout = std::get<ElementLayout>(planned);
+    const auto& out = layout.shape();
+    const std::size_t rank = out.size();
+    const std::uint64_t total = layout.total();
+    const bool broadcast = layout.broadcast();
 
     const bool contiguous =
         !broadcast && !tf.axis_order && !tf.axis && aot.numel == total && runtime.numel == total;
@@ -275,9 +181,9 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         }
     }
 
-    const NanScan aScan = scan(aot, options.threads, options.cancelled),
-                  bScan = scan(runtime, options.threads, options.cancelled);
-    const bool aFix = aScan.nan > 0, bFix = bScan.nan > 0;
+    const NonFiniteCount aScan = countNonFinite(aot, options.threads, options.cancelled),
+                         bScan = countNonFinite(runtime, options.threads, options.cancelled);
+    const ElementRule rule(options, aScan.nan > 0, bScan.nan > 0);
 
     GapMetrics m;
     m.nan_aot = aScan.nan;
@@ -288,26 +194,10 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     m.broadcast = broadcast;
     m.compared_shape = out;
 
-    // Reference-layout channel index of the runtime element, for per-channel scales.
-    const std::size_t axisDim = tf.axis ? rank - rtShape.size() + static_cast<std::size_t>(*tf.axis)
-                                        : std::numeric_limits<std::size_t>::max();
-
-    auto visit = [&](GapAccumulator& acc, std::uint64_t flat, double a, double qb, std::size_t channel) {
-        double b = qb;
-        if (tf.dequantizes())
-            b = dequantize(tf, qb, channel);
-        // Clipped: the device sits at a limit and the reference lies more than half a
-        // step beyond what that limit represents (a ReLU's zeros at qmin are not).
-        if (options.qmin && options.qmax && tf.dequantizes()) {
-            const double half = 0.5 * std::fabs(tf.scale[channel]);
-            if ((qb == static_cast<double>(*options.qmin) && a < b - half) ||
-                (qb == static_cast<double>(*options.qmax) && a > b + half))
-                ++acc.saturated;
-        }
-        if (aFix)
-            a = nanToNum(a);
-        if (bFix)
-            b = nanToNum(b);
+    auto visit = [&](GapAccumulator& acc, std::uint64_t flat, double rawA, double q, std::size_t channel) {
+        const ComparedPair p = rule(rawA, q, channel);
+        acc.saturated += p.clipped ? 1 : 0;
+        const double a = p.reference, b = p.runtime;
         // The same infinity on both sides (a causal mask's -inf) is agreement, not an
         // undefined difference; ExecuTorch's comparators make it NaN.
         if (!options.executorch_semantics && std::isinf(a) && a == b) {
@@ -346,14 +236,17 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     }
     std::vector<GapAccumulator> channels(breakdown ? static_cast<std::size_t>(out[*breakdown]) : 0);
 
-    GapAccumulator acc;
-    if (contiguous && breakdown) {
-        // Same shapes with a breakdown: stream the blocks once, the channel of a
-        // flat index being (flat / inner) % channels.
-        std::uint64_t inner = 1;
+    // The breakdown index of compared position `flat`: (flat / inner) % count.
+    std::uint64_t inner = 1, count = 1;
+    if (breakdown) {
         for (std::size_t d = *breakdown + 1; d < rank; ++d)
             inner *= static_cast<std::uint64_t>(out[d]);
-        const auto count = static_cast<std::uint64_t>(out[*breakdown]);
+        count = std::max<std::uint64_t>(static_cast<std::uint64_t>(out[*breakdown]), 1);
+    }
+
+    GapAccumulator acc;
+    if (contiguous && breakdown) {
+        // Same shapes with a breakdown: stream the blocks once.
         std::vector<double> ab(gapBlockFor(total)), bb(gapBlockFor(total));
         for (std::uint64_t first = 0; first < total && !gapCancelled(options.cancelled); first += kBlock) {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - first));
@@ -390,30 +283,16 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         for (const auto& p : partial)
             acc.merge(p);
     } else {
-        std::vector<std::int64_t> idx(rank, 0);
-        std::uint64_t aAt = 0, bAt = 0;
-        for (std::uint64_t flat = 0; flat < total; ++flat) {
-            if (flat % (16 * kBlock) == 0 && gapCancelled(options.cancelled))
-                break;
-            double a = 0, qb = 0;
-            aot.decode(aot.is_scalar ? 0 : aAt, 1, &a);
-            runtime.decode(runtime.is_scalar ? 0 : bAt, 1, &qb);
-            const std::size_t channel = axisDim < rank ? static_cast<std::size_t>(idx[axisDim]) : 0;
-            visit(acc, flat, a, qb, channel);
-            if (breakdown)
-                visit(channels[static_cast<std::size_t>(idx[*breakdown])], flat, a, qb, channel);
-            // Odometer increment over the compared shape.
-            for (std::size_t d = rank; d-- > 0;) {
-                if (++idx[d] < out[d]) {
-                    aAt += aStep[d];
-                    bAt += bStep[d];
-                    break;
-                }
-                aAt -= aStep[d] * static_cast<std::uint64_t>(out[d] - 1);
-                bAt -= bStep[d] * static_cast<std::uint64_t>(out[d] - 1);
-                idx[d] = 0;
-            }
-        }
+        layout.forEach(
+            [&](std::uint64_t flat, const ElementLayout::Position& at) {
+                double a = 0, q = 0;
+                aot.decode(aot.is_scalar ? 0 : at.reference, 1, &a);
+                runtime.decode(runtime.is_scalar ? 0 : at.runtime, 1, &q);
+                visit(acc, flat, a, q, at.channel);
+                if (breakdown)
+                    visit(channels[static_cast<std::size_t>((flat / inner) % count)], flat, a, q, at.channel);
+            },
+            options.cancelled, 16 * kBlock);
     }
 
     if (gapCancelled(options.cancelled)) {
