@@ -1,6 +1,7 @@
 #include "core/align/alignment.h"
 
 #include "core/align/delegate_outputs.h"
+#include "core/backends/backend_conventions.h"
 
 #include <algorithm>
 #include <map>
@@ -123,14 +124,15 @@ std::size_t pickByShape(const std::vector<RuntimeValue>& items, const Safetensor
     return items.size() - 1;
 }
 
-// The node outputs a QNN event's debug data stand for, in order: a gathered
-// multi-output node's indices, or the "@<idx>" of a single QNN tensor name.
-// Empty for every other event.
-std::vector<int> qnnOutputIndices(const InspectorEvent& e) {
+// The node outputs an event's debug data stand for, in order, where the
+// backend names them (BackendConventions::output_index_in_name): a gathered
+// multi-output node's indices, or the "@<idx>" of a single tensor name. Empty
+// for every other event.
+std::vector<int> namedOutputIndices(const InspectorEvent& e) {
     if (!e.output_indices.empty())
         return e.output_indices;
-    if (e.delegated && e.resolved.backend == kQnnBackend && e.resolved.output_index &&
-        e.debug_data.size() == 1 && e.debug_data.front().isTensor())
+    if (e.delegated && backendConventions(e.resolved.backend).output_index_in_name &&
+        e.resolved.output_index && e.debug_data.size() == 1 && e.debug_data.front().isTensor())
         return {*e.resolved.output_index};
     return {};
 }
@@ -358,13 +360,13 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                                      positional->ops.back() + "'";
                 }
             }
-            const auto qnnIndices = qnnOutputIndices(*rt.event);
-            if (pair.aot.sequence && !qnnIndices.empty()) {
+            const auto namedIndices = namedOutputIndices(*rt.event);
+            if (pair.aot.sequence && !namedIndices.empty()) {
                 const auto outputs = pair.aot.record->outputs.size();
-                const auto beyond = std::find_if(qnnIndices.begin(), qnnIndices.end(), [&](int index) {
+                const auto beyond = std::find_if(namedIndices.begin(), namedIndices.end(), [&](int index) {
                     return static_cast<std::size_t>(index) >= outputs;
                 });
-                if (beyond != qnnIndices.end()) {
+                if (beyond != namedIndices.end()) {
                     pair.runtime_value_valid = false;
                     pair.problem = "the device logged output " + std::to_string(*beyond) + " of '" +
                                    rt.event->name + "' but the reference node has " +
@@ -372,9 +374,10 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                 } else {
                     pair.runtime_value.kind = RuntimeValue::Kind::List;
                     pair.runtime_value.items = data;
-                    pair.reference_elements = qnnIndices;
-                    pair.selection = "QNN tensors by output index: the device logged " +
-                                     std::to_string(qnnIndices.size()) + " of the node's " +
+                    pair.reference_elements = namedIndices;
+                    pair.selection = std::string(backendConventions(rt.event->resolved.backend).label) +
+                                     " tensors by output index: the device logged " +
+                                     std::to_string(namedIndices.size()) + " of the node's " +
                                      std::to_string(outputs) + " outputs";
                 }
             } else if (pair.aot.sequence) {

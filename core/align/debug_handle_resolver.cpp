@@ -35,7 +35,7 @@ std::optional<std::int64_t> debugIdSuffix(const std::string& name) {
     return n;
 }
 
-std::optional<int> qnnOutputIndex(const std::string& name) {
+std::optional<int> outputIndexInName(const std::string& name) {
     const auto at = name.rfind('@');
     if (at == std::string::npos)
         return std::nullopt;
@@ -49,7 +49,7 @@ ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key)
     ResolvedHandles out;
     if (key.delegated()) {
         const std::string id = key.delegateId();
-        out.output_index = qnnOutputIndex(id);
+        out.output_index = outputIndexInName(id);
         if (auto handle = debugIdSuffix(id)) {
             out.handles = {*handle};
             out.source = HandleSource::DebugIdSuffix;

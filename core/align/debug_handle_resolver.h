@@ -22,19 +22,13 @@ enum class HandleSource {
     QnnNodeName,       // "<node>@<idx>" of a multi-output node, found by name in the op graph
 };
 
-// The backend name ExecuTorch's Qualcomm delegate writes into the ETRecord.
-inline constexpr const char* kQnnBackend = "QnnBackend";
-// The ETRecord graph whose debug handles QNN's delegate_map uses (the edge program
-// after QNN's passes; QNNIntermediateDebugger's reference graph).
-inline constexpr const char* kQnnReferenceGraph = "edge_after_transform/forward";
-
 const char* handleSourceName(HandleSource source);
 
 struct ResolvedHandles {
     std::vector<std::int64_t> handles;
     HandleSource source = HandleSource::None;
     std::string backend;             // delegate backend name when known
-    std::optional<int> output_index; // from a QNN tensor name "<node>@<idx>"
+    std::optional<int> output_index; // from a tensor name "<node>@<idx>" (BackendConventions)
     std::string reason;              // why nothing was resolved
 };
 
@@ -53,13 +47,14 @@ struct EventKey {
 
 // Resolves one event to debug handles exactly as ExecuTorch's Inspector does,
 // with two Gapscope additions: `__debugID_<N>` names resolve to N even without an
-// ETRecord, and a QNN tensor name's `@<idx>` is returned as the output index.
+// ETRecord, and a tensor name's `@<idx>` is returned as the output index.
 // `maps` may be null (no ETRecord).
 ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key);
 
 // Parses "...__debugID_<N>" (N > 0); nullopt otherwise.
 std::optional<std::int64_t> debugIdSuffix(const std::string& name);
-// Parses the output index of "<node>@<idx>"; nullopt otherwise.
-std::optional<int> qnnOutputIndex(const std::string& name);
+// Parses the output index of "<node>@<idx>"; nullopt otherwise. Read only for
+// a backend whose conventions put the index in the name.
+std::optional<int> outputIndexInName(const std::string& name);
 
 } // namespace gapscope

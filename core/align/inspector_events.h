@@ -28,7 +28,7 @@ struct InspectorEvent {
     std::int64_t num_outputs = 1;
     bool has_op_types = false; // a handle names a node of the op graph (and not a framework event)
     // The node outputs `debug_data` holds, in order, when the event gathers the
-    // QNN tensors "<node>@<idx>" of one multi-output node (qnn_multi_output.h).
+    // QNN tensors "<node>@<idx>" of one multi-output node (multi_output_by_name.h).
     std::vector<int> output_indices;
 };
 

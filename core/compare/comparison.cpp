@@ -1,7 +1,8 @@
 #include "core/compare/comparison.h"
 
-#include "core/align/qnn_multi_output.h"
+#include "core/align/multi_output_by_name.h"
 #include "core/align/run_methods.h"
+#include "core/backends/backend_conventions.h"
 #include "core/common/parallel.h"
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
@@ -103,15 +104,14 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
                      e.name,
                      {},
                      "backend '" + mapping->backend + "' publishes no delegate-internal debug map"});
-            else if (mapping && mapping->backend == kQnnBackend)
-                // qnn_preprocess.py maps every single-output node it lowered; a name
-                // it left out is a tensor QNN added itself.
-                c.coverage.push_back({"delegate_internal",
-                                      e.name,
-                                      {},
-                                      "a tensor QNN added while lowering (input quantize, layout permute or "
-                                      "graph output): its delegate_map gives it no debug handle and the "
-                                      "reference graph has no node for it"});
+            else if (mapping && !backendConventions(mapping->backend).internal_tensor_reason.empty())
+                // The delegate maps every op it lowered: a name it left out is a
+                // tensor it added itself.
+                c.coverage.push_back(
+                    {"delegate_internal",
+                     e.name,
+                     {},
+                     std::string(backendConventions(mapping->backend).internal_tensor_reason)});
             else
                 c.coverage.push_back({"unresolved_event", e.name, {}, e.resolved.reason});
         }
@@ -143,9 +143,24 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
         c.coverage.push_back({"alignment_error", "", {}, err});
 }
 
-bool lowersToQnn(const MethodMaps& maps) {
-    return std::any_of(maps.delegate_map.begin(), maps.delegate_map.end(),
-                       [](const auto& entry) { return entry.second.backend == kQnnBackend; });
+// A warning for each delegate of the program whose debug handles are those of
+// another ETRecord graph than the one the capture was taken of.
+void warnOfReferenceGraph(const MethodMaps& maps, const AotCapture& capture,
+                          std::vector<std::string>& warnings) {
+    std::set<std::string> backends;
+    for (const auto& entry : maps.delegate_map)
+        backends.insert(entry.second.backend);
+    for (const auto& backend : backends) {
+        const BackendConventions& conventions = backendConventions(backend);
+        if (conventions.reference_graph.empty() || capture.reference_graph == conventions.reference_graph)
+            continue;
+        warnings.push_back("the program is lowered to " + std::string(conventions.label) +
+                           ", whose debug handles are those of the ETRecord graph '" +
+                           std::string(conventions.reference_graph) + "', but the capture is of '" +
+                           capture.reference_graph.value_or("an in-memory program") +
+                           "': rows may pair different ops. Capture with " +
+                           std::string(conventions.capture_hint));
+    }
 }
 
 // The graph whose nodes decide which runtime events are ops (the Inspector's
@@ -240,19 +255,14 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
     }
 
-    if (maps && lowersToQnn(*maps) && capture.reference_graph != std::string(kQnnReferenceGraph))
-        c.warnings.push_back(
-            "the program is lowered to QNN, whose debug handles are those of the ETRecord graph '" +
-            std::string(kQnnReferenceGraph) + "', but the capture is of '" +
-            capture.reference_graph.value_or("an in-memory program") +
-            "': rows may pair different ops. Capture with "
-            "gapscope_capture.capture.capture_from_qnn_debugger");
+    if (maps)
+        warnOfReferenceGraph(*maps, capture, c.warnings);
 
     const RunData& run = dump.runs[c.run];
     auto aligned = std::make_shared<AlignedRun>();
     aligned->events = buildInspectorEvents(run, maps, opHandles);
     if (graph)
-        resolveQnnMultiOutputNodes(aligned->events, *graph);
+        resolveMultiOutputNodesByName(aligned->events, *graph);
     aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph);
     c.aligned = std::move(aligned);
 
@@ -288,7 +298,8 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
                 which += (k ? ", " : "") + std::to_string(e);
             }
             row.reason = items.size() == rec.outputs.size()
-                             ? "QNN logged the node's " + std::to_string(items.size()) +
+                             ? std::string(backendConventions(backend).label) + " logged the node's " +
+                                   std::to_string(items.size()) +
                                    " outputs as separate tensors; compared output by output"
                              : "the device logged output" + std::string(items.size() > 1 ? "s " : " ") +
                                    which + " of the node's " + std::to_string(rec.outputs.size()) +

@@ -1,5 +1,6 @@
 #include "core/compare/element_plan.h"
 
+#include "core/backends/backend_conventions.h"
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/broadcast_gap.h"
 
@@ -164,14 +165,15 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
                 return out;
             }
             out.options.runtime_transform.axis_order = record->axis_order;
-        } else if (backend == kQnnBackend && !capture.layout_recorded && t.sizes.size() >= 3 &&
-                   t.sizes.size() <= 5) {
-            // QNN's LayoutTransform moves channels last for ranks 3-5; a capture of a
-            // serialised ETRecord cannot tell which tensors it moved.
+        } else if (const auto& conventions = backendConventions(backend);
+                   conventions.relaidAt(t.sizes.size()) && !capture.layout_recorded) {
+            // The device may have moved this tensor's channels last; a capture that
+            // does not record the layout cannot tell (BackendConventions).
             out.status = RowStatus::Invalid;
-            out.reason = "QNN may hold this rank-" + std::to_string(t.sizes.size()) +
+            out.reason = std::string(conventions.label) + " may hold this rank-" +
+                         std::to_string(t.sizes.size()) +
                          " tensor channels-last and the capture does not record its layout (axis_order); " +
-                         "capture with gapscope_capture.capture.capture_from_qnn_debugger";
+                         "capture with " + std::string(conventions.capture_hint);
             return out;
         }
         break;

@@ -1,4 +1,6 @@
-#include "core/align/qnn_multi_output.h"
+#include "core/align/multi_output_by_name.h"
+
+#include "core/backends/backend_conventions.h"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +10,7 @@
 
 namespace gapscope {
 
-void resolveQnnMultiOutputNodes(std::vector<InspectorEvent>& events, const ExportGraph& graph) {
+void resolveMultiOutputNodesByName(std::vector<InspectorEvent>& events, const ExportGraph& graph) {
     std::map<std::string, const GraphNode*> multiOutput;
     for (const auto& node : graph.nodes)
         if (node.output_tensors.size() > 1 && !node.debug_handles.empty())
@@ -23,14 +25,15 @@ void resolveQnnMultiOutputNodes(std::vector<InspectorEvent>& events, const Expor
     for (auto& e : events) {
         const std::string id = e.key.delegateId();
         const auto at = id.rfind('@');
+        const BackendConventions& conventions = backendConventions(e.resolved.backend);
         const bool candidate = e.delegated && e.resolved.handles.empty() &&
-                               e.resolved.backend == kQnnBackend && e.resolved.output_index &&
+                               conventions.output_index_in_name && e.resolved.output_index &&
                                at != std::string::npos && e.debug_data.size() == 1;
         auto node = candidate ? multiOutput.find(id.substr(0, at)) : multiOutput.end();
-        // A graph output is named "output_<node>@<idx>" (builders/node_visitor.py).
-        static const std::string kOutputPrefix = "output_";
-        if (candidate && node == multiOutput.end() && id.rfind(kOutputPrefix, 0) == 0)
-            node = multiOutput.find(id.substr(kOutputPrefix.size(), at - kOutputPrefix.size()));
+        // A graph output's name: "<prefix><node>@<idx>".
+        const std::string prefix(conventions.graph_output_prefix);
+        if (candidate && node == multiOutput.end() && !prefix.empty() && id.rfind(prefix, 0) == 0)
+            node = multiOutput.find(id.substr(prefix.size(), at - prefix.size()));
         if (node == multiOutput.end()) {
             out.push_back(std::move(e));
             continue;

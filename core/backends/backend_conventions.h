@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace gapscope {
+
+// What Gapscope must know about one ExecuTorch delegate beyond ExecuTorch's
+// Inspector rules, as one table the resolver, the alignment and the planner
+// read, instead of comparing the backend's name in each of them. A backend with
+// no table (XNNPACK, the portable kernels, any delegate not listed) follows
+// the Inspector's rules alone. Adding a backend is one file in core/backends/
+// that defines its table, and its line in backend_conventions.cpp
+// (docs/architecture.md, "Adding a backend").
+//
+// Quantisation needs no entry: every backend's device tensors are dequantised
+// with the parameters the capture records for that output (the QNN debugger's
+// per-tensor encodings, or the program's quantize ops), whatever the backend.
+struct BackendConventions {
+    std::string_view backend; // as the delegate writes it into the ETRecord ("QnnBackend")
+    std::string_view label;   // as messages name it ("QNN")
+
+    // Name patterns and multi-output resolution: the delegate logs output k of
+    // a node as "<node>@<k>", so the index picks the node's output, and the
+    // outputs of a node the delegate_map leaves out are found by <node> in the
+    // op graph. A graph output's name carries this prefix before <node>.
+    bool output_index_in_name = false;
+    std::string_view graph_output_prefix;
+
+    // Internal tensors: the delegate_map maps every op the delegate lowered, so
+    // a delegated event without a debug handle is a tensor the delegate added
+    // itself; this says what such tensors are. Empty: an unresolved event.
+    std::string_view internal_tensor_reason;
+
+    // Layout: the device may hold tensors of ranks [min, max] in another layout
+    // (channels last), so a capture that does not record each output's layout
+    // cannot be compared at those ranks. {0, 0}: never.
+    std::size_t relaid_min_rank = 0, relaid_max_rank = 0;
+
+    // The ETRecord graph whose debug handles the delegate_map uses, when it is
+    // not the exported program's own; empty otherwise.
+    std::string_view reference_graph;
+    // How to capture a reference that fits these rules, for messages.
+    std::string_view capture_hint;
+
+    bool relaidAt(std::size_t rank) const {
+        return relaid_max_rank > 0 && rank >= relaid_min_rank && rank <= relaid_max_rank;
+    }
+};
+
+// The conventions of `backend`; the Inspector's rules alone (a table with
+// every field empty) for a backend without one.
+const BackendConventions& backendConventions(std::string_view backend);
+
+// One table per file (core/backends/<backend>_conventions.cpp).
+const BackendConventions& qnnConventions();
+
+} // namespace gapscope
