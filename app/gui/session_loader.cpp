@@ -52,11 +52,26 @@ void SessionLoader::runFresh(std::function<SessionInputs(std::vector<Error>&)> g
     run(std::move(gather), fresh);
 }
 
+void SessionLoader::loadBeside(const QStringList& paths, const SessionOptions& options) {
+    std::vector<std::string> list;
+    for (const auto& p : paths)
+        list.push_back(p.toStdString());
+    auto gather = [list](std::vector<Error>& errors) { return sessionInputsFromPaths(list, errors); };
+    if (!m_workspace) {
+        runFresh(std::move(gather), options);
+        return;
+    }
+    SessionOptions beside = options;
+    beside.workspace = m_workspace;
+    run(std::move(gather), beside);
+}
+
 bool SessionLoader::recompare(const SessionOptions& options) {
     if (!m_workspace)
         return false;
     SessionOptions over = options;
     over.workspace = m_workspace;
+    over.file_set = m_fileSet;
     run({}, over); // nothing to gather: the workspace holds the files
     return true;
 }
@@ -120,19 +135,26 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
             post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
             return !cancelled.load();
         };
-        // A fresh load maps the files here and hands the loader their workspace;
-        // a recompare works over the one it was given.
-        if (!jobOptions.workspace) {
+        // A load maps the files here, as a new set of a fresh workspace or of the
+        // one it was given (loadBeside), and hands the loader both; a recompare
+        // works over the set it was given.
+        if (gather) {
             std::vector<Error> unreadable;
             SessionInputs gathered = gather(unreadable);
-            jobOptions.workspace = std::make_shared<Workspace>(std::move(gathered), std::move(unreadable));
-            post(generation, [this, workspace = jobOptions.workspace] { m_workspace = workspace; });
+            if (!jobOptions.workspace)
+                jobOptions.workspace = std::make_shared<Workspace>();
+            jobOptions.file_set = jobOptions.workspace->add(std::move(gathered), std::move(unreadable));
+            post(generation, [this, workspace = jobOptions.workspace, set = jobOptions.file_set] {
+                m_workspace = workspace;
+                m_fileSet = set;
+            });
         }
-        StagedSession staged = openSession(jobOptions.workspace->inputs(), jobOptions);
+        StagedSession staged = openFileSet(jobOptions);
         // The files that could not be read are said on every comparison of them.
         QStringList errors;
-        for (const auto& e : jobOptions.workspace->unreadable())
-            errors << QString::fromStdString(e.describe());
+        if (const auto set = jobOptions.workspace->fileSet(jobOptions.file_set))
+            for (const auto& e : set->unreadable)
+                errors << QString::fromStdString(e.describe());
         // The worker's own session: only this job ever changes it; views get copies.
         std::unique_ptr<Session> working = std::move(staged.session);
         if (working->complete) {

@@ -34,13 +34,19 @@ public:
     void loadPaths(const QStringList& paths, const SessionOptions& options = {});
     // A demo session compiled into the binary (Qt resources).
     void loadDemo(EmbeddedDemo demo, const SessionOptions& options = {});
-    // Compares the files loaded last again with other options (run, method,
-    // capture, debug buffer) over their workspace: no file is read again, only
+    // Opens these files beside those already loaded, as another file set of the
+    // same workspace (files both name are parsed once), and loads that set; the
+    // earlier sets stay open for comparisons. Without a workspace yet, a fresh load.
+    void loadBeside(const QStringList& paths, const SessionOptions& options = {});
+    // Compares the file set loaded last again with other options (run, method,
+    // capture, debug buffer) over the workspace: no file is read again, only
     // what depends on the options is computed. False, and nothing started, when
     // no load has delivered its workspace yet (the caller loads afresh).
     bool recompare(const SessionOptions& options);
-    // The parsed inputs of the last load (null before one has opened).
+    // The parsed inputs of every file set loaded since the last fresh load
+    // (null before one has opened), and the set loaded last.
     std::shared_ptr<Workspace> workspace() const { return m_workspace; }
+    FileSetId fileSet() const { return m_fileSet; }
     void cancel();
     // A request is running: from started() until completed() (or cancel()).
     bool busy() const { return m_busy; }
@@ -59,6 +65,8 @@ signals:
     void completed(std::shared_ptr<const Session> snapshot);
 
 private:
+    // Gathers the files (when `gather` is set) into the workspace as a new set,
+    // or compares `options.file_set` of `options.workspace`.
     void run(std::function<SessionInputs(std::vector<Error>&)> gather, const SessionOptions& options);
     // A fresh load: the workspace of the previous files goes.
     void runFresh(std::function<SessionInputs(std::vector<Error>&)> gather, const SessionOptions& options);
@@ -68,6 +76,7 @@ private:
     bool m_busy = false;
     JobTracker m_jobs;
     std::shared_ptr<Workspace> m_workspace;
+    FileSetId m_fileSet = 0;
 };
 
 // Reads an embedded demo's files into memory (names keep their file names).

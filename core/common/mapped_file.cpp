@@ -87,6 +87,13 @@ bool MappedFile::changedOnDisk() const {
            static_cast<unsigned long long>(st.st_ino) != m_identity->second;
 }
 
+bool MappedFile::sameFileAs(const MappedFile& other) const {
+    if (this == &other)
+        return true;
+    return m_identity && other.m_identity && *m_identity == *other.m_identity && m_size == other.m_size &&
+           m_mtimeNs == other.m_mtimeNs;
+}
+
 MappedFile::~MappedFile() {
     unguardMapping(m_guardSlot);
     if (m_mapped)

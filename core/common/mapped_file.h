@@ -35,6 +35,10 @@ public:
     // its size or modification time changed since it was opened. Numbers read
     // from it are then not to be trusted; reload.
     bool changedOnDisk() const;
+    // Both map the same file as it was when each was opened (device, inode,
+    // size and modification time): what is parsed of one holds for the other.
+    // Bytes in memory are the same file only as themselves.
+    bool sameFileAs(const MappedFile& other) const;
 
 private:
     MappedFile() = default;

@@ -292,6 +292,21 @@ StagedSession openSession(const SessionInputs& inputs, const SessionOptions& opt
                             options);
 }
 
+StagedSession openFileSet(const SessionOptions& options) {
+    const auto set = options.workspace ? options.workspace->fileSet(options.file_set) : nullptr;
+    if (!set) {
+        StagedSession none;
+        none.session = std::make_unique<Session>();
+        none.session->complete = true;
+        Error e;
+        e.code = ErrorCode::Io;
+        e.message = "the workspace holds no file set " + std::to_string(options.file_set);
+        none.session->errors.push_back(std::move(e));
+        return none;
+    }
+    return openSession(set->inputs, options);
+}
+
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
     auto staged = openSessionFiles(files, options);
     Session& s = *staged.session;
@@ -328,6 +343,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     // Parsed here, or taken from the workspace, where another comparison of the
     // same files (another run, method or capture) parsed them already.
     s->workspace = options.workspace ? options.workspace : std::make_shared<Workspace>();
+    s->file_set = options.file_set;
     Workspace& workspace = *s->workspace;
     if (s->etdump_file) {
         auto d = workspace.etdump(s->etdump_file, s->debug_buffer_file, options.progress);

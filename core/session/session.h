@@ -49,6 +49,7 @@ struct Session {
     // Where the inputs were parsed, when they were (SessionOptions::workspace):
     // the provenance check takes the ETRecord's digest from it.
     std::shared_ptr<Workspace> workspace;
+    FileSetId file_set = 0; // which of the workspace's sets this session compares
 };
 
 struct SessionOptions {
@@ -65,6 +66,8 @@ struct SessionOptions {
     // The parsed inputs to take from (and add to) instead of parsing the files
     // again: another run, method, capture or debug buffer of the same files.
     std::shared_ptr<Workspace> workspace;
+    // Which of the workspace's file sets is compared (openSession(workspace, options)).
+    FileSetId file_set = 0;
 };
 
 // The files of a session by role; any may be null.
@@ -121,6 +124,10 @@ struct StagedSession {
 };
 StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options = {});
+// The file set `options.file_set` of `options.workspace`, opened: what the app's
+// loader opens, one session of several side by side. A workspace that does not
+// hold that set gives a session with that error and nothing compared.
+StagedSession openFileSet(const SessionOptions& options);
 void completeSession(Session& session, std::vector<OutputComparison> outputs,
                      const SessionOptions& options = {}, const CaptureProvenance& provenance = {});
 

@@ -4,6 +4,8 @@
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 
+#include <algorithm>
+
 namespace gapscope {
 
 // Looked up under the lock, read outside it (a read can take seconds and
@@ -39,6 +41,39 @@ template <typename T> Result<std::shared_ptr<const T>> shared(Result<T> r) {
 }
 
 } // namespace
+
+Workspace::Workspace(SessionInputs inputs, std::vector<Error> unreadable) {
+    add(std::move(inputs), std::move(unreadable));
+}
+
+FileSetId Workspace::add(SessionInputs inputs, std::vector<Error> unreadable) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (auto& file : inputs.files)
+        for (const auto& set : m_sets) {
+            const auto& earlier = set->inputs.files;
+            const auto same = std::find_if(earlier.begin(), earlier.end(), [&](const auto& e) {
+                // The same path too: a set's named files
+                // and messages refer to paths as given.
+                return e->path() == file->path() && e->sameFileAs(*file);
+            });
+            if (same != earlier.end()) {
+                file = *same;
+                break;
+            }
+        }
+    m_sets.push_back(std::make_shared<const FileSet>(FileSet{std::move(inputs), std::move(unreadable)}));
+    return m_sets.size() - 1;
+}
+
+std::shared_ptr<const FileSet> Workspace::fileSet(FileSetId id) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return id < m_sets.size() ? m_sets[id] : nullptr;
+}
+
+std::size_t Workspace::fileSetCount() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_sets.size();
+}
 
 Workspace::DumpResult Workspace::etdump(const std::shared_ptr<const MappedFile>& file,
                                         const std::shared_ptr<const MappedFile>& debugBuffer,

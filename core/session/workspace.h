@@ -18,23 +18,39 @@
 
 namespace gapscope {
 
-// The inputs of one set of files, mapped once and parsed at most once each: every
-// comparison made over them (another run, method, capture or debug buffer) takes
-// what it needs from here and reads no file again. What it hands out is
-// immutable and shared; the cache itself is guarded, so comparisons on several
-// threads (a superseded job still finishing beside the new one) may use it at
-// once. A fresh look at the files (File → Reload) is a new Workspace.
+// One set of files opened together (one session's), as given: each comparison
+// sorts them by content again (the run or method asked for may pick another
+// capture). `unreadable`: the paths given that could not be mapped, said on
+// every comparison of the set.
+struct FileSet {
+    SessionInputs inputs;
+    std::vector<Error> unreadable;
+};
+using FileSetId = std::size_t;
+
+// Sets of files open side by side (a session, and others beside it to compare
+// with: another backend, recipe or build), mapped once and parsed at most once
+// each: every comparison made over them (another run, method, capture or debug
+// buffer, or another set) takes what it needs from here and reads no file
+// again. A file that two sets share (one ETRecord for two runs of a model) is
+// mapped and parsed once. What it hands out is immutable and shared; the
+// workspace itself is guarded, so comparisons on several threads (two sessions
+// loading at once, a superseded job still finishing beside the new one) may
+// use it together. A fresh look at the files (File → Reload) is a new Workspace.
 class Workspace {
 public:
     Workspace() = default; // for files already sorted (SessionFiles)
-    // `unreadable`: the paths given that could not be mapped, said on every comparison.
-    explicit Workspace(SessionInputs inputs, std::vector<Error> unreadable = {})
-        : m_inputs(std::move(inputs)), m_unreadable(std::move(unreadable)) {}
+    // A workspace holding this one set (id 0).
+    explicit Workspace(SessionInputs inputs, std::vector<Error> unreadable = {});
 
-    // The files as given, mapped once: each comparison sorts them by content again
-    // (the run or method asked for may pick another capture).
-    const SessionInputs& inputs() const { return m_inputs; }
-    const std::vector<Error>& unreadable() const { return m_unreadable; }
+    // Opens another set beside the others and returns its id. Its files that
+    // are the same file at the same path as one of an earlier set
+    // (MappedFile::sameFileAs) are replaced by that one, so what was parsed of
+    // it is shared.
+    FileSetId add(SessionInputs inputs, std::vector<Error> unreadable = {});
+    // Null for an id never handed out.
+    std::shared_ptr<const FileSet> fileSet(FileSetId id) const;
+    std::size_t fileSetCount() const;
 
     using DumpResult = Result<std::shared_ptr<const EtDump>>;
     using EtRecordResult = Result<std::shared_ptr<const EtRecord>>;
@@ -58,9 +74,8 @@ private:
     template <typename V, typename Key, typename Read, typename Keep>
     V cached(std::map<Key, V>& cache, const Key& key, Read read, Keep keep);
 
-    SessionInputs m_inputs;
-    std::vector<Error> m_unreadable;
     mutable std::mutex m_mutex;
+    std::vector<std::shared_ptr<const FileSet>> m_sets;
     std::map<std::pair<const MappedFile*, const MappedFile*>, DumpResult> m_dumps;
     std::map<const MappedFile*, EtRecordResult> m_etrecords;
     std::map<const MappedFile*, CaptureResult> m_captures;

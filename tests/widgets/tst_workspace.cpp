@@ -54,6 +54,7 @@ class WorkspaceTest : public QObject {
 private slots:
     void init() { QSettings().clear(); }
     void switchingMethodRunOrCaptureReadsNoFile();
+    void aSecondSessionOpensBesideTheFirst();
 };
 
 void WorkspaceTest::switchingMethodRunOrCaptureReadsNoFile() {
@@ -116,6 +117,45 @@ void WorkspaceTest::switchingMethodRunOrCaptureReadsNoFile() {
     QVERIFY(waitShown(window));
     QVERIFY(window.controller()->loader()->workspace() != workspace);
     QVERIFY(!window.session()->comparison);
+}
+
+// The loader opens another folder beside the loaded one: a second file set of
+// the same workspace, compared on its own; a switch then compares that set.
+void WorkspaceTest::aSecondSessionOpensBesideTheFirst() {
+    SessionLoader loader;
+    std::shared_ptr<const Session> last;
+    connect(&loader, &SessionLoader::completed, this, [&](std::shared_ptr<const Session> s) { last = s; });
+    QSignalSpy completed(&loader, &SessionLoader::completed);
+    loader.loadPaths({kData.absolutePath()});
+    QVERIFY(completed.wait(30000));
+    const auto workspace = loader.workspace();
+    QVERIFY(workspace);
+    QCOMPARE(last->file_set, FileSetId{0});
+
+    loader.loadBeside({QStringLiteral(GAPSCOPE_DEMO_DIR)});
+    QVERIFY(completed.wait(30000));
+    QCOMPARE(loader.workspace(), workspace);
+    QCOMPARE(workspace->fileSetCount(), std::size_t{2});
+    QCOMPARE(loader.fileSet(), FileSetId{1});
+    QCOMPARE(last->file_set, FileSetId{1});
+    std::vector<Error> errors;
+    const auto alone = loadSession(sessionInputsFromPaths({GAPSCOPE_DEMO_DIR}, errors));
+    QCOMPARE(reportOf(*last), reportOf(*alone));
+
+    // A switch compares the set loaded last, over the same workspace.
+    const auto reads = workspace->reads();
+    SessionOptions other;
+    other.comparison.run = 0;
+    QVERIFY(loader.recompare(other));
+    QVERIFY(completed.wait(30000));
+    QCOMPARE(last->file_set, FileSetId{1});
+    QCOMPARE(last->comparison->run, std::size_t{0});
+    QCOMPARE(reportOf(*last),
+             reportOf(*loadSession(sessionInputsFromPaths({GAPSCOPE_DEMO_DIR}, errors), other)));
+    QCOMPARE(workspace->reads(), reads);
+    // The first set is still there to compare.
+    QVERIFY(workspace->fileSet(0));
+    QVERIFY(!workspace->fileSet(0)->inputs.files.empty());
 }
 
 QTEST_MAIN(WorkspaceTest)
