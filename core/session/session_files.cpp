@@ -1,0 +1,242 @@
+// The files of a session: gathered from paths, then sorted by content into
+// their roles (sortSessionFiles).
+#include "core/capture/safetensors_file.h"
+#include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
+#include "core/session/debug_buffer_choice.h"
+#include "core/session/session.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+namespace gapscope {
+
+SessionInputs sessionInputsFromPaths(const std::vector<std::string>& paths, std::vector<Error>& errors) {
+    namespace fs = std::filesystem;
+    SessionInputs in;
+    std::vector<std::string> files;
+    std::set<std::string> seen;
+    const auto add = [&](const std::string& path) {
+        if (seen.insert(path).second)
+            files.push_back(path);
+    };
+    // Named files first, so that a file also found in a named folder counts as named.
+    for (const auto& p : paths) {
+        std::error_code ec;
+        if (!fs::is_directory(p, ec))
+            in.named.push_back(fs::path(p).lexically_normal().string());
+    }
+    for (const auto& p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) {
+            std::vector<std::string> inside;
+            for (const auto& entry : fs::directory_iterator(p, ec))
+                if (entry.is_regular_file(ec))
+                    inside.push_back(entry.path().lexically_normal().string());
+            std::sort(inside.begin(), inside.end());
+            for (const auto& f : inside)
+                add(f);
+        } else {
+            const fs::path given = fs::path(p).lexically_normal();
+            add(given.string());
+            // ExecuTorch writes the debug buffer beside the ETDump.
+            if (given.extension() == ".etdp") {
+                auto sibling = given;
+                sibling.replace_extension(".debug.bin");
+                std::vector<fs::path> siblings{sibling};
+                for (const auto& name : executorchDebugBufferNames())
+                    siblings.push_back(given.parent_path() / name);
+                for (const auto& sib : siblings)
+                    if (fs::is_regular_file(sib, ec))
+                        add(sib.string());
+            }
+        }
+    }
+    for (const auto& f : files) {
+        auto mapped = MappedFile::open(f);
+        if (mapped)
+            in.files.push_back(mapped.value());
+        else
+            errors.push_back(mapped.error());
+    }
+    return in;
+}
+
+namespace {
+
+struct CaptureCandidate {
+    std::shared_ptr<const MappedFile> file;
+    std::string method;
+    // ExecuTorch compares against a graph of the ETRecord; a capture of anything
+    // else (a float model) is a second opinion.
+    bool etrecord_graph = false;
+    // The capture read whole, so the one chosen is not read a second time.
+    std::shared_ptr<const AotCapture> parsed;
+};
+
+CaptureCandidate captureCandidate(const std::shared_ptr<const MappedFile>& file, Workspace& workspace) {
+    CaptureCandidate c{file, "", false, nullptr};
+    auto capture = workspace.capture(file); // the header only: tensors stay in the mapping
+    if (!capture)
+        return c;
+    c.parsed = capture.value();
+    c.method = c.parsed->method;
+    const std::string g = c.parsed->reference_graph.value_or("");
+    c.etrecord_graph =
+        g == "exported_program" || g == "edge_dialect_exported_program" || g.find('/') != std::string::npos;
+    return c;
+}
+
+std::shared_ptr<const MappedFile> pickCapture(const std::vector<CaptureCandidate>& captures,
+                                              const std::string& method) {
+    const std::string wanted = method.empty() ? "forward" : method;
+    const bool any = std::none_of(captures.begin(), captures.end(),
+                                  [&](const CaptureCandidate& c) { return c.method == wanted; });
+    const CaptureCandidate* best = nullptr;
+    for (const auto& c : captures)
+        if ((any || c.method == wanted) && (!best || (!best->etrecord_graph && c.etrecord_graph)))
+            best = &c;
+    return best ? best->file : nullptr;
+}
+
+// The same file under two spellings (./a/b and a/b, or an absolute path).
+bool samePath(const std::string& a, const std::string& b) {
+    namespace fs = std::filesystem;
+    if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal())
+        return true;
+    std::error_code ec;
+    return fs::equivalent(a, b, ec);
+}
+
+bool namedLikeEtdump(const std::string& path) {
+    const auto ext = std::filesystem::path(path).extension().string();
+    return ext == ".etdp" || ext == ".etdump";
+}
+
+// ExecuTorch's examples save it as etrecord.bin; users as model.etrecord or
+// my_etrecord.zip.
+bool namedLikeEtRecord(const std::string& path) {
+    std::string name = std::filesystem::path(path).filename().string();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    // A document about an ETRecord (from-etrecord.json, etrecord_notes.txt) says what it is by its extension.
+    for (const char* document :
+         {".json", ".txt", ".csv", ".md", ".log", ".py", ".html", ".png", ".pdf", ".svg"})
+        if (name.size() > std::strlen(document) &&
+            name.compare(name.size() - std::strlen(document), std::string::npos, document) == 0)
+            return false;
+    return name.find("etrecord") != std::string::npos;
+}
+
+} // namespace
+
+SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
+                              const std::string& preferredCapture, const std::string& preferredDebugBuffer,
+                              Workspace* workspace) {
+    Workspace local; // parses for this sort alone
+    if (!workspace)
+        workspace = &local;
+    SessionFiles s;
+    std::vector<std::shared_ptr<const MappedFile>> raw, other;
+    std::vector<CaptureCandidate> captures;
+    for (const auto& f : inputs.files) {
+        // A file picked for the debug buffer fills it, whatever it looks like.
+        if (!preferredDebugBuffer.empty() && !s.debug_buffer && samePath(f->path(), preferredDebugBuffer)) {
+            s.debug_buffer = f;
+            continue;
+        }
+        const FileKind kind = detectFileKind(f->bytes());
+        // Content decides, but a name that says otherwise is probably a mix-up
+        // (an ETRecord saved as run.etdp): said, or the banner would only say
+        // "ETDump missing" without naming the file.
+        if (namedLikeEtdump(f->path()) && (kind == FileKind::EtRecord || kind == FileKind::Capture))
+            s.unrecognized.push_back(makeError(
+                ErrorCode::BadMagic,
+                std::string("named like an ETDump but holds ") +
+                    (kind == FileKind::EtRecord ? "an ETRecord" : "an AOT capture") + ": read as one",
+                f->path()));
+        switch (kind) {
+        case FileKind::EtDump:
+            if (!s.etdump)
+                s.etdump = f;
+            break;
+        case FileKind::EtRecord:
+            if (!s.etrecord)
+                s.etrecord = f;
+            break;
+        case FileKind::Capture:
+            captures.push_back(captureCandidate(f, *workspace));
+            s.capture_methods.push_back(captures.back().method);
+            s.captures.push_back(f);
+            s.parsed_captures.push_back(captures.back().parsed);
+            break;
+        case FileKind::Raw: raw.push_back(f); break;
+        // ExecuTorch's model.pte and inputs.pt, notes, logs, charts: never a debug
+        // buffer, but said when named like an input (a log saved as run.etdp).
+        case FileKind::Program:
+        case FileKind::TorchArchive:
+        case FileKind::Text:
+        case FileKind::Other: other.push_back(f); break;
+        }
+    }
+    for (const auto& c : captures)
+        if (!preferredCapture.empty() && samePath(c.file->path(), preferredCapture))
+            s.capture = c.file;
+    const bool asked = s.capture != nullptr;
+    s.capture_asked = asked;
+    if (!asked)
+        s.capture = pickCapture(captures, method);
+    // Captures of other methods are a multi-method program's, not a choice.
+    const auto chosen = std::find_if(captures.begin(), captures.end(),
+                                     [&](const CaptureCandidate& c) { return c.file == s.capture; });
+    if (chosen != captures.end())
+        s.parsed_capture = chosen->parsed;
+    // A capture the user asked for needs no warning: it is their choice, and the
+    // Reference selector names it.
+    if (!asked && chosen != captures.end() &&
+        std::count_if(captures.begin(), captures.end(),
+                      [&](const CaptureCandidate& c) { return c.method == chosen->method; }) > 1)
+        s.capture_choice =
+            "of method '" + chosen->method + "'" +
+            (chosen->etrecord_graph ? ", taken from the ETRecord's graph, ExecuTorch's reference"
+                                    : ", the first given");
+    if (s.etdump && !s.debug_buffer) {
+        auto choice = chooseDebugBuffer(s.etdump->path(), raw, inputs.named);
+        s.debug_buffer = choice.file;
+        s.debug_buffer_candidates = std::move(choice.candidates);
+    }
+    // A file named like an input that nothing recognised: say what is wrong
+    // with it (a corrupt run.etdp would otherwise read as "ETDump missing").
+    raw.insert(raw.end(), other.begin(), other.end());
+    for (const auto& r : raw) {
+        if (r == s.debug_buffer)
+            continue;
+        const auto ext = std::filesystem::path(r->path()).extension().string();
+        if (namedLikeEtdump(r->path())) {
+            EtdumpReadOptions named;
+            named.name = r->path();
+            auto parsed = parseEtdump(r->bytes(), named);
+            if (!parsed)
+                s.unrecognized.push_back(parsed.error());
+        } else if (ext == ".safetensors") {
+            auto parsed = SafetensorsFile::read(r);
+            s.unrecognized.push_back(
+                parsed
+                    ? makeError(ErrorCode::BadMagic,
+                                "a safetensors file but not a Gapscope AOT capture (no gapscope.aot_capture "
+                                "metadata): not used",
+                                r->path())
+                    : parsed.error());
+        } else if (namedLikeEtRecord(r->path())) {
+            auto parsed = readEtRecord(r);
+            if (!parsed)
+                s.unrecognized.push_back(parsed.error());
+        }
+    }
+    protectInputs(s);
+    return s;
+}
+
+} // namespace gapscope
