@@ -195,6 +195,117 @@ const Alignment& Comparison::alignment() const {
     return alignedOrEmpty(aligned).alignment;
 }
 
+namespace {
+
+// The row of one aligned pair, and the plan of what it measures.
+ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& dump,
+                      const AotCapture& capture, const OpNamesWithin& names, RowPlan& plan) {
+    ComparisonRow row;
+    row.index = index;
+    row.pair = &pair;
+    row.aot_debug_handle = pair.handles;
+    row.runtime_debug_handle = pair.handles;
+    row.aot_ops = names.aot(pair.handles);
+    row.runtime_ops = names.runtime(pair.handles);
+    row.instruction_id = pair.runtime->instruction_id;
+    row.output_index = pair.output_index;
+    row.selection = pair.selection;
+    plan.row = row.index;
+    const CaptureRecord& rec = *pair.aot.record;
+    const std::string& backend = pair.runtime->event->resolved.backend;
+    if (!pair.runtime_value_valid) {
+        row.status = RowStatus::Invalid;
+        row.reason = pair.problem;
+        row.in_executorch = false;
+    } else if (!pair.reference_elements.empty()) {
+        // ExecuTorch raises or skips here: it compares a whole sequence or nothing.
+        row.in_executorch = false;
+        const auto& items = pair.runtime_value.items;
+        std::string which;
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            const auto e = static_cast<std::size_t>(pair.reference_elements[k]);
+            plan.elements.push_back(planElement(dump, capture, &rec, e, rec.outputs[e], items[k], backend));
+            which += (k ? ", " : "") + std::to_string(e);
+        }
+        row.reason = items.size() == rec.outputs.size()
+                         ? std::string(backendConventions(backend).label) + " logged the node's " +
+                               std::to_string(items.size()) +
+                               " outputs as separate tensors; compared output by output"
+                         : "the device logged output" + std::string(items.size() > 1 ? "s " : " ") + which +
+                               " of the node's " + std::to_string(rec.outputs.size()) +
+                               "; the other reference outputs have no device counterpart";
+    } else if (rec.sequence) {
+        row.in_executorch = rec.outputs.size() <= 1;
+        if (!row.in_executorch)
+            row.reason = "the reference returned " + std::to_string(rec.outputs.size()) +
+                         " outputs; ExecuTorch skips such rows, Gapscope compares them element for element";
+        const auto& items = pair.runtime_value.items;
+        if (items.size() != rec.outputs.size()) {
+            row.status = RowStatus::Invalid;
+            row.reason = std::to_string(rec.outputs.size()) + " reference outputs against " +
+                         std::to_string(items.size()) + " runtime values";
+        } else {
+            for (std::size_t i = 0; i < items.size(); ++i)
+                plan.elements.push_back(
+                    planElement(dump, capture, &rec, i, rec.outputs[i], items[i], backend));
+        }
+    } else {
+        plan.elements.push_back(
+            planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value, backend));
+        const CaptureRecord* theirs = pair.executorch_record ? pair.executorch_record : &rec;
+        if ((pair.executorch_record || pair.executorch_value) && !theirs->sequence)
+            plan.executorch_elements.push_back(
+                planElement(dump, capture, theirs, 0, theirs->outputs.front(),
+                            pair.executorch_value ? *pair.executorch_value : pair.runtime_value, backend));
+        if (pair.executorch_merged_into >= 0) {
+            row.in_executorch = false;
+            row.reason =
+                "ExecuTorch keys this output like output " + std::to_string(pair.executorch_merged_into) +
+                " (both end in handle " +
+                std::to_string(
+                    pair.handles[pair.handles.size() - 1 - static_cast<std::size_t>(pair.output_index)]) +
+                "): its one row, in output " + std::to_string(pair.executorch_merged_into) +
+                "'s place, carries this output's numbers";
+        }
+    }
+    for (auto& e : plan.elements)
+        e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
+    row.plans = std::make_shared<const std::vector<ElementPlan>>(plan.elements);
+    for (const auto& e : plan.elements) {
+        row.shapes.push_back(e.shape);
+        row.dtypes.push_back(e.dtype);
+        row.dequantized = row.dequantized || e.dequantized;
+    }
+    return row;
+}
+
+// The debug handles that count as ops: the graph's nodes, or the capture's
+// handles where there is no graph to read.
+std::set<std::int64_t> opHandlesOf(const EtRecord* etrecord, const ExportGraph* graph,
+                                   const AotCapture& capture, Comparison& c) {
+    std::set<std::int64_t> opHandles;
+    if (etrecord) {
+        if (graph) {
+            const auto hs = graph->allDebugHandles();
+            opHandles.insert(hs.begin(), hs.end());
+        } else {
+            // The graph entry could not be read (a warning of the ETRecord says why):
+            // the capture's handles stand in for its nodes rather than no row at all.
+            for (const auto& r : capture.records)
+                opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
+            c.warnings.push_back("the ETRecord's edge program for '" + c.method +
+                                 "' could not be read: events count as ops by the capture's debug handles");
+        }
+    } else {
+        // Without an ETRecord only __debugID_ names resolve; accept their handles.
+        for (const auto& r : capture.records)
+            opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
+    }
+    return opHandles;
+}
+
+} // namespace
+
 Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
                                          const AotCapture& capture, const ComparisonOptions& options) {
     PlannedComparison planned;
@@ -235,25 +346,8 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         return e;
     }
     const MethodMaps* maps = methodMaps(etrecord, c.method);
-    std::set<std::int64_t> opHandles;
     const ExportGraph* graph = etrecord ? opGraph(*etrecord, capture, c.method) : nullptr;
-    if (etrecord) {
-        if (graph) {
-            const auto hs = graph->allDebugHandles();
-            opHandles.insert(hs.begin(), hs.end());
-        } else {
-            // The graph entry could not be read (a warning of the ETRecord says why):
-            // the capture's handles stand in for its nodes rather than no row at all.
-            for (const auto& r : capture.records)
-                opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
-            c.warnings.push_back("the ETRecord's edge program for '" + c.method +
-                                 "' could not be read: events count as ops by the capture's debug handles");
-        }
-    } else {
-        // Without an ETRecord only __debugID_ names resolve; accept their handles.
-        for (const auto& r : capture.records)
-            opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
-    }
+    const std::set<std::int64_t> opHandles = opHandlesOf(etrecord, graph, capture, c);
 
     if (maps)
         warnOfReferenceGraph(*maps, capture, c.warnings);
@@ -268,85 +362,9 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
 
     const OpNamesWithin names(c.alignment().runtime_op_names, capture);
     for (const auto& pair : c.alignment().pairs) {
-        ComparisonRow row;
-        row.index = c.rows.size();
-        row.pair = &pair;
-        row.aot_debug_handle = pair.handles;
-        row.runtime_debug_handle = pair.handles;
-        row.aot_ops = names.aot(pair.handles);
-        row.runtime_ops = names.runtime(pair.handles);
-        row.instruction_id = pair.runtime->instruction_id;
-        row.output_index = pair.output_index;
-        row.selection = pair.selection;
         RowPlan plan;
-        plan.row = row.index;
+        ComparisonRow row = planRow(pair, c.rows.size(), dump, capture, names, plan);
         const CaptureRecord& rec = *pair.aot.record;
-        const std::string& backend = pair.runtime->event->resolved.backend;
-        if (!pair.runtime_value_valid) {
-            row.status = RowStatus::Invalid;
-            row.reason = pair.problem;
-            row.in_executorch = false;
-        } else if (!pair.reference_elements.empty()) {
-            // ExecuTorch raises or skips here: it compares a whole sequence or nothing.
-            row.in_executorch = false;
-            const auto& items = pair.runtime_value.items;
-            std::string which;
-            for (std::size_t k = 0; k < items.size(); ++k) {
-                const auto e = static_cast<std::size_t>(pair.reference_elements[k]);
-                plan.elements.push_back(
-                    planElement(dump, capture, &rec, e, rec.outputs[e], items[k], backend));
-                which += (k ? ", " : "") + std::to_string(e);
-            }
-            row.reason = items.size() == rec.outputs.size()
-                             ? std::string(backendConventions(backend).label) + " logged the node's " +
-                                   std::to_string(items.size()) +
-                                   " outputs as separate tensors; compared output by output"
-                             : "the device logged output" + std::string(items.size() > 1 ? "s " : " ") +
-                                   which + " of the node's " + std::to_string(rec.outputs.size()) +
-                                   "; the other reference outputs have no device counterpart";
-        } else if (rec.sequence) {
-            row.in_executorch = rec.outputs.size() <= 1;
-            if (!row.in_executorch)
-                row.reason =
-                    "the reference returned " + std::to_string(rec.outputs.size()) +
-                    " outputs; ExecuTorch skips such rows, Gapscope compares them element for element";
-            const auto& items = pair.runtime_value.items;
-            if (items.size() != rec.outputs.size()) {
-                row.status = RowStatus::Invalid;
-                row.reason = std::to_string(rec.outputs.size()) + " reference outputs against " +
-                             std::to_string(items.size()) + " runtime values";
-            } else {
-                for (std::size_t i = 0; i < items.size(); ++i)
-                    plan.elements.push_back(
-                        planElement(dump, capture, &rec, i, rec.outputs[i], items[i], backend));
-            }
-        } else {
-            plan.elements.push_back(
-                planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value, backend));
-            const CaptureRecord* theirs = pair.executorch_record ? pair.executorch_record : &rec;
-            if ((pair.executorch_record || pair.executorch_value) && !theirs->sequence)
-                plan.executorch_elements.push_back(planElement(
-                    dump, capture, theirs, 0, theirs->outputs.front(),
-                    pair.executorch_value ? *pair.executorch_value : pair.runtime_value, backend));
-            if (pair.executorch_merged_into >= 0) {
-                row.in_executorch = false;
-                row.reason =
-                    "ExecuTorch keys this output like output " + std::to_string(pair.executorch_merged_into) +
-                    " (both end in handle " +
-                    std::to_string(
-                        pair.handles[pair.handles.size() - 1 - static_cast<std::size_t>(pair.output_index)]) +
-                    "): its one row, in output " + std::to_string(pair.executorch_merged_into) +
-                    "'s place, carries this output's numbers";
-            }
-        }
-        for (auto& e : plan.elements)
-            e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
-        row.plans = std::make_shared<const std::vector<ElementPlan>>(plan.elements);
-        for (const auto& e : plan.elements) {
-            row.shapes.push_back(e.shape);
-            row.dtypes.push_back(e.dtype);
-            row.dequantized = row.dequantized || e.dequantized;
-        }
         c.rows.push_back(std::move(row));
         ComparisonRow& placed = c.rows.back();
         if (rec.invalid_reason && pair.runtime_value_valid) {

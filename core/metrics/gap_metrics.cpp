@@ -133,21 +133,74 @@ bool breakdownRequested(const GapOptions& options) {
     return options.breakdown_axis.has_value();
 }
 
-} // namespace
-
-GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOptions& options) {
-    GapResult result;
-    // A tensor view must hold its elements' bytes: never read past a span.
+// A tensor view must hold its elements' bytes: never read past a span.
+std::string storageProblem(const Operand& aot, const Operand& runtime) {
     for (const auto& [side, o] :
          {std::pair<const char*, const Operand*>{"reference", &aot}, {"runtime", &runtime}}) {
         const auto needed = o->is_scalar ? std::optional<std::uint64_t>(0)
                                          : storageBytes(static_cast<std::int8_t>(o->type), o->numel);
-        if (!needed || o->bytes.size < *needed) {
-            result.problem = std::string("the ") + side + " tensor holds " + std::to_string(o->bytes.size) +
-                             " bytes, fewer than its " + std::to_string(o->numel) + " elements need";
-            return result;
+        if (!needed || o->bytes.size < *needed)
+            return std::string("the ") + side + " tensor holds " + std::to_string(o->bytes.size) +
+                   " bytes, fewer than its " + std::to_string(o->numel) + " elements need";
+    }
+    return {};
+}
+
+// Adds one compared pair to the sums, after the element rule.
+struct AddPair {
+    const ElementRule& rule;
+    bool executorchSemantics;
+
+    void operator()(GapAccumulator& acc, std::uint64_t flat, double rawA, double q,
+                    std::size_t channel) const {
+        const ComparedPair p = rule(rawA, q, channel);
+        acc.saturated += p.clipped ? 1 : 0;
+        const double a = p.reference, b = p.runtime;
+        // The same infinity on both sides (a causal mask's -inf) is agreement, not an
+        // undefined difference; ExecuTorch's comparators make it NaN.
+        if (!executorchSemantics && std::isinf(a) && a == b) {
+            ++acc.agreeing;
+            return;
+        }
+        const double d = a - b;
+        acc.d2.add(d * d);
+        acc.d1.add(std::fabs(d));
+        acc.a2.add(a * a);
+        acc.b2.add(b * b);
+        acc.ab.add(a * b);
+        // A NaN difference (Inf − Inf) makes the maximum undefined; keep the first.
+        if (std::isnan(d)) {
+            if (!std::isnan(acc.maxAbs)) {
+                acc.maxAbs = d;
+                acc.maxAt = flat;
+            }
+        } else if (std::fabs(d) > acc.maxAbs) {
+            acc.maxAbs = std::fabs(d);
+            acc.maxAt = flat;
         }
     }
+};
+
+// The breakdown axis counted from the front, or the problem with it.
+std::variant<std::optional<std::size_t>, std::string> breakdownAxis(const GapOptions& options,
+                                                                    std::size_t rank) {
+    if (!options.breakdown_axis)
+        return std::optional<std::size_t>();
+    const auto axis = *options.breakdown_axis < 0 ? *options.breakdown_axis + static_cast<std::int64_t>(rank)
+                                                  : *options.breakdown_axis;
+    if (axis < 0 || axis >= static_cast<std::int64_t>(rank))
+        return "breakdown axis " + std::to_string(*options.breakdown_axis) + " is outside rank " +
+               std::to_string(rank);
+    return std::optional<std::size_t>(static_cast<std::size_t>(axis));
+}
+
+} // namespace
+
+GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOptions& options) {
+    GapResult result;
+    result.problem = storageProblem(aot, runtime);
+    if (!result.problem.empty())
+        return result;
     const auto& tf = options.runtime_transform;
 
     auto planned = ElementLayout::of(aot, runtime, tf);
@@ -194,46 +247,14 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     m.broadcast = broadcast;
     m.compared_shape = out;
 
-    auto visit = [&](GapAccumulator& acc, std::uint64_t flat, double rawA, double q, std::size_t channel) {
-        const ComparedPair p = rule(rawA, q, channel);
-        acc.saturated += p.clipped ? 1 : 0;
-        const double a = p.reference, b = p.runtime;
-        // The same infinity on both sides (a causal mask's -inf) is agreement, not an
-        // undefined difference; ExecuTorch's comparators make it NaN.
-        if (!options.executorch_semantics && std::isinf(a) && a == b) {
-            ++acc.agreeing;
-            return;
-        }
-        const double d = a - b;
-        acc.d2.add(d * d);
-        acc.d1.add(std::fabs(d));
-        acc.a2.add(a * a);
-        acc.b2.add(b * b);
-        acc.ab.add(a * b);
-        // A NaN difference (Inf − Inf) makes the maximum undefined; keep the first.
-        if (std::isnan(d)) {
-            if (!std::isnan(acc.maxAbs)) {
-                acc.maxAbs = d;
-                acc.maxAt = flat;
-            }
-        } else if (std::fabs(d) > acc.maxAbs) {
-            acc.maxAbs = std::fabs(d);
-            acc.maxAt = flat;
-        }
-    };
+    const AddPair visit{rule, options.executorch_semantics};
 
-    std::optional<std::size_t> breakdown;
-    if (options.breakdown_axis) {
-        const auto axis = *options.breakdown_axis < 0
-                              ? *options.breakdown_axis + static_cast<std::int64_t>(rank)
-                              : *options.breakdown_axis;
-        if (axis < 0 || axis >= static_cast<std::int64_t>(rank)) {
-            result.problem = "breakdown axis " + std::to_string(*options.breakdown_axis) +
-                             " is outside rank " + std::to_string(rank);
-            return result;
-        }
-        breakdown = static_cast<std::size_t>(axis);
+    const auto axis = breakdownAxis(options, rank);
+    if (const auto* problem = std::get_if<std::string>(&axis)) {
+        result.problem = *problem;
+        return result;
     }
+    const std::optional<std::size_t> breakdown = std::get<std::optional<std::size_t>>(axis);
     std::vector<GapAccumulator> channels(breakdown ? static_cast<std::size_t>(out[*breakdown]) : 0);
 
     // The breakdown index of compared position `flat`: (flat / inner) % count.
