@@ -212,16 +212,17 @@ std::vector<std::string> OpNamesWithin::aot(const HandleTuple& target) const {
     return out;
 }
 
-Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
-                                  const ExportGraph* graph) {
-    Alignment a;
-    a.runtime = runtimeEntries(events, a.runtime_op_names);
+namespace {
 
-    // Bipartite overlap graph: AOT nodes first, then runtime nodes (§5.4).
+// The connected components of the bipartite overlap graph (§5.4): AOT nodes
+// first (0 … records − 1), then runtime nodes, joined where they share a debug
+// handle; in the order ExecuTorch finds them.
+std::vector<std::vector<std::size_t>> overlapComponents(const AotCapture& capture,
+                                                        const std::vector<RuntimeEntry>& runtime) {
     const std::size_t nAot = capture.records.size();
-    const std::size_t n = nAot + a.runtime.size();
+    const std::size_t n = nAot + runtime.size();
     auto handlesOf = [&](std::size_t i) -> const HandleTuple& {
-        return i < nAot ? capture.records[i].debug_handle : a.runtime[i - nAot].handles;
+        return i < nAot ? capture.records[i].debug_handle : runtime[i - nAot].handles;
     };
     // Its edges through a handle index: a node's neighbours are the other
     // side's nodes sharing a handle, in ascending order (what the pairwise scan
@@ -263,10 +264,106 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
         }
         return comp;
     };
-    for (std::size_t start = 0; start < n; ++start) {
-        if (visited[start])
+    std::vector<std::vector<std::size_t>> components;
+    for (std::size_t start = 0; start < n; ++start)
+        if (!visited[start])
+            components.push_back(component(start));
+    return components;
+}
+
+// The runtime value a pair compares, from the logged values of its event:
+// the outputs a backend names by index, the logged list, or one value (by
+// shape when a delegate call logged several).
+void chooseRuntimeValue(AlignedPair& pair, const RuntimeValue& element, const RuntimeEntry& rt,
+                        const AotCapture& capture) {
+    const auto& data = rt.event->debug_data;
+    const auto namedIndices = namedOutputIndices(*rt.event);
+    if (pair.aot.sequence && !namedIndices.empty()) {
+        const auto outputs = pair.aot.record->outputs.size();
+        const auto beyond = std::find_if(namedIndices.begin(), namedIndices.end(), [&](int index) {
+            return static_cast<std::size_t>(index) >= outputs;
+        });
+        if (beyond != namedIndices.end()) {
+            pair.runtime_value_valid = false;
+            pair.problem = "the device logged output " + std::to_string(*beyond) + " of '" + rt.event->name +
+                           "' but the reference node has " + std::to_string(outputs) + " outputs";
+        } else {
+            pair.runtime_value.kind = RuntimeValue::Kind::List;
+            pair.runtime_value.items = data;
+            pair.reference_elements = namedIndices;
+            pair.selection = std::string(backendConventions(rt.event->resolved.backend).label) +
+                             " tensors by output index: the device logged " +
+                             std::to_string(namedIndices.size()) + " of the node's " +
+                             std::to_string(outputs) + " outputs";
+        }
+    } else if (pair.aot.sequence) {
+        if (element.isSequence()) {
+            pair.runtime_value = element;
+            pair.selection = "the logged tensor list";
+        } else if (element.isTensor()) {
+            pair.runtime_value.kind = RuntimeValue::Kind::List;
+            pair.runtime_value.items = data;
+            pair.selection = "all logged values";
+        } else {
+            pair.runtime_value_valid = false;
+            pair.problem = "the reference is a sequence but the runtime value is a scalar";
+        }
+    } else {
+        pair.runtime_value = element;
+        const auto* aotTensor =
+            pair.aot.record->outputs.empty() ? nullptr : capture.tensor(pair.aot.record->outputs.front());
+        if (rt.num_outputs == 1 && data.size() > 1 && aotTensor) {
+            bool ambiguous = false;
+            const std::size_t picked = pickByShape(data, *aotTensor, pair.selection, ambiguous);
+            pair.runtime_value = data[picked];
+            if (rt.event->name == "DELEGATE_CALL") {
+                // A delegate call logs its inputs first and its outputs last: the
+                // last value is the output, but a shape match may pick an input.
+                if (picked + 1 != data.size()) {
+                    pair.ambiguous_selection = true;
+                    pair.selection = "ExecuTorch's shape match picks logged argument " +
+                                     std::to_string(picked) + " of " + std::to_string(data.size()) +
+                                     ", a delegate input, not its output";
+                } else if (ambiguous) {
+                    pair.selection = "the delegate call's last logged argument (its output)";
+                }
+            } else {
+                pair.ambiguous_selection = ambiguous;
+            }
+        }
+    }
+}
+
+// Pairs of one component that ExecuTorch keys by the same reference collapse
+// into its one row: the first carries the last one's value, the others say so.
+void markExecutorchMerges(std::vector<AlignedPair>& pairs, std::size_t pairsBefore,
+                          const std::vector<const CaptureRecord*>& keys) {
+    for (std::size_t p = pairsBefore; p < pairs.size(); ++p) {
+        if (!pairs[p].runtime_value_valid || pairs[p].executorch_merged_into >= 0)
             continue;
-        const std::vector<std::size_t> comp = component(start);
+        std::size_t last = p;
+        for (std::size_t q = p + 1; q < pairs.size(); ++q)
+            if (keys[q - pairsBefore] == keys[p - pairsBefore] && pairs[q].runtime_value_valid) {
+                pairs[q].executorch_merged_into = pairs[p].output_index;
+                last = q;
+            }
+        if (last != p) {
+            pairs[p].executorch_value = pairs[last].runtime_value;
+            if (!pairs[p].executorch_record && pairs[p].aot.record != keys[p - pairsBefore])
+                pairs[p].executorch_record = keys[p - pairsBefore];
+        }
+    }
+}
+
+} // namespace
+
+Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
+                                  const ExportGraph* graph) {
+    Alignment a;
+    a.runtime = runtimeEntries(events, a.runtime_op_names);
+
+    const std::size_t nAot = capture.records.size();
+    for (const std::vector<std::size_t>& comp : overlapComponents(capture, a.runtime)) {
         std::vector<const CaptureRecord*> aotList;
         std::vector<const RuntimeEntry*> runtimeList;
         for (auto v : comp) {
@@ -360,81 +457,11 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
                                      positional->ops.back() + "'";
                 }
             }
-            const auto namedIndices = namedOutputIndices(*rt.event);
-            if (pair.aot.sequence && !namedIndices.empty()) {
-                const auto outputs = pair.aot.record->outputs.size();
-                const auto beyond = std::find_if(namedIndices.begin(), namedIndices.end(), [&](int index) {
-                    return static_cast<std::size_t>(index) >= outputs;
-                });
-                if (beyond != namedIndices.end()) {
-                    pair.runtime_value_valid = false;
-                    pair.problem = "the device logged output " + std::to_string(*beyond) + " of '" +
-                                   rt.event->name + "' but the reference node has " +
-                                   std::to_string(outputs) + " outputs";
-                } else {
-                    pair.runtime_value.kind = RuntimeValue::Kind::List;
-                    pair.runtime_value.items = data;
-                    pair.reference_elements = namedIndices;
-                    pair.selection = std::string(backendConventions(rt.event->resolved.backend).label) +
-                                     " tensors by output index: the device logged " +
-                                     std::to_string(namedIndices.size()) + " of the node's " +
-                                     std::to_string(outputs) + " outputs";
-                }
-            } else if (pair.aot.sequence) {
-                if (element.isSequence()) {
-                    pair.runtime_value = element;
-                    pair.selection = "the logged tensor list";
-                } else if (element.isTensor()) {
-                    pair.runtime_value.kind = RuntimeValue::Kind::List;
-                    pair.runtime_value.items = data;
-                    pair.selection = "all logged values";
-                } else {
-                    pair.runtime_value_valid = false;
-                    pair.problem = "the reference is a sequence but the runtime value is a scalar";
-                }
-            } else {
-                pair.runtime_value = element;
-                const auto* aotTensor = pair.aot.record->outputs.empty()
-                                            ? nullptr
-                                            : capture.tensor(pair.aot.record->outputs.front());
-                if (rt.num_outputs == 1 && data.size() > 1 && aotTensor) {
-                    bool ambiguous = false;
-                    const std::size_t picked = pickByShape(data, *aotTensor, pair.selection, ambiguous);
-                    pair.runtime_value = data[picked];
-                    if (rt.event->name == "DELEGATE_CALL") {
-                        // A delegate call logs its inputs first and its outputs last: the
-                        // last value is the output, but a shape match may pick an input.
-                        if (picked + 1 != data.size()) {
-                            pair.ambiguous_selection = true;
-                            pair.selection = "ExecuTorch's shape match picks logged argument " +
-                                             std::to_string(picked) + " of " + std::to_string(data.size()) +
-                                             ", a delegate input, not its output";
-                        } else if (ambiguous) {
-                            pair.selection = "the delegate call's last logged argument (its output)";
-                        }
-                    } else {
-                        pair.ambiguous_selection = ambiguous;
-                    }
-                }
-            }
+            chooseRuntimeValue(pair, element, rt, capture);
             keys.push_back(positional);
             a.pairs.push_back(std::move(pair));
         }
-        for (std::size_t p = pairsBefore; p < a.pairs.size(); ++p) {
-            if (!a.pairs[p].runtime_value_valid || a.pairs[p].executorch_merged_into >= 0)
-                continue;
-            std::size_t last = p;
-            for (std::size_t q = p + 1; q < a.pairs.size(); ++q)
-                if (keys[q - pairsBefore] == keys[p - pairsBefore] && a.pairs[q].runtime_value_valid) {
-                    a.pairs[q].executorch_merged_into = a.pairs[p].output_index;
-                    last = q;
-                }
-            if (last != p) {
-                a.pairs[p].executorch_value = a.pairs[last].runtime_value;
-                if (!a.pairs[p].executorch_record && a.pairs[p].aot.record != keys[p - pairsBefore])
-                    a.pairs[p].executorch_record = keys[p - pairsBefore];
-            }
-        }
+        markExecutorchMerges(a.pairs, pairsBefore, keys);
         if (a.pairs.size() == pairsBefore) {
             a.skipped.push_back({aotList, &rt, skipReason.empty() ? "no output to compare" : skipReason});
         } else {
