@@ -214,42 +214,13 @@ void GapChart::rebuild() {
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     m_plot->yAxis->setLabel(m_metricBox->currentText());
 
-    // Op names as x tick labels.
-    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-    // As many labels as fit the width (at most 30): with hundreds of ops every
-    // k-th one is named. A short chart gets short, level labels, so the axis
-    // keeps its height for the values.
-    const bool shortChart = m_plot->height() < 200;
-    const std::size_t fit =
-        std::clamp<std::size_t>(static_cast<std::size_t>(m_plot->width() / (shortChart ? 110 : 60)), 2, 30);
-    const std::size_t every = std::max<std::size_t>(1, (m_order.size() + fit - 1) / fit);
-    for (std::size_t i = 0; i < m_order.size(); i += every) {
-        QString label = QString::fromStdString(displayOpName(rows[m_order[i]]));
-        if (label.isEmpty())
-            label = QString::number(m_order[i]);
-        const int longest = shortChart ? 14 : 18;
-        if (label.size() > longest)
-            label = label.left(longest - 1) + QStringLiteral("…");
-        ticker->addTick(static_cast<double>(i), label);
-    }
-    m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 && !shortChart ? 30 : 0);
+    setOpTicks(rows);
 
     // The threshold line on its own metric and on those where one value is
     // equivalent (SNR, SQNR, rel. L2); elsewhere the points past it say it.
     const auto limit = thresholdOn(m_session->threshold, name);
-    if (limit && (!logAxis || *limit > 0)) {
-        auto* line = new QCPItemStraightLine(m_plot);
-        line->point1->setCoords(0, *limit);
-        line->point2->setCoords(1, *limit);
-        line->setPen(QPen(QColor(200, 60, 60), 1, Qt::DashLine));
-        auto* text = new QCPItemText(m_plot);
-        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-        text->position->setCoords(0.995, *limit);
-        text->setPositionAlignment(Qt::AlignRight | Qt::AlignTop); // below the line: never clipped at the top
-        text->setText(tr("threshold: %1").arg(threshold));
-        text->setColor(QColor(200, 60, 60));
-    }
+    if (limit && (!logAxis || *limit > 0))
+        addThresholdLine(*limit, threshold);
     if (m_session->first_divergence)
         addRowMarker(m_session->first_divergence->row, tr("first divergence"), QColor(200, 60, 60),
                      QColor(200, 60, 60), Qt::SolidLine, 0.05);
@@ -295,6 +266,41 @@ void GapChart::rebuild() {
         note->setColor(QColor(110, 110, 110));
     }
     showSelection();
+}
+
+void GapChart::setOpTicks(const std::vector<ComparisonRow>& rows) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    // As many labels as fit the width (at most 30): with hundreds of ops every
+    // k-th one is named. A short chart gets short, level labels, so the axis
+    // keeps its height for the values.
+    const bool shortChart = m_plot->height() < 200;
+    const std::size_t fit =
+        std::clamp<std::size_t>(static_cast<std::size_t>(m_plot->width() / (shortChart ? 110 : 60)), 2, 30);
+    const std::size_t every = std::max<std::size_t>(1, (m_order.size() + fit - 1) / fit);
+    for (std::size_t i = 0; i < m_order.size(); i += every) {
+        QString label = QString::fromStdString(displayOpName(rows[m_order[i]]));
+        if (label.isEmpty())
+            label = QString::number(m_order[i]);
+        const int longest = shortChart ? 14 : 18;
+        if (label.size() > longest)
+            label = label.left(longest - 1) + QStringLiteral("…");
+        ticker->addTick(static_cast<double>(i), label);
+    }
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 && !shortChart ? 30 : 0);
+}
+
+void GapChart::addThresholdLine(double limit, const QString& threshold) {
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(0, limit);
+    line->point2->setCoords(1, limit);
+    line->setPen(QPen(QColor(200, 60, 60), 1, Qt::DashLine));
+    auto* text = new QCPItemText(m_plot);
+    text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(0.995, limit);
+    text->setPositionAlignment(Qt::AlignRight | Qt::AlignTop); // below the line: never clipped at the top
+    text->setText(tr("threshold: %1").arg(threshold));
+    text->setColor(QColor(200, 60, 60));
 }
 
 void GapChart::addRowMarker(std::size_t row, const QString& label, const QColor& lineColor,

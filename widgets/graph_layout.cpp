@@ -97,13 +97,12 @@ GraphLayoutOptions::GraphLayoutOptions() {
     dot = named && *named ? named : "dot";
 }
 
-Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>& collapsed,
-                                  const std::atomic<bool>* cancelled, const GraphLayoutOptions& options) {
-    const auto stopped = [&] { return cancelled && cancelled->load(); };
-    if (stopped())
-        return Error{ErrorCode::Cancelled, "graph layout cancelled", {}};
-    GraphLayout out;
-    // Boxes: one per node, except a collapsed group's nodes share one.
+namespace {
+
+// The boxes of the layout, one per node except a collapsed group's nodes,
+// which share one; returns each node's box.
+std::vector<std::size_t> placeInBoxes(const OpGraph& graph, const std::vector<bool>& collapsed,
+                                      GraphLayout& out) {
     std::vector<std::size_t> boxOf(graph.nodes.size());
     std::map<int, std::size_t> groupBox;
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -129,6 +128,18 @@ Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>&
             out.boxes.push_back(b);
         }
     }
+    return boxOf;
+}
+
+} // namespace
+
+Result<GraphLayout> layoutOpGraph(const OpGraph& graph, const std::vector<bool>& collapsed,
+                                  const std::atomic<bool>* cancelled, const GraphLayoutOptions& options) {
+    const auto stopped = [&] { return cancelled && cancelled->load(); };
+    if (stopped())
+        return Error{ErrorCode::Cancelled, "graph layout cancelled", {}};
+    GraphLayout out;
+    const std::vector<std::size_t> boxOf = placeInBoxes(graph, collapsed, out);
     std::set<std::pair<std::size_t, std::size_t>> edges;
     for (const auto& [from, to] : graph.edges)
         if (boxOf[from] != boxOf[to])

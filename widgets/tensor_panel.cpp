@@ -292,6 +292,24 @@ void TensorPanel::refresh() {
             m_values[2][i] = m_values[0][i] - m_values[1][i];
     }
 
+    drawMaps();
+    for (auto* p : m_plots)
+        p->replot();
+    refreshDetails(*row, element);
+    const QString layout = plan->options.runtime_transform.axis_order
+                               ? tr("; the device tensor is shown in the reference's layout")
+                               : QString();
+    m_hover->setText(
+        reader ? tr("%1 × %2 slice%3%4")
+                     .arg(h)
+                     .arg(w)
+                     .arg(m_stride > 1 ? tr(", every %1th element").arg(m_stride) : QString(), layout)
+        : plan->measurable()
+            ? tr("Runtime shape differs from the reference: only the reference is shown.")
+            : tr("No runtime tensor data for this op (%1).").arg(QString::fromStdString(plan->reason)));
+}
+
+void TensorPanel::drawMaps() {
     double lo = 0, hi = 0;
     for (int which = 0; which < 2; ++which)
         for (double v : m_values[static_cast<std::size_t>(which)])
@@ -332,20 +350,6 @@ void TensorPanel::refresh() {
         m_plots[static_cast<std::size_t>(which)]->xAxis->setRange(-half, m_width * m_stride - half);
         m_plots[static_cast<std::size_t>(which)]->yAxis->setRange(-half, m_height * m_stride - half);
     }
-    for (auto* p : m_plots)
-        p->replot();
-    refreshDetails(*row, element);
-    const QString layout = plan->options.runtime_transform.axis_order
-                               ? tr("; the device tensor is shown in the reference's layout")
-                               : QString();
-    m_hover->setText(
-        reader ? tr("%1 × %2 slice%3%4")
-                     .arg(h)
-                     .arg(w)
-                     .arg(m_stride > 1 ? tr(", every %1th element").arg(m_stride) : QString(), layout)
-        : plan->measurable()
-            ? tr("Runtime shape differs from the reference: only the reference is shown.")
-            : tr("No runtime tensor data for this op (%1).").arg(QString::fromStdString(plan->reason)));
 }
 
 void TensorPanel::showValueAt(int which, const QPointF& pixel) {

@@ -76,6 +76,9 @@ protected:
 private:
     void arrangePlots();
     void refresh();
+    // The three heatmaps from m_values (the reference and runtime on one scale
+    // when shared, the difference symmetric about 0).
+    void drawMaps();
     void refreshDetails(const ComparisonRow& row, std::size_t element);
     void applyDetails(const TensorDetails& details);
 

@@ -151,22 +151,20 @@ struct FiniteSorter {
     }
 };
 
-} // namespace
-
-std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Operand& b) {
-    if (a.is_scalar || b.is_scalar || a.numel == 0 || b.numel == 0 || a.numel > kMaxElements ||
-        b.numel > kMaxElements)
-        return std::nullopt;
+// The broadcast dimensions of a against b, outermost first, right-aligned:
+// those both sides span, those only a spans, those only b spans. False when
+// the shapes do not broadcast.
+bool splitDims(const Operand& a, const Operand& b, std::vector<Dim>& shared, std::vector<Dim>& aOnly,
+               std::vector<Dim>& bOnly) {
     const auto aStrides = rowMajorStrides(a.shape), bStrides = rowMajorStrides(b.shape);
     const std::size_t rank = std::max(a.shape.size(), b.shape.size());
-    std::vector<Dim> shared, aOnly, bOnly;
-    for (std::size_t k = rank; k-- > 0;) { // outermost first, right-aligned
+    for (std::size_t k = rank; k-- > 0;) {
         const std::size_t fromRight = rank - 1 - k;
         const bool inA = fromRight < a.shape.size(), inB = fromRight < b.shape.size();
         const std::size_t ia = a.shape.size() - 1 - fromRight, ib = b.shape.size() - 1 - fromRight;
         const std::int64_t ad = inA ? a.shape[ia] : 1, bd = inB ? b.shape[ib] : 1;
         if (ad != bd && ad != 1 && bd != 1)
-            return std::nullopt;
+            return false;
         const Dim d{std::max(ad, bd), ad > 1 ? aStrides[ia] : 0, bd > 1 ? bStrides[ib] : 0};
         if (ad > 1 && bd > 1)
             shared.push_back(d);
@@ -175,6 +173,18 @@ std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Oper
         else if (bd > 1)
             bOnly.push_back(d);
     }
+    return true;
+}
+
+} // namespace
+
+std::optional<BroadcastSums> executorchBroadcastGap(const Operand& a, const Operand& b) {
+    if (a.is_scalar || b.is_scalar || a.numel == 0 || b.numel == 0 || a.numel > kMaxElements ||
+        b.numel > kMaxElements)
+        return std::nullopt;
+    std::vector<Dim> shared, aOnly, bOnly;
+    if (!splitDims(a, b, shared, aOnly, bOnly))
+        return std::nullopt;
     std::vector<double> av(a.numel), bv(b.numel);
     a.decode(0, av.size(), av.data());
     b.decode(0, bv.size(), bv.data());
