@@ -32,6 +32,15 @@ const ElementPlan* planOf(const ComparisonRow& row, std::size_t element) {
     return element < plans.size() ? &plans[element] : nullptr;
 }
 
+// The metrics of element `element` when every element of the row has its own
+// (gaps hold only the elements measured, so otherwise an index may name
+// another element's): the reader then takes its NaN rule from them instead
+// of scanning the tensors.
+const GapMetrics* measuredOf(const ComparisonRow& row, std::size_t element) {
+    const bool aligned = row.measured && row.gaps.size() == row.elementPlans().size();
+    return aligned && element < row.gaps.size() ? &row.gaps[element] : nullptr;
+}
+
 double referenceAt(const ElementPlan& plan, std::uint64_t flat) {
     double v = 0;
     plan.reference.decode(flat, 1, &v);
@@ -208,8 +217,7 @@ void TensorPanel::refresh() {
             p->replot();
         return;
     }
-    const GapMetrics* measured = row->measured && element < row->gaps.size() ? &row->gaps[element] : nullptr;
-    const auto reader = ElementReader::of(*plan, measured);
+    const auto reader = ElementReader::of(*plan, measuredOf(*row, element));
     // The slice: the two chosen axes (by default the last two) are displayed; the
     // other axes, in order, are flattened into the "slice" index.
     const auto& shape = plan->reference.shape;
@@ -417,8 +425,7 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     const ElementPlan* plan = planOf(row, element);
     m_details.cancel(); // a newer selection: the running job's result is stale
     m_detailsPending = false;
-    const GapMetrics* measured = row.measured && element < row.gaps.size() ? &row.gaps[element] : nullptr;
-    const auto reader = plan ? ElementReader::of(*plan, measured) : std::nullopt;
+    const auto reader = plan ? ElementReader::of(*plan, measuredOf(row, element)) : std::nullopt;
     if (!reader) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
             p->replot();
