@@ -32,10 +32,8 @@ const ElementPlan* planOf(const ComparisonRow& row, std::size_t element) {
     return element < plans.size() ? &plans[element] : nullptr;
 }
 
-// The metrics of element `element` when every element of the row has its own
-// (gaps hold only the elements measured, so otherwise an index may name
-// another element's): the reader then takes its NaN rule from them instead
-// of scanning the tensors.
+// The element's metrics, for the reader's NaN rule, when every element has its
+// own (gaps hold measured elements only; an index could name another's).
 const GapMetrics* measuredOf(const ComparisonRow& row, std::size_t element) {
     const bool aligned = row.measured && row.gaps.size() == row.elementPlans().size();
     return aligned && element < row.gaps.size() ? &row.gaps[element] : nullptr;
