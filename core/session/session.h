@@ -66,7 +66,7 @@ struct SessionOptions {
     // The parsed inputs to take from (and add to) instead of parsing the files
     // again: another run, method, capture or debug buffer of the same files.
     std::shared_ptr<Workspace> workspace;
-    // Which of the workspace's file sets is compared (openSession(workspace, options)).
+    // Which of the workspace's file sets is compared (openFileSet).
     FileSetId file_set = 0;
 };
 

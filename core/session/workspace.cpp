@@ -52,8 +52,7 @@ FileSetId Workspace::add(SessionInputs inputs, std::vector<Error> unreadable) {
         for (const auto& set : m_sets) {
             const auto& earlier = set->inputs.files;
             const auto same = std::find_if(earlier.begin(), earlier.end(), [&](const auto& e) {
-                // The same path too: a set's named files
-                // and messages refer to paths as given.
+                // The same path too: named files and messages use paths as given.
                 return e->path() == file->path() && e->sameFileAs(*file);
             });
             if (same != earlier.end()) {
