@@ -23,9 +23,9 @@ QString nonFiniteNote(const ElementRule& rule) {
 }
 
 TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples,
-                             const std::atomic<bool>* cancelled) {
+                             const std::atomic<bool>* cancelled, const GapMetrics* measured) {
     TensorDetails d;
-    const auto reader = ElementReader::of(plan);
+    const auto reader = ElementReader::of(plan, measured);
     if (!reader)
         return d;
     const std::uint64_t numel = reader->numel();

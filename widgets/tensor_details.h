@@ -32,7 +32,9 @@ QString nonFiniteNote(const ElementRule& rule);
 
 // At most about maxSamples points for the scatter and the histogram. Stops
 // early, with partial details nobody should show, once `cancelled` is set.
+// `measured`: the plan's metrics, when known (the reader's NaN rule then needs no scan).
 TensorDetails computeDetails(const ElementPlan& plan, std::size_t maxSamples,
-                             const std::atomic<bool>* cancelled = nullptr);
+                             const std::atomic<bool>* cancelled = nullptr,
+                             const GapMetrics* measured = nullptr);
 
 } // namespace gapscope

@@ -423,7 +423,8 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     const ElementPlan* plan = planOf(row, element);
     m_details.cancel(); // a newer selection: the running job's result is stale
     m_detailsPending = false;
-    const auto reader = plan ? ElementReader::of(*plan, measuredOf(row, element)) : std::nullopt;
+    const GapMetrics* measured = measuredOf(row, element);
+    const auto reader = plan ? ElementReader::of(*plan, measured) : std::nullopt;
     if (!reader) {
         for (auto* p : {m_histogram, m_scatter, m_channels})
             p->replot();
@@ -431,23 +432,22 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     }
     const std::uint64_t numel = reader->numel();
     if (numel <= kSynchronousElements) {
-        applyDetails(computeDetails(*plan, kMaxSamples));
+        applyDetails(computeDetails(*plan, kMaxSamples, nullptr, measured));
         return;
     }
-    // Big tensors: computed on a background job, which a newer selection
-    // cancels. The snapshot is held so the mapped bytes the plan points into
-    // outlive the job.
+    // Big tensors: a background job a newer selection cancels. The snapshot held
+    // keeps the mapped bytes the plan points into, and the row's metrics, alive.
     m_worst->setText(tr("Computing the error breakdown of %1 elements…").arg(numel));
     m_detailsPending = true;
-    m_details.start(
-        [this, session = m_session, p = *plan](std::uint64_t generation, const std::atomic<bool>& cancelled) {
-            auto details = std::make_shared<TensorDetails>(computeDetails(p, kMaxSamples, &cancelled));
-            postIfCurrent(this, m_details, generation, [this, details] {
-                m_detailsPending = false;
-                applyDetails(*details);
-                emit detailsReady();
-            });
+    m_details.start([this, session = m_session, p = *plan, measured](std::uint64_t generation,
+                                                                     const std::atomic<bool>& cancelled) {
+        auto details = std::make_shared<TensorDetails>(computeDetails(p, kMaxSamples, &cancelled, measured));
+        postIfCurrent(this, m_details, generation, [this, details] {
+            m_detailsPending = false;
+            applyDetails(*details);
+            emit detailsReady();
         });
+    });
 }
 
 void TensorPanel::applyDetails(const TensorDetails& d) {

@@ -98,20 +98,18 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
             const DelegateMapping* mapping = e.delegated && maps && maps->delegate_map.count(e.instruction_id)
                                                  ? &maps->delegate_map.at(e.instruction_id)
                                                  : nullptr;
+            const std::string_view internal =
+                mapping ? backendConventions(mapping->backend).internal_tensor_reason : std::string_view();
             if (mapping && mapping->identifiers.empty())
                 c.coverage.push_back(
                     {"opaque_delegate_event",
                      e.name,
                      {},
                      "backend '" + mapping->backend + "' publishes no delegate-internal debug map"});
-            else if (mapping && !backendConventions(mapping->backend).internal_tensor_reason.empty())
+            else if (!internal.empty())
                 // The delegate maps every op it lowered: a name it left out is a
                 // tensor it added itself.
-                c.coverage.push_back(
-                    {"delegate_internal",
-                     e.name,
-                     {},
-                     std::string(backendConventions(mapping->backend).internal_tensor_reason)});
+                c.coverage.push_back({"delegate_internal", e.name, {}, std::string(internal)});
             else
                 c.coverage.push_back({"unresolved_event", e.name, {}, e.resolved.reason});
         }
@@ -363,9 +361,8 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     const OpNamesWithin names(c.alignment().runtime_op_names, capture);
     for (const auto& pair : c.alignment().pairs) {
         RowPlan plan;
-        ComparisonRow row = planRow(pair, c.rows.size(), dump, capture, names, plan);
+        c.rows.push_back(planRow(pair, c.rows.size(), dump, capture, names, plan));
         const CaptureRecord& rec = *pair.aot.record;
-        c.rows.push_back(std::move(row));
         ComparisonRow& placed = c.rows.back();
         if (rec.invalid_reason && pair.runtime_value_valid) {
             placed.status = RowStatus::Invalid;
