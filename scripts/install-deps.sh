@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
   libflatbuffers-dev flatbuffers-compiler
   libeigen3-dev catch2
-  nlohmann-json3-dev libcli11-dev libzip-dev libssl-dev
+  nlohmann-json3-dev libsimdjson-dev libcli11-dev libzip-dev libssl-dev
   clang-format
   libgraphviz-dev graphviz
   clang libclang-rt-14-dev zlib1g-dev

@@ -79,10 +79,8 @@ struct AotCapture {
 };
 
 // Reads and validates the document in __metadata__["gapscope.aot_capture"];
-// every tensor a value names must exist in the file.
-// `parse`: the safetensors header and the document by the one-pass readers
-// first (safetensors_header_scan, capture_document_scan), or by the DOM alone.
-Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> file, JsonParse parse = JsonParse::Scan);
+// every tensor a value names must exist in the file (capture_document_reader.h).
+Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> file);
 Result<AotCapture> loadAotCapture(const std::string& path);
 
 // The JSON document for the metadata key.

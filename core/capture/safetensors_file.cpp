@@ -1,16 +1,11 @@
 #include "core/capture/safetensors_file.h"
 
-#include "core/capture/safetensors_header_scan.h"
 #include "core/common/checked_math.h"
-#include "core/common/json_depth.h"
-#include "core/common/json_int.h"
+#include "core/common/on_demand_json.h"
 
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 namespace gapscope {
-
-using json = nlohmann::json;
 
 namespace {
 
@@ -39,6 +34,95 @@ constexpr DtypeName kDtypes[] = {
 Error stError(const std::string& file, std::string message, ErrorCode code = ErrorCode::Malformed,
               std::string field = {}, std::int64_t byte = -1) {
     return makeError(code, std::move(message), file, std::move(field), byte);
+}
+
+std::optional<Error> readMetadata(simdjson::ondemand::value value, const std::string& file,
+                                  std::map<std::string, std::string>& metadata, std::int64_t at) {
+    if (value.type().value() != simdjson::ondemand::json_type::object)
+        return stError(file, "__metadata__ must be an object of strings", ErrorCode::Malformed, "__metadata__",
+                       at);
+    for (auto m : value.get_object()) {
+        std::string key(m.unescaped_key().value());
+        auto v = m.value().value();
+        if (v.type().value() != simdjson::ondemand::json_type::string)
+            return stError(file, "__metadata__['" + key + "'] is not a string", ErrorCode::Malformed,
+                           "__metadata__." + key, at);
+        if (!metadata.emplace(key, std::string(v.get_string().value())).second)
+            return stError(file, "__metadata__['" + key + "'] appears twice", ErrorCode::Malformed,
+                           "__metadata__." + key, at);
+    }
+    return std::nullopt;
+}
+
+// One tensor entry: "dtype" (a string), "shape" (a list of integers) and
+// "data_offsets" (two integers), each once, anything else read and ignored.
+std::optional<Error> readEntry(simdjson::ondemand::value value, const std::string& file, const std::string& name,
+                               std::uint64_t dataSize, SafetensorsTensor& st, std::int64_t at) {
+    using simdjson::ondemand::json_type;
+    auto bad = [&](const std::string& what) {
+        return stError(file, "tensor '" + name + "': " + what, ErrorCode::Malformed, name, at);
+    };
+    const char* needs = "needs dtype, shape and two data_offsets";
+    if (value.type().value() != json_type::object)
+        return bad(needs);
+    bool dtype = false, shape = false;
+    std::vector<std::optional<std::uint64_t>> offsets;
+    bool offsetsSeen = false;
+    for (auto field : value.get_object()) {
+        const std::string_view key = field.unescaped_key().value();
+        auto v = field.value().value();
+        bool& seen = key == "dtype" ? dtype : key == "shape" ? shape : offsetsSeen;
+        if (key != "dtype" && key != "shape" && key != "data_offsets") {
+            validateSkipped(v);
+            continue;
+        }
+        if (seen)
+            return bad("'" + std::string(key) + "' appears twice");
+        seen = true;
+        if (key == "dtype") {
+            if (v.type().value() != json_type::string)
+                return bad(needs);
+            st.dtype = std::string(v.get_string().value());
+        } else if (key == "shape") {
+            if (v.type().value() != json_type::array)
+                return bad(needs);
+            for (auto d : v.get_array()) {
+                const auto n = onDemandInt64(d.value());
+                if (!n || *n < 0)
+                    return bad("shape entries must be non-negative integers");
+                st.shape.push_back(*n);
+            }
+        } else {
+            if (v.type().value() != json_type::array)
+                return bad(needs);
+            for (auto o : v.get_array())
+                offsets.push_back(onDemandUint64(o.value()));
+        }
+    }
+    if (!dtype || !shape || offsets.size() != 2)
+        return bad(needs);
+    const auto type = SafetensorsFile::scalarTypeFor(st.dtype);
+    if (!type)
+        return bad("unsupported dtype '" + st.dtype + "'");
+    st.scalar_type = *type;
+    for (const auto d : st.shape) {
+        const auto n = checkedMul(st.numel, static_cast<std::uint64_t>(d));
+        if (!n)
+            return bad("element count overflows 64 bits");
+        st.numel = *n;
+    }
+    if (!offsets[0] || !offsets[1])
+        return bad("data_offsets must be non-negative integers");
+    st.begin = *offsets[0];
+    st.end = *offsets[1];
+    if (st.begin > st.end || st.end > dataSize)
+        return bad("data_offsets [" + std::to_string(st.begin) + ", " + std::to_string(st.end) +
+                   ") do not lie inside the " + std::to_string(dataSize) + "-byte data section");
+    const auto expected = storageBytes(static_cast<std::int8_t>(st.scalar_type), st.numel);
+    if (!expected || *expected != st.end - st.begin)
+        return bad("holds " + std::to_string(st.end - st.begin) + " bytes but its shape and dtype need " +
+                   (expected ? std::to_string(*expected) : std::string("more than 2^64")));
+    return std::nullopt;
 }
 
 } // namespace
@@ -75,57 +159,17 @@ Result<SafetensorsFile> SafetensorsFile::load(const std::string& path) {
     return read(file.value());
 }
 
-Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> file, JsonParse parse) {
+Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> file) {
     const std::string path = file->path();
     try {
-        return readUnguarded(std::move(file), parse);
+        return readUnguarded(std::move(file));
     } catch (const std::exception& ex) { // a header field of an unexpected JSON type, …
         return stError(path, std::string("safetensors header cannot be read: ") + ex.what(),
                        ErrorCode::Malformed, "header", 8);
     }
 }
 
-std::optional<SafetensorsFile> SafetensorsFile::fromScan(ScannedHeader header,
-                                                         const std::shared_ptr<const MappedFile>& file,
-                                                         std::uint64_t headerSize) {
-    SafetensorsFile out;
-    out.m_file = file;
-    out.m_headerSize = headerSize;
-    const std::uint64_t dataSize = file->bytes().size - 8 - headerSize;
-    for (auto& [key, value] : header.metadata)
-        if (!out.m_metadata.emplace(std::move(key), std::move(value)).second)
-            return std::nullopt; // a duplicate key: the JSON parser keeps the last
-    for (auto& t : header.tensors) {
-        SafetensorsTensor st;
-        const auto type = scalarTypeFor(t.dtype);
-        if (!type)
-            return std::nullopt;
-        st.scalar_type = *type;
-        st.dtype = std::move(t.dtype);
-        for (const auto d : t.shape) {
-            const auto n = checkedMul(st.numel, static_cast<std::uint64_t>(d));
-            if (!n)
-                return std::nullopt;
-            st.numel = *n;
-        }
-        st.shape = std::move(t.shape);
-        st.begin = t.begin;
-        st.end = t.end;
-        const auto expected = storageBytes(static_cast<std::int8_t>(st.scalar_type), st.numel);
-        if (st.begin > st.end || st.end > dataSize || !expected || *expected != st.end - st.begin)
-            return std::nullopt;
-        // Gapscope's writer puts names in order: then the hint is the place and
-        // each insertion constant time; in any other order it costs a search.
-        const auto before = out.m_tensors.size();
-        out.m_tensors.emplace_hint(out.m_tensors.end(), std::move(t.name), std::move(st));
-        if (out.m_tensors.size() == before)
-            return std::nullopt; // a duplicate name
-    }
-    return out;
-}
-
-Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const MappedFile> file,
-                                                       JsonParse parse) {
+Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const MappedFile> file) {
     const std::string& path = file->path();
     const ByteSpan all = file->bytes();
     if (all.size == 0)
@@ -154,84 +198,46 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
 
     const std::string_view headerText(reinterpret_cast<const char*>(all.data) + 8,
                                       static_cast<std::size_t>(headerSize));
-    // The usual header in one pass without a DOM (at 50,000 tensors the DOM
-    // took a quarter of opening a session); anything else, a header with a
-    // fault included, is read below, which says what is wrong.
-    if (auto scanned = parse == JsonParse::Scan ? scanSafetensorsHeader(headerText) : std::nullopt)
-        if (auto fast = fromScan(std::move(*scanned), file, headerSize))
-            return std::move(*fast);
-    if (const auto at = jsonTooDeep(headerText))
-        return stError(path,
-                       "safetensors header nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
-                       ErrorCode::Malformed, "header", static_cast<std::int64_t>(8 + *at));
-    json header;
-    try {
-        header = json::parse(headerText.begin(), headerText.end());
-    } catch (const json::parse_error& e) {
-        return stError(path, std::string("safetensors header is not valid JSON: ") + e.what(),
-                       ErrorCode::Malformed, "header", static_cast<std::int64_t>(8 + e.byte));
-    } catch (const json::exception& e) { // a number out of range
-        return stError(path, std::string("safetensors header cannot be read: ") + e.what(),
-                       ErrorCode::Malformed, "header", 8);
-    }
-    if (!header.is_object())
-        return stError(path, "safetensors header is not a JSON object", ErrorCode::Malformed, "header", 8);
-
     SafetensorsFile out;
     out.m_file = std::move(file);
     out.m_headerSize = headerSize;
     const std::uint64_t dataSize = all.size - 8 - headerSize;
-
-    for (auto it = header.begin(); it != header.end(); ++it) {
-        const std::string& name = it.key();
-        if (name == "__metadata__") {
-            if (!it.value().is_object())
-                return stError(path, "__metadata__ must be an object of strings", ErrorCode::Malformed,
-                               "__metadata__");
-            for (auto m = it.value().begin(); m != it.value().end(); ++m) {
-                if (!m.value().is_string())
-                    return stError(path, "__metadata__['" + m.key() + "'] is not a string",
-                                   ErrorCode::Malformed, "__metadata__." + m.key());
-                out.m_metadata[m.key()] = m.value().get<std::string>();
+    OnDemandJson json(headerText);
+    // Where a fault stands, as a byte of the file.
+    auto byteAt = [&json](simdjson::error_code thrown = simdjson::SUCCESS) -> std::int64_t {
+        const auto at = json.offset(thrown);
+        return at ? static_cast<std::int64_t>(8 + *at) : 8;
+    };
+    try {
+        simdjson::ondemand::object root;
+        if (const auto error = json.document().get_object().get(root)) {
+            if (error != simdjson::INCORRECT_TYPE)
+                throw simdjson::simdjson_error(error);
+            return stError(path, "safetensors header is not a JSON object", ErrorCode::Malformed, "header", 8);
+        }
+        for (auto field : root) {
+            std::string name(field.unescaped_key().value());
+            const std::int64_t at = byteAt();
+            if (name == "__metadata__") {
+                if (auto err = readMetadata(field.value(), path, out.m_metadata, at))
+                    return std::move(*err);
+                continue;
             }
-            continue;
+            SafetensorsTensor st;
+            if (auto err = readEntry(field.value(), path, name, dataSize, st, at))
+                return std::move(*err);
+            // Gapscope's writer puts names in order: then the hint is the place and
+            // each insertion constant time; in any other order it costs a search.
+            const auto before = out.m_tensors.size();
+            out.m_tensors.emplace_hint(out.m_tensors.end(), name, std::move(st));
+            if (out.m_tensors.size() == before)
+                return stError(path, "tensor '" + name + "' appears twice in the header", ErrorCode::Malformed,
+                               name, at);
         }
-        const json& t = it.value();
-        auto bad = [&](const std::string& what) {
-            return stError(path, "tensor '" + name + "': " + what, ErrorCode::Malformed, name);
-        };
-        if (!t.is_object() || !t.contains("dtype") || !t["dtype"].is_string() || !t.contains("shape") ||
-            !t["shape"].is_array() || !t.contains("data_offsets") || !t["data_offsets"].is_array() ||
-            t["data_offsets"].size() != 2)
-            return bad("needs dtype, shape and two data_offsets");
-        SafetensorsTensor st;
-        st.dtype = t["dtype"].get<std::string>();
-        auto type = scalarTypeFor(st.dtype);
-        if (!type)
-            return bad("unsupported dtype '" + st.dtype + "'");
-        st.scalar_type = *type;
-        for (const auto& d : t["shape"]) {
-            if (!jsonInt64(d) || *jsonInt64(d) < 0)
-                return bad("shape entries must be non-negative integers");
-            st.shape.push_back(*jsonInt64(d));
-            auto n = checkedMul(st.numel, static_cast<std::uint64_t>(st.shape.back()));
-            if (!n)
-                return bad("element count overflows 64 bits");
-            st.numel = *n;
-        }
-        const auto& offs = t["data_offsets"];
-        if (!offs[0].is_number_unsigned() || !offs[1].is_number_unsigned())
-            return bad("data_offsets must be non-negative integers");
-        st.begin = offs[0].get<std::uint64_t>();
-        st.end = offs[1].get<std::uint64_t>();
-        if (st.begin > st.end || st.end > dataSize)
-            return bad("data_offsets [" + std::to_string(st.begin) + ", " + std::to_string(st.end) +
-                       ") do not lie inside the " + std::to_string(dataSize) + "-byte data section");
-        const auto expected = storageBytes(static_cast<std::int8_t>(st.scalar_type), st.numel);
-        if (!expected || *expected != st.end - st.begin)
-            return bad("holds " + std::to_string(st.end - st.begin) + " bytes but its shape and dtype need " +
-                       (expected ? std::to_string(*expected) : std::string("more than 2^64")));
-        out.m_tensors.emplace(name, std::move(st));
+        json.requireEnd();
+    } catch (const simdjson::simdjson_error& e) {
+        return stError(path, "safetensors header is " + onDemandMessage(e), ErrorCode::Malformed, "header",
+                       byteAt(e.error()));
     }
     return out;
 }

@@ -1,8 +1,6 @@
 #pragma once
 
-#include "core/capture/safetensors_header_scan.h"
 #include "core/common/byte_span.h"
-#include "core/common/json_scanner.h"
 #include "core/common/mapped_file.h"
 #include "core/common/result.h"
 #include "core/etdump/scalar_type.h"
@@ -32,16 +30,12 @@ struct SafetensorsTensor {
 // section and matching the shape's byte count.
 class SafetensorsFile {
 public:
-    // `parse`: the header by the one-pass scanner first, or by the DOM alone.
-    static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file,
-                                        JsonParse parse = JsonParse::Scan);
+    // The header is read in one pass by simdjson's On-Demand API
+    // (core/common/on_demand_json.h); a name or a key given twice is refused.
+    static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file);
 
 private:
-    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file, JsonParse parse);
-    // The file from a header scanSafetensorsHeader read, when every entry
-    // passes the checks; nothing otherwise (the DOM reading then says why).
-    static std::optional<SafetensorsFile>
-    fromScan(ScannedHeader header, const std::shared_ptr<const MappedFile>& file, std::uint64_t headerSize);
+    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file);
 
 public:
     static Result<SafetensorsFile> load(const std::string& path);

@@ -159,10 +159,15 @@ TEST_CASE("outputs never replace special files or inputs", "[hostile][outputs]")
 }
 
 TEST_CASE("capture documents: nesting, numbers and types are located errors", "[hostile][capture]") {
+    // Nesting: refused where the reader stands, never walked; a deep value the
+    // reader passes over (an unknown key, a key read later) is walked to a bound.
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-    expectCaptureError(documentWithRecords(deep), "gapscope.aot_capture", "nests deeper than 512 levels");
-    expectCaptureError(documentWithRecords("[" + kRecord + "]", "1e400"), "gapscope.aot_capture",
-                       "number overflow parsing '1e400'");
+    expectCaptureError(documentWithRecords(deep), "records[0]", "a record must be an object");
+    expectCaptureError(R"({"extra":)" + deep + R"(,"format":"gapscope.aot_capture","version":1,"records":[]})",
+                       "gapscope.aot_capture", "too deep");
+    expectCaptureError(R"({"records":)" + deep + R"(,"format":"gapscope.aot_capture","version":1})", "records[0]",
+                       "a record must be an object");
+    expectCaptureError(documentWithRecords("[" + kRecord + "]", "1e400"), "version", "'version' must be an integer");
     // Never narrowed: 2^32 + 1 is not version 1.
     expectCaptureError(documentWithRecords("[" + kRecord + "]", "4294967297"), "version",
                        "capture format version 4294967297 is not supported");
@@ -179,24 +184,31 @@ TEST_CASE("capture documents: nesting, numbers and types are located errors", "[
     expectCaptureError(
         documentWithRecords(R"([{"debug_handle":[1],"ops":"a","outputs":[{"kind":"tensor","name":"t"}]}])"),
         "records[0].ops", "'ops' must be a list of op names");
-    // A type nobody checks field by field still ends as an error naming the document.
+    // Every field's type is checked where it stands.
     expectCaptureError(
         documentWithRecords(
             R"([{"debug_handle":[1],"sequence":"yes","outputs":[{"kind":"tensor","name":"t"}]}])"),
-        "gapscope.aot_capture", "cannot be read");
+        "records[0].sequence", "'sequence' must be true or false");
 }
 
 TEST_CASE("safetensors headers: nesting and numbers are located errors", "[hostile][capture]") {
     const auto deep =
         safetensorsWithHeader(R"({"a":)" + std::string(5000, '[') + std::string(5000, ']') + "}");
-    REQUIRE_FALSE(deep);
-    CHECK(deep.error().where.field == "header");
-    CHECK(deep.error().where.byteOffset == 8 + 5 + 511); // the object is level 1: the 512th [ is one too many
-    CHECK_THAT(deep.error().message, Catch::Contains("nests deeper than 512 levels"));
+    REQUIRE_FALSE(deep); // refused where it stands, not walked
+    CHECK(deep.error().where.field == "a");
+    CHECK(deep.error().where.byteOffset == 8 + 5);
+    CHECK_THAT(deep.error().message, Catch::Contains("tensor 'a': needs dtype, shape and two data_offsets"));
+    const auto deepExtra = safetensorsWithHeader(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,0],"x":)" +
+                                                 std::string(5000, '[') + std::string(5000, ']') + "}}");
+    REQUIRE_FALSE(deepExtra); // walked to the bound
+    CHECK(deepExtra.error().where.field == "header");
+    CHECK(deepExtra.error().where.byteOffset > 8 + 512);
+    CHECK_THAT(deepExtra.error().message, Catch::Contains("too deep"));
     const auto huge = safetensorsWithHeader(R"({"t":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})");
     REQUIRE_FALSE(huge);
     CHECK(huge.error().where.file == "hostile.safetensors");
-    CHECK_THAT(huge.error().message, Catch::Contains("1e400"));
+    CHECK(huge.error().where.field == "t");
+    CHECK_THAT(huge.error().message, Catch::Contains("shape entries must be non-negative integers"));
 }
 
 TEST_CASE("ETRecord entries nested too deep are refused, not walked", "[hostile][etrecord]") {

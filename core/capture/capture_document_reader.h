@@ -1,0 +1,21 @@
+#pragma once
+
+#include "core/capture/aot_capture.h"
+
+#include <string>
+#include <string_view>
+
+namespace gapscope {
+
+// Reads and checks the gapscope.aot_capture document (docs/formats/aot-capture.md)
+// in one pass with simdjson's On-Demand API: every field is read straight into
+// the capture, every tensor a value names must be in `file`. A fault names the
+// field by its JSON path ("records[3].outputs[0]"); a document that is not JSON
+// says so with the byte of the document where it stands. A key given twice in
+// one object is refused. Python's bare NaN / Infinity tokens are read as the
+// strings "NaN" / "Infinity" (core/common/python_json.h). `capture.file` is
+// left for the caller to set.
+Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsFile& file,
+                                       const std::string& path);
+
+} // namespace gapscope

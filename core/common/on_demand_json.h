@@ -1,0 +1,64 @@
+#pragma once
+
+#include "core/common/diagnostics.h"
+
+#include <cstdint>
+#include <optional>
+#include <simdjson.h>
+#include <string>
+#include <string_view>
+
+namespace gapscope {
+
+// The capture reader's JSON texts (the safetensors header, the capture
+// document) are read with simdjson's On-Demand API: one pass over a padded
+// copy, values read straight into Gapscope's types, no DOM. These are the
+// pieces both readers share; docs/performance.md says why this library.
+//
+// On-Demand checks only what is read, so the readers read every value: what
+// they do not use they pass to `validateSkipped`, and a document with a
+// malformed value anywhere, or anything after its end, is refused.
+class OnDemandJson {
+public:
+    explicit OnDemandJson(std::string_view text);
+    OnDemandJson(const OnDemandJson&) = delete;
+    OnDemandJson& operator=(const OnDemandJson&) = delete;
+
+    // The root value; throws simdjson_error when the first pass found the text
+    // is not JSON (an unclosed string, bad UTF-8, …).
+    simdjson::ondemand::document& document();
+    // The byte offset in the text where the parser stands, when it can tell;
+    // `thrown` is the error that stopped the reading, if one did.
+    std::optional<std::size_t> offset(simdjson::error_code thrown = simdjson::SUCCESS);
+    // Throws unless the root value was the whole text.
+    void requireEnd();
+
+private:
+    simdjson::padded_string m_text;
+    simdjson::ondemand::parser m_parser;
+    simdjson::ondemand::document m_document;
+    simdjson::error_code m_error = simdjson::SUCCESS; // of the first pass
+};
+
+// A fault in what a document means: the JSON path of the field and what is
+// wrong with it. The readers throw it; the entry points turn it into an Error.
+struct JsonFault {
+    std::string field;
+    std::string message;
+    ErrorCode code = ErrorCode::Malformed;
+};
+
+// The integer a number holds when it fits a signed 64-bit integer exactly
+// (2^64 − 1 is not −1); nothing for anything else, a float included.
+std::optional<std::int64_t> onDemandInt64(simdjson::ondemand::value value);
+// The same for an unsigned 64-bit integer.
+std::optional<std::uint64_t> onDemandUint64(simdjson::ondemand::value value);
+
+// Reads a value Gapscope does not use, to the bottom, so that it is checked
+// (strings decoded, numbers parsed). Refuses nesting past kMaxJsonDepth.
+void validateSkipped(simdjson::ondemand::value value, std::size_t depth = 0);
+
+// "not valid JSON: <simdjson's words>"
+std::string onDemandMessage(const simdjson::simdjson_error& error);
+
+} // namespace gapscope
