@@ -75,7 +75,9 @@ struct Scalar {
         switch (type) {
         case json_type::number:
             switch (v.get_number_type().value()) {
-            case number_type::signed_integer: integer = v.get_int64().value(), number = double(*integer); break;
+            case number_type::signed_integer:
+                integer = v.get_int64().value(), number = double(*integer);
+                break;
             case number_type::unsigned_integer: number = double(v.get_uint64().value()); break;
             default: number = v.get_double().value(); break;
             }
@@ -121,8 +123,8 @@ public:
         doc.reset().value();
 
         static constexpr std::string_view kKeys[] = {
-            "format", "version", "producer", "reference_graph", "method", "etrecord_sha256", "layout_recorded",
-            "step",   "inputs",  "reference_outputs", "records"};
+            "format",          "version", "producer", "reference_graph",   "method", "etrecord_sha256",
+            "layout_recorded", "step",    "inputs",   "reference_outputs", "records"};
         Keys keys("");
         for (auto field : doc) {
             const std::string_view key = field.unescaped_key().value();
@@ -179,7 +181,8 @@ public:
 
 private:
     static int version(value& v) {
-        if (v.type().value() != json_type::number || v.get_number_type().value() == number_type::floating_point_number)
+        if (v.type().value() != json_type::number ||
+            v.get_number_type().value() == number_type::floating_point_number)
             fault("version", "'version' must be an integer");
         // Compared whole, never narrowed: 4294967297 is not version 1.
         std::string_view raw = v.raw_json_token();
@@ -187,7 +190,8 @@ private:
         const auto n = onDemandInt64(v);
         if (!n || *n < 1 || *n > AotCapture::kVersion)
             fault("version",
-                  "capture format version " + std::string(raw) + " is not supported (this Gapscope reads version " +
+                  "capture format version " + std::string(raw) +
+                      " is not supported (this Gapscope reads version " +
                       std::to_string(AotCapture::kVersion) + ")",
                   ErrorCode::Unsupported);
         return static_cast<int>(*n);
@@ -306,9 +310,9 @@ private:
     void record(value& v, const std::string& field, CaptureRecord& r) {
         if (v.type().value() != json_type::object)
             fault(field, "a record must be an object");
-        static constexpr std::string_view kKeys[] = {"debug_handle", "ops",          "stack_traces",
-                                                      "sequence",     "outputs",      "quantization",
-                                                      "axis_order",   "invalid_reason"};
+        static constexpr std::string_view kKeys[] = {"debug_handle", "ops",           "stack_traces",
+                                                     "sequence",     "outputs",       "quantization",
+                                                     "axis_order",   "invalid_reason"};
         const std::string handleMessage = "'debug_handle' must be a non-empty list of positive integers";
         Keys keys(field);
         std::vector<std::optional<QuantParams>> quantization;
@@ -342,7 +346,8 @@ private:
                     value ov = op.value();
                     auto s = stringOf(ov);
                     if (!s)
-                        fault(field + ".ops[" + std::to_string(r.ops.size()) + "]", "an op name must be a string");
+                        fault(field + ".ops[" + std::to_string(r.ops.size()) + "]",
+                              "an op name must be a string");
                     r.ops.push_back(std::move(*s));
                 }
                 break;
@@ -460,7 +465,7 @@ private:
         if (v.type().value() != json_type::object)
             fault(field, "quantization parameters must be an object");
         static constexpr std::string_view kKeys[] = {"scheme", "scale", "zero_point", "axis",
-                                                      "dtype",  "qmin",  "qmax"};
+                                                     "dtype",  "qmin",  "qmax"};
         Keys keys(field);
         std::optional<std::string> scheme, dtype;
         bool scaleOk = false, zeroOk = false, dtypeOk = true;

@@ -39,8 +39,8 @@ Error stError(const std::string& file, std::string message, ErrorCode code = Err
 std::optional<Error> readMetadata(simdjson::ondemand::value value, const std::string& file,
                                   std::map<std::string, std::string>& metadata, std::int64_t at) {
     if (value.type().value() != simdjson::ondemand::json_type::object)
-        return stError(file, "__metadata__ must be an object of strings", ErrorCode::Malformed, "__metadata__",
-                       at);
+        return stError(file, "__metadata__ must be an object of strings", ErrorCode::Malformed,
+                       "__metadata__", at);
     for (auto m : value.get_object()) {
         std::string key(m.unescaped_key().value());
         auto v = m.value().value();
@@ -56,8 +56,9 @@ std::optional<Error> readMetadata(simdjson::ondemand::value value, const std::st
 
 // One tensor entry: "dtype" (a string), "shape" (a list of integers) and
 // "data_offsets" (two integers), each once, anything else read and ignored.
-std::optional<Error> readEntry(simdjson::ondemand::value value, const std::string& file, const std::string& name,
-                               std::uint64_t dataSize, SafetensorsTensor& st, std::int64_t at) {
+std::optional<Error> readEntry(simdjson::ondemand::value value, const std::string& file,
+                               const std::string& name, std::uint64_t dataSize, SafetensorsTensor& st,
+                               std::int64_t at) {
     using simdjson::ondemand::json_type;
     auto bad = [&](const std::string& what) {
         return stError(file, "tensor '" + name + "': " + what, ErrorCode::Malformed, name, at);
@@ -213,7 +214,8 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
         if (const auto error = json.document().get_object().get(root)) {
             if (error != simdjson::INCORRECT_TYPE)
                 throw simdjson::simdjson_error(error);
-            return stError(path, "safetensors header is not a JSON object", ErrorCode::Malformed, "header", 8);
+            return stError(path, "safetensors header is not a JSON object", ErrorCode::Malformed, "header",
+                           8);
         }
         for (auto field : root) {
             std::string name(field.unescaped_key().value());
@@ -231,8 +233,8 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
             const auto before = out.m_tensors.size();
             out.m_tensors.emplace_hint(out.m_tensors.end(), name, std::move(st));
             if (out.m_tensors.size() == before)
-                return stError(path, "tensor '" + name + "' appears twice in the header", ErrorCode::Malformed,
-                               name, at);
+                return stError(path, "tensor '" + name + "' appears twice in the header",
+                               ErrorCode::Malformed, name, at);
         }
         json.requireEnd();
     } catch (const simdjson::simdjson_error& e) {

@@ -226,7 +226,9 @@ bool isJson(const std::string& doc) {
     return !nlohmann::json::parse(normalizePythonJson(doc).text, nullptr, false).is_discarded();
 }
 
-Result<AotCapture> readDoc(const std::string& doc) { return readAotCapture(captureFile(doc)); }
+Result<AotCapture> readDoc(const std::string& doc) {
+    return readAotCapture(captureFile(doc));
+}
 
 } // namespace
 
@@ -263,12 +265,12 @@ TEST_CASE("Bogus capture documents are refused with a located error", "[capture-
          "the key 'debug_handle' appears twice"},
         {withRecord(R"({"debug_handle":[1],"sequence":null,"outputs":[]})"), "records[0].sequence",
          "'sequence' must be true or false"},
-        {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"int","value":1.0}]})"), "records[0].outputs[0]",
-         "an int value needs an integer 'value' of 64 bits"},
+        {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"int","value":1.0}]})"),
+         "records[0].outputs[0]", "an int value needs an integer 'value' of 64 bits"},
         {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"int","value":9223372036854775808}]})"),
          "records[0].outputs[0]", "of 64 bits"},
-        {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t9"}]})"), "records[0].outputs[0]",
-         "names tensor 't9', which the file does not hold"},
+        {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t9"}]})"),
+         "records[0].outputs[0]", "names tensor 't9', which the file does not hold"},
         {withRecord(R"({"debug_handle":[0],"outputs":[{"kind":"null"}]})"), "records[0].debug_handle",
          "positive integers"},
         {withRecord(R"({"debug_handle":[18446744073709551615],"outputs":[{"kind":"null"}]})"),
@@ -283,8 +285,9 @@ TEST_CASE("Bogus capture documents are refused with a located error", "[capture-
          "records[0].outputs[0]", "a float value needs a number"},
         {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"null"}],"quantization":[null,null]})"),
          "records[0].quantization", "one entry per output"},
-        {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"null"}],"quantization":[{"scheme":"per_tensor",)"
-                    R"("scale":1,"zero_point":0,"dtype":8,"qmin":0,"qmax":1}]})"),
+        {withRecord(
+             R"({"debug_handle":[1],"outputs":[{"kind":"null"}],"quantization":[{"scheme":"per_tensor",)"
+             R"("scale":1,"zero_point":0,"dtype":8,"qmin":0,"qmax":1}]})"),
          "records[0].quantization[0].dtype", "'dtype' must be a string"},
         {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t0"}],"invalid_reason":"x"})"),
          "records[0].outputs[0]", "only nulls"},
@@ -292,7 +295,8 @@ TEST_CASE("Bogus capture documents are refused with a located error", "[capture-
          "capture format version 2 is not supported"},
         {R"({"format":"gapscope.aot_capture","version":4294967297,)" + rec + "}", "version",
          "capture format version 4294967297 is not supported"},
-        {R"({"format":"gapscope.aot_capture","version":1.0,)" + rec + "}", "version", "'version' must be an integer"},
+        {R"({"format":"gapscope.aot_capture","version":1.0,)" + rec + "}", "version",
+         "'version' must be an integer"},
         {R"({)" + rec + R"(,"version":1,"format":"other"})", "", "missing or wrong 'format'"},
         {R"([1])", "", "missing or wrong 'format'"},
         {head + R"("records":{}})", "records", "'records' must be a list"},
@@ -313,7 +317,8 @@ TEST_CASE("Bogus capture documents are refused with a located error", "[capture-
     // A fault of the text names the byte of the document it stands at.
     const auto bad = readDoc(head + R"("extra":tru,)" + rec + "}");
     REQUIRE_FALSE(bad);
-    CHECK_THAT(bad.error().message, Catch::Contains("(at byte " + std::to_string(head.size() + 8) + " of the document)"));
+    CHECK_THAT(bad.error().message,
+               Catch::Contains("(at byte " + std::to_string(head.size() + 8) + " of the document)"));
 }
 
 TEST_CASE("Capture documents other readers take are read", "[capture-document]") {
@@ -341,8 +346,8 @@ TEST_CASE("Capture documents other readers take are read", "[capture-document]")
     std::string traces;
     for (int i = 0; i < 300; ++i)
         traces += (i ? ",\"op" : "\"op") + std::to_string(i) + "\":null";
-    const auto many =
-        readDoc(head + R"("records":[{"debug_handle":[1],"stack_traces":{)" + traces + R"(},"outputs":[{"kind":"null"}]}]})");
+    const auto many = readDoc(head + R"("records":[{"debug_handle":[1],"stack_traces":{)" + traces +
+                              R"(},"outputs":[{"kind":"null"}]}]})");
     REQUIRE(many);
     CHECK(many.value().records[0].stack_traces.size() == 300);
     // Lists nested 70 deep are read; past the bound they are refused, not recursed.
@@ -370,7 +375,8 @@ TEST_CASE("Random capture documents read back to what was written", "[capture-do
         const auto r = readDoc(doc);
         if (r) {
             ++read;
-            CHECK(aotCaptureDocument(r.value()) == aotCaptureDocument(readDoc(aotCaptureDocument(r.value())).value()));
+            CHECK(aotCaptureDocument(r.value()) ==
+                  aotCaptureDocument(readDoc(aotCaptureDocument(r.value())).value()));
             CHECK(nlohmann::json::parse(aotCaptureDocument(r.value())) == nlohmann::json::parse(doc));
         } else {
             ++refused; // a rule the random capture breaks, named where it stands
@@ -400,8 +406,10 @@ TEST_CASE("Damaged capture documents are refused or read as valid JSON, never as
             ++notJson;
             REQUIRE_FALSE(r);
             const auto& e = r.error();
-            CHECK((e.where.field != AotCapture::kMetadataKey || e.message.find("not valid JSON") != std::string::npos));
-            const bool at = e.where.field != AotCapture::kMetadataKey || e.message.find("(at byte ") != std::string::npos;
+            CHECK((e.where.field != AotCapture::kMetadataKey ||
+                   e.message.find("not valid JSON") != std::string::npos));
+            const bool at =
+                e.where.field != AotCapture::kMetadataKey || e.message.find("(at byte ") != std::string::npos;
             located += at;
         }
     }

@@ -163,11 +163,13 @@ TEST_CASE("capture documents: nesting, numbers and types are located errors", "[
     // reader passes over (an unknown key, a key read later) is walked to a bound.
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
     expectCaptureError(documentWithRecords(deep), "records[0]", "a record must be an object");
-    expectCaptureError(R"({"extra":)" + deep + R"(,"format":"gapscope.aot_capture","version":1,"records":[]})",
+    expectCaptureError(R"({"extra":)" + deep +
+                           R"(,"format":"gapscope.aot_capture","version":1,"records":[]})",
                        "gapscope.aot_capture", "too deep");
-    expectCaptureError(R"({"records":)" + deep + R"(,"format":"gapscope.aot_capture","version":1})", "records[0]",
-                       "a record must be an object");
-    expectCaptureError(documentWithRecords("[" + kRecord + "]", "1e400"), "version", "'version' must be an integer");
+    expectCaptureError(R"({"records":)" + deep + R"(,"format":"gapscope.aot_capture","version":1})",
+                       "records[0]", "a record must be an object");
+    expectCaptureError(documentWithRecords("[" + kRecord + "]", "1e400"), "version",
+                       "'version' must be an integer");
     // Never narrowed: 2^32 + 1 is not version 1.
     expectCaptureError(documentWithRecords("[" + kRecord + "]", "4294967297"), "version",
                        "capture format version 4294967297 is not supported");
@@ -198,8 +200,9 @@ TEST_CASE("safetensors headers: nesting and numbers are located errors", "[hosti
     CHECK(deep.error().where.field == "a");
     CHECK(deep.error().where.byteOffset == 8 + 5);
     CHECK_THAT(deep.error().message, Catch::Contains("tensor 'a': needs dtype, shape and two data_offsets"));
-    const auto deepExtra = safetensorsWithHeader(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,0],"x":)" +
-                                                 std::string(5000, '[') + std::string(5000, ']') + "}}");
+    const auto deepExtra =
+        safetensorsWithHeader(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,0],"x":)" +
+                              std::string(5000, '[') + std::string(5000, ']') + "}}");
     REQUIRE_FALSE(deepExtra); // walked to the bound
     CHECK(deepExtra.error().where.field == "header");
     CHECK(deepExtra.error().where.byteOffset > 8 + 512);

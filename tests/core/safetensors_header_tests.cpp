@@ -211,7 +211,8 @@ std::string mutate(std::string s, std::mt19937& rng) {
 
 } // namespace
 
-TEST_CASE("The header reader reads every real capture as an independent parser does", "[safetensors-header]") {
+TEST_CASE("The header reader reads every real capture as an independent parser does",
+          "[safetensors-header]") {
     for (const auto& real : test::committedCaptures()) {
         INFO(real->path());
         const auto read = SafetensorsFile::read(real);
@@ -259,9 +260,11 @@ TEST_CASE("Bogus safetensors headers are refused with a located error", "[safete
     };
     const std::string t = R"("t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
     const Case cases[] = {
-        {R"({"t":{"dtype":"F32","shape":[1.0],"data_offsets":[0,4]}})", "shape entries must be non-negative", 8},
+        {R"({"t":{"dtype":"F32","shape":[1.0],"data_offsets":[0,4]}})", "shape entries must be non-negative",
+         8},
         {R"({"t":{"dtype":"F32","shape":[01],"data_offsets":[0,4]}})", "not valid JSON", 8},
-        {R"({"t":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "shape entries must be non-negative", 8},
+        {R"({"t":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "shape entries must be non-negative",
+         8},
         {R"({"t":{"dtype":"F32","shape":[18446744073709551616],"data_offsets":[0,4]}})", "", 8},
         {"{" + t + "} x", "not valid JSON", 8},
         {"{\"\xc0\xaf\":{}}", "UTF-8", 10},
@@ -271,17 +274,20 @@ TEST_CASE("Bogus safetensors headers are refused with a located error", "[safete
         {R"({"__metadata__":{"k":"a","k":"b"}})", "__metadata__['k'] appears twice", 8},
         {R"({"__metadata__":[]})", "__metadata__ must be an object of strings", 8},
         {"{" + t + "," + t + "}", "tensor 't' appears twice", 8},
-        {R"({"t":{"dtype":"F32","dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "'dtype' appears twice", 8},
+        {R"({"t":{"dtype":"F32","dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "'dtype' appears twice",
+         8},
         {R"({"t":{}})", "needs dtype, shape and two data_offsets", 8},
         {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0]}})", "two data_offsets", 8},
-        {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,-4]}})", "data_offsets must be non-negative", 8},
+        {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,-4]}})", "data_offsets must be non-negative",
+         8},
         {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,8]}})", "do not lie inside", 8},
         {R"({"t":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", "need 8", 8},
         {R"({"t":{"dtype":"X9","shape":[1],"data_offsets":[0,4]}})", "unsupported dtype 'X9'", 8},
         {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":tru}})", "not valid JSON", 8},
         {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"u":)", "not valid JSON", 8},
         {R"({"t":"unclosed})", "not valid JSON", -1},
-        {std::string(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})") + '\0', "not valid JSON", 8},
+        {std::string(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})") + '\0', "not valid JSON",
+         8},
         {R"([])", "not a safetensors file", 8},
     };
     for (const auto& c : cases) {
@@ -294,13 +300,14 @@ TEST_CASE("Bogus safetensors headers are refused with a located error", "[safete
         CHECK(read.error().where.byteOffset <= static_cast<std::int64_t>(8 + c.header.size()));
     }
     // Unknown keys in an entry are read and ignored, as other readers do.
-    const auto extra =
-        SafetensorsFile::read(fileOf(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":[{}]}})", 4));
+    const auto extra = SafetensorsFile::read(
+        fileOf(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":[{}]}})", 4));
     REQUIRE(extra);
     CHECK(extra.value().find("t"));
 }
 
-TEST_CASE("Bogus safetensors headers nested past the bound are refused, not recursed", "[safetensors-header][bogus]") {
+TEST_CASE("Bogus safetensors headers nested past the bound are refused, not recursed",
+          "[safetensors-header][bogus]") {
     const std::string deep = std::string(100000, '[') + "1";
     const std::string h = R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":)" + deep;
     const auto read = SafetensorsFile::read(fileOf(h + std::string(100000, ']') + "}}", 4));
@@ -308,7 +315,8 @@ TEST_CASE("Bogus safetensors headers nested past the bound are refused, not recu
     CHECK(read.error().where.byteOffset >= 8);
 }
 
-TEST_CASE("The header reader and an independent JSON parser agree on random headers", "[safetensors-header]") {
+TEST_CASE("The header reader and an independent JSON parser agree on random headers",
+          "[safetensors-header]") {
     std::mt19937 rng(20261201);
     std::size_t read = 0, notJson = 0;
     for (int i = 0; i < 6000; ++i) {
