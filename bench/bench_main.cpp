@@ -262,8 +262,10 @@ void benchAlignAndFindings(std::string& json) {
     for (const auto& pair : alignment.pairs) {
         ComparisonRow row;
         row.index = c.rows.size();
-        row.aot_debug_handle = pair.handles;
-        row.aot_ops = pair.aot.record->ops;
+        RowIdentity id;
+        id.aot_debug_handle = pair.handles;
+        id.aot_ops = pair.aot.record->ops;
+        row.identity = std::make_shared<const RowIdentity>(std::move(id));
         row.instruction_id = pair.runtime->instruction_id;
         GapMetrics m;
         m.elements = 4;

@@ -59,7 +59,7 @@ GapChart::GapChart(QWidget* parent)
         if (auto row = rowNear(e); row && m_session && m_session->comparison) {
             const auto& r = m_session->comparison->rows[*row];
             QStringList ops;
-            for (const auto& o : r.aot_ops)
+            for (const auto& o : r.id().aot_ops)
                 ops << QString::fromStdString(o);
             const auto v = rowMetric(r, metric());
             QToolTip::showText(e->globalPosition().toPoint(),

@@ -259,11 +259,11 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case Index:
             return QString(QString::number(r->index) + (firstDivergence ? QStringLiteral(" ⚑") : QString()) +
                            (topIntroducer ? QStringLiteral(" ▲") : QString()));
-        case Handles: return handles(r->aot_debug_handle);
-        case AotOps: return joined(r->aot_ops, ", ");
-        case RuntimeOps: return joined(r->runtime_ops, ", ");
-        case Shape: return perOutput(r->shapes);
-        case Dtype: return perOutput(r->dtypes);
+        case Handles: return handles(r->id().aot_debug_handle);
+        case AotOps: return joined(r->id().aot_ops, ", ");
+        case RuntimeOps: return joined(r->id().runtime_ops, ", ");
+        case Shape: return perOutput(r->id().shapes);
+        case Dtype: return perOutput(r->id().dtypes);
         default: return {};
         }
     case SortRole:

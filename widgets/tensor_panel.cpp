@@ -202,7 +202,7 @@ void TensorPanel::refresh() {
     m_element->setRange(0, elements - 1);
     const auto element = static_cast<std::size_t>(m_element->value());
     QStringList ops;
-    for (const auto& o : row->aot_ops)
+    for (const auto& o : row->id().aot_ops)
         ops << QString::fromStdString(o);
     m_title->setText(tr("Row %1: %2").arg(row->index).arg(ops.join(QStringLiteral(", "))));
 

@@ -12,9 +12,9 @@
 
 namespace gapscope {
 
-const std::vector<ElementPlan>& ComparisonRow::elementPlans() const {
-    static const std::vector<ElementPlan> none;
-    return plans ? *plans : none;
+const RowIdentity& ComparisonRow::id() const {
+    static const RowIdentity none;
+    return identity ? *identity : none;
 }
 
 namespace {
@@ -128,7 +128,7 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
     for (const auto& row : c.rows)
         if (row.status == RowStatus::Invalid)
             c.coverage.push_back(
-                {"invalid_comparison", displayOpName(row), row.aot_debug_handle, row.reason});
+                {"invalid_comparison", displayOpName(row), row.id().aot_debug_handle, row.reason});
     for (const auto& skipped : c.alignment().skipped)
         for (const auto* r : skipped.aot)
             c.coverage.push_back({"unmatched_group", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
@@ -199,12 +199,13 @@ namespace {
 ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& dump,
                       const AotCapture& capture, const OpNamesWithin& names, RowPlan& plan) {
     ComparisonRow row;
+    RowIdentity id;
     row.index = index;
-    row.pair = &pair;
-    row.aot_debug_handle = pair.handles;
-    row.runtime_debug_handle = pair.handles;
-    row.aot_ops = names.aot(pair.handles);
-    row.runtime_ops = names.runtime(pair.handles);
+    id.pair = &pair;
+    id.aot_debug_handle = pair.handles;
+    id.runtime_debug_handle = pair.handles;
+    id.aot_ops = names.aot(pair.handles);
+    id.runtime_ops = names.runtime(pair.handles);
     row.instruction_id = pair.runtime->instruction_id;
     row.output_index = pair.output_index;
     row.selection = pair.selection;
@@ -268,12 +269,13 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
     }
     for (auto& e : plan.elements)
         e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
-    row.plans = std::make_shared<const std::vector<ElementPlan>>(plan.elements);
+    id.plans = plan.elements;
     for (const auto& e : plan.elements) {
-        row.shapes.push_back(e.shape);
-        row.dtypes.push_back(e.dtype);
+        id.shapes.push_back(e.shape);
+        id.dtypes.push_back(e.dtype);
         row.dequantized = row.dequantized || e.dequantized;
     }
+    row.identity = std::make_shared<const RowIdentity>(std::move(id));
     return row;
 }
 

@@ -17,12 +17,29 @@
 
 namespace gapscope {
 
-struct ComparisonRow {
-    std::size_t index = 0; // ExecuTorch's row order
+// What a row aligns with what: the handles, the ops, what each element
+// compares. Fixed once the comparison is planned and shared by every snapshot
+// of it: a snapshot copies a row's results (ComparisonRow), not this.
+struct RowIdentity {
     HandleTuple aot_debug_handle;
     HandleTuple runtime_debug_handle;
     std::vector<std::string> aot_ops;
     std::vector<std::string> runtime_ops;
+    std::vector<std::string> shapes; // "1x4x16" per element: reference shape
+    std::vector<std::string> dtypes; // "float32 vs float32"
+    // What each element compares (operands into the mapped inputs, dequantisation,
+    // layout), as measured: views read values through ElementReader::of(plan).
+    std::vector<ElementPlan> plans;
+    const AlignedPair* pair = nullptr;
+};
+
+struct ComparisonRow {
+    std::size_t index = 0; // ExecuTorch's row order
+    // Shared, never copied by a snapshot; null only in a row built by hand
+    // (id() then reads an empty identity).
+    std::shared_ptr<const RowIdentity> identity;
+    const RowIdentity& id() const;
+    const std::vector<ElementPlan>& elementPlans() const { return id().plans; }
     std::int32_t instruction_id = -1;
     int output_index = 0;
     bool in_executorch = true; // ExecuTorch's calculate_numeric_gap has this row
@@ -35,19 +52,10 @@ struct ComparisonRow {
     // its comparators compute them (broadcasting, no dequantisation); for parity.
     // Null for rows ExecuTorch does not produce or where it raises.
     std::optional<std::vector<ExecutorchGap>> executorch;
-    std::vector<std::string> shapes; // "1x4x16" per element: reference shape
-    std::vector<std::string> dtypes; // "float32 vs float32"
-    // What each element compares (operands into the mapped inputs, dequantisation,
-    // layout), as measured: views read values through ElementReader::of(plan).
-    // Fixed once planned and shared: a snapshot of the comparison copies the
-    // pointer, not the plans (per-channel scales, shapes). Null: none.
-    std::shared_ptr<const std::vector<ElementPlan>> plans;
-    const std::vector<ElementPlan>& elementPlans() const;
     bool dequantized = false;
     // False while the row's metrics are still being computed (a staged load):
-    // shapes, dtypes and ops are known, `gaps` is empty, `status` is provisional.
+    // the identity is known, `gaps` is empty, `status` is provisional.
     bool measured = true;
-    const AlignedPair* pair = nullptr;
 };
 
 struct CoverageItem {

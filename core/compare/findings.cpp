@@ -189,7 +189,7 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
     // Which row compares each op (a fused group's ops all belong to its row).
     std::unordered_map<std::string_view, std::size_t> rowOfOp;
     for (const auto& r : c.rows)
-        for (const auto& op : r.aot_ops)
+        for (const auto& op : r.id().aot_ops)
             rowOfOp.emplace(op, r.index);
     std::unordered_map<std::string_view, std::size_t> nodeByName; // the last node of a name
     // The first producer of each tensor, as ExportGraph::producerOf returns.
@@ -227,7 +227,7 @@ std::vector<Introducer> errorIntroducers(const Comparison& c, const ExportGraph*
                 if (inputProducers[k] != kNone)
                     frontier.push_back(inputProducers[k]);
         };
-        for (const auto& op : r.aot_ops)
+        for (const auto& op : r.id().aot_ops)
             if (auto node = nodeByName.find(op); node != nodeByName.end())
                 push(node->second);
         while (!frontier.empty()) {

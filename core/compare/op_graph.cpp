@@ -45,9 +45,9 @@ OpGraph buildOpGraph(const Comparison& c, const ExportGraph& graph) {
     std::unordered_map<std::string, std::size_t> rowOfName;
     std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
     for (const auto& r : c.rows) {
-        for (const auto& op : r.aot_ops)
+        for (const auto& op : r.id().aot_ops)
             rowOfName.emplace(op, r.index);
-        for (auto h : r.aot_debug_handle)
+        for (auto h : r.id().aot_debug_handle)
             rowOfHandle.emplace(h, r.index);
     }
     std::unordered_map<std::string, std::size_t> producer;
@@ -78,7 +78,7 @@ OpGraph buildOpGraph(const Comparison& c, const ExportGraph& graph) {
     for (const auto& [row, members] : nodesOfRow) {
         if (members.size() < 2 || row >= c.rows.size())
             continue;
-        const auto& ops = c.rows[row].runtime_ops;
+        const auto& ops = c.rows[row].id().runtime_ops;
         OpGraphGroup group{row,
                            (ops.empty() ? std::string("row ") + std::to_string(row) : ops.front()) + " · " +
                                std::to_string(members.size()) + " ops",

@@ -49,17 +49,17 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     for (const auto& r : c.rows) {
         json j;
         j["index"] = r.index;
-        j["aot_debug_handle"] = r.aot_debug_handle;
-        j["aot_ops"] = r.aot_ops;
-        j["runtime_ops"] = r.runtime_ops;
-        j["runtime_debug_handle"] = r.runtime_debug_handle;
+        j["aot_debug_handle"] = r.id().aot_debug_handle;
+        j["aot_ops"] = r.id().aot_ops;
+        j["runtime_ops"] = r.id().runtime_ops;
+        j["runtime_debug_handle"] = r.id().runtime_debug_handle;
         j["status"] = rowStatusName(r.status);
         j["reason"] = r.reason.empty() ? json(nullptr) : json(r.reason);
         j["in_executorch"] = r.in_executorch;
         j["instruction_id"] = r.instruction_id;
         j["output_index"] = r.output_index;
-        j["shapes"] = r.shapes;
-        j["dtypes"] = r.dtypes;
+        j["shapes"] = r.id().shapes;
+        j["dtypes"] = r.id().dtypes;
         j["dequantized"] = r.dequantized;
         j["selection"] = r.selection.empty() ? json(nullptr) : json(r.selection);
         json metrics = json::object();
@@ -117,7 +117,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     if (ctx.first_divergence) {
         const auto& fd = *ctx.first_divergence;
         doc["first_divergence"] = {{"row", fd.row},
-                                   {"aot_ops", c.rows[fd.row].aot_ops},
+                                   {"aot_ops", c.rows[fd.row].id().aot_ops},
                                    {"metric", metricName(fd.threshold.metric)},
                                    {"threshold", fd.threshold.value},
                                    {"value", jsonNumber(fd.value)}};
@@ -127,7 +127,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     json introducers = json::array();
     for (const auto& in : ctx.introducers)
         introducers.push_back({{"row", in.row},
-                               {"aot_ops", c.rows[in.row].aot_ops},
+                               {"aot_ops", c.rows[in.row].id().aot_ops},
                                {"rel_l2", jsonNumber(in.own)},
                                {"worst_producer_rel_l2", jsonNumber(in.worst_producer)},
                                {"added_rel_l2", jsonNumber(in.added)},
@@ -160,11 +160,11 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c) {
         out << ',' << m.name;
     out << ",max_abs_index\r\n";
     for (const auto& r : c.rows) {
-        out << r.index << ',' << csvNumbers(joinHandles(r.aot_debug_handle)) << ','
-            << csvCell(join(r.aot_ops, "; ")) << ',' << csvCell(join(r.runtime_ops, "; ")) << ','
-            << csvNumbers(joinHandles(r.runtime_debug_handle)) << ',' << rowStatusName(r.status) << ','
+        out << r.index << ',' << csvNumbers(joinHandles(r.id().aot_debug_handle)) << ','
+            << csvCell(join(r.id().aot_ops, "; ")) << ',' << csvCell(join(r.id().runtime_ops, "; ")) << ','
+            << csvNumbers(joinHandles(r.id().runtime_debug_handle)) << ',' << rowStatusName(r.status) << ','
             << csvCell(r.reason) << ',' << (r.in_executorch ? "true" : "false") << ','
-            << csvCell(join(r.shapes, "; ")) << ',' << csvCell(join(r.dtypes, "; "));
+            << csvCell(join(r.id().shapes, "; ")) << ',' << csvCell(join(r.id().dtypes, "; "));
         for (const auto& m : metricCatalog()) {
             const auto v = rowMetric(r, m.id);
             out << ',' << (v ? number(*v) : std::string());
@@ -185,9 +185,9 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
     out << '\n';
     for (const auto& r : c.rows) {
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
-        out << "| " << r.index << (first ? " ⚑" : "") << " | " << markdownText(join(r.aot_ops, ", ")) << " | "
-            << markdownText(join(r.runtime_ops, ", ")) << " | " << joinHandles(r.aot_debug_handle, ",")
-            << " | " << rowStatusName(r.status) << " |";
+        out << "| " << r.index << (first ? " ⚑" : "") << " | " << markdownText(join(r.id().aot_ops, ", "))
+            << " | " << markdownText(join(r.id().runtime_ops, ", ")) << " | "
+            << joinHandles(r.id().aot_debug_handle, ",") << " | " << rowStatusName(r.status) << " |";
         for (const auto m : summaryMetrics()) {
             const auto v = rowMetric(r, m);
             out << ' ' << (v ? shortNumber(*v) : std::string("—")) << " |";
@@ -241,8 +241,8 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
     for (const auto& r : c.rows) {
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
         out << std::setw(4) << (std::to_string(r.index) + (first ? "!" : "")) << std::setw(34)
-            << clip(join(r.aot_ops, ","), 33) << std::setw(22) << clip(join(r.runtime_ops, ","), 21)
-            << std::setw(18) << clip(joinHandles(r.aot_debug_handle, ","), 17) << std::setw(13)
+            << clip(join(r.id().aot_ops, ","), 33) << std::setw(22) << clip(join(r.id().runtime_ops, ","), 21)
+            << std::setw(18) << clip(joinHandles(r.id().aot_debug_handle, ","), 17) << std::setw(13)
             << (std::string(rowStatusName(r.status)) + (r.in_executorch ? "" : "*"));
         cells([&](const MetricInfo& m) {
             const auto v = rowMetric(r, m.id);

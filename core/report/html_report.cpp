@@ -121,12 +121,12 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
                 : past ? " class=past"
                        : "")
             << "><td class=n data-v=\"" << r.index << "\">" << r.index << (first ? " ⚑" : "") << "</td><td>"
-            << htmlEscape(joinHandles(r.aot_debug_handle, ",")) << "</td><td class=ops title=\""
-            << htmlEscape(join(r.aot_ops, ", ")) << "\">" << htmlEscape(join(r.aot_ops, ", "))
-            << "</td><td class=ops title=\"" << htmlEscape(join(r.runtime_ops, ", ")) << "\">"
-            << htmlEscape(join(r.runtime_ops, ", ")) << "</td><td>" << htmlEscape(join(r.shapes, "; "))
-            << "</td><td>" << htmlEscape(join(r.dtypes, "; ")) << "</td><td title=\"" << htmlEscape(r.reason)
-            << "\">" << rowStatusName(r.status) << "</td>";
+            << htmlEscape(joinHandles(r.id().aot_debug_handle, ",")) << "</td><td class=ops title=\""
+            << htmlEscape(join(r.id().aot_ops, ", ")) << "\">" << htmlEscape(join(r.id().aot_ops, ", "))
+            << "</td><td class=ops title=\"" << htmlEscape(join(r.id().runtime_ops, ", ")) << "\">"
+            << htmlEscape(join(r.id().runtime_ops, ", ")) << "</td><td>"
+            << htmlEscape(join(r.id().shapes, "; ")) << "</td><td>" << htmlEscape(join(r.id().dtypes, "; "))
+            << "</td><td title=\"" << htmlEscape(r.reason) << "\">" << rowStatusName(r.status) << "</td>";
         for (const auto& m : metricCatalog())
             out << metricCell(r, m);
         out << "</tr>\n";

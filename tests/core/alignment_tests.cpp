@@ -37,10 +37,10 @@ TEST_CASE("operator chain: one row per kernel, ExecuTorch's columns and gaps", "
     b.record({2}, {"relu"}, {{{1, 0}, {2}}});
     const auto& c = b.compare();
     REQUIRE(c.rows.size() == 2);
-    CHECK(c.rows[0].aot_ops == std::vector<std::string>{"add"});
-    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"native_call_add.out"});
+    CHECK(c.rows[0].id().aot_ops == std::vector<std::string>{"add"});
+    CHECK(c.rows[0].id().runtime_ops == std::vector<std::string>{"native_call_add.out"});
     CHECK(c.rows[0].gaps.at(0).mse == 0.0);
-    CHECK(c.rows[1].runtime_debug_handle == HandleTuple{2});
+    CHECK(c.rows[1].id().runtime_debug_handle == HandleTuple{2});
     CHECK(c.rows[1].gaps.at(0).mse == 0.125);
     CHECK(c.rows[1].gaps.at(0).l1 == 0.5);
     CHECK(c.rows[1].status == RowStatus::Ok);
@@ -124,8 +124,8 @@ TEST_CASE("QNN: <node>@<idx> names through a string-keyed delegate map and DELEG
     b.record({2}, {"aten_relu_default"}, {{{0, 2}, {2}}});
     const auto& c = b.compare();
     REQUIRE(c.rows.size() == 2);
-    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"aten_convolution_default@0"});
-    CHECK(c.rows[1].runtime_ops == std::vector<std::string>{"aten_relu_default@0"});
+    CHECK(c.rows[0].id().runtime_ops == std::vector<std::string>{"aten_convolution_default@0"});
+    CHECK(c.rows[1].id().runtime_ops == std::vector<std::string>{"aten_relu_default@0"});
     for (const auto& r : c.rows)
         CHECK(r.gaps.at(0).mse == 0.0);
 }
@@ -138,7 +138,7 @@ TEST_CASE("QNN: __debugID_<N> names resolve without any ETRecord", "[align][qnn]
     b.record({4}, {"relu"}, {{{0, 3}, {2}}});
     const auto& c = b.compare(std::nullopt, false);
     REQUIRE(c.rows.size() == 2);
-    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"aten_convolution_default__debugID_3"});
+    CHECK(c.rows[0].id().runtime_ops == std::vector<std::string>{"aten_convolution_default__debugID_3"});
     CHECK(c.rows[1].gaps.at(0).mse == 0.5);
 }
 
@@ -157,7 +157,7 @@ TEST_CASE("integer delegate ids through an int-keyed delegate map", "[align]") {
     b.record({2}, {"gelu"}, {{{2.5f}, {1}}});
     const auto& c = b.compare();
     REQUIRE(c.rows.size() == 2);
-    CHECK(c.rows[1].runtime_ops == std::vector<std::string>{"1"});
+    CHECK(c.rows[1].id().runtime_ops == std::vector<std::string>{"1"});
     CHECK(c.rows[1].gaps.at(0).mse == 0.25);
 }
 
@@ -175,8 +175,8 @@ TEST_CASE("a delegate group is compared at its last handle and inner ops are lis
     b.record({3}, {"reshape"}, {{{1, 2}, {2}}});
     const auto& c = b.compare();
     REQUIRE(c.rows.size() == 1);
-    CHECK(c.rows[0].aot_ops == std::vector<std::string>{"conv2d", "relu", "reshape"});
-    CHECK(c.rows[0].runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
+    CHECK(c.rows[0].id().aot_ops == std::vector<std::string>{"conv2d", "relu", "reshape"});
+    CHECK(c.rows[0].id().runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
     CHECK(c.rows[0].gaps.at(0).mse == 0.0); // the last logged argument is the output
     CHECK(hasCoverage(c, "fused"));
     CHECK(hasCoverage(c, "opaque_delegate_event"));
@@ -276,16 +276,17 @@ TEST_CASE("QNN without an ETRecord: error introducers follow execution order", "
     const auto introducers = errorIntroducers(c, nullptr);
     REQUIRE(introducers.size() == 3);
     const auto& top = introducers.front();
-    CHECK(c.rows[top.row].aot_ops == std::vector<std::string>{"op2"});
+    CHECK(c.rows[top.row].id().aot_ops == std::vector<std::string>{"op2"});
     CHECK_FALSE(top.producers_from_graph);
     REQUIRE(top.producers.size() == 1);
-    CHECK(c.rows[top.producers[0]].aot_ops == std::vector<std::string>{"op1"});
+    CHECK(c.rows[top.producers[0]].id().aot_ops == std::vector<std::string>{"op1"});
     CHECK(top.own == Approx(0.5));
     CHECK(top.worst_producer == Approx(0.005));
     CHECK(top.added == Approx(0.495));
     // The first op in execution order has no producer: all its error is its own.
-    const auto first = std::find_if(introducers.begin(), introducers.end(),
-                                    [&](const Introducer& i) { return c.rows[i.row].aot_ops[0] == "op1"; });
+    const auto first = std::find_if(introducers.begin(), introducers.end(), [&](const Introducer& i) {
+        return c.rows[i.row].id().aot_ops[0] == "op1";
+    });
     CHECK(first->producers.empty());
     CHECK(first->added == Approx(0.005));
     CHECK(introducers.back().added == Approx(std::sqrt(1.01) / 2 - 0.5));
@@ -335,7 +336,7 @@ TEST_CASE("a reshape that merges or splits adjacent dimensions is compared eleme
         CHECK(row.gaps.at(0).max_abs == 0.25);
         CHECK(row.gaps.at(0).max_abs_index ==
               std::vector<std::int64_t>{0, 0, 1, 1}); // element 5, reference coords
-        CHECK(row.shapes == std::vector<std::string>{"1x2x3x4 (runtime 6x4)"});
+        CHECK(row.id().shapes == std::vector<std::string>{"1x2x3x4 (runtime 6x4)"});
         CHECK_THAT(row.reason, Catch::Contains("merges or splits adjacent dimensions"));
         CHECK(crossesThreshold(row, {Metric::MaxAbs, 0.1}));
     }
@@ -351,7 +352,7 @@ TEST_CASE("a reshape that merges or splits adjacent dimensions is compared eleme
             const auto& row = b->compare().rows.at(0);
             CHECK(row.status == RowStatus::Invalid);
             CHECK(row.gaps.empty());
-            CHECK_THAT(row.shapes.at(0), Catch::Contains("(runtime "));
+            CHECK_THAT(row.id().shapes.at(0), Catch::Contains("(runtime "));
         }
     }
 }
@@ -425,8 +426,8 @@ TEST_CASE("a delegate-granular session gets a note on what it cannot localise", 
     }
     const auto& c = withCopies.compare();
     REQUIRE(c.rows.size() == 1);
-    INFO(c.rows[0].runtime_ops.size());
-    CHECK(c.rows[0].runtime_ops.size() == 2);
+    INFO(c.rows[0].id().runtime_ops.size());
+    CHECK(c.rows[0].id().runtime_ops.size() == 2);
     CHECK(delegateGranularityNote(c, withCopies.builtCapture()));
 }
 

@@ -70,9 +70,9 @@ TEST_CASE("the same lowering read by QNN's table and by the Inspector's rules", 
         const ComparisonRow* conv = nullptr;
         const ComparisonRow* split = nullptr;
         for (const auto& r : c.rows) {
-            if (r.aot_ops == std::vector<std::string>{"conv"})
+            if (r.id().aot_ops == std::vector<std::string>{"conv"})
                 conv = &r;
-            if (r.aot_ops == std::vector<std::string>{"split"})
+            if (r.id().aot_ops == std::vector<std::string>{"split"})
                 split = &r;
         }
         REQUIRE(conv);
@@ -92,7 +92,7 @@ TEST_CASE("the same lowering read by QNN's table and by the Inspector's rules", 
         SessionBuilder b;
         const auto& c = lowered(b, "XnnpackBackend");
         for (const auto& r : c.rows) {
-            INFO(r.aot_ops.front());
+            INFO(r.id().aot_ops.front());
             CHECK(r.status != RowStatus::Invalid);
             CHECK(r.reason.find("QNN") == std::string::npos);
         }

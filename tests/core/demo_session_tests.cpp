@@ -47,7 +47,7 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
     const auto introducers =
         errorIntroducers(cmp, referenceGraphFor(compared->session.etrecord, compared->session.capture));
     REQUIRE(introducers.size() == 4);
-    CHECK(cmp.rows[introducers.front().row].aot_ops == std::vector<std::string>{"layer_norm"});
+    CHECK(cmp.rows[introducers.front().row].id().aot_ops == std::vector<std::string>{"layer_norm"});
 }
 
 #include "quantization_error_checks.h"
@@ -70,7 +70,7 @@ TEST_CASE("a healthy fp32 transformer block: size-1 dimensions compare element f
     const Comparison& c = compared->comparison;
     std::size_t reshaped = 0, crossed = 0;
     for (const auto& row : c.rows) {
-        INFO(row.aot_ops.back() << ": " << row.reason);
+        INFO(row.id().aot_ops.back() << ": " << row.reason);
         CHECK(row.status == RowStatus::Ok);
         REQUIRE(row.gaps.size() == 1);
         CHECK(row.gaps.front().snr > 100.0); // fp32 against fp32: rounding only
@@ -156,10 +156,10 @@ TEST_CASE("a delegate's outputs are paired in the order it returns them", "[demo
         if (row.instruction_id == 4 && row.output_index == 1)
             second = &row;
     REQUIRE(second);
-    REQUIRE(second->pair);
-    CHECK(second->pair->aot.record->ops == std::vector<std::string>{"add_1"});
-    REQUIRE(second->pair->executorch_record);
-    CHECK(second->pair->executorch_record->ops == std::vector<std::string>{"add_2"});
+    REQUIRE(second->id().pair);
+    CHECK(second->id().pair->aot.record->ops == std::vector<std::string>{"add_1"});
+    REQUIRE(second->id().pair->executorch_record);
+    CHECK(second->id().pair->executorch_record->ops == std::vector<std::string>{"add_2"});
     CHECK(second->status == RowStatus::Ok);
     CHECK(second->gaps.front().snr > 100.0);
     REQUIRE(second->executorch);

@@ -58,7 +58,7 @@ TEST_CASE("the views' values and the metrics agree on permuted QNN rows, per ten
             const auto& tf = plan.options.runtime_transform;
             if (!plan.measurable() || !tf.axis_order || !tf.dequantizes())
                 continue;
-            INFO("row " << row.index << " " << row.aot_ops.front());
+            INFO("row " << row.index << " " << row.id().aot_ops.front());
             ++permuted;
             checkAgree(plan); // as the device quantised it: per tensor
 

@@ -74,11 +74,11 @@ void checkExecuTorchParity(const Comparison& comparison, const std::string& dir,
             INFO("row " << i);
             const auto& want = expected[i];
             const auto& got = *rows[i];
-            CHECK(got.aot_debug_handle == want.at("aot_debug_handle").get<std::vector<std::int64_t>>());
-            CHECK(got.runtime_debug_handle ==
+            CHECK(got.id().aot_debug_handle == want.at("aot_debug_handle").get<std::vector<std::int64_t>>());
+            CHECK(got.id().runtime_debug_handle ==
                   want.at("runtime_debug_handle").get<std::vector<std::int64_t>>());
-            CHECK(got.aot_ops == want.at("aot_ops").get<std::vector<std::string>>());
-            CHECK(got.runtime_ops == want.at("runtime_ops").get<std::vector<std::string>>());
+            CHECK(got.id().aot_ops == want.at("aot_ops").get<std::vector<std::string>>());
+            CHECK(got.id().runtime_ops == want.at("runtime_ops").get<std::vector<std::string>>());
             const auto& gap = want.at("gap");
             // ExecuTorch's numbers, which Gapscope keeps apart from its own where it
             // compares differently (size-1 dimensions, dequantisation, layout).

@@ -28,7 +28,9 @@ TEST_CASE("the HTML report holds every row's numbers, escapes names and embeds i
     const auto compared = compareSessionDir(GAPSCOPE_DEMO_DIR);
     Comparison c = compared->comparison; // a copy: the rows get a hostile name
     REQUIRE(!c.rows.empty());
-    c.rows.front().aot_ops.push_back("<script>alert(1)</script>&\"'");
+    RowIdentity hostile = c.rows.front().id();
+    hostile.aot_ops.push_back("<script>alert(1)</script>&\"'");
+    c.rows.front().identity = std::make_shared<const RowIdentity>(std::move(hostile));
     c.warnings.push_back("a <b>warning</b>");
     ReportContext ctx;
     ctx.first_divergence = firstDivergence(c, ctx.threshold);

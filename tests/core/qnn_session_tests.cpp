@@ -33,15 +33,15 @@ Comparison compare(const QnnSession& s, const AotCapture& capture) {
 
 const ComparisonRow* rowWithHandle(const Comparison& c, std::int64_t handle) {
     for (const auto& row : c.rows)
-        if (row.aot_debug_handle == std::vector<std::int64_t>{handle})
+        if (row.id().aot_debug_handle == std::vector<std::int64_t>{handle})
             return &row;
     return nullptr;
 }
 
 // The device tensor of a row (the first, for a row of several outputs).
 const Tensor& firstRuntimeTensor(const ComparisonRow& row) {
-    REQUIRE(row.pair);
-    const auto& v = row.pair->runtime_value;
+    REQUIRE(row.id().pair);
+    const auto& v = row.id().pair->runtime_value;
     const auto& first = v.isTensor() ? v : v.items.at(0);
     REQUIRE(first.isTensor());
     return *first.tensor;
@@ -119,12 +119,12 @@ TEST_CASE("QNN demo: every node ExecuTorch's QNN debugger scores has Gapscope's 
     // The uint8 device tensors were dequantised, the channels-last ones re-laid out.
     const auto* conv = rowWithHandle(c, 25);
     REQUIRE(conv);
-    CHECK(conv->aot_ops == std::vector<std::string>{"aten_convolution_default"});
-    CHECK(conv->dtypes.front() == "float32 vs uint8 (dequantized)");
-    REQUIRE(conv->pair);
-    REQUIRE(conv->pair->runtime_value.isTensor());
-    CHECK(conv->pair->runtime_value.tensor->sizes == std::vector<std::int64_t>{1, 16, 16, 16});
-    CHECK(conv->shapes.front() == "1x16x16x16");
+    CHECK(conv->id().aot_ops == std::vector<std::string>{"aten_convolution_default"});
+    CHECK(conv->id().dtypes.front() == "float32 vs uint8 (dequantized)");
+    REQUIRE(conv->id().pair);
+    REQUIRE(conv->id().pair->runtime_value.isTensor());
+    CHECK(conv->id().pair->runtime_value.tensor->sizes == std::vector<std::int64_t>{1, 16, 16, 16});
+    CHECK(conv->id().shapes.front() == "1x16x16x16");
     CHECK(conv->gaps.front().rmse_steps.has_value());
     CHECK(conv->gaps.front().saturation.has_value());
     CHECK(c.warnings.empty());
@@ -136,14 +136,14 @@ TEST_CASE("QNN demo: layer_norm's one QNN tensor is compared with the reference'
     const auto c = compare(s, s.capture);
     std::size_t layerNorms = 0;
     for (const auto& row : c.rows) {
-        if (row.aot_ops != std::vector<std::string>{"aten_native_layer_norm_default"} &&
-            row.aot_ops != std::vector<std::string>{"aten_native_layer_norm_default_1"})
+        if (row.id().aot_ops != std::vector<std::string>{"aten_native_layer_norm_default"} &&
+            row.id().aot_ops != std::vector<std::string>{"aten_native_layer_norm_default_1"})
             continue;
         ++layerNorms;
         CHECK(row.status == RowStatus::Ok);
         CHECK_FALSE(row.in_executorch); // ExecuTorch skips a three-output reference
         REQUIRE(row.gaps.size() == 1);  // output only, not mean and rstd
-        CHECK(row.shapes == std::vector<std::string>{"1x64x32"});
+        CHECK(row.id().shapes == std::vector<std::string>{"1x64x32"});
         CHECK(row.gaps.front().cosine > 0.999);
         CHECK(row.reason.find("output 0 of the node's 3") != std::string::npos);
     }
@@ -180,7 +180,7 @@ TEST_CASE("QNN demo: raw integers are never compared with floats, whatever the s
     for (const auto& row : c.rows) {
         if (firstRuntimeTensor(row).scalar_type == static_cast<std::int8_t>(ScalarType::Byte)) {
             ++uint8Rows;
-            INFO(row.aot_ops.front());
+            INFO(row.id().aot_ops.front());
             CHECK(row.status == RowStatus::Invalid);
             CHECK(row.gaps.empty());
             CHECK(row.reason.find("no quantisation parameters") != std::string::npos);
@@ -199,9 +199,9 @@ TEST_CASE("QNN demo: a capture that does not record QNN's layout gives no number
     const auto c = compare(s, unknown);
     std::size_t refused = 0, compared = 0;
     for (const auto& row : c.rows) {
-        REQUIRE(row.pair);
+        REQUIRE(row.id().pair);
         const auto rank = firstRuntimeTensor(row).sizes.size();
-        INFO(row.aot_ops.front() << " rank " << rank);
+        INFO(row.id().aot_ops.front() << " rank " << rank);
         if (rank >= 3) {
             CHECK(row.status == RowStatus::Invalid);
             CHECK(row.reason.find("channels-last") != std::string::npos);
@@ -218,9 +218,9 @@ TEST_CASE("QNN demo: a capture that does not record QNN's layout gives no number
     const auto ok = compare(s, s.capture);
     const auto* conv = rowWithHandle(ok, 25);
     REQUIRE(conv);
-    REQUIRE(conv->pair);
+    REQUIRE(conv->id().pair);
     CHECK(conv->status == RowStatus::Ok);
-    CHECK(conv->pair->aot.record->axis_order == std::vector<std::int64_t>{0, 2, 3, 1});
+    CHECK(conv->id().pair->aot.record->axis_order == std::vector<std::int64_t>{0, 2, 3, 1});
 }
 
 TEST_CASE("QNN demo: an axis_order that does not fit the runtime tensor is invalid", "[qnn][silent]") {
@@ -251,13 +251,13 @@ TEST_CASE("QNN multi-output session: split and topk resolve by node name, where 
     const auto c = compare(s, s.capture);
     std::map<std::string, const ComparisonRow*> byOp;
     for (const auto& row : c.rows) {
-        INFO(row.aot_ops.front() << ": " << row.reason);
+        INFO(row.id().aot_ops.front() << ": " << row.reason);
         CHECK(row.status == RowStatus::Ok);
-        byOp[row.aot_ops.front()] = &row;
+        byOp[row.id().aot_ops.front()] = &row;
     }
     const auto* split = byOp["aten_split_with_sizes_copy_default"];
     REQUIRE(split);
-    CHECK(split->runtime_ops == std::vector<std::string>{"aten_split_with_sizes_copy_default@0,1,2"});
+    CHECK(split->id().runtime_ops == std::vector<std::string>{"aten_split_with_sizes_copy_default@0,1,2"});
     CHECK(split->gaps.size() == 3);
     CHECK_FALSE(split->in_executorch);
     for (const auto& g : split->gaps)
@@ -265,7 +265,7 @@ TEST_CASE("QNN multi-output session: split and topk resolve by node name, where 
     const auto* topk = byOp["aten_topk_default"];
     REQUIRE(topk);
     REQUIRE(topk->gaps.size() == 2);
-    CHECK(topk->dtypes[1] == "int64 vs int32");
+    CHECK(topk->id().dtypes[1] == "int64 vs int32");
     CHECK(topk->gaps[1].mse == 0.0); // the same indices
     for (const auto& e : c.events())
         if (e.name.rfind("aten_split", 0) == 0 || e.name.rfind("aten_topk", 0) == 0)

@@ -39,7 +39,7 @@ void checkQuantizationErrorVisible(const std::string& dir) {
     REQUIRE(introducers.size() >= 2);
     for (std::size_t k = 0; k < 2; ++k) {
         INFO("introducer " << k);
-        CHECK(c.rows[introducers[k].row].runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
+        CHECK(c.rows[introducers[k].row].id().runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
         CHECK(introducers[k].added > 0);
     }
 }
@@ -61,13 +61,13 @@ std::size_t checkFloatReferenceThroughFolds(const std::string& dir) {
     std::size_t folded = 0;
     for (std::size_t i = 0; i < c.rows.size(); ++i) {
         const auto& row = c.rows[i];
-        INFO("row " << i << " " << row.aot_ops.front() << ": " << row.reason);
-        CHECK(row.aot_debug_handle == want.rows[i].aot_debug_handle);
+        INFO("row " << i << " " << row.id().aot_ops.front() << ": " << row.reason);
+        CHECK(row.id().aot_debug_handle == want.rows[i].id().aot_debug_handle);
         REQUIRE(row.status == RowStatus::Ok);
         REQUIRE(want.rows[i].status == RowStatus::Ok);
         const double snr = *rowMetric(row, Metric::Snr);
         CHECK(snr == Approx(*rowMetric(want.rows[i], Metric::Snr)).margin(1e-6));
-        const auto& op = row.aot_ops.front();
+        const auto& op = row.id().aot_ops.front();
         if (op.rfind("conv2d", 0) == 0 || op.rfind("linear", 0) == 0) {
             ++folded;
             CHECK(snr > 10.0); // the conv before its BatchNorm read -7 to +8 dB

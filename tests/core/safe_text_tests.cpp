@@ -72,11 +72,13 @@ TEST_CASE("hostile op names reach the CSV, Markdown and table only as text", "[r
     Comparison c;
     ComparisonRow row;
     row.index = 0;
-    row.aot_ops = {"=HYPERLINK(\"http://evil\")", "<script>x</script>|[a](javascript:b)"};
-    row.runtime_ops = {"@SUM(A1)", "\x1b]52;c;AAAA\x07"};
+    RowIdentity id;
+    id.aot_ops = {"=HYPERLINK(\"http://evil\")", "<script>x</script>|[a](javascript:b)"};
+    id.runtime_ops = {"@SUM(A1)", "\x1b]52;c;AAAA\x07"};
+    id.shapes = {"+1"};
+    id.dtypes = {"float32"};
+    row.identity = std::make_shared<const RowIdentity>(std::move(id));
     row.reason = "-2+3";
-    row.shapes = {"+1"};
-    row.dtypes = {"float32"};
     c.rows.push_back(row);
     c.warnings.push_back("a warning about <b>'=cmd'</b>\nsecond line");
 

@@ -27,8 +27,8 @@ void checkSameRows(const Comparison& staged, const Comparison& oneShot) {
         CHECK(a.measured);
         CHECK(a.status == b.status);
         CHECK(a.reason == b.reason);
-        CHECK(a.shapes == b.shapes);
-        CHECK(a.dtypes == b.dtypes);
+        CHECK(a.id().shapes == b.id().shapes);
+        CHECK(a.id().dtypes == b.id().dtypes);
         REQUIRE(a.gaps.size() == b.gaps.size());
         for (std::size_t e = 0; e < a.gaps.size(); ++e) {
             CHECK(a.gaps[e].mse == b.gaps[e].mse);
@@ -82,10 +82,10 @@ TEST_CASE("a staged demo load shows every row before any metric and ends equal t
     REQUIRE_FALSE(staged.pending.empty());
     for (const auto& row : s.comparison->rows) {
         const auto& full = oneShot->comparison->rows[row.index];
-        CHECK(row.aot_ops == full.aot_ops);
-        CHECK(row.runtime_ops == full.runtime_ops);
-        CHECK(row.shapes == full.shapes);
-        CHECK(row.dtypes == full.dtypes);
+        CHECK(row.id().aot_ops == full.id().aot_ops);
+        CHECK(row.id().runtime_ops == full.id().runtime_ops);
+        CHECK(row.id().shapes == full.id().shapes);
+        CHECK(row.id().dtypes == full.id().dtypes);
         const bool pending = std::any_of(staged.pending.begin(), staged.pending.end(),
                                          [&](const RowPlan& p) { return p.row == row.index; });
         CHECK(row.measured == !pending);
@@ -214,11 +214,12 @@ TEST_CASE("a session snapshot stays whole and unchanged while the original is me
     const Session table = *staged.session; // what `opened` publishes
     REQUIRE(table.comparison);
     CHECK(table.comparison->aligned == staged.session->comparison->aligned); // shared, not rebuilt
-    // A snapshot copies the rows' results, not their element plans: one set, shared.
+    // A snapshot copies the rows' results, not their identity (handles, ops,
+    // element plans): one set, shared.
     std::size_t shared = 0;
     for (std::size_t i = 0; i < table.comparison->rows.size(); ++i) {
-        CHECK(table.comparison->rows[i].plans == staged.session->comparison->rows[i].plans);
-        shared += table.comparison->rows[i].plans ? 1 : 0;
+        CHECK(table.comparison->rows[i].identity == staged.session->comparison->rows[i].identity);
+        shared += table.comparison->rows[i].identity ? 1 : 0;
     }
     CHECK(shared > 0);
 
@@ -247,8 +248,8 @@ TEST_CASE("a session snapshot stays whole and unchanged while the original is me
     const auto oneShot = loadSessionFiles(demoFiles("capture_float.gscap.safetensors"));
     checkSameRows(*final->comparison, *oneShot->comparison);
     for (const auto& row : final->comparison->rows) {
-        REQUIRE(row.pair);
-        CHECK_FALSE(row.pair->runtime->event->name.empty());
+        REQUIRE(row.id().pair);
+        CHECK_FALSE(row.id().pair->runtime->event->name.empty());
         for (const auto& plan : row.elementPlans())
             if (const auto reader = ElementReader::of(plan); reader && reader->numel() > 0)
                 CHECK(std::isfinite(reader->reference(reader->numel() - 1) - reader->runtime(0)));

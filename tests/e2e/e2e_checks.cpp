@@ -138,7 +138,7 @@ TEST_CASE("e2e: Hugging Face decoders show no false alarm", "[e2e][zoo][llm]") {
             const auto& c = *session->comparison;
             REQUIRE_FALSE(c.rows.empty());
             for (const auto& row : c.rows) {
-                INFO(row.aot_ops.back() << ": " << row.reason << " " << row.selection);
+                INFO(row.id().aot_ops.back() << ": " << row.reason << " " << row.selection);
                 ++rows;
                 CHECK(row.status == gapscope::RowStatus::Ok);
                 CHECK_FALSE(gapscope::crossesThreshold(row, {gapscope::Metric::Snr, 20.0}));
@@ -285,7 +285,7 @@ TEST_CASE("e2e: a conv + BatchNorm CNN on XNNPACK, localised op by op through it
     const auto onDevice = open(device, device + "/capture_float.gscap.safetensors");
     const auto& d = *onDevice->comparison;
     REQUIRE(d.rows.size() == 1);
-    CHECK(d.rows.front().runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
+    CHECK(d.rows.front().id().runtime_ops == std::vector<std::string>{"DELEGATE_CALL"});
     REQUIRE(d.notes.size() == 1);
     CHECK_THAT(d.notes.front(), Catch::Contains("1 delegate logged only its outputs"));
     CHECK_THAT(d.notes.front(), Catch::Contains("gapscope-capture twin"));
@@ -295,8 +295,8 @@ TEST_CASE("e2e: a conv + BatchNorm CNN on XNNPACK, localised op by op through it
     const auto first = gapscope::firstDivergence(*onHost->comparison, {gapscope::Metric::Snr, 20.0});
     REQUIRE(first);
     const auto& named = onHost->comparison->rows[first->row];
-    INFO(named.aot_ops.front());
-    CHECK(named.runtime_ops.front() != "DELEGATE_CALL");
+    INFO(named.id().aot_ops.front());
+    CHECK(named.id().runtime_ops.front() != "DELEGATE_CALL");
 
     const auto deviceVsHost = open(device, twin + "/host_outputs.gscap.safetensors");
     REQUIRE(deviceVsHost->comparison->rows.size() == 1);

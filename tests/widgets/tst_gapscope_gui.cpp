@@ -230,7 +230,7 @@ void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
     QVERIFY(window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements: [")));
 
     // Any two axes can be displayed; the others are indexed by the slice box.
-    const auto& record = *window.session()->comparison->rows[row].pair->aot.record;
+    const auto& record = *window.session()->comparison->rows[row].id().pair->aot.record;
     const auto shape = window.session()->capture->tensor(record.outputs.front())->shape;
     QCOMPARE(shape.size(), std::size_t{3});
     window.tensorPanel()->setAxes(2, 1);
@@ -478,7 +478,7 @@ void GapscopeGuiTest::resultsArriveInStages() {
     // grows most, found without an ETRecord (execution order stands in for the graph).
     const auto top = window.opModel()->topIntroducer();
     QVERIFY(top);
-    QCOMPARE(rows[*top].aot_ops, std::vector<std::string>{"linear_100"});
+    QCOMPARE(rows[*top].id().aot_ops, std::vector<std::string>{"linear_100"});
     QVERIFY(window.opModel()
                 ->index(static_cast<int>(*top), OpTableModel::Index)
                 .data()
@@ -756,13 +756,13 @@ void GapscopeGuiTest::qnnPanelShowsWhatTheMetricsCompared() {
 
     std::size_t index = 0;
     while (index < session->comparison->rows.size() &&
-           session->comparison->rows[index].aot_debug_handle != handle)
+           session->comparison->rows[index].id().aot_debug_handle != handle)
         ++index;
     QVERIFY(index < session->comparison->rows.size());
     const ComparisonRow& row = session->comparison->rows[index];
     QCOMPARE(row.status, RowStatus::Ok);
     QVERIFY(row.elementPlans().front().options.runtime_transform.axis.has_value());
-    const Tensor& device = *row.pair->runtime_value.tensor;
+    const Tensor& device = *row.id().pair->runtime_value.tensor;
     QCOMPARE(device.sizes, (std::vector<std::int64_t>{1, 16, 16, 16}));
     const ByteSpan bytes = session->dump->tensorBytes(device);
 
