@@ -1,7 +1,7 @@
 // Issue 24 asks for one capture reader built on a library, simdjson or
 // nlohmann's SAX parser, measured on the 50,000-op capture. This reads that
 // capture's safetensors header and the capture document inside it:
-//   current   readAotCapture as it is (scanner, records built)
+//   current   readAotCapture as it is (records built)
 //   sax       nlohmann's SAX parser: the header, then the document, every value visited
 //   dom       simdjson's DOM parser and a walk over every value, both documents
 //   ondemand  simdjson's On-Demand API, every value visited, both documents
