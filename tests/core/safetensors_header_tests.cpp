@@ -339,3 +339,26 @@ TEST_CASE("The header reader and an independent JSON parser agree on random head
     CHECK(read > 1200);
     CHECK(notJson > 1500);
 }
+
+TEST_CASE("safetensors headers: nesting and numbers are located errors", "[safetensors-header][bogus]") {
+    const auto deep =
+        SafetensorsFile::read(fileOf(R"({"a":)" + std::string(5000, '[') + std::string(5000, ']') + "}", 4));
+    REQUIRE_FALSE(deep); // refused where it stands, not walked
+    CHECK(deep.error().where.field == "a");
+    CHECK(deep.error().where.byteOffset == 8 + 5);
+    CHECK_THAT(deep.error().message, Catch::Contains("tensor 'a': needs dtype, shape and two data_offsets"));
+    const auto deepExtra =
+        SafetensorsFile::read(fileOf(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,0],"x":)" +
+                                         std::string(5000, '[') + std::string(5000, ']') + "}}",
+                                     4));
+    REQUIRE_FALSE(deepExtra); // walked to the bound
+    CHECK(deepExtra.error().where.field == "header");
+    CHECK(deepExtra.error().where.byteOffset > 8 + 512);
+    CHECK_THAT(deepExtra.error().message, Catch::Contains("too deep"));
+    const auto huge =
+        SafetensorsFile::read(fileOf(R"({"t":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})", 4));
+    REQUIRE_FALSE(huge);
+    CHECK(huge.error().where.file == "random.safetensors");
+    CHECK(huge.error().where.field == "t");
+    CHECK_THAT(huge.error().message, Catch::Contains("shape entries must be non-negative integers"));
+}

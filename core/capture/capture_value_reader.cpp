@@ -1,0 +1,240 @@
+#include "core/capture/capture_value_reader.h"
+
+#include "core/capture/ondemand_fields.h"
+#include "core/common/json_depth.h"
+
+#include <cmath>
+#include <limits>
+
+namespace gapscope {
+
+namespace {
+
+using namespace ondemand_fields;
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::number_type;
+
+void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth,
+                  const SafetensorsFile& file);
+
+// A value's "value" field, read before its "kind" may be known.
+struct Scalar {
+    json_type type = json_type::null;
+    std::optional<std::int64_t> integer; // fits 64 bits signed
+    double number = 0;
+    bool boolean = false;
+    std::string text;
+
+    void read(value& v, std::size_t depth) {
+        type = v.type().value();
+        switch (type) {
+        case json_type::number:
+            switch (v.get_number_type().value()) {
+            case number_type::signed_integer:
+                integer = v.get_int64().value(), number = double(*integer);
+                break;
+            case number_type::unsigned_integer: number = double(v.get_uint64().value()); break;
+            default: number = v.get_double().value(); break;
+            }
+            break;
+        case json_type::boolean: boolean = v.get_bool().value(); break;
+        case json_type::string: text = std::string(v.get_string().value()); break;
+        default: validateSkipped(v, depth); break;
+        }
+    }
+
+    // A number, or Python's names for the non-finite ones as strings.
+    std::optional<double> asFloat() const {
+        if (type == json_type::number)
+            return number;
+        if (type == json_type::string) {
+            if (text == "NaN")
+                return std::numeric_limits<double>::quiet_NaN();
+            if (text == "Infinity")
+                return std::numeric_limits<double>::infinity();
+            if (text == "-Infinity")
+                return -std::numeric_limits<double>::infinity();
+        }
+        return std::nullopt;
+    }
+};
+
+void valueList(value& v, const std::string& field, std::vector<CaptureValue>& out, std::size_t depth,
+               const SafetensorsFile& file) {
+    if (v.type().value() != json_type::array)
+        fault(field, "'" + field + "' must be a list of values");
+    if (depth >= kMaxJsonDepth)
+        throw simdjson::simdjson_error(simdjson::DEPTH_ERROR);
+    for (auto item : v.get_array()) {
+        CaptureValue c;
+        value iv = item.value();
+        captureValue(iv, field + "[" + std::to_string(out.size()) + "]", c, depth + 2, file);
+        out.push_back(std::move(c));
+    }
+}
+
+void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth,
+                  const SafetensorsFile& file) {
+    static constexpr std::string_view kKeys[] = {"kind", "name", "value", "items"};
+    const char* notAValue = "a value must be an object with a 'kind'";
+    if (v.type().value() != json_type::object)
+        fault(field, notAValue);
+    Keys keys(field);
+    std::optional<std::string> kind, name;
+    Scalar scalar;
+    for (auto f : v.get_object()) {
+        const std::string_view key = f.unescaped_key().value();
+        const unsigned k = indexOf(kKeys, key);
+        value fv = f.value().value();
+        if (k == std::size(kKeys)) {
+            validateSkipped(fv, depth + 1);
+            continue;
+        }
+        keys.see(k, key);
+        if (k == 0 && !(kind = stringOf(fv)))
+            fault(field, notAValue);
+        else if (k == 1 && !(name = stringOf(fv)))
+            validateSkipped(fv, depth + 1);
+        else if (k == 2)
+            scalar.read(fv, depth + 1);
+        else if (k == 3)
+            valueList(fv, field + ".items", c.items, depth, file);
+    }
+    if (!kind)
+        fault(field, notAValue);
+    if (*kind == "tensor") {
+        c.kind = CaptureValue::Kind::Tensor;
+        if (!name)
+            fault(field, "a tensor value needs a 'name'");
+        if (!file.find(*name))
+            fault(field, "names tensor '" + *name + "', which the file does not hold");
+        c.tensor = std::move(*name);
+    } else if (*kind == "int") {
+        c.kind = CaptureValue::Kind::Int;
+        if (!scalar.integer)
+            fault(field, "an int value needs an integer 'value' of 64 bits");
+        c.int_value = *scalar.integer;
+    } else if (*kind == "float") {
+        c.kind = CaptureValue::Kind::Float;
+        const auto f = keys.has(2) ? scalar.asFloat() : std::nullopt;
+        if (!f)
+            fault(field, "a float value needs a number (or \"NaN\", \"Infinity\", \"-Infinity\")");
+        c.float_value = *f;
+    } else if (*kind == "bool") {
+        c.kind = CaptureValue::Kind::Bool;
+        if (scalar.type != json_type::boolean)
+            fault(field, "a bool value needs a boolean 'value'");
+        c.bool_value = scalar.boolean;
+    } else if (*kind == "null") {
+        c.kind = CaptureValue::Kind::Null;
+    } else if (*kind == "list") {
+        c.kind = CaptureValue::Kind::List;
+        if (!keys.has(3))
+            fault(field, "a list value needs 'items'");
+    } else {
+        fault(field, "unknown value kind '" + *kind + "'");
+    }
+    if (c.kind != CaptureValue::Kind::List)
+        c.items.clear();
+}
+// A number or a non-empty list of numbers (integers when T is), appended to
+// `dst`; false when any entry has another type.
+template <typename T> bool numberList(value& v, std::vector<T>& dst) {
+    auto one = [&dst](value x) {
+        if constexpr (std::is_integral_v<T>) {
+            const auto n = onDemandInt64(x);
+            if (!n)
+                return false;
+            dst.push_back(*n);
+        } else {
+            if (x.type().value() != json_type::number)
+                return false;
+            dst.push_back(x.get_double().value());
+        }
+        return true;
+    };
+    if (v.type().value() != json_type::array)
+        return one(v);
+    bool ok = true;
+    for (auto x : v.get_array()) {
+        if (!ok)
+            validateSkipped(x.value());
+        else
+            ok = one(x.value());
+    }
+    return ok && !dst.empty();
+}
+
+void quant(value& v, const std::string& field, QuantParams& q) {
+    if (v.type().value() != json_type::object)
+        fault(field, "quantization parameters must be an object");
+    static constexpr std::string_view kKeys[] = {"scheme", "scale", "zero_point", "axis",
+                                                 "dtype",  "qmin",  "qmax"};
+    Keys keys(field);
+    std::optional<std::string> scheme, dtype;
+    bool scaleOk = false, zeroOk = false, dtypeOk = true;
+    std::optional<std::int64_t> axis, qmin, qmax;
+    for (auto f : v.get_object()) {
+        const std::string_view key = f.unescaped_key().value();
+        const unsigned k = indexOf(kKeys, key);
+        value fv = f.value().value();
+        if (k == std::size(kKeys)) {
+            validateSkipped(fv);
+            continue;
+        }
+        keys.see(k, key);
+        switch (k) {
+        case 0: optionalString(fv, scheme); break;
+        case 1: scaleOk = numberList(fv, q.scale); break;
+        case 2: zeroOk = numberList(fv, q.zero_point); break;
+        case 3: axis = onDemandInt64(fv); break;
+        case 4:
+            optionalString(fv, dtype);
+            dtypeOk = dtype.has_value();
+            break;
+        case 5: qmin = onDemandInt64(fv); break;
+        case 6: qmax = onDemandInt64(fv); break;
+        }
+    }
+    if (scheme != std::string("per_tensor") && scheme != std::string("per_channel"))
+        fault(field, "quantization 'scheme' must be per_tensor or per_channel");
+    q.per_channel = *scheme == "per_channel";
+    if (!scaleOk)
+        fault(field + ".scale", "'scale' must be a number or a non-empty list of numbers");
+    if (!zeroOk)
+        fault(field + ".zero_point", "'zero_point' must be an integer or a list of integers");
+    if (q.scale.size() != q.zero_point.size())
+        fault(field, "'scale' and 'zero_point' differ in length");
+    if (!q.per_channel && q.scale.size() != 1)
+        fault(field, "per_tensor quantization has exactly one scale");
+    if (q.per_channel) {
+        if (!axis)
+            fault(field + ".axis", "per_channel quantization needs an integer 'axis'");
+        q.axis = axis;
+    }
+    for (double s : q.scale)
+        if (!(s > 0) || !std::isfinite(s))
+            fault(field + ".scale", "every scale must be positive and finite");
+    if (!dtypeOk)
+        fault(field + ".dtype", "'dtype' must be a string");
+    q.dtype = dtype.value_or("");
+    if (!qmin || !qmax)
+        fault(field, "quantization needs integer 'qmin' and 'qmax'");
+    q.qmin = *qmin;
+    q.qmax = *qmax;
+    if (q.qmin > q.qmax)
+        fault(field, "qmin is larger than qmax");
+}
+
+} // namespace
+
+void readCaptureValues(simdjson::ondemand::value& v, const std::string& field, std::vector<CaptureValue>& out,
+                       std::size_t depth, const SafetensorsFile& file) {
+    valueList(v, field, out, depth, file);
+}
+
+void readQuantParams(simdjson::ondemand::value& v, const std::string& field, QuantParams& q) {
+    quant(v, field, q);
+}
+
+} // namespace gapscope

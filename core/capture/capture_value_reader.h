@@ -1,0 +1,22 @@
+#pragma once
+
+#include "core/capture/aot_capture.h"
+#include "core/common/on_demand_json.h"
+
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// The capture document's values and quantisation parameters
+// (docs/formats/aot-capture.md), read from simdjson On-Demand values; faults
+// are thrown as JsonFault naming the field's JSON path.
+
+// A list of values into `out`; every tensor a value names must be in `file`.
+// `depth`: the JSON nesting the list stands at (refused past kMaxJsonDepth).
+void readCaptureValues(simdjson::ondemand::value& v, const std::string& field, std::vector<CaptureValue>& out,
+                       std::size_t depth, const SafetensorsFile& file);
+
+void readQuantParams(simdjson::ondemand::value& v, const std::string& field, QuantParams& q);
+
+} // namespace gapscope

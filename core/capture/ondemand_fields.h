@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/common/on_demand_json.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gapscope::ondemand_fields {
+
+// Small steps the capture document's readers share: each reads one value of
+// an On-Demand document and throws JsonFault (or simdjson_error for a fault
+// of the text) where it is not what the format says.
+
+using simdjson::ondemand::value;
+
+[[noreturn]] void fault(std::string field, std::string message, ErrorCode code = ErrorCode::Malformed);
+
+// The keys of one object seen so far: a key given twice is refused, since
+// JSON parsers disagree on which of the two counts.
+class Keys {
+public:
+    explicit Keys(std::string field) : m_field(std::move(field)) {}
+    void see(unsigned index, std::string_view key);
+    bool has(unsigned index) const { return m_seen & (1u << index); }
+
+private:
+    std::string m_field;
+    unsigned m_seen = 0;
+};
+
+// The position of `key` in `keys`, or keys.size().
+template <std::size_t N> unsigned indexOf(const std::string_view (&keys)[N], std::string_view key) {
+    return static_cast<unsigned>(std::find(keys, keys + N, key) - keys);
+}
+
+bool isNull(value& v);
+std::optional<std::string> stringOf(value& v);
+std::optional<bool> boolOf(value& v);
+// A string kept in `out`; anything else read and ignored.
+void optionalString(value& v, std::optional<std::string>& out);
+
+} // namespace gapscope::ondemand_fields
