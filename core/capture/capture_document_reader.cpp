@@ -40,16 +40,7 @@ public:
         static constexpr std::string_view kKeys[] = {
             "format",          "version", "producer", "reference_graph",   "method", "etrecord_sha256",
             "layout_recorded", "step",    "inputs",   "reference_outputs", "records"};
-        Keys keys("");
-        for (auto field : doc) {
-            const std::string_view key = field.unescaped_key().value();
-            const unsigned k = indexOf(kKeys, key);
-            value f = field.value().value();
-            if (k == std::size(kKeys)) {
-                validateSkipped(f);
-                continue;
-            }
-            keys.see(k, key);
+        const Keys keys = forEachKey(doc, kKeys, "", [&](unsigned k, std::string_view key, value& f) {
             switch (k) {
             case 0:
             case 1: break; // read above
@@ -89,7 +80,7 @@ public:
             }
             case 10: records(f, out.records); break;
             }
-        }
+        });
         if (!keys.has(10))
             fault("records", "'records' must be a list");
     }
@@ -145,79 +136,71 @@ private:
                                                      "sequence",     "outputs",       "quantization",
                                                      "axis_order",   "invalid_reason"};
         const std::string handleMessage = "'debug_handle' must be a non-empty list of positive integers";
-        Keys keys(field);
         std::vector<std::optional<QuantParams>> quantization;
         bool quantized = false;
-        for (auto f : v.get_object()) {
-            const std::string_view key = f.unescaped_key().value();
-            const unsigned k = indexOf(kKeys, key);
-            value fv = f.value().value();
-            if (k == std::size(kKeys)) {
-                validateSkipped(fv);
-                continue;
-            }
-            keys.see(k, key);
-            switch (k) {
-            case 0:
-                if (fv.type().value() != json_type::array)
-                    fault(field + ".debug_handle", handleMessage);
-                for (auto h : fv.get_array()) {
-                    const auto n = onDemandInt64(h.value());
-                    if (!n || *n <= 0)
+        const Keys keys =
+            forEachKey(v.get_object().value(), kKeys, field, [&](unsigned k, std::string_view, value& fv) {
+                switch (k) {
+                case 0:
+                    if (fv.type().value() != json_type::array)
                         fault(field + ".debug_handle", handleMessage);
-                    r.debug_handle.push_back(*n);
-                }
-                if (r.debug_handle.empty())
-                    fault(field + ".debug_handle", handleMessage);
-                break;
-            case 1:
-                if (fv.type().value() != json_type::array)
-                    fault(field + ".ops", "'ops' must be a list of op names");
-                for (auto op : fv.get_array()) {
-                    value ov = op.value();
-                    auto s = stringOf(ov);
-                    if (!s)
-                        fault(field + ".ops[" + std::to_string(r.ops.size()) + "]",
-                              "an op name must be a string");
-                    r.ops.push_back(std::move(*s));
-                }
-                break;
-            case 2: stackTraces(fv, field, r); break;
-            case 3: {
-                const auto b = boolOf(fv);
-                if (!b)
-                    fault(field + ".sequence", "'sequence' must be true or false");
-                r.sequence = *b;
-                break;
-            }
-            case 4: readCaptureValues(fv, field + ".outputs", r.outputs, 0, m_file); break;
-            case 5:
-                if (fv.type().value() != json_type::array) {
-                    validateSkipped(fv);
-                    break;
-                }
-                quantized = true;
-                for (auto q : fv.get_array()) {
-                    value qv = q.value();
-                    if (isNull(qv)) {
-                        quantization.emplace_back();
-                        continue;
+                    for (auto h : fv.get_array()) {
+                        const auto n = onDemandInt64(h.value());
+                        if (!n || *n <= 0)
+                            fault(field + ".debug_handle", handleMessage);
+                        r.debug_handle.push_back(*n);
                     }
-                    QuantParams p;
-                    readQuantParams(qv, field + ".quantization[" + std::to_string(quantization.size()) + "]",
-                                    p);
-                    quantization.emplace_back(std::move(p));
-                }
-                break;
-            case 6: axisOrder(fv, field, r); break;
-            case 7:
-                if (isNull(fv))
+                    if (r.debug_handle.empty())
+                        fault(field + ".debug_handle", handleMessage);
                     break;
-                if (!(r.invalid_reason = stringOf(fv)))
-                    fault(field + ".invalid_reason", "'invalid_reason' must be a string");
-                break;
-            }
-        }
+                case 1:
+                    if (fv.type().value() != json_type::array)
+                        fault(field + ".ops", "'ops' must be a list of op names");
+                    for (auto op : fv.get_array()) {
+                        value ov = op.value();
+                        auto s = stringOf(ov);
+                        if (!s)
+                            fault(field + ".ops[" + std::to_string(r.ops.size()) + "]",
+                                  "an op name must be a string");
+                        r.ops.push_back(std::move(*s));
+                    }
+                    break;
+                case 2: stackTraces(fv, field, r); break;
+                case 3: {
+                    const auto b = boolOf(fv);
+                    if (!b)
+                        fault(field + ".sequence", "'sequence' must be true or false");
+                    r.sequence = *b;
+                    break;
+                }
+                case 4: readCaptureValues(fv, field + ".outputs", r.outputs, 0, m_file); break;
+                case 5:
+                    if (fv.type().value() != json_type::array) {
+                        validateSkipped(fv);
+                        break;
+                    }
+                    quantized = true;
+                    for (auto q : fv.get_array()) {
+                        value qv = q.value();
+                        if (isNull(qv)) {
+                            quantization.emplace_back();
+                            continue;
+                        }
+                        QuantParams p;
+                        readQuantParams(
+                            qv, field + ".quantization[" + std::to_string(quantization.size()) + "]", p);
+                        quantization.emplace_back(std::move(p));
+                    }
+                    break;
+                case 6: axisOrder(fv, field, r); break;
+                case 7:
+                    if (isNull(fv))
+                        break;
+                    if (!(r.invalid_reason = stringOf(fv)))
+                        fault(field + ".invalid_reason", "'invalid_reason' must be a string");
+                    break;
+                }
+            });
         if (!keys.has(0))
             fault(field + ".debug_handle", handleMessage);
         if (!keys.has(4))

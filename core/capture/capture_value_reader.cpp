@@ -79,27 +79,21 @@ void captureValue(value& v, const std::string& field, CaptureValue& c, std::size
     const char* notAValue = "a value must be an object with a 'kind'";
     if (v.type().value() != json_type::object)
         fault(field, notAValue);
-    Keys keys(field);
     std::optional<std::string> kind, name;
     Scalar scalar;
-    for (auto f : v.get_object()) {
-        const std::string_view key = f.unescaped_key().value();
-        const unsigned k = indexOf(kKeys, key);
-        value fv = f.value().value();
-        if (k == std::size(kKeys)) {
-            validateSkipped(fv, depth + 1);
-            continue;
-        }
-        keys.see(k, key);
-        if (k == 0 && !(kind = stringOf(fv)))
-            fault(field, notAValue);
-        else if (k == 1 && !(name = stringOf(fv)))
-            validateSkipped(fv, depth + 1);
-        else if (k == 2)
-            scalar.read(fv, depth + 1);
-        else if (k == 3)
-            valueList(fv, field + ".items", c.items, depth, file);
-    }
+    const Keys keys = forEachKey(
+        v.get_object().value(), kKeys, field,
+        [&](unsigned k, std::string_view, value& fv) {
+            if (k == 0 && !(kind = stringOf(fv)))
+                fault(field, notAValue);
+            else if (k == 1 && !(name = stringOf(fv)))
+                validateSkipped(fv, depth + 1);
+            else if (k == 2)
+                scalar.read(fv, depth + 1);
+            else if (k == 3)
+                valueList(fv, field + ".items", c.items, depth, file);
+        },
+        depth + 1);
     if (!kind)
         fault(field, notAValue);
     if (*kind == "tensor") {
@@ -170,32 +164,24 @@ void quant(value& v, const std::string& field, QuantParams& q) {
         fault(field, "quantization parameters must be an object");
     static constexpr std::string_view kKeys[] = {"scheme", "scale", "zero_point", "axis",
                                                  "dtype",  "qmin",  "qmax"};
-    Keys keys(field);
     std::optional<std::string> scheme, dtype;
     bool scaleOk = false, zeroOk = false, dtypeOk = true;
     std::optional<std::int64_t> axis, qmin, qmax;
-    for (auto f : v.get_object()) {
-        const std::string_view key = f.unescaped_key().value();
-        const unsigned k = indexOf(kKeys, key);
-        value fv = f.value().value();
-        if (k == std::size(kKeys)) {
-            validateSkipped(fv);
-            continue;
-        }
-        keys.see(k, key);
-        switch (k) {
-        case 0: optionalString(fv, scheme); break;
-        case 1: scaleOk = numberList(fv, q.scale); break;
-        case 2: zeroOk = numberList(fv, q.zero_point); break;
-        case 3: axis = onDemandInt64(fv); break;
-        case 4:
-            optionalString(fv, dtype);
-            dtypeOk = dtype.has_value();
-            break;
-        case 5: qmin = onDemandInt64(fv); break;
-        case 6: qmax = onDemandInt64(fv); break;
-        }
-    }
+    const Keys keys =
+        forEachKey(v.get_object().value(), kKeys, field, [&](unsigned k, std::string_view, value& fv) {
+            switch (k) {
+            case 0: optionalString(fv, scheme); break;
+            case 1: scaleOk = numberList(fv, q.scale); break;
+            case 2: zeroOk = numberList(fv, q.zero_point); break;
+            case 3: axis = onDemandInt64(fv); break;
+            case 4:
+                optionalString(fv, dtype);
+                dtypeOk = dtype.has_value();
+                break;
+            case 5: qmin = onDemandInt64(fv); break;
+            case 6: qmax = onDemandInt64(fv); break;
+            }
+        });
     if (scheme != std::string("per_tensor") && scheme != std::string("per_channel"))
         fault(field, "quantization 'scheme' must be per_tensor or per_channel");
     q.per_channel = *scheme == "per_channel";

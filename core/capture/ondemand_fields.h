@@ -35,6 +35,27 @@ template <std::size_t N> unsigned indexOf(const std::string_view (&keys)[N], std
     return static_cast<unsigned>(std::find(keys, keys + N, key) - keys);
 }
 
+// Calls each(index, key, value) for every key of `object` that `keys` lists,
+// in the document's order; reads and ignores the others (to `depth` more
+// levels); refuses a key given twice. Returns the keys seen.
+template <std::size_t N, typename Each>
+Keys forEachKey(simdjson::ondemand::object object, const std::string_view (&keys)[N], std::string field,
+                Each&& each, std::size_t depth = 0) {
+    Keys seen(std::move(field));
+    for (auto f : object) {
+        const std::string_view key = f.unescaped_key().value();
+        const unsigned k = indexOf(keys, key);
+        value v = f.value().value();
+        if (k == N) {
+            validateSkipped(v, depth);
+            continue;
+        }
+        seen.see(k, key);
+        each(k, key, v);
+    }
+    return seen;
+}
+
 bool isNull(value& v);
 std::optional<std::string> stringOf(value& v);
 std::optional<bool> boolOf(value& v);
