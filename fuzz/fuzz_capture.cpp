@@ -2,6 +2,7 @@
 // gapscope.aot_capture JSON document inside a valid safetensors file (the
 // structure-aware mode); anything else is a whole safetensors file.
 #include "core/capture/aot_capture.h"
+#include "core/capture/capture_document_reader.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/mapped_file.h"
 #include "core/report/inputs_json.h"
@@ -16,13 +17,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto file = MappedFile::fromBytes(
         "fuzz.gscap.safetensors", reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     // Any fault is an Error, never a crash; what reads is written back by the
-    // writer and reads again to the same capture.
+    // writer and reads again, over the same tensors, to the same document.
     const auto capture = readAotCapture(file);
     if (capture) {
         const std::string written = aotCaptureDocument(capture.value());
-        const auto again = fuzz::captureWithDocument(written);
-        const auto back = readAotCapture(MappedFile::fromBytes(
-            "again.gscap.safetensors", reinterpret_cast<const std::uint8_t*>(again.data()), again.size()));
+        const auto back = readCaptureDocument(written, *capture.value().file, "again");
         if (!back || aotCaptureDocument(back.value()) != written)
             __builtin_trap(); // the reader and the writer disagree
     }
