@@ -1,6 +1,7 @@
 #include "core/common/on_demand_json.h"
 
 #include "core/common/json_depth.h"
+#include "core/common/utf8.h"
 
 #include <limits>
 
@@ -11,32 +12,13 @@ using simdjson::ondemand::number_type;
 
 namespace {
 
-// The first byte that does not continue well-formed UTF-8 (RFC 3629: no
-// overlong forms, no surrogates, nothing past U+10FFFF).
+// The first byte that does not begin a well-formed UTF-8 sequence.
 std::optional<std::size_t> firstBadUtf8(std::string_view text) {
-    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
     for (std::size_t i = 0; i < text.size();) {
-        const unsigned c = s[i];
-        std::size_t n = 0;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF)
-            n = 1;
-        else if (c >= 0xE0 && c <= 0xEF)
-            n = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-        else if (c >= 0xF0 && c <= 0xF4)
-            n = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-        else
+        const std::size_t len = utf8Length(text, i);
+        if (len == 0)
             return i;
-        for (std::size_t k = 1; k <= n; ++k) {
-            const unsigned b = i + k < text.size() ? s[i + k] : 0;
-            if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF))
-                return i;
-        }
-        i += n + 1;
+        i += len;
     }
     return std::nullopt;
 }
