@@ -1,5 +1,6 @@
 #include "app/cli/compare_command.h"
 
+#include "app/cli/diff_command.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
 #include "core/common/side_task.h"
@@ -9,6 +10,7 @@
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
+#include "core/compare/run_summary.h"
 #include "core/report/compare_report.h"
 #include "core/report/json_text.h"
 #include "core/report/text_format.h"
@@ -35,6 +37,8 @@ struct CompareOptions {
     bool failOnInvalid = false;
     std::string csv, json, markdown;
     bool allRuns = false;
+    std::string baseline; // a saved report to compare with (diff_command.h)
+    std::vector<std::string> failIfWorse;
 };
 
 int fail(const std::string& message) {
@@ -110,6 +114,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
     if (executions.empty())
         return fail("the ETDump holds no execution of '" + first->comparison->method + "' with debug events");
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    std::vector<RunSummary> summaries; // for --baseline
     int tripped = 0;
     for (std::size_t k = 0; k < executions.size(); ++k) {
         options.comparison.run = executions[k];
@@ -144,6 +149,9 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         for (const auto& warning : c.warnings)
             std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning << "\n";
         tripped += gateFailures(c, runCtx, o.failOnInvalid);
+        if (!o.baseline.empty())
+            summaries.push_back(
+                summarizeRun(c, files.etdump->path(), referenceProgramDigest(*session->capture)));
         if (!o.json.empty()) {
             auto report = comparisonToJson(c, runCtx);
             report["execution"] = k;
@@ -152,6 +160,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
     }
     if (!o.json.empty()) {
         nlohmann::ordered_json doc;
+        doc["schema_version"] = kReportSchemaVersion;
         doc["method"] = first->comparison->method;
         doc["runs"] = std::move(runs);
         const auto json = renderJson(doc);
@@ -159,6 +168,15 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
             std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
         if (auto err = writeOutput(o.json, json.text + "\n"))
             return fail(*err);
+    }
+    if (!o.baseline.empty()) {
+        std::vector<MetricThreshold> margins;
+        std::string error;
+        parseMargins(o.failIfWorse, margins, error); // checked by runCompare
+        const int worse = checkBaseline(summaries, true, o.baseline, margins);
+        if (worse < 0)
+            return 1;
+        tripped += worse;
     }
     return tripped > 0 ? 3 : 0;
 }
@@ -182,6 +200,11 @@ int runCompare(const CompareOptions& o) {
             return fail("--fail-above: " + error), 2;
         ctx.gates.push_back(*gate);
     }
+    std::vector<MetricThreshold> margins;
+    if (!parseMargins(o.failIfWorse, margins, error))
+        return fail("--fail-if-worse: " + error), 2;
+    if (!margins.empty() && o.baseline.empty())
+        return fail("--fail-if-worse compares with a baseline: give it with --baseline OLD.json"), 2;
 
     // Every input is mapped once: read, compared and hashed from the same bytes.
     SessionFiles files;
@@ -308,7 +331,15 @@ int runCompare(const CompareOptions& o) {
     for (const auto& path : changedInputs(*session))
         return fail(path +
                     ": changed on disk while it was read: the numbers are not to be trusted; run again");
-    return gateFailures(c, ctx, o.failOnInvalid) > 0 ? 3 : 0;
+    int tripped = gateFailures(c, ctx, o.failOnInvalid);
+    if (!o.baseline.empty()) {
+        const int worse = checkBaseline({summarizeRun(c, files.etdump->path(), ctx.reference_program)}, false,
+                                        o.baseline, margins);
+        if (worse < 0)
+            return 1;
+        tripped += worse;
+    }
+    return tripped > 0 ? 3 : 0;
 }
 
 } // namespace
@@ -348,6 +379,12 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
                   "Compare every execution of the method in the ETDump, each with its own step capture where "
                   "the session has one per step (gapscope-capture from-etrecord with several --inputs); "
                   "--json then holds every run's report under 'runs'");
+    cmd->add_option("--baseline", o->baseline,
+                    "A saved JSON report (an earlier compare --json) to compare this run with, rows paired "
+                    "as gapscope-cli diff pairs them; says on stderr how they paired and what got worse");
+    cmd->add_option("--fail-if-worse", o->failIfWorse,
+                    "With --baseline: exit 3 when any row is worse than in the baseline by more than "
+                    "METRIC=MARGIN, in the metric's unit (snr=3: 3 dB); repeatable");
     cmd->add_option("--csv", o->csv, "Write the table as CSV (atomically)");
     cmd->add_option("--json", o->json, "Write the JSON report (atomically)");
     cmd->add_option("--markdown", o->markdown, "Write a Markdown report (atomically)");

@@ -1,4 +1,5 @@
 #include "app/cli/compare_command.h"
+#include "app/cli/diff_command.h"
 #include "app/cli/dump_command.h"
 #include "app/cli/inspect_commands.h"
 #include "app/cli/terminal_guard.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
     gapscope::cli::addDumpCommand(app, exitCode);
     gapscope::cli::addInspectCommands(app, exitCode);
     gapscope::cli::addCompareCommand(app, exitCode);
+    gapscope::cli::addDiffCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -4,13 +4,34 @@
 
 namespace gapscope {
 
+namespace {
+
+bool framing(const std::string& op) {
+    return op.rfind("quantize_per_", 0) == 0 || op.rfind("dequantize_per_", 0) == 0;
+}
+
+} // namespace
+
+const std::string& comparedOp(const std::vector<std::string>& ops) {
+    static const std::string none;
+    // QNN's graphs spell them quantized_decomposed_dequantize_per_tensor_default.
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+        if (it->find("quantize_per_") == std::string::npos)
+            return *it;
+    return ops.empty() ? none : ops.back();
+}
+
 std::string displayOpName(const ComparisonRow& row) {
+    return displayOpName(row.id().aot_ops);
+}
+
+std::string displayOpName(const std::vector<std::string>& ops) {
     std::vector<const std::string*> computing;
-    for (const auto& op : row.id().aot_ops)
-        if (op.rfind("quantize_per_", 0) != 0 && op.rfind("dequantize_per_", 0) != 0)
+    for (const auto& op : ops)
+        if (!framing(op))
             computing.push_back(&op);
     if (computing.empty())
-        return row.id().aot_ops.empty() ? std::string() : row.id().aot_ops.back();
+        return ops.empty() ? std::string() : ops.back();
     if (computing.size() == 1)
         return *computing.front();
     return *computing.front() + " … " + *computing.back();

@@ -3,6 +3,7 @@
 #include "core/compare/comparison.h"
 
 #include <string>
+#include <vector>
 
 namespace gapscope {
 
@@ -13,6 +14,10 @@ namespace gapscope {
 // conv2d and its compared output is reshape's), else its last op. The table
 // lists every op.
 std::string displayOpName(const ComparisonRow& row);
+std::string displayOpName(const std::vector<std::string>& aotOps);
+// The op whose output a row compares: its last op that computes something (a
+// fused group's output dequantize only frames it); "" for a row of no op.
+const std::string& comparedOp(const std::vector<std::string>& aotOps);
 // displayOpName, and how many ops the row stands for when it is more than one
 // ("conv2d … linear_1, 31 ops"): a delegate row of 361 ops in one line.
 std::string summarisedOpNames(const ComparisonRow& row);

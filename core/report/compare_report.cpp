@@ -2,6 +2,7 @@
 
 #include "core/compare/findings.h"
 #include "core/compare/row_name.h"
+#include "core/compare/run_summary.h"
 #include "core/report/etdump_json.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
@@ -45,6 +46,8 @@ std::string csvNumbers(const std::string& s) {
 
 json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     json doc;
+    doc["schema_version"] = kReportSchemaVersion;
+    doc["reference_program"] = ctx.reference_program.empty() ? json(nullptr) : json(ctx.reference_program);
     json rows = json::array();
     for (const auto& r : c.rows) {
         json j;
@@ -62,6 +65,10 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         j["dtypes"] = r.id().dtypes;
         j["dequantized"] = r.dequantized;
         j["selection"] = r.selection.empty() ? json(nullptr) : json(r.selection);
+        j["compared_node"] = comparedNode(r);
+        j["compared_handle"] = comparedHandle(r);
+        const std::string source = rowSource(r);
+        j["source"] = source.empty() ? json(nullptr) : json(source);
         json metrics = json::object();
         if (!r.gaps.empty())
             for (const auto& info : metricCatalog()) {

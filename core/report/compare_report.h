@@ -12,6 +12,11 @@
 
 namespace gapscope {
 
+// The JSON report's `schema_version` (docs/cli.md): 2 added it, with
+// `reference_program` and each row's `source`; a report without it is version 1.
+// readSavedReport reads every version up to this one.
+constexpr int kReportSchemaVersion = 2;
+
 // The JSON report (docs/cli.md): rows, coverage, first_divergence, introducers,
 // provenance.
 nlohmann::ordered_json comparisonToJson(const Comparison& c, const ReportContext& ctx);

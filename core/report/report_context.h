@@ -29,6 +29,9 @@ struct ReportContext {
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
     std::vector<MetricThreshold> gates;
+    // Which reference graph the rows' debug handles index (referenceProgramDigest);
+    // "" when there is no capture.
+    std::string reference_program;
 };
 
 } // namespace gapscope

@@ -4,6 +4,7 @@
 #include "core/common/sha256.h"
 #include "core/compare/delegate_granularity.h"
 #include "core/compare/run_checks.h"
+#include "core/compare/run_summary.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 #include "core/session/stage_runner.h"
@@ -237,6 +238,8 @@ ReportContext reportContextFor(const Session& s, std::vector<InputProvenance> in
     ctx.first_divergence = s.first_divergence;
     ctx.introducers = s.introducers;
     ctx.inputs = std::move(inputs);
+    if (s.capture)
+        ctx.reference_program = referenceProgramDigest(*s.capture);
     return ctx;
 }
 

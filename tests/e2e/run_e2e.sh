@@ -99,3 +99,29 @@ captures = [next(i["path"] for i in r["provenance"]["inputs"] if i["role"] == "c
 assert all(c.endswith(f"step-{k:03d}.gscap.safetensors") for k, c in enumerate(captures)), captures
 print("e2e: --all-runs compared", len(runs), "steps, each with its own capture")
 PY
+
+echo "e2e: comparing runs (docs/compare-runs.md): one model on two backends, a build against its baseline"
+# ViT and the conv+BN MobileNet block on portable kernels against XNNPACK int8: every
+# row of both accounted for, each side's numbers exactly its own report's.
+for model in vit mobilenetv3 decoder; do
+  for variant in portable int8; do
+    "$cli" compare "$work/zoo/$model/$variant" --json "$work/diff-$model-$variant.json" > /dev/null 2>&1
+  done
+  "$cli" diff "$work/diff-$model-portable.json" "$work/diff-$model-int8.json" --json "$work/diff-$model.json" \
+    > "$work/diff-$model.txt"
+  "$venv/bin/python" "$src/tests/e2e/check_diff.py" "$work/diff-$model.json" "$work/diff-$model-portable.json" \
+    "$work/diff-$model-int8.json"
+done
+# A run against its own report passes any margin; decode steps compare step by step.
+"$cli" compare "$work/zoo/vit/fp32" --json "$work/vit-fp32.json" > /dev/null 2>&1
+"$cli" compare "$work/zoo/vit/fp32" --baseline "$work/vit-fp32.json" --fail-if-worse snr=0 > /dev/null 2>&1
+"$cli" compare "$work/zoo/decode-loop/portable" --all-runs --baseline "$work/all-runs.json" \
+  --fail-if-worse snr=0 > /dev/null 2>&1
+"$cli" diff "$work/all-runs.json" "$work/all-runs.json" --json "$work/steps-diff.json" > /dev/null
+"$venv/bin/python" - "$work/steps-diff.json" <<'PY'
+import json, sys
+steps = json.load(open(sys.argv[1]))["executions"]
+assert len(steps) == 17, len(steps)
+assert all(s["matched_by"] == "debug_handle" and s["counts"]["a_only"] == s["counts"]["b_only"] == 0 for s in steps)
+print("e2e: diff of two --all-runs reports compared", len(steps), "steps, each by handle")
+PY

@@ -2,7 +2,9 @@
 
 usage: make_qnn_session.py OUT MODEL QUANT [SOC [DEBUG_BUFFER_BYTES]]
   MODEL  convnet | attention | multiout | llama | demo
-  QUANT  8a8w | 16a8w | fp16
+  QUANT  8a8w | 16a8w | fp16, or xnnpack-int8: the same model, weights, input and
+         calibration lowered to XNNPACK with PT2E int8 instead (the A/B of
+         docs/compare-runs.md: one model, two backends)
   DEBUG_BUFFER_BYTES  the runtime's debug buffer, written whole (default 4 MiB)
 
 Follows the flow of shared/qnn-x86/example_qnn_session.py (what a user runs) and
@@ -178,6 +180,34 @@ MODELS = {"convnet": ConvNet, "attention": Attention, "multiout": MultiOut, "dem
           "llama": LlamaDecoderLayer}
 
 
+def write_xnnpack_int8(out, model, x, calibration, buffer_bytes):
+    """The zoo's XNNPACK int8 session (gapscope_capture.zoo.write_session) of this model."""
+    from pathlib import Path
+
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torch.export import export
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from gapscope_capture.capture import capture_from_etrecord, capture_from_program
+    from gapscope_capture.host_run import lower_and_run
+
+    prepared = prepare_pt2e(export(model, x).module(),
+                            XNNPACKQuantizer().set_global(get_symmetric_quantization_config()))
+    with torch.no_grad():
+        for batch in calibration:
+            prepared(*batch)
+    exported = export(convert_pt2e(prepared), x)
+    program = lower_and_run(Path(out), exported, x, [XnnpackPartitioner()], buffer_bytes)
+    capture = capture_from_etrecord(Path(out) / "etrecord.bin")
+    capture.fill_quantization(capture_from_program(program))
+    capture.write(f"{out}/capture.gscap.safetensors")
+    print({f: os.path.getsize(f"{out}/{f}") for f in sorted(os.listdir(out))})
+
+
 def main():
     out, model_name, quant = sys.argv[1], sys.argv[2], sys.argv[3]
     soc = sys.argv[4] if len(sys.argv) > 4 else "SM8650"
@@ -192,6 +222,8 @@ def main():
 
     x = inputs()
     calibration = [x] + [inputs() for _ in range(7)]
+    if quant == "xnnpack-int8":
+        return write_xnnpack_int8(out, model, x, calibration, buffer_bytes)
 
     cfg = QnnConfig(soc_model=soc, build_folder="unused", enable_x86_64=True,
                     dump_intermediate_outputs=True)

@@ -67,6 +67,49 @@ if ! "$py" "$here/check_parity.py" --expect-refused "$out" "$out/from-etrecord.j
   failures=$((failures + 1))
 fi
 
+# Comparing runs (docs/compare-runs.md): the attention block on two backends, and
+# two QNN recipes, each side's numbers exactly its own report's; a baseline that a
+# worse recipe trips and the same recipe passes.
+t=$SECONDS
+sessions="$work/sessions"
+out="$sessions/attention-xnnpack-int8"
+rm -rf "$out"
+if ! "$py" "$here/make_qnn_session.py" "$out" attention xnnpack-int8 > "$out.log" 2>&1; then
+  echo "e2e-qnn: attention on XNNPACK int8: building the session failed; last lines of $out.log:"
+  tail -20 "$out.log"
+  failures=$((failures + 1))
+else
+  "$cli" compare "$out" --json "$out/gapscope.json" > /dev/null
+  "$cli" diff "$out/gapscope.json" "$sessions/attention-8a8w/gapscope.json" --json "$work/xnnpack-vs-qnn.json" \
+    > "$work/xnnpack-vs-qnn.txt"
+  "$py" "$src/tests/e2e/check_diff.py" "$work/xnnpack-vs-qnn.json" "$out/gapscope.json" \
+    "$sessions/attention-8a8w/gapscope.json" --min-matched 4 || failures=$((failures + 1))
+fi
+a8="$sessions/attention-8a8w"
+a16="$sessions/attention-16a8w"
+"$cli" diff "$a8/gapscope.json" "$a16/gapscope.json" --json "$work/8a8w-vs-16a8w.json" > /dev/null
+"$py" "$src/tests/e2e/check_diff.py" "$work/8a8w-vs-16a8w.json" "$a8/gapscope.json" "$a16/gapscope.json" \
+  --by-handle --min-matched 29 || failures=$((failures + 1))
+# 8a8w against a 16a8w baseline: worse by more than 3 dB on some op, exit 3, ops named.
+status=0
+"$cli" compare --etdump "$a8/run.etdp" --debug-buffer "$a8/run.debug.bin" --etrecord "$a8/etrecord.bin" \
+  --capture "$a8/capture.gscap.safetensors" --baseline "$a16/gapscope.json" --fail-if-worse snr=3 \
+  > /dev/null 2> "$work/baseline-trips.err" || status=$?
+if [ "$status" -ne 3 ] || ! grep -q "^worse than the baseline: row .*aten_" "$work/baseline-trips.err"; then
+  echo "e2e-qnn: a worse recipe against its baseline exited $status, not 3 with the ops named:"
+  cat "$work/baseline-trips.err"
+  failures=$((failures + 1))
+fi
+# The same recipe against itself passes, to the last bit.
+if ! "$cli" compare --etdump "$a16/run.etdp" --debug-buffer "$a16/run.debug.bin" --etrecord "$a16/etrecord.bin" \
+  --capture "$a16/capture.gscap.safetensors" --baseline "$a16/gapscope.json" --fail-if-worse snr=0 \
+  --fail-if-worse max_abs=0 > /dev/null 2> "$work/baseline-passes.err"; then
+  echo "e2e-qnn: a recipe against its own baseline failed:"
+  cat "$work/baseline-passes.err"
+  failures=$((failures + 1))
+fi
+echo "e2e-qnn: comparing runs ($((SECONDS - t)) s)"
+
 echo "e2e-qnn: $((SECONDS - started)) s in all"
 if [ "$failures" -ne 0 ]; then
   echo "e2e-qnn: $failures check(s) failed"

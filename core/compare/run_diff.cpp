@@ -1,0 +1,83 @@
+#include "core/compare/run_diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gapscope {
+
+namespace {
+
+std::size_t catalogPosition(Metric metric) {
+    const auto& catalog = metricCatalog();
+    for (std::size_t i = 0; i < catalog.size(); ++i)
+        if (catalog[i].id == metric)
+            return i;
+    return catalog.size();
+}
+
+std::optional<double> valueOf(const RunSummary& run, std::optional<std::size_t> row, std::size_t position) {
+    if (!row || position >= run.rows[*row].metrics.size())
+        return std::nullopt;
+    return run.rows[*row].metrics[position];
+}
+
+} // namespace
+
+MetricDelta metricDelta(const MetricInfo& metric, std::optional<double> a, std::optional<double> b) {
+    MetricDelta d{a, b, std::nullopt, std::nullopt};
+    if (a && b)
+        d.delta = *a == *b ? 0.0 : *b - *a; // ∞ against ∞ is no change, not NaN
+    if (a && !std::isnan(*a)) {
+        if (!b || std::isnan(*b))
+            d.worse_by = std::numeric_limits<double>::infinity();
+        else if (*a == *b)
+            d.worse_by = 0.0; // ∞ against ∞ is no change, not NaN
+        else
+            d.worse_by = metric.higher_is_worse ? *b - *a : *a - *b;
+    }
+    return d;
+}
+
+MetricDelta metricDelta(const RunSummary& a, const RunSummary& b, const RowPairing& p, Metric metric) {
+    const auto position = catalogPosition(metric);
+    const auto va = valueOf(a, p.a, position), vb = valueOf(b, p.b, position);
+    if (!p.a || !p.b) // a row of one run only: its value, and nothing to subtract
+        return {va, vb, std::nullopt, std::nullopt};
+    return metricDelta(metricInfo(metric), va, vb);
+}
+
+std::vector<Regression> regressions(const RunSummary& a, const RunSummary& b, const RunMatch& match,
+                                    const std::vector<MetricThreshold>& margins) {
+    std::vector<Regression> out;
+    for (std::size_t k = 0; k < match.pairs.size(); ++k) {
+        const auto& p = match.pairs[k];
+        if (!p.a || !p.b)
+            continue;
+        for (const auto& margin : margins) {
+            const auto d = metricDelta(a, b, p, margin.metric);
+            if (!d.worse_by || !(*d.worse_by > margin.value))
+                continue;
+            out.push_back({k, margin, d});
+        }
+    }
+    return out;
+}
+
+std::vector<std::size_t> rankByWorsening(const RunSummary& a, const RunSummary& b, const RunMatch& match,
+                                         Metric metric) {
+    std::vector<std::size_t> order(match.pairs.size());
+    std::vector<std::optional<double>> key(match.pairs.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        order[k] = k;
+        key[k] = metricDelta(a, b, match.pairs[k], metric).worse_by;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        if (key[x].has_value() != key[y].has_value())
+            return key[x].has_value();
+        return key[x] && *key[x] > *key[y];
+    });
+    return order;
+}
+
+} // namespace gapscope

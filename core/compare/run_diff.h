@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/compare/metric_catalog.h"
+#include "core/compare/run_match.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// One metric of one pairing: each side's value, exactly as that run gives it
+// alone, and how they differ (docs/compare-runs.md).
+struct MetricDelta {
+    std::optional<double> a, b;
+    std::optional<double> delta; // b − a, in the metric's unit (ΔSNR in dB)
+    // How much worse B is than A in the metric's direction: a − b for SNR,
+    // SQNR, cosine and top-k (lower is worse), b − a for the error metrics.
+    // Positive: B is worse. +∞ when A had a number and B has none or NaN.
+    std::optional<double> worse_by;
+};
+
+MetricDelta metricDelta(const RunSummary& a, const RunSummary& b, const RowPairing& p, Metric metric);
+// The same for two values.
+MetricDelta metricDelta(const MetricInfo& metric, std::optional<double> a, std::optional<double> b);
+
+// A pairing worse in B than in A by more than a margin (`--fail-if-worse`).
+struct Regression {
+    std::size_t pairing = 0; // into RunMatch::pairs
+    MetricThreshold margin;
+    MetricDelta values;
+};
+
+// Every pairing worse by more than one of the margins (a margin's value is in
+// its metric's unit: snr=3 is 3 dB). A row of A with a number whose partner in
+// B has none (now invalid) is worse by any margin; rows of one side only are
+// not regressions (the caller lists them).
+std::vector<Regression> regressions(const RunSummary& a, const RunSummary& b, const RunMatch& match,
+                                    const std::vector<MetricThreshold>& margins);
+
+// The pairings in order of how much worse B is on `metric`, the worst first;
+// pairings without a value last, in their order.
+std::vector<std::size_t> rankByWorsening(const RunSummary& a, const RunSummary& b, const RunMatch& match,
+                                         Metric metric);
+
+} // namespace gapscope

@@ -1,0 +1,109 @@
+#include "core/compare/run_summary.h"
+
+#include "core/common/sha256.h"
+#include "core/compare/metric_catalog.h"
+#include "core/compare/row_name.h"
+
+#include <sstream>
+
+namespace gapscope {
+
+std::string referenceProgramDigest(const AotCapture& capture) {
+    // One line per record: what no two graphs numbered differently share.
+    std::string text = capture.reference_graph.value_or("") + "\n" + capture.method + "\n";
+    for (const auto& r : capture.records) {
+        for (const auto h : r.debug_handle)
+            text += std::to_string(h) + ",";
+        text += ":";
+        for (const auto& op : r.ops)
+            text += op + ",";
+        text += "\n";
+    }
+    return sha256Hex(ByteSpan{reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
+
+std::string summarizeStackTrace(const std::string& trace) {
+    // torch.fx writes one `File "<path>", line <n>, in <function>` line per frame,
+    // each followed by the source line.
+    std::string out;
+    std::istringstream lines(trace);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto file = line.find("File \"");
+        if (file == std::string::npos)
+            continue;
+        const auto close = line.find('"', file + 6);
+        const auto at = line.find(", line ", close == std::string::npos ? line.size() : close);
+        if (close == std::string::npos || at == std::string::npos)
+            continue;
+        std::string path = line.substr(file + 6, close - file - 6);
+        const auto slash = path.find_last_of("/\\");
+        if (slash != std::string::npos)
+            path.erase(0, slash + 1);
+        std::size_t end = at + 7;
+        while (end < line.size() && line[end] >= '0' && line[end] <= '9')
+            ++end;
+        if (!out.empty())
+            out += " > ";
+        out += path + ":" + line.substr(at + 7, end - at - 7);
+    }
+    return out;
+}
+
+std::string comparedNode(const ComparisonRow& row) {
+    const auto* pair = row.id().pair;
+    const CaptureRecord* record = pair ? pair->aot.record : nullptr;
+    return record && !record->ops.empty() ? comparedOp(record->ops) : comparedOp(row.id().aot_ops);
+}
+
+std::int64_t comparedHandle(const ComparisonRow& row) {
+    const auto* pair = row.id().pair;
+    const CaptureRecord* record = pair ? pair->aot.record : nullptr;
+    if (record && !record->debug_handle.empty())
+        return record->debug_handle.back();
+    return row.id().aot_debug_handle.empty() ? -1 : row.id().aot_debug_handle.back();
+}
+
+std::string rowSource(const ComparisonRow& row) {
+    const auto* pair = row.id().pair;
+    const CaptureRecord* record = pair ? pair->aot.record : nullptr;
+    if (!record || record->stack_traces.empty())
+        return {};
+    // The record's compared node is its last op.
+    const auto* trace = &record->stack_traces.back().second;
+    if (!record->ops.empty())
+        for (const auto& [name, text] : record->stack_traces)
+            if (name == record->ops.back())
+                trace = &text;
+    return *trace ? summarizeStackTrace(**trace) : std::string();
+}
+
+RunSummary summarizeRun(const Comparison& c, std::string label, std::string referenceProgram) {
+    RunSummary s;
+    s.label = std::move(label);
+    s.method = c.method;
+    s.run = c.run;
+    s.reference_program = std::move(referenceProgram);
+    s.rows.reserve(c.rows.size());
+    for (const auto& r : c.rows) {
+        RunRow row;
+        row.index = r.index;
+        row.aot_debug_handle = r.id().aot_debug_handle;
+        row.output_index = r.output_index;
+        row.aot_ops = r.id().aot_ops;
+        row.compared_node = comparedNode(r);
+        row.compared_handle = comparedHandle(r);
+        row.name = displayOpName(r);
+        for (const auto& shape : r.id().shapes)
+            row.shapes += (row.shapes.empty() ? "" : "; ") + shape;
+        row.source = rowSource(r);
+        row.status = r.status;
+        row.reason = r.reason;
+        for (const auto& m : metricCatalog())
+            row.metrics.push_back(r.gaps.empty() ? std::nullopt : rowMetric(r, m.id));
+        s.rows.push_back(std::move(row));
+    }
+    return s;
+}
+
+} // namespace gapscope

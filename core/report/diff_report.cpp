@@ -1,0 +1,230 @@
+#include "core/report/diff_report.h"
+
+#include "core/report/compare_report.h"
+#include "core/report/etdump_json.h"
+#include "core/report/safe_text.h"
+#include "core/report/text_format.h"
+
+#include <cmath>
+#include <iomanip>
+
+namespace gapscope {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr int kDiffSchemaVersion = 1;
+
+json optionalNumber(const std::optional<double>& v) {
+    return v ? jsonNumber(*v) : json(nullptr);
+}
+
+json sideJson(const RunSummary& run) {
+    return {
+        {"label", run.label},
+        {"method", run.method},
+        {"run", run.run},
+        {"reference_program", run.reference_program.empty() ? json(nullptr) : json(run.reference_program)},
+        {"rows", run.rows.size()}};
+}
+
+json rowJson(const RunSummary& run, const std::optional<std::size_t>& row) {
+    if (!row)
+        return nullptr;
+    const RunRow& r = run.rows[*row];
+    return {{"row", r.index},
+            {"aot_debug_handle", r.aot_debug_handle},
+            {"aot_ops", r.aot_ops},
+            {"status", rowStatusName(r.status)},
+            {"source", r.source.empty() ? json(nullptr) : json(r.source)}};
+}
+
+std::string sideName(const RunSummary& run, const std::optional<std::size_t>& row) {
+    if (!row)
+        return "—";
+    const RunRow& r = run.rows[*row];
+    return "row " + std::to_string(r.index) + " (" + r.compared_node +
+           (r.aot_ops.size() > 1 ? ", group of " + std::to_string(r.aot_ops.size()) : std::string()) + ")";
+}
+
+// `text` padded to `width` characters (not bytes: "…" is three), or cut to it.
+std::string cell(const std::string& name, std::size_t width) {
+    std::string s = terminalText(name, false);
+    if (s.size() >= width)
+        s = s.substr(0, characterBoundary(s, width - 1)) + "~";
+    std::size_t chars = 0;
+    for (const char c : s)
+        chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return s + std::string(width > chars ? width - chars : 1, ' ');
+}
+
+std::string cellNumber(const MetricInfo& m, const std::optional<double>& v) {
+    if (!v)
+        return "-";
+    return m.format == MetricFormat::Precise ? cosineNumber(*v) : shortNumber(*v);
+}
+
+} // namespace
+
+RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
+                 const std::vector<MetricThreshold>& margins) {
+    RunDiff d;
+    d.a = &a;
+    d.b = &b;
+    d.match = matchRuns(a, b);
+    d.metric = metric;
+    d.regressions = regressions(a, b, d.match, margins);
+    return d;
+}
+
+json diffToJson(const RunDiff& d) {
+    json doc;
+    doc["format"] = "gapscope.diff";
+    doc["schema_version"] = kDiffSchemaVersion;
+    doc["a"] = sideJson(*d.a);
+    doc["b"] = sideJson(*d.b);
+    doc["matched_by"] = d.match.by_handle ? "debug_handle" : "node_identity";
+    doc["counts"] = {{"matched", d.match.matched}, {"a_only", d.match.a_only}, {"b_only", d.match.b_only}};
+    doc["metric"] = metricName(d.metric);
+    json pairs = json::array();
+    for (const auto& p : d.match.pairs) {
+        json metrics = json::object();
+        for (const auto& m : metricCatalog()) {
+            const auto v = metricDelta(*d.a, *d.b, p, m.id);
+            metrics[m.name] = {{"a", optionalNumber(v.a)},
+                               {"b", optionalNumber(v.b)},
+                               {"delta", optionalNumber(v.delta)},
+                               {"worse_by", optionalNumber(v.worse_by)}};
+        }
+        pairs.push_back({{"a", rowJson(*d.a, p.a)},
+                         {"b", rowJson(*d.b, p.b)},
+                         {"basis", matchBasisName(p.basis)},
+                         {"note", p.note.empty() ? json(nullptr) : json(p.note)},
+                         {"metrics", std::move(metrics)}});
+    }
+    doc["pairs"] = std::move(pairs);
+    doc["ranking"] = rankByWorsening(*d.a, *d.b, d.match, d.metric);
+    json regressions = json::array();
+    for (const auto& r : d.regressions)
+        regressions.push_back({{"pair", r.pairing},
+                               {"metric", metricName(r.margin.metric)},
+                               {"margin", r.margin.value},
+                               {"a", optionalNumber(r.values.a)},
+                               {"b", optionalNumber(r.values.b)},
+                               {"worse_by", optionalNumber(r.values.worse_by)}});
+    doc["regressions"] = std::move(regressions);
+    return doc;
+}
+
+void writeDiffCsv(std::ostream& out, const RunDiff& d) {
+    const std::string m = metricName(d.metric);
+    out << "pair,a_row,a_ops,b_row,b_ops,basis,note," << m << "_a," << m << "_b," << m << "_delta," << m
+        << "_worse_by";
+    for (const auto& info : metricCatalog())
+        if (info.id != d.metric)
+            out << ',' << info.name << "_a," << info.name << "_b";
+    out << "\r\n";
+    const auto cell = [](const std::optional<double>& v) { return v ? number(*v) : std::string(); };
+    for (const auto k : rankByWorsening(*d.a, *d.b, d.match, d.metric)) {
+        const auto& p = d.match.pairs[k];
+        const auto v = metricDelta(*d.a, *d.b, p, d.metric);
+        out << k << ',' << (p.a ? std::to_string(d.a->rows[*p.a].index) : "") << ','
+            << csvCell(p.a ? join(d.a->rows[*p.a].aot_ops, "; ") : "") << ','
+            << (p.b ? std::to_string(d.b->rows[*p.b].index) : "") << ','
+            << csvCell(p.b ? join(d.b->rows[*p.b].aot_ops, "; ") : "") << ',' << matchBasisName(p.basis)
+            << ',' << csvCell(p.note) << ',' << cell(v.a) << ',' << cell(v.b) << ',' << cell(v.delta) << ','
+            << cell(v.worse_by);
+        for (const auto& info : metricCatalog())
+            if (info.id != d.metric) {
+                const auto o = metricDelta(*d.a, *d.b, p, info.id);
+                out << ',' << cell(o.a) << ',' << cell(o.b);
+            }
+        out << "\r\n";
+    }
+}
+
+void writeDiffMarkdown(std::ostream& out, const RunDiff& d) {
+    const MetricInfo& m = metricInfo(d.metric);
+    out << "# Gapscope diff\n\n- A: " << markdownText(d.a->label) << " (" << d.a->rows.size()
+        << " rows)\n- B: " << markdownText(d.b->label) << " (" << d.b->rows.size()
+        << " rows)\n- rows matched by "
+        << (d.match.by_handle ? "debug handle (one reference graph)" : "op, code location, shape and order")
+        << ": " << d.match.matched << " pairs, " << d.match.a_only << " on A only, " << d.match.b_only
+        << " on B only\n\n";
+    out << "| A | B | matched by | " << markdownText(m.label) << " A | " << markdownText(m.label)
+        << " B | Δ | worse by | note |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto k : rankByWorsening(*d.a, *d.b, d.match, d.metric)) {
+        const auto& p = d.match.pairs[k];
+        const auto v = metricDelta(*d.a, *d.b, p, d.metric);
+        out << "| " << markdownText(sideName(*d.a, p.a)) << " | " << markdownText(sideName(*d.b, p.b))
+            << " | " << matchBasisLabel(p.basis) << " | " << cellNumber(m, v.a) << " | " << cellNumber(m, v.b)
+            << " | " << cellNumber(m, v.delta) << " | " << cellNumber(m, v.worse_by) << " | "
+            << markdownText(p.note) << " |\n";
+    }
+    if (!d.regressions.empty()) {
+        out << "\n## Worse than the margin\n\n";
+        for (const auto& r : d.regressions)
+            out << "- " << markdownText(describeRegression(d, r)) << "\n";
+    }
+}
+
+void writeDiffTable(std::ostream& out, const RunDiff& d, std::size_t limit) {
+    const MetricInfo& m = metricInfo(d.metric);
+    out << "A: " << echoedName(d.a->label) << ", " << d.a->rows.size()
+        << " rows\nB: " << echoedName(d.b->label) << ", " << d.b->rows.size() << " rows\nmatched by "
+        << (d.match.by_handle ? "debug handle (one reference graph)" : "op, code location, shape and order")
+        << ": " << d.match.matched << " pairs, " << d.match.a_only << " on A only, " << d.match.b_only
+        << " on B only\n\n";
+    out << cell("A", 34) << cell("B", 34) << cell("matched by", 20) << cell(std::string(m.name) + " A", 11)
+        << cell(std::string(m.name) + " B", 11) << cell("delta", 11) << "worse by\n";
+    std::size_t shown = 0;
+    for (const auto k : rankByWorsening(*d.a, *d.b, d.match, d.metric)) {
+        const auto& p = d.match.pairs[k];
+        if (!p.a || !p.b)
+            continue;
+        if (shown++ == limit) {
+            out << "… " << (d.match.matched - limit) << " more pairs (--limit, or --csv for all)\n";
+            break;
+        }
+        const auto v = metricDelta(*d.a, *d.b, p, d.metric);
+        out << cell(sideName(*d.a, p.a), 34) << cell(sideName(*d.b, p.b), 34)
+            << cell(matchBasisLabel(p.basis), 20) << cell(cellNumber(m, v.a), 11)
+            << cell(cellNumber(m, v.b), 11) << cell(cellNumber(m, v.delta), 11) << cellNumber(m, v.worse_by)
+            << '\n';
+        if (!p.note.empty())
+            out << "    " << echoedName(p.note) << '\n';
+    }
+    if (d.match.a_only + d.match.b_only > 0) {
+        out << "\nwithout a partner:\n";
+        for (const auto& p : d.match.pairs) {
+            if (p.a && p.b)
+                continue;
+            out << "  "
+                << (p.a ? "A " + terminalText(sideName(*d.a, p.a), false)
+                        : "B " + terminalText(sideName(*d.b, p.b), false));
+            if (!p.note.empty())
+                out << ": " << echoedName(p.note);
+            out << '\n';
+        }
+    }
+}
+
+std::string describeRegression(const RunDiff& d, const Regression& r) {
+    const auto& p = d.match.pairs[r.pairing];
+    const MetricInfo& info = metricInfo(r.margin.metric);
+    std::string text = echoedName(sideName(*d.a, p.a)) + " → " + echoedName(sideName(*d.b, p.b)) + ": " +
+                       info.label + " " + (r.values.a ? shortNumber(*r.values.a) : "—") + " → ";
+    if (r.values.b && !std::isnan(*r.values.b)) {
+        text += shortNumber(*r.values.b) + ", " + shortNumber(*r.values.worse_by) + " worse";
+    } else if (r.values.b) {
+        text += "NaN";
+    } else {
+        const RunRow& row = d.b->rows[*p.b];
+        text += std::string("no number (") + rowStatusName(row.status) +
+                (row.reason.empty() ? "" : ": " + echoedName(row.reason)) + ")";
+    }
+    return text + " (margin " + number(r.margin.value) + ")";
+}
+
+} // namespace gapscope

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/compare/run_diff.h"
+#include "core/compare/run_match.h"
+#include "core/compare/run_summary.h"
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// Two runs compared (`gapscope-cli diff`, `compare --baseline`): A is the
+// baseline or the first run, B the other. `metric` ranks the pairings.
+struct RunDiff {
+    const RunSummary* a = nullptr;
+    const RunSummary* b = nullptr;
+    RunMatch match;
+    Metric metric = Metric::Snr;
+    std::vector<Regression> regressions; // when margins were given
+};
+
+RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
+                 const std::vector<MetricThreshold>& margins = {});
+
+// The diff document (format "gapscope.diff", docs/compare-runs.md): both runs,
+// every pairing in execution order with each side's values and the difference
+// for every metric, the ranking and the regressions.
+nlohmann::ordered_json diffToJson(const RunDiff& d);
+// One line per pairing, ranked (the worst first), the metric's A, B, Δ and
+// worse-by, then each side's other metrics.
+void writeDiffCsv(std::ostream& out, const RunDiff& d);
+void writeDiffMarkdown(std::ostream& out, const RunDiff& d);
+// The terminal table: the `limit` worst pairings, then the rows without a partner.
+void writeDiffTable(std::ostream& out, const RunDiff& d, std::size_t limit);
+// "row 4 (conv2d) → row 9 (aten_convolution_default): SNR dB 41.2 → 30.1, 11.1 worse (margin 3)"
+std::string describeRegression(const RunDiff& d, const Regression& r);
+
+} // namespace gapscope

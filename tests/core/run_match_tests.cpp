@@ -1,0 +1,297 @@
+// Comparing runs (issue 25): rows paired across two runs by what they compare,
+// never dropped; each side's numbers exactly as its own report gives them;
+// saved reports read back, old versions read and newer ones refused.
+#include "core/compare/op_kind.h"
+#include "core/compare/run_diff.h"
+#include "core/compare/run_match.h"
+#include "core/compare/run_summary.h"
+#include "core/report/compare_report.h"
+#include "core/report/diff_report.h"
+#include "core/report/json_text.h"
+#include "core/report/report_reader.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace gapscope;
+
+namespace {
+
+std::shared_ptr<const MappedFile> textFile(const std::string& name, const std::string& text) {
+    return MappedFile::fromBytes(name, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+}
+
+std::size_t position(Metric metric) {
+    for (std::size_t i = 0; i < metricCatalog().size(); ++i)
+        if (metricCatalog()[i].id == metric)
+            return i;
+    return 0;
+}
+
+// A row as a report would give it: one op, its handle, a shape, an SNR.
+RunRow row(std::size_t index, std::int64_t handle, const std::string& op, const std::string& shape,
+           double snr, const std::string& source = "") {
+    RunRow r;
+    r.index = index;
+    r.aot_debug_handle = {handle};
+    r.compared_handle = handle;
+    r.aot_ops = {op};
+    r.compared_node = op;
+    r.name = op;
+    r.shapes = shape;
+    r.source = source;
+    r.metrics.assign(metricCatalog().size(), std::nullopt);
+    r.metrics[position(Metric::Snr)] = snr;
+    return r;
+}
+
+// Every row of both runs appears exactly once.
+void requireAccounted(const RunMatch& m, const RunSummary& a, const RunSummary& b) {
+    std::multiset<std::size_t> seenA, seenB;
+    for (const auto& p : m.pairs) {
+        if (p.a)
+            seenA.insert(*p.a);
+        if (p.b)
+            seenB.insert(*p.b);
+        CHECK((p.a && p.b) == (p.basis != MatchBasis::Unmatched));
+    }
+    REQUIRE(seenA.size() == a.rows.size());
+    REQUIRE(seenB.size() == b.rows.size());
+    for (std::size_t i = 0; i < a.rows.size(); ++i)
+        CHECK(seenA.count(i) == 1);
+    for (std::size_t j = 0; j < b.rows.size(); ++j)
+        CHECK(seenB.count(j) == 1);
+    CHECK(m.matched + m.a_only == a.rows.size());
+    CHECK(m.matched + m.b_only == b.rows.size());
+}
+
+} // namespace
+
+TEST_CASE("op kinds: the exported program's and edge_after_transform's names of one op agree", "[runs]") {
+    // Names as ExecuTorch 1.5.1 writes them (shared/design/matching-across-lowerings.md).
+    CHECK(opKind("conv2d") == "conv");
+    CHECK(opKind("aten_convolution_default") == "conv");
+    CHECK(opKind("aten_convolution_default_3") == "conv");
+    CHECK(opKind("batch_norm_1") == "batch_norm");
+    CHECK(opKind("aten__native_batch_norm_legit_no_training_default") == "batch_norm");
+    CHECK(opKind("layer_norm") == "layer_norm");
+    CHECK(opKind("aten_native_layer_norm_default_1") == "layer_norm");
+    CHECK(opKind("linear_2") == "linear");
+    CHECK(opKind("aten_linear_default_2") == "linear");
+    CHECK(opKind("softmax") == "softmax");
+    CHECK(opKind("aten__softmax_default") == "softmax");
+    CHECK(opKind("aten_view_copy_default_12") == "view");
+    CHECK(opKind("aten_add_tensor_1") == "add");
+    CHECK(opKind("add_1") == "add");
+    CHECK(opKind("aten_mean_dim") == "mean");
+    CHECK(opKind("transpose_2") == "permute");
+    CHECK(opKind("aten_permute_copy_default") == "permute");
+    // Not every word is an overload or a counter.
+    CHECK(opKind("conv2d_1") == "conv");
+    CHECK(opKind("dequantize_per_tensor_3") == "dequantize_per_tensor");
+    CHECK(opKind("relu") != opKind("aten_sigmoid_default"));
+}
+
+TEST_CASE("two runs of one reference graph pair by debug handle", "[runs]") {
+    RunSummary a, b;
+    a.reference_program = b.reference_program = "same";
+    a.rows = {row(0, 3, "conv2d", "1x8", 40), row(1, 4, "relu", "1x8", 39), row(2, 7, "linear", "1x4", 38)};
+    // B dropped one row (its runtime logged no output for handle 4) and has one more.
+    b.rows = {row(0, 7, "linear", "1x4", 30), row(1, 3, "conv2d", "1x8", 41),
+              row(2, 9, "softmax", "1x4", 50)};
+    const auto m = matchRuns(a, b);
+    CHECK(m.by_handle);
+    requireAccounted(m, a, b);
+    CHECK(m.matched == 2);
+    for (const auto& p : m.pairs)
+        if (p.a && p.b)
+            CHECK(a.rows[*p.a].compared_handle == b.rows[*p.b].compared_handle);
+
+    // Another graph: the same handles name other nodes, so they are not evidence.
+    b.reference_program = "other";
+    const auto other = matchRuns(a, b);
+    CHECK_FALSE(other.by_handle);
+    requireAccounted(other, a, b);
+}
+
+TEST_CASE("across lowerings, rows pair by op, code and shape in order, and extra rows are listed", "[runs]") {
+    RunSummary portable, qnn;
+    portable.reference_program = "exported_program";
+    qnn.reference_program = "edge_after_transform";
+    portable.rows = {
+        row(0, 1, "layer_norm", "1x16x32", 140, "m.py:10"), row(1, 2, "linear", "1x16x32", 139, "m.py:11"),
+        row(2, 3, "softmax", "1x16x16", 138, "m.py:12"), row(3, 4, "linear_1", "1x16x32", 137, "m.py:13")};
+    // QNN numbers its weights' q/dq nodes first and wraps a 3-D linear in views.
+    qnn.rows = {row(0, 40, "aten_native_layer_norm_default", "1x16x32", 40, "m.py:10"),
+                row(1, 41, "aten_view_copy_default", "16x32", 40, "m.py:11"),
+                row(2, 42, "aten_linear_default", "16x32", 38, "m.py:11"),
+                row(3, 43, "aten_view_copy_default_1", "1x16x32", 38, "m.py:11"),
+                row(4, 44, "aten__softmax_default", "1x16x16", 35, "m.py:12"),
+                row(5, 45, "aten_linear_default_1", "1x16x32", 30, "m.py:13")};
+    const auto m = matchRuns(portable, qnn);
+    requireAccounted(m, portable, qnn);
+    REQUIRE(m.matched == 4);
+    CHECK(m.b_only == 2);
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (const auto& p : m.pairs)
+        if (p.a && p.b)
+            pairs.emplace_back(*p.a, *p.b);
+    CHECK(pairs == std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 2}, {2, 4}, {3, 5}});
+    CHECK(m.pairs[0].basis == MatchBasis::OpSourceShape);
+    // The linear pair rests on op and code: QNN's linear is 2-D.
+    const auto linear =
+        std::find_if(m.pairs.begin(), m.pairs.end(), [](const RowPairing& p) { return p.a == 1u; });
+    CHECK(linear->basis == MatchBasis::OpSource);
+
+    // The ranking puts the pairing that lost the most SNR first.
+    const auto ranked = rankByWorsening(portable, qnn, m, Metric::Snr);
+    const auto& worst = m.pairs[ranked.front()];
+    CHECK(worst.a == 3u);
+    CHECK(metricDelta(portable, qnn, worst, Metric::Snr).worse_by == Approx(107));
+    // A row of one run only has its value and nothing to subtract: it ranks last.
+    for (const auto& p : m.pairs)
+        if (!p.a) {
+            const auto d = metricDelta(portable, qnn, p, Metric::Snr);
+            CHECK(d.b == qnn.rows[*p.b].metrics[position(Metric::Snr)]);
+            CHECK_FALSE(d.worse_by);
+            CHECK_FALSE(d.delta);
+        }
+    CHECK(!m.pairs[ranked.back()].a);
+}
+
+TEST_CASE("a BatchNorm folded by quantisation pairs the folded conv with the other run's batch_norm",
+          "[runs]") {
+    RunSummary portable, int8;
+    portable.reference_program = "p";
+    int8.reference_program = "q";
+    portable.rows = {row(0, 1, "conv2d", "1x8x8x8", 140, "m.py:5"),
+                     row(1, 2, "batch_norm", "1x8x8x8", 139, "m.py:6"),
+                     row(2, 3, "relu", "1x8x8x8", 139, "m.py:7")};
+    int8.rows = {row(0, 5, "conv2d", "1x8x8x8", 38, "m.py:5"), row(1, 9, "relu", "1x8x8x8", 37, "m.py:7")};
+    const auto m = matchRuns(portable, int8);
+    requireAccounted(m, portable, int8);
+    const auto of = [&](std::size_t a) {
+        return *std::find_if(m.pairs.begin(), m.pairs.end(), [&](const RowPairing& p) { return p.a == a; });
+    };
+    CHECK(of(1).b == 0u);
+    CHECK(of(1).basis == MatchBasis::FoldedBatchNorm);
+    CHECK_FALSE(of(0).b);
+    CHECK(of(0).note.find("folds") != std::string::npos);
+    CHECK(of(2).b == 1u);
+}
+
+TEST_CASE("worse-by follows each metric's direction, and a row that lost its number is worse by any margin",
+          "[runs]") {
+    const MetricInfo& snr = metricInfo(Metric::Snr);
+    const MetricInfo& mse = metricInfo(Metric::Mse);
+    CHECK(*metricDelta(snr, 40.0, 30.0).worse_by == 10.0);
+    CHECK(*metricDelta(snr, 40.0, 30.0).delta == -10.0);
+    CHECK(*metricDelta(mse, 1e-4, 3e-4).worse_by == Approx(2e-4));
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK(*metricDelta(snr, inf, inf).worse_by == 0.0); // exact on both sides: no change
+    CHECK(*metricDelta(snr, inf, inf).delta == 0.0);
+    CHECK(std::isinf(*metricDelta(snr, 40.0, std::nullopt).worse_by));
+    CHECK(std::isinf(*metricDelta(snr, 40.0, std::numeric_limits<double>::quiet_NaN()).worse_by));
+    CHECK_FALSE(metricDelta(snr, std::nullopt, 40.0).worse_by);
+
+    RunSummary a, b;
+    a.reference_program = b.reference_program = "g";
+    a.rows = {row(0, 1, "conv2d", "1x8", 40), row(1, 2, "relu", "1x8", 40)};
+    b.rows = {row(0, 1, "conv2d", "1x8", 38), row(1, 2, "relu", "1x8", 40)};
+    b.rows[1].metrics.assign(metricCatalog().size(), std::nullopt);
+    b.rows[1].status = RowStatus::Invalid;
+    b.rows[1].reason = "shapes differ";
+    const auto m = matchRuns(a, b);
+    const auto found = regressions(a, b, m, {{Metric::Snr, 3.0}});
+    REQUIRE(found.size() == 1);
+    CHECK(m.pairs[found[0].pairing].a == 1u);
+    CHECK(regressions(a, b, m, {{Metric::Snr, 1.0}}).size() == 2);
+    const RunDiff d = diffRuns(a, b, Metric::Snr, {{Metric::Snr, 3.0}});
+    CHECK(describeRegression(d, d.regressions[0]).find("no number (invalid: shapes differ)") !=
+          std::string::npos);
+}
+
+TEST_CASE("a saved report reads back into exactly the run it was written from", "[runs][report]") {
+    for (const char* name : {"portable_mha", "xnnpack_elementwise_int8", "qnn_multiout_8a8w"}) {
+        CAPTURE(name);
+        const auto dir = test::compareSessionDir(std::string(GAPSCOPE_TEST_DATA_DIR "/") + name);
+        ReportContext ctx;
+        ctx.reference_program = referenceProgramDigest(dir->session.capture);
+        const auto text = renderJson(comparisonToJson(dir->comparison, ctx)).text;
+        const auto read = readSavedReport(*textFile("report.json", text));
+        REQUIRE(read.ok());
+        CHECK(read.value().schema_version == kReportSchemaVersion);
+        REQUIRE(read.value().runs.size() == 1);
+        const RunSummary& saved = read.value().runs.front();
+        const RunSummary live = summarizeRun(dir->comparison, "report.json", ctx.reference_program);
+        CHECK(saved.reference_program == live.reference_program);
+        CHECK(saved.method == live.method);
+        REQUIRE(saved.rows.size() == live.rows.size());
+        for (std::size_t i = 0; i < live.rows.size(); ++i) {
+            const auto &s = saved.rows[i], &l = live.rows[i];
+            CHECK(s.index == l.index);
+            CHECK(s.aot_debug_handle == l.aot_debug_handle);
+            CHECK(s.compared_node == l.compared_node);
+            CHECK(s.compared_handle == l.compared_handle);
+            CHECK(s.shapes == l.shapes);
+            CHECK(s.source == l.source);
+            CHECK(s.status == l.status);
+            REQUIRE(s.metrics.size() == l.metrics.size());
+            for (std::size_t k = 0; k < l.metrics.size(); ++k) {
+                REQUIRE(s.metrics[k].has_value() == l.metrics[k].has_value());
+                if (l.metrics[k] && !std::isnan(*l.metrics[k]))
+                    CHECK(*s.metrics[k] == *l.metrics[k]); // bit for bit: the JSON round-trips doubles
+            }
+        }
+        // A run against itself: every row pairs by handle, nothing is worse.
+        const auto m = matchRuns(saved, live);
+        CHECK(m.by_handle);
+        CHECK(m.matched == live.rows.size());
+        CHECK(regressions(saved, live, m, {{Metric::Snr, 0.0}, {Metric::Mse, 0.0}}).empty());
+    }
+}
+
+TEST_CASE("reports of schema version 1 are read, and newer versions and other documents are refused",
+          "[runs][report]") {
+    const std::string v1 =
+        R"({"rows": [{"index": 0, "aot_debug_handle": [4, 5], "aot_ops": ["conv2d", "relu"],
+        "runtime_ops": ["DELEGATE_CALL"], "status": "ok", "reason": null, "shapes": ["1x8"],
+        "metrics": {"mse": 1e-6, "snr": "Infinity", "rel_l2": null, "future_metric": [1, 2]}}],
+        "provenance": {"settings": {"method": "forward", "run": 2}}})";
+    const auto old = readSavedReport(*textFile("old.json", v1));
+    REQUIRE(old.ok());
+    CHECK(old.value().schema_version == 1);
+    const RunRow& r = old.value().runs.at(0).rows.at(0);
+    CHECK(r.compared_node == "relu");
+    CHECK(r.compared_handle == 5);
+    CHECK(std::isinf(*r.metrics[position(Metric::Snr)]));
+    CHECK(old.value().runs[0].run == 2);
+    CHECK(old.value().runs[0].reference_program.empty()); // rows then pair by op and order
+
+    const auto refused = [](const std::string& text, ErrorCode code, const std::string& words) {
+        const auto result = readSavedReport(*textFile("bad.json", text));
+        REQUIRE_FALSE(result.ok());
+        CHECK(result.error().code == code);
+        CHECK_THAT(result.error().describe(), Catch::Contains(words) && Catch::Contains("bad.json"));
+    };
+    refused(R"({"schema_version": 99, "rows": []})", ErrorCode::Unsupported, "newer Gapscope");
+    refused(R"({"schema_version": "2", "rows": []})", ErrorCode::Malformed, "schema_version");
+    refused(R"([1, 2])", ErrorCode::Malformed, "not a JSON object");
+    refused(R"({"pairs": []})", ErrorCode::Malformed, "neither 'rows' nor 'runs'");
+    refused(R"({"format": "gapscope.diff", "pairs": []})", ErrorCode::Malformed, "a diff of two reports");
+    refused(R"({"rows": [{"index": 0}]})", ErrorCode::Malformed, "rows[0]");
+    refused(R"({"rows": [], "rows": []})", ErrorCode::Malformed, "appears twice");
+    refused(R"({"rows": [{"index": 0, "aot_debug_handle": [1], "aot_ops": ["x"], "status": "fine",
+                 "metrics": {}}]})",
+            ErrorCode::Malformed, "not a row status");
+    refused(R"({"rows": [{"index": 0, "aot_debug_handle": [1], "aot_ops": ["x"], "status": "ok",
+                 "metrics": {"snr": "lots"}}]})",
+            ErrorCode::Malformed, "rows[0].metrics.snr");
+    refused(R"({"rows": [)", ErrorCode::Malformed, "not valid JSON");
+    refused(R"({"rows": []} trailing)", ErrorCode::Malformed, "bad.json");
+    refused("", ErrorCode::Empty, "empty");
+    refused(std::string(600, '[') + std::string(600, ']'), ErrorCode::Malformed, "bad.json");
+}
