@@ -9,6 +9,7 @@
 #include "widgets/graph_view.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
+#include "widgets/run_diff_view.h"
 #include "widgets/tensor_panel.h"
 #include "widgets/threshold_editor.h"
 
@@ -32,9 +33,9 @@ namespace gapscope {
 InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
-      m_chart(new GapChart), m_tensors(new TensorPanel), m_graph(new GraphView), m_filter(new QLineEdit),
-      m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors), m_warnings(new QLabel),
-      m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
+      m_chart(new GapChart), m_tensors(new TensorPanel), m_graph(new GraphView), m_runDiff(new RunDiffView),
+      m_filter(new QLineEdit), m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors),
+      m_warnings(new QLabel), m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     for (QTableView* view : {m_table, m_coverageView}) {
         view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -110,6 +111,8 @@ InspectorView::InspectorView(QWidget* parent)
     tabs->addTab(m_table, tr("Ops"));
     tabs->addTab(m_coverageView, tr("Coverage"));
     tabs->addTab(m_graph, tr("Graph"));
+    tabs->addTab(m_runDiff, tr("A/B"));
+    tabs->setTabToolTip(AbTab, tr("This session (A) against another (B): File → Compare With…"));
     m_tabs = tabs;
     tl->addWidget(tabs, 1);
 

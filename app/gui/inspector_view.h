@@ -24,6 +24,7 @@ class GraphView;
 class OpFilterProxy;
 class OpTableModel;
 class TensorPanel;
+class RunDiffView;
 class ThresholdEditor;
 
 // The page that inspects one session: the op table (and coverage) above the
@@ -65,7 +66,9 @@ public:
     GapChart* chart() const { return m_chart; }
     TensorPanel* tensorPanel() const { return m_tensors; }
     GraphView* graphView() const { return m_graph; }
-    // Shows the Ops (0), Coverage (1) or Graph (2) tab.
+    RunDiffView* runDiffView() const { return m_runDiff; }
+    enum Tab { OpsTab, CoverageTab, GraphTab, AbTab };
+    // Shows the Ops (0), Coverage (1), Graph (2) or A/B (3) tab.
     void showTab(int tab);
     QComboBox* runSelector() const;
     QComboBox* methodSelector() const;
@@ -103,6 +106,7 @@ private:
     GapChart* m_chart;
     TensorPanel* m_tensors;
     GraphView* m_graph;
+    RunDiffView* m_runDiff;
     QTabWidget* m_tabs = nullptr;
     QLineEdit* m_filter;
     ThresholdEditor* m_threshold;

@@ -100,14 +100,20 @@ int main(int argc, char** argv) {
         QStringLiteral("DIR"));
     QCommandLineOption view(
         QStringLiteral("view"),
-        QStringLiteral("Start on the ops table, the coverage or the graph (default: ops)."),
-        QStringLiteral("ops|coverage|graph"), QStringLiteral("ops"));
+        QStringLiteral(
+            "Start on the ops table, the coverage, the graph or the A/B comparison (default: ops)."),
+        QStringLiteral("ops|coverage|graph|ab"), QStringLiteral("ops"));
+    QCommandLineOption compareWith(
+        QStringLiteral("compare-with"),
+        QStringLiteral("Open this session (a folder or its files) beside the first as B, in the A/B tab "
+                       "(docs/compare-runs.md)."),
+        QStringLiteral("PATH"));
     QCommandLineOption capture(
         QStringLiteral("capture"),
         QStringLiteral("Compare against this capture (opened with the other files) when several are given; "
                        "default: the ETRecord graph's, ExecuTorch's reference."),
         QStringLiteral("CAPTURE"));
-    parser.addOptions({demo, qnnDemo, screenshot, size, report, view, capture});
+    parser.addOptions({demo, qnnDemo, screenshot, size, report, view, capture, compareWith});
     parser.addPositionalArgument(
         QStringLiteral("files"),
         QStringLiteral(
@@ -156,13 +162,16 @@ int main(int argc, char** argv) {
             window.controller()->chooseCapture(QFileInfo(parser.value(capture)).absoluteFilePath());
     }
 
-    const auto tab =
-        QStringList{QStringLiteral("ops"), QStringLiteral("coverage"), QStringLiteral("graph")}.indexOf(
-            parser.value(view));
+    const auto tab = QStringList{QStringLiteral("ops"), QStringLiteral("coverage"), QStringLiteral("graph"),
+                                 QStringLiteral("ab")}
+                         .indexOf(parser.value(view));
     if (tab < 0) {
-        printError(QStringLiteral("--view takes ops, coverage or graph, not '%1'").arg(parser.value(view)));
+        printError(
+            QStringLiteral("--view takes ops, coverage, graph or ab, not '%1'").arg(parser.value(view)));
         return 2;
     }
+    if (parser.isSet(compareWith))
+        window.compareWith({QFileInfo(parser.value(compareWith)).absoluteFilePath()});
     window.inspector()->showTab(static_cast<int>(tab));
     if (parser.isSet(report)) {
         // No window shown: the report renders off-screen from the loaded session.

@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/app_settings.h"
+#include "app/gui/compare_controller.h"
 #include "app/gui/debug_buffer_picker.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/report_exporter.h"
@@ -15,6 +16,7 @@
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
 #include "widgets/plot_export.h"
+#include "widgets/run_diff_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -36,10 +38,10 @@
 namespace gapscope {
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_sessions(new SessionController(this)), m_inspector(new InspectorView),
-      m_banner(new QLabel), m_debugBufferPicker(new DebugBufferPicker), m_progress(new QProgressBar),
-      m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel), m_pages(new QStackedWidget),
-      m_welcome(new WelcomePage), m_events(new EventBrowser) {
+    : QMainWindow(parent), m_sessions(new SessionController(this)), m_compare(new CompareController(this)),
+      m_inspector(new InspectorView), m_banner(new QLabel), m_debugBufferPicker(new DebugBufferPicker),
+      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel),
+      m_pages(new QStackedWidget), m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -111,6 +113,25 @@ MainWindow::MainWindow(QWidget* parent)
             partial ? tr("Cancelled: ops shown with … have no metrics; File → Reload (F5) computes them")
                     : tr("Loading cancelled"));
         m_actions->refresh();
+    });
+    // A/B: B loads beside A on its own loader; each complete A is paired with it again.
+    connect(loader, &SessionLoader::completed, m_compare, &CompareController::setA);
+    connect(m_compare, &CompareController::compared, this, [this](std::shared_ptr<const ComparedRuns> runs) {
+        m_inspector->runDiffView()->setRuns(std::move(runs));
+        m_inspector->showTab(InspectorView::AbTab);
+        m_status->setText(tr("A/B: %1 against %2")
+                              .arg(QString::fromStdString(m_compare->runs()->a.label),
+                                   QString::fromStdString(m_compare->runs()->b.label)));
+    });
+    connect(m_compare, &CompareController::failed, this, [this](const QString& message) {
+        m_inspector->runDiffView()->setMessage(message);
+        m_status->setText(message);
+    });
+    connect(m_inspector->runDiffView(), &RunDiffView::pairSelected, this, [this](std::size_t pair) {
+        // The tensor panel and the chart follow A's row of the pairing.
+        const auto& runs = m_compare->runs();
+        if (runs && pair < runs->match.pairs.size() && runs->match.pairs[pair].a)
+            m_inspector->selectRow(runs->a.rows[*runs->match.pairs[pair].a].index);
     });
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
     connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
@@ -301,7 +322,22 @@ bool MainWindow::exportCsv(const QString& path) {
     return !writeFileAtomically(path.toStdString(), std::string_view(out.str()));
 }
 
+void MainWindow::compareWith(const QStringList& paths) {
+    m_inspector->runDiffView()->setMessage(tr("Loading B: %1…").arg(paths.join(QStringLiteral(", "))));
+    m_inspector->showTab(InspectorView::AbTab);
+    m_compare->openB(paths);
+    if (session())
+        m_compare->setA(session());
+}
+
 void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bool)> done) {
+    if (m_compare->busy() || (m_compare->hasB() && loader()->busy() && !m_compare->runs())) {
+        // A/B: both sessions, and their pairing, first.
+        connect(
+            m_compare, &CompareController::settled, this,
+            [this, path, done] { screenshotWhenLoaded(path, done); }, Qt::SingleShotConnection);
+        return;
+    }
     auto shoot = [this, path, done] {
         // Let layouts and plots settle (the graph's layout too) before grabbing.
         auto grabNow = [this, path, done] {

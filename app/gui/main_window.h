@@ -17,6 +17,7 @@ class QTableView;
 
 namespace gapscope {
 
+class CompareController;
 class DebugBufferPicker;
 class EventBrowser;
 class GapChart;
@@ -60,6 +61,9 @@ public:
     SessionLoader* loader() const;
     QPushButton* cancelButton() const { return m_cancel; }
     SessionController* controller() const { return m_sessions; }
+    // B of the A/B tab: another session opened beside this one (docs/compare-runs.md).
+    CompareController* comparison() const { return m_compare; }
+    void compareWith(const QStringList& paths);
     WelcomePage* welcomePage() const { return m_welcome; }
     EventBrowser* eventBrowser() const { return m_events; }
     WindowActions* actions() const { return m_actions; }
@@ -86,6 +90,7 @@ private:
     void showBanner(const QStringList& lines);
 
     SessionController* m_sessions;
+    CompareController* m_compare;
     InspectorView* m_inspector;
     QLabel* m_banner;
     DebugBufferPicker* m_debugBufferPicker;

@@ -55,6 +55,12 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         if (!files.isEmpty())
             w->openPaths(files);
     })->setToolTip(tr("ETDump, debug buffer, ETRecord, AOT capture, or a saved session"));
+    add(file, tr("&Compare With…"), QKeySequence(tr("Ctrl+Shift+O")), w, [w] {
+        const auto dir =
+            QFileDialog::getExistingDirectory(w, tr("Compare with another session's folder (B)"));
+        if (!dir.isEmpty())
+            w->compareWith({dir});
+    })->setToolTip(tr("Another backend, recipe or build of this model, side by side in the A/B tab"));
     m_reload = add(file, tr("&Reload"), QKeySequence(Qt::Key_F5), w, [w] { w->controller()->reload(); });
     m_recent = file->addMenu(tr("Recent sessions"));
     m_recent->setToolTipsVisible(true);

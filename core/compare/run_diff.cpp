@@ -24,6 +24,12 @@ std::optional<double> valueOf(const RunSummary& run, std::optional<std::size_t> 
 
 } // namespace
 
+ComparedRuns compareRuns(RunSummary a, RunSummary b) {
+    ComparedRuns runs{std::move(a), std::move(b), {}};
+    runs.match = matchRuns(runs.a, runs.b);
+    return runs;
+}
+
 MetricDelta metricDelta(const MetricInfo& metric, std::optional<double> a, std::optional<double> b) {
     MetricDelta d{a, b, std::nullopt, std::nullopt};
     if (a && b)

@@ -24,6 +24,14 @@ MetricDelta metricDelta(const RunSummary& a, const RunSummary& b, const RowPairi
 // The same for two values.
 MetricDelta metricDelta(const MetricInfo& metric, std::optional<double> a, std::optional<double> b);
 
+// Two runs and how their rows pair: an immutable value a view reads (the app's
+// A/B tab), made off the UI thread.
+struct ComparedRuns {
+    RunSummary a, b;
+    RunMatch match;
+};
+ComparedRuns compareRuns(RunSummary a, RunSummary b);
+
 // A pairing worse in B than in A by more than a margin (`--fail-if-worse`).
 struct Regression {
     std::size_t pairing = 0; // into RunMatch::pairs

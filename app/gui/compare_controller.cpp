@@ -1,0 +1,98 @@
+#include "app/gui/compare_controller.h"
+
+#include "app/gui/session_loader.h"
+#include "core/compare/run_summary.h"
+#include "widgets/post_if_current.h"
+
+#include <QFileInfo>
+#include <filesystem>
+
+namespace gapscope {
+
+CompareController::CompareController(QObject* parent) : QObject(parent), m_loaderB(new SessionLoader(this)) {
+    connect(m_loaderB, &SessionLoader::completed, this, [this](std::shared_ptr<const Session> b) {
+        if (!b->comparison) {
+            m_b.reset();
+            const QString why = !b->errors.empty()
+                                    ? QString::fromStdString(b->errors.front().describe())
+                                    : tr("its files hold no comparison (an ETDump and a capture)");
+            emit failed(tr("B (%1) cannot be compared: %2").arg(m_pathsB.join(QStringLiteral(", ")), why));
+            emit settled();
+            return;
+        }
+        m_b = std::move(b);
+        pairIfReady();
+    });
+}
+
+CompareController::~CompareController() {
+    m_jobs.cancel();
+    m_jobs.waitForIdle();
+}
+
+void CompareController::openB(const QStringList& paths) {
+    m_pathsB = paths;
+    m_b.reset();
+    m_runs.reset();
+    m_jobs.cancel();
+    m_pairing = false;
+    m_loaderB->loadPaths(paths);
+}
+
+void CompareController::setA(std::shared_ptr<const Session> session) {
+    m_a = session && session->comparison && session->complete ? std::move(session) : nullptr;
+    if (!hasB())
+        return;
+    if (!m_a) { // A has nothing to compare: B waits for one that has
+        m_jobs.cancel();
+        m_pairing = false;
+        emit settled();
+        return;
+    }
+    pairIfReady();
+}
+
+void CompareController::closeB() {
+    m_loaderB->cancel();
+    m_jobs.cancel();
+    m_pathsB.clear();
+    m_b.reset();
+    m_runs.reset();
+    m_pairing = false;
+}
+
+bool CompareController::busy() const {
+    return hasB() && (m_loaderB->busy() || m_pairing);
+}
+
+std::string CompareController::label(const Session& s) {
+    // The session's folder names it ("attention-8a8w"); a capture's file name otherwise.
+    const auto& file = s.etdump_file ? s.etdump_file : s.capture_file;
+    if (!file)
+        return "session";
+    const std::filesystem::path path(file->path());
+    const auto folder = path.parent_path().filename().string();
+    return folder.empty() ? path.filename().string() : folder;
+}
+
+void CompareController::pairIfReady() {
+    if (!m_a || !m_b)
+        return;
+    m_pairing = true;
+    auto a = m_a, b = m_b;
+    const auto generation = m_jobs.start([this, a, b](std::uint64_t gen, const std::atomic<bool>&) {
+        const auto summary = [](const Session& s) {
+            return summarizeRun(*s.comparison, label(s), s.capture ? referenceProgramDigest(*s.capture) : "");
+        };
+        auto runs = std::make_shared<const ComparedRuns>(compareRuns(summary(*a), summary(*b)));
+        postIfCurrent(this, m_jobs, gen, [this, runs] {
+            m_pairing = false;
+            m_runs = runs;
+            emit compared(runs);
+            emit settled();
+        });
+    });
+    (void)generation;
+}
+
+} // namespace gapscope

@@ -1,0 +1,145 @@
+#include "widgets/run_diff_model.h"
+
+#include "core/report/text_format.h"
+
+#include <QBrush>
+#include <QColor>
+#include <cmath>
+
+namespace gapscope {
+
+RunDiffModel::RunDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunDiffModel::setRuns(std::shared_ptr<const ComparedRuns> runs) {
+    beginResetModel();
+    m_runs = std::move(runs);
+    computeDeltas();
+    endResetModel();
+}
+
+void RunDiffModel::setMetric(Metric metric) {
+    if (metric == m_metric)
+        return;
+    m_metric = metric;
+    computeDeltas();
+    if (rowCount() > 0)
+        emit dataChanged(index(0, ValueA), index(rowCount() - 1, WorseBy));
+    emit headerDataChanged(Qt::Horizontal, ValueA, WorseBy);
+}
+
+void RunDiffModel::computeDeltas() {
+    m_deltas.clear();
+    if (!m_runs)
+        return;
+    for (const auto& p : m_runs->match.pairs)
+        m_deltas.push_back(metricDelta(m_runs->a, m_runs->b, p, m_metric));
+}
+
+std::optional<double> RunDiffModel::worseBy(int row) const {
+    return row >= 0 && static_cast<std::size_t>(row) < m_deltas.size() ? m_deltas[row].worse_by
+                                                                       : std::nullopt;
+}
+
+bool RunDiffModel::paired(int row) const {
+    if (!m_runs || row < 0 || static_cast<std::size_t>(row) >= m_runs->match.pairs.size())
+        return false;
+    const auto& p = m_runs->match.pairs[row];
+    return p.a && p.b;
+}
+
+int RunDiffModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_deltas.size());
+}
+
+int RunDiffModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+namespace {
+
+QString side(const RunSummary& run, const std::optional<std::size_t>& row) {
+    if (!row)
+        return QStringLiteral("—");
+    const RunRow& r = run.rows[*row];
+    QString text = QStringLiteral("%1  %2").arg(r.index).arg(QString::fromStdString(r.compared_node));
+    if (r.aot_ops.size() > 1)
+        text += QStringLiteral(" (group of %1)").arg(r.aot_ops.size());
+    return text;
+}
+
+QString value(const MetricInfo& m, const std::optional<double>& v) {
+    if (!v)
+        return QStringLiteral("—");
+    return QString::fromStdString(m.format == MetricFormat::Precise ? cosineNumber(*v) : shortNumber(*v));
+}
+
+} // namespace
+
+QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
+    if (!m_runs || !index.isValid() || index.row() >= rowCount())
+        return {};
+    const auto& p = m_runs->match.pairs[index.row()];
+    const MetricDelta& d = m_deltas[index.row()];
+    const MetricInfo& m = metricInfo(m_metric);
+    if (role == PairRole)
+        return index.row();
+    if (role == SortRole) {
+        const auto key = [](const std::optional<double>& v) {
+            return v ? QVariant(*v) : QVariant(std::nan(""));
+        };
+        switch (index.column()) {
+        case A: return p.a ? QVariant(qulonglong(m_runs->a.rows[*p.a].index)) : QVariant(-1);
+        case B: return p.b ? QVariant(qulonglong(m_runs->b.rows[*p.b].index)) : QVariant(-1);
+        case ValueA: return key(d.a);
+        case ValueB: return key(d.b);
+        case Delta: return key(d.delta);
+        case WorseBy: return key(d.worse_by);
+        default: return data(index, Qt::DisplayRole);
+        }
+    }
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case A: return side(m_runs->a, p.a);
+        case B: return side(m_runs->b, p.b);
+        case Basis: return QString::fromLatin1(matchBasisLabel(p.basis));
+        case ValueA: return value(m, d.a);
+        case ValueB: return value(m, d.b);
+        case Delta: return d.delta ? value(m, d.delta) : QString();
+        case WorseBy: return d.worse_by ? value(m, d.worse_by) : QString();
+        case Note: return QString::fromStdString(p.note);
+        }
+    }
+    if (role == Qt::TextAlignmentRole && index.column() >= ValueA && index.column() <= WorseBy)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole && index.column() == WorseBy && d.worse_by && *d.worse_by != 0)
+        return QBrush(*d.worse_by > 0 ? QColor(0xb0, 0x20, 0x20) : QColor(0x20, 0x80, 0x30));
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == Basis)
+            return QStringLiteral("What this pairing rests on (docs/compare-runs.md)");
+        if (index.column() == WorseBy)
+            return QStringLiteral("How much worse B is than A on %1, in its unit: positive is worse")
+                .arg(QString::fromLatin1(m.label));
+        if (index.column() == Note && !p.note.empty())
+            return QString::fromStdString(p.note);
+    }
+    return {};
+}
+
+QVariant RunDiffModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    const QString label = QString::fromLatin1(metricInfo(m_metric).label);
+    switch (section) {
+    case A: return QStringLiteral("A: row, op");
+    case B: return QStringLiteral("B: row, op");
+    case Basis: return QStringLiteral("Matched by");
+    case ValueA: return QString(label + QStringLiteral(" A"));
+    case ValueB: return QString(label + QStringLiteral(" B"));
+    case Delta: return QStringLiteral("Δ (B − A)");
+    case WorseBy: return QStringLiteral("B worse by");
+    case Note: return QStringLiteral("Note");
+    }
+    return {};
+}
+
+} // namespace gapscope

@@ -1,0 +1,176 @@
+#include "widgets/run_diff_view.h"
+
+#include "widgets/run_diff_chart.h"
+#include "widgets/run_diff_model.h"
+#include "widgets/run_diff_proxy.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace gapscope {
+
+RunDiffView::RunDiffView(QWidget* parent)
+    : QWidget(parent), m_model(new RunDiffModel(this)), m_proxy(new RunDiffProxy(this)),
+      m_table(new QTableView(this)), m_chart(new RunDiffChart(this)), m_summary(new QLabel(this)),
+      m_metric(new QComboBox(this)), m_worseOnly(new QCheckBox(tr("B worse by more than"), this)),
+      m_margin(new QDoubleSpinBox(this)), m_unpaired(new QCheckBox(tr("Rows of one run only"), this)) {
+    m_proxy->setSourceModel(m_model);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->setWordWrap(false); // a long note stays one line (its tooltip has it whole)
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setObjectName(QStringLiteral("abTable"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    for (const auto& m : metricCatalog())
+        if (m.tabled)
+            m_metric->addItem(QString::fromLatin1(m.label), static_cast<int>(m.id));
+    m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(m_model->metric())));
+    m_metric->setToolTip(tr("The metric each side shows, and the difference is taken of"));
+    m_margin->setRange(0, 1e6);
+    m_margin->setDecimals(3);
+    m_margin->setValue(3);
+    m_margin->setEnabled(false);
+    m_unpaired->setChecked(true);
+    m_worseOnly->setToolTip(tr("Only the pairings B made worse by more than this, in the metric's unit "
+                               "(as gapscope-cli --fail-if-worse)"));
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Metric:"), this));
+    controls->addWidget(m_metric);
+    controls->addSpacing(12);
+    controls->addWidget(m_worseOnly);
+    controls->addWidget(m_margin);
+    controls->addSpacing(12);
+    controls->addWidget(m_unpaired);
+    controls->addStretch(1);
+
+    // Side by side: the tab has more width than height, and both want the height.
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("abSplitter"));
+    split->addWidget(m_table);
+    split->addWidget(m_chart);
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({800, 520});
+    m_chart->setMinimumWidth(320);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addLayout(controls);
+    layout->addWidget(split, 1);
+
+    connect(m_metric, &QComboBox::currentIndexChanged, this,
+            [this] { setMetric(static_cast<Metric>(m_metric->currentData().toInt())); });
+    const auto applyMargin = [this] {
+        m_margin->setEnabled(m_worseOnly->isChecked());
+        m_proxy->setWorseThan(m_worseOnly->isChecked() ? std::optional<double>(m_margin->value())
+                                                       : std::nullopt);
+        showSummary();
+    };
+    connect(m_worseOnly, &QCheckBox::toggled, this, applyMargin);
+    connect(m_margin, &QDoubleSpinBox::valueChanged, this, applyMargin);
+    connect(m_unpaired, &QCheckBox::toggled, this, [this](bool on) {
+        m_proxy->setShowUnpaired(on);
+        showSummary();
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (m_selecting || !current.isValid())
+                    return;
+                const auto pair = static_cast<std::size_t>(current.data(RunDiffModel::PairRole).toInt());
+                m_chart->setSelectedPair(pair);
+                emit pairSelected(pair);
+            });
+    connect(m_chart, &RunDiffChart::pairClicked, this, [this](std::size_t pair) {
+        selectPair(pair);
+        emit pairSelected(pair);
+    });
+    setMessage(tr("Nothing to compare yet: open a session, then File → Compare With… another "
+                  "(another backend, recipe or build of the same model)."));
+}
+
+void RunDiffView::setRuns(std::shared_ptr<const ComparedRuns> runs) {
+    m_model->setRuns(runs);
+    m_chart->setRuns(runs, m_model->metric());
+    // Ranked: the pairing B made worst first.
+    m_table->sortByColumn(RunDiffModel::WorseBy, Qt::DescendingOrder);
+    m_table->resizeColumnsToContents();
+    for (const int c : {RunDiffModel::A, RunDiffModel::B})
+        m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 260));
+    showSummary();
+}
+
+void RunDiffView::setMessage(const QString& text) {
+    m_model->setRuns(nullptr);
+    m_chart->setRuns(nullptr, m_model->metric());
+    m_summary->setText(text);
+}
+
+void RunDiffView::setMetric(Metric metric) {
+    m_model->setMetric(metric);
+    m_chart->setRuns(m_model->runs(), metric);
+    const int i = m_metric->findData(static_cast<int>(metric));
+    if (i >= 0 && i != m_metric->currentIndex())
+        m_metric->setCurrentIndex(i);
+    m_proxy->invalidate();
+    showSummary();
+}
+
+void RunDiffView::setWorseThan(std::optional<double> margin) {
+    if (margin)
+        m_margin->setValue(*margin);
+    m_worseOnly->setChecked(margin.has_value());
+}
+
+void RunDiffView::selectPair(std::optional<std::size_t> pair) {
+    m_chart->setSelectedPair(pair);
+    m_selecting = true;
+    const int row = pair ? m_model->modelRow(*pair) : -1;
+    const QModelIndex at = row >= 0 ? m_proxy->mapFromSource(m_model->index(row, 0)) : QModelIndex();
+    if (at.isValid()) {
+        m_table->selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect |
+                                                           QItemSelectionModel::Rows);
+        m_table->scrollTo(at);
+    } else {
+        m_table->selectionModel()->clearSelection();
+    }
+    m_selecting = false;
+}
+
+void RunDiffView::showSummary() {
+    const auto& runs = m_model->runs();
+    if (!runs)
+        return;
+    const auto& m = runs->match;
+    QString text =
+        tr("<b>A</b> %1 (%2 rows) &nbsp; <b>B</b> %3 (%4 rows)<br>Rows matched by %5: %6 pairs, %7 "
+           "on A only, %8 on B only. %9 of %10 shown.")
+            .arg(QString::fromStdString(runs->a.label).toHtmlEscaped())
+            .arg(runs->a.rows.size())
+            .arg(QString::fromStdString(runs->b.label).toHtmlEscaped())
+            .arg(runs->b.rows.size())
+            .arg(m.by_handle ? tr("debug handle (one reference graph)")
+                             : tr("op, code location, shape and graph order"))
+            .arg(m.matched)
+            .arg(m.a_only)
+            .arg(m.b_only)
+            .arg(m_proxy->rowCount())
+            .arg(m_model->rowCount());
+    m_summary->setText(text);
+}
+
+} // namespace gapscope

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "core/compare/run_diff.h"
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QTableView;
+
+namespace gapscope {
+
+class RunDiffChart;
+class RunDiffModel;
+class RunDiffProxy;
+
+// The A/B page: two runs side by side (docs/compare-runs.md). Above, what was
+// compared and how the rows paired; the metric, a "B worse by more than"
+// filter and whether rows of one run only are listed; the table of pairings
+// (sortable, ranked by how much worse B is); below, the chart of both series
+// and their difference. Selecting a pairing in the table or the chart selects
+// it in both and says so (pairSelected).
+class RunDiffView : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunDiffView(QWidget* parent = nullptr);
+
+    void setRuns(std::shared_ptr<const ComparedRuns> runs);
+    // Nothing compared (yet): why, in the page's place.
+    void setMessage(const QString& text);
+    void setMetric(Metric metric);
+    void setWorseThan(std::optional<double> margin);
+    void selectPair(std::optional<std::size_t> pair);
+
+    RunDiffModel* model() const { return m_model; }
+    RunDiffProxy* proxy() const { return m_proxy; }
+    QTableView* table() const { return m_table; }
+    RunDiffChart* chart() const { return m_chart; }
+    QLabel* summary() const { return m_summary; }
+
+signals:
+    void pairSelected(std::size_t pair);
+
+private:
+    void showSummary();
+
+    RunDiffModel* m_model;
+    RunDiffProxy* m_proxy;
+    QTableView* m_table;
+    RunDiffChart* m_chart;
+    QLabel* m_summary;
+    QComboBox* m_metric;
+    QCheckBox* m_worseOnly;
+    QDoubleSpinBox* m_margin;
+    QCheckBox* m_unpaired;
+    bool m_selecting = false;
+};
+
+} // namespace gapscope
