@@ -11,8 +11,10 @@
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
 #include "core/compare/run_summary.h"
+#include "core/compare/step_matrix.h"
 #include "core/report/compare_report.h"
 #include "core/report/json_text.h"
+#include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 #include "core/session/session.h"
 
@@ -114,7 +116,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
     if (executions.empty())
         return fail("the ETDump holds no execution of '" + first->comparison->method + "' with debug events");
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-    std::vector<RunSummary> summaries; // for --baseline
+    std::vector<RunSummary> summaries; // the steps, and --baseline
     int tripped = 0;
     for (std::size_t k = 0; k < executions.size(); ++k) {
         options.comparison.run = executions[k];
@@ -149,15 +151,23 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         for (const auto& warning : c.warnings)
             std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning << "\n";
         tripped += gateFailures(c, runCtx, o.failOnInvalid);
-        if (!o.baseline.empty())
-            summaries.push_back(
-                summarizeRun(c, files.etdump->path(), referenceProgramDigest(*session->capture)));
+        summaries.push_back(summarizeRun(c, files.etdump->path(), referenceProgramDigest(*session->capture)));
         if (!o.json.empty()) {
             auto report = comparisonToJson(c, runCtx);
             report["execution"] = k;
             runs.push_back(std::move(report));
         }
     }
+    // Across the steps (docs/compare-runs.md): where the drift first crosses, and its worst.
+    const StepMatrix steps = buildStepMatrix(summaries, ctx.threshold.metric, ctx.threshold);
+    const auto cell = [&](const StepMatrix::Cell& at) {
+        return "execution " + std::to_string(at.step) + " (" + echoedName(steps.ops[at.op]) + ", " +
+               metricName(steps.metric) + " " + shortNumber(at.value) + ")";
+    };
+    std::cout << "steps: "
+              << (steps.first_crossing ? "first crossing at " + cell(*steps.first_crossing)
+                                       : "no step crosses " + describeThreshold(ctx.threshold))
+              << (steps.worst ? "; worst at " + cell(*steps.worst) : std::string()) << '\n';
     if (!o.json.empty()) {
         nlohmann::ordered_json doc;
         doc["schema_version"] = kReportSchemaVersion;

@@ -10,6 +10,7 @@
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/run_diff_view.h"
+#include "widgets/step_matrix_view.h"
 #include "widgets/tensor_panel.h"
 #include "widgets/threshold_editor.h"
 
@@ -34,8 +35,9 @@ InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
       m_chart(new GapChart), m_tensors(new TensorPanel), m_graph(new GraphView), m_runDiff(new RunDiffView),
-      m_filter(new QLineEdit), m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors),
-      m_warnings(new QLabel), m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
+      m_steps(new StepMatrixView), m_filter(new QLineEdit), m_threshold(new ThresholdEditor),
+      m_selectors(new ComparisonSelectors), m_warnings(new QLabel), m_notes(new QLabel),
+      m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     for (QTableView* view : {m_table, m_coverageView}) {
         view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -113,6 +115,8 @@ InspectorView::InspectorView(QWidget* parent)
     tabs->addTab(m_graph, tr("Graph"));
     tabs->addTab(m_runDiff, tr("A/B"));
     tabs->setTabToolTip(AbTab, tr("This session (A) against another (B): File → Compare With…"));
+    tabs->addTab(m_steps, tr("Steps"));
+    tabs->setTabToolTip(StepsTab, tr("Every execution of a decode loop against its own step: ops × steps"));
     m_tabs = tabs;
     tl->addWidget(tabs, 1);
 

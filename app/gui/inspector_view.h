@@ -25,6 +25,7 @@ class OpFilterProxy;
 class OpTableModel;
 class TensorPanel;
 class RunDiffView;
+class StepMatrixView;
 class ThresholdEditor;
 
 // The page that inspects one session: the op table (and coverage) above the
@@ -67,8 +68,9 @@ public:
     TensorPanel* tensorPanel() const { return m_tensors; }
     GraphView* graphView() const { return m_graph; }
     RunDiffView* runDiffView() const { return m_runDiff; }
-    enum Tab { OpsTab, CoverageTab, GraphTab, AbTab };
-    // Shows the Ops (0), Coverage (1), Graph (2) or A/B (3) tab.
+    StepMatrixView* stepsView() const { return m_steps; }
+    enum Tab { OpsTab, CoverageTab, GraphTab, AbTab, StepsTab };
+    // Shows the Ops (0), Coverage (1), Graph (2), A/B (3) or Steps (4) tab.
     void showTab(int tab);
     QComboBox* runSelector() const;
     QComboBox* methodSelector() const;
@@ -107,6 +109,7 @@ private:
     TensorPanel* m_tensors;
     GraphView* m_graph;
     RunDiffView* m_runDiff;
+    StepMatrixView* m_steps;
     QTabWidget* m_tabs = nullptr;
     QLineEdit* m_filter;
     ThresholdEditor* m_threshold;

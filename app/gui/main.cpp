@@ -98,11 +98,10 @@ int main(int argc, char** argv) {
         QStringLiteral("report"),
         QStringLiteral("Load, write the report folder (as File → Export report) to DIR and exit."),
         QStringLiteral("DIR"));
-    QCommandLineOption view(
-        QStringLiteral("view"),
-        QStringLiteral(
-            "Start on the ops table, the coverage, the graph or the A/B comparison (default: ops)."),
-        QStringLiteral("ops|coverage|graph|ab"), QStringLiteral("ops"));
+    QCommandLineOption view(QStringLiteral("view"),
+                            QStringLiteral("Start on the ops table, the coverage, the graph, the A/B "
+                                           "comparison or the steps (default: ops)."),
+                            QStringLiteral("ops|coverage|graph|ab|steps"), QStringLiteral("ops"));
     QCommandLineOption compareWith(
         QStringLiteral("compare-with"),
         QStringLiteral("Open this session (a folder or its files) beside the first as B, in the A/B tab "
@@ -163,11 +162,11 @@ int main(int argc, char** argv) {
     }
 
     const auto tab = QStringList{QStringLiteral("ops"), QStringLiteral("coverage"), QStringLiteral("graph"),
-                                 QStringLiteral("ab")}
+                                 QStringLiteral("ab"), QStringLiteral("steps")}
                          .indexOf(parser.value(view));
     if (tab < 0) {
-        printError(
-            QStringLiteral("--view takes ops, coverage, graph or ab, not '%1'").arg(parser.value(view)));
+        printError(QStringLiteral("--view takes ops, coverage, graph, ab or steps, not '%1'")
+                       .arg(parser.value(view)));
         return 2;
     }
     if (parser.isSet(compareWith))

@@ -7,6 +7,7 @@
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/steps_controller.h"
 #include "app/gui/welcome_page.h"
 #include "app/gui/window_actions.h"
 #include "core/common/atomic_file.h"
@@ -17,6 +18,7 @@
 #include "widgets/op_table_model.h"
 #include "widgets/plot_export.h"
 #include "widgets/run_diff_view.h"
+#include "widgets/step_matrix_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -31,6 +33,7 @@
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <sstream>
@@ -39,9 +42,10 @@ namespace gapscope {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_compare(new CompareController(this)),
-      m_inspector(new InspectorView), m_banner(new QLabel), m_debugBufferPicker(new DebugBufferPicker),
-      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel),
-      m_pages(new QStackedWidget), m_welcome(new WelcomePage), m_events(new EventBrowser) {
+      m_steps(new StepsController(this)), m_inspector(new InspectorView), m_banner(new QLabel),
+      m_debugBufferPicker(new DebugBufferPicker), m_progress(new QProgressBar),
+      m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel), m_pages(new QStackedWidget),
+      m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -116,6 +120,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     // A/B: B loads beside A on its own loader; each complete A is paired with it again.
     connect(loader, &SessionLoader::completed, m_compare, &CompareController::setA);
+    connect(loader, &SessionLoader::completed, m_steps, &StepsController::sessionCompleted);
     connect(m_compare, &CompareController::compared, this, [this](std::shared_ptr<const ComparedRuns> runs) {
         m_inspector->runDiffView()->setRuns(std::move(runs));
         m_inspector->showTab(InspectorView::AbTab);
@@ -133,6 +138,38 @@ MainWindow::MainWindow(QWidget* parent)
         if (runs && pair < runs->match.pairs.size() && runs->match.pairs[pair].a)
             m_inspector->selectRow(runs->a.rows[*runs->match.pairs[pair].a].index);
     });
+    // Steps: every execution of a decode loop, once per loop; a cell clicked shows that op at that step.
+    StepMatrixView* stepsView = m_inspector->stepsView();
+    connect(m_steps, &StepsController::computing, this, [stepsView](std::size_t executions) {
+        stepsView->setMessage(tr("Comparing %1 steps, each with its own capture…").arg(executions));
+    });
+    connect(m_steps, &StepsController::progress, this, [stepsView](std::size_t done, std::size_t total) {
+        stepsView->setMessage(tr("Comparing steps: %1 of %2…").arg(done).arg(total));
+    });
+    connect(m_steps, &StepsController::none, stepsView, &StepMatrixView::setMessage);
+    connect(m_steps, &StepsController::ready, this,
+            [this, stepsView](std::shared_ptr<const SessionSteps> steps) {
+                const auto s = session();
+                stepsView->setSteps(steps, s ? s->threshold : kDefaultThreshold);
+                showStepSelection();
+            });
+    connect(stepsView, &StepMatrixView::cellClicked, this,
+            [this, stepsView](std::size_t op, std::size_t step) {
+                const auto& steps = stepsView->steps();
+                const auto s = session();
+                if (!steps || !s || !s->comparison || step >= steps->runs.size())
+                    return;
+                const auto row = stepsView->matrix().rowAt(op, step);
+                m_pendingRow = row >= 0 ? std::optional<std::size_t>(std::size_t(row)) : std::nullopt;
+                if (steps->runs[step] == s->comparison->run) {
+                    if (m_pendingRow)
+                        m_inspector->selectRow(*m_pendingRow);
+                    m_pendingRow.reset();
+                    showStepSelection();
+                    return;
+                }
+                m_sessions->compare(QString::fromStdString(s->comparison->method), steps->runs[step]);
+            });
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
     connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
     connect(m_inspector, &InspectorView::captureRequested, m_sessions, &SessionController::chooseCapture);
@@ -276,6 +313,11 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
     m_progress->hide();
     m_cancel->hide();
     m_inspector->finishSession(snapshot);
+    if (m_pendingRow) { // the op clicked in the steps view, at its step
+        m_inspector->selectRow(*m_pendingRow);
+        m_pendingRow.reset();
+    }
+    showStepSelection();
     m_actions->refresh();
     if (snapshot->comparison) {
         const auto top = opModel()->topIntroducer();
@@ -320,6 +362,23 @@ bool MainWindow::exportCsv(const QString& path) {
     std::ostringstream out;
     writeComparisonCsv(out, *snapshot->comparison);
     return !writeFileAtomically(path.toStdString(), std::string_view(out.str()));
+}
+
+void MainWindow::showStepSelection() {
+    StepMatrixView* view = m_inspector->stepsView();
+    const auto& steps = view->steps();
+    const auto s = session();
+    if (!steps || !s || !s->comparison)
+        return;
+    std::optional<std::size_t> step;
+    for (std::size_t k = 0; k < steps->runs.size(); ++k)
+        if (steps->runs[k] == s->comparison->run)
+            step = k;
+    const QModelIndex current = m_inspector->opView()->currentIndex();
+    std::optional<std::size_t> op;
+    if (step && current.isValid())
+        op = view->opOfRow(*step, current.data(OpTableModel::RowIndexRole).toULongLong());
+    view->setSelected(op, step);
 }
 
 void MainWindow::compareWith(const QStringList& paths) {

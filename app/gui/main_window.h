@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QLabel;
@@ -18,6 +19,7 @@ class QTableView;
 namespace gapscope {
 
 class CompareController;
+class StepsController;
 class DebugBufferPicker;
 class EventBrowser;
 class GapChart;
@@ -63,6 +65,7 @@ public:
     SessionController* controller() const { return m_sessions; }
     // B of the A/B tab: another session opened beside this one (docs/compare-runs.md).
     CompareController* comparison() const { return m_compare; }
+    StepsController* steps() const { return m_steps; }
     void compareWith(const QStringList& paths);
     WelcomePage* welcomePage() const { return m_welcome; }
     EventBrowser* eventBrowser() const { return m_events; }
@@ -85,12 +88,17 @@ protected:
     void changeEvent(QEvent* event) override; // on activation: did an input change?
 
 private:
+    // The steps view marks the op and step the window shows.
+    void showStepSelection();
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
     void finishSession(std::shared_ptr<const Session> session);
     void showBanner(const QStringList& lines);
 
     SessionController* m_sessions;
     CompareController* m_compare;
+    StepsController* m_steps;
+    // A click in the steps view: the row to select once that step's run is shown.
+    std::optional<std::size_t> m_pendingRow;
     InspectorView* m_inspector;
     QLabel* m_banner;
     DebugBufferPicker* m_debugBufferPicker;

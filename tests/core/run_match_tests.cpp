@@ -5,6 +5,7 @@
 #include "core/compare/run_diff.h"
 #include "core/compare/run_match.h"
 #include "core/compare/run_summary.h"
+#include "core/compare/step_matrix.h"
 #include "core/report/compare_report.h"
 #include "core/report/diff_report.h"
 #include "core/report/json_text.h"
@@ -294,4 +295,32 @@ TEST_CASE("reports of schema version 1 are read, and newer versions and other do
     refused(R"({"rows": []} trailing)", ErrorCode::Malformed, "bad.json");
     refused("", ErrorCode::Empty, "empty");
     refused(std::string(600, '[') + std::string(600, ']'), ErrorCode::Malformed, "bad.json");
+}
+
+TEST_CASE("the steps matrix keeps each op's row per step and finds the first crossing and the worst step",
+          "[runs][steps]") {
+    std::vector<RunSummary> steps(3);
+    for (std::size_t s = 0; s < steps.size(); ++s)
+        steps[s].rows = {row(0, 7, "linear", "1x8", 40.0 - double(s)),
+                         row(1, 9, "softmax", "1x8", 30.0 - 6.0 * double(s))};
+    // Step 2 logs its rows in another order and adds an op.
+    std::swap(steps[2].rows[0], steps[2].rows[1]);
+    steps[2].rows[0].index = 0;
+    steps[2].rows[1].index = 1;
+    steps[2].rows.push_back(row(2, 11, "add", "1x8", 50));
+    const StepMatrix m = buildStepMatrix(steps, Metric::Snr, {Metric::Snr, 20.0});
+    REQUIRE(m.steps == 3);
+    REQUIRE(m.ops == std::vector<std::string>{"linear", "softmax", "add"});
+    CHECK(m.at(0, 2) == 38.0);
+    CHECK(m.rowAt(0, 2) == 1); // linear is row 1 of step 2
+    CHECK(m.at(1, 1) == 24.0);
+    CHECK(std::isnan(m.at(2, 0)));
+    CHECK(m.rowAt(2, 0) == -1);
+    REQUIRE(m.first_crossing);
+    CHECK(m.first_crossing->step == 2); // softmax: 18 dB < 20 at step 2
+    CHECK(m.first_crossing->op == 1);
+    REQUIRE(m.worst);
+    CHECK(m.worst->value == 18.0);
+    // Another metric: no threshold equivalent (MSE), no crossing.
+    CHECK_FALSE(buildStepMatrix(steps, Metric::Mse, {Metric::Snr, 20.0}).first_crossing);
 }

@@ -2,8 +2,12 @@
 // run by tests/e2e/run_e2e.sh) read by the C++ core and checked for consistency.
 
 #include "../core/session_consistency.h"
+#include "core/compare/step_matrix.h"
+#include "core/session/session_steps.h"
+#include "core/session/workspace.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -253,6 +257,32 @@ TEST_CASE("e2e: a KV-cache decode loop compares every step with its own capture"
     CHECK(said(*stale, "the ETDump holds 17 executions of 'forward'"));
     CHECK(said(*stale, "'forward' mutates buffers ('k_cache', 'v_cache'"));
     CHECK(said(*stale, "is execution 4 (counted from 0) of 17"));
+
+    // The steps view's matrix (issue 25): every step against its own capture over one
+    // workspace, each op present at every step, each value the step's own.
+    std::vector<Error> none;
+    SessionOptions shared;
+    shared.workspace = std::make_shared<Workspace>(sessionInputsFromPaths({dir}, none)); // file set 0
+    const auto opened = loadSession(shared.workspace->fileSet(0)->inputs, shared);
+    REQUIRE(opened->comparison);
+    const auto steps = compareSteps(*opened, shared);
+    CHECK(steps.error.empty());
+    REQUIRE(steps.runs == executions);
+    const StepMatrix m = buildStepMatrix(steps.steps, Metric::Snr, {Metric::Snr, 20.0});
+    REQUIRE(m.steps == 17);
+    CHECK(m.ops.size() == first->comparison->rows.size());
+    CHECK_FALSE(m.first_crossing);
+    REQUIRE(m.worst);
+    for (std::size_t k : {std::size_t(0), std::size_t(9), std::size_t(16)}) {
+        const auto step = openZooSession(dir, executions[k]);
+        for (std::size_t op = 0; op < m.ops.size(); ++op) {
+            const auto row = m.rowAt(op, k);
+            REQUIRE(row >= 0);
+            const auto own = rowMetric(step->comparison->rows.at(static_cast<std::size_t>(row)), Metric::Snr);
+            REQUIRE(own);
+            CHECK((m.at(op, k) == *own || (std::isnan(m.at(op, k)) && std::isnan(*own))));
+        }
+    }
 }
 
 // Issue 30: the mobilenet_v2 path. A conv + BatchNorm CNN, int8 PT2E on XNNPACK: one

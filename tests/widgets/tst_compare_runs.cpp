@@ -13,6 +13,7 @@
 #include "widgets/run_diff_model.h"
 #include "widgets/run_diff_proxy.h"
 #include "widgets/run_diff_view.h"
+#include "widgets/step_matrix_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QLabel>
@@ -21,6 +22,7 @@
 #include <QTableView>
 #include <QtTest>
 #include <cmath>
+#include <qcustomplot.h>
 
 using namespace gapscope;
 
@@ -56,6 +58,7 @@ private slots:
     void modelAndProxyPassTheModelTester();
     void aSessionAgainstItselfPairsEveryRowByHandle();
     void anotherProgramPairsByNodeAndListsEveryRow();
+    void theStepsViewShowsOpsBySteps();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -159,6 +162,47 @@ void CompareRunsTest::anotherProgramPairsByNodeAndListsEveryRow() {
     QVERIFY(
         window.inspector()->runDiffView()->summary()->text().contains(QStringLiteral("cannot be compared")));
     QCOMPARE(window.inspector()->runDiffView()->model()->rowCount(), 0);
+}
+
+void CompareRunsTest::theStepsViewShowsOpsBySteps() {
+    // Three steps of one session (its rows, with SNR lowered step by step on one op).
+    const auto a = load(kDemo);
+    const RunSummary base = summarizeRun(*a->comparison, "demo", referenceProgramDigest(*a->capture));
+    auto steps = std::make_shared<SessionSteps>();
+    std::size_t snr = 0;
+    while (metricCatalog()[snr].id != Metric::Snr)
+        ++snr;
+    for (std::size_t k = 0; k < 3; ++k) {
+        RunSummary step = base;
+        step.rows.at(1).metrics[snr] = 30.0 - 8.0 * double(k);
+        steps->steps.push_back(step);
+        steps->runs.push_back(k + 1);
+    }
+    StepMatrixView view;
+    view.resize(900, 400);
+    view.setSteps(steps, {Metric::Snr, 20.0});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.matrix().steps, std::size_t(3));
+    QCOMPARE(view.matrix().ops.size(), base.rows.size());
+    QVERIFY2(view.summary()->text().contains(QStringLiteral("First crossing of SNR dB < 20: step 2")),
+             qPrintable(view.summary()->text()));
+    // A click on a cell asks for that op at that step.
+    QSignalSpy clicked(&view, &StepMatrixView::cellClicked);
+    view.heatmap()->replot();
+    const int x = static_cast<int>(view.heatmap()->xAxis->coordToPixel(2));
+    const int y = static_cast<int>(view.heatmap()->yAxis->coordToPixel(1));
+    QTest::mouseClick(view.heatmap(), Qt::LeftButton, {}, QPoint(x, y));
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.at(0).at(0).value<std::size_t>(), std::size_t(1));
+    QCOMPARE(clicked.at(0).at(1).value<std::size_t>(), std::size_t(2));
+    // The op lowered step by step: 14 dB at step 2, the first crossing.
+    const auto lowered = view.opOfRow(2, base.rows.at(1).index);
+    QVERIFY(lowered);
+    QCOMPARE(view.matrix().at(*lowered, 2), 14.0);
+    QCOMPARE(view.matrix().first_crossing->op, *lowered);
+    view.setMetric(Metric::Mse);
+    QVERIFY(view.summary()->text().contains(QStringLiteral("Worst")));
 }
 
 QTEST_MAIN(CompareRunsTest)

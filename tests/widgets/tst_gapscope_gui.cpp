@@ -686,7 +686,8 @@ void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
     MainWindow window;
     QVERIFY(showDemo(window, QSize(1400, 1000)));
     const auto plots = window.findChildren<QCustomPlot*>();
-    QCOMPARE(plots.size(), 8); // gap chart, three heatmaps, histogram, scatter, per channel, A/B
+    QCOMPARE(plots.size(),
+             10); // gap chart, three heatmaps, histogram, scatter, per channel, A/B, two of steps
     QTemporaryDir dir;
     for (int i = 0; i < plots.size(); ++i) {
         QCOMPARE(plots[i]->contextMenuPolicy(), Qt::CustomContextMenu); // the save menu

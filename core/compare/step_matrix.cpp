@@ -1,0 +1,57 @@
+#include "core/compare/step_matrix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace gapscope {
+
+StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
+                           const MetricThreshold& threshold) {
+    StepMatrix m;
+    m.metric = metric;
+    m.steps = steps.size();
+    const auto& catalog = metricCatalog();
+    std::size_t position = 0;
+    while (position < catalog.size() && catalog[position].id != metric)
+        ++position;
+    const MetricInfo& info = metricInfo(metric);
+    const auto limit = thresholdOn(threshold, metric);
+
+    // The ops: every step's rows by node, in graph order of the step that has them first.
+    std::map<std::pair<std::int64_t, int>, std::size_t> opOf;
+    for (const auto& step : steps) {
+        std::vector<const RunRow*> ordered;
+        for (const auto& r : step.rows)
+            ordered.push_back(&r);
+        std::stable_sort(ordered.begin(), ordered.end(), [](const RunRow* x, const RunRow* y) {
+            return x->compared_handle < y->compared_handle;
+        });
+        for (const RunRow* r : ordered)
+            if (opOf.emplace(std::make_pair(r->compared_handle, r->output_index), m.ops.size()).second)
+                m.ops.push_back(r->compared_node);
+    }
+    m.values.assign(m.ops.size() * m.steps, std::numeric_limits<double>::quiet_NaN());
+    m.rows.assign(m.ops.size() * m.steps, -1);
+    for (std::size_t s = 0; s < steps.size(); ++s)
+        for (const auto& r : steps[s].rows) {
+            const std::size_t op = opOf.at({r.compared_handle, r.output_index});
+            m.rows[op * m.steps + s] = static_cast<std::int64_t>(r.index);
+            if (position < r.metrics.size() && r.metrics[position])
+                m.values[op * m.steps + s] = *r.metrics[position];
+        }
+    for (std::size_t s = 0; s < m.steps; ++s)
+        for (std::size_t op = 0; op < m.ops.size(); ++op) {
+            const double v = m.at(op, s);
+            if (std::isnan(v))
+                continue;
+            if (!m.first_crossing && limit && worseThan(info, v, *limit))
+                m.first_crossing = StepMatrix::Cell{s, op, v};
+            if (!m.worst || worseThan(info, v, m.worst->value))
+                m.worst = StepMatrix::Cell{s, op, v};
+        }
+    return m;
+}
+
+} // namespace gapscope

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/compare/metric_catalog.h"
+#include "core/compare/run_summary.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// A decode loop as a matrix (docs/compare-runs.md, "Decode steps"): one row per
+// op, one column per step (each execution compared with its own step capture),
+// one metric's row values. Ops are the same node from step to step (the steps
+// run one program): keyed by the compared node's handle and output index, in
+// the first step's graph order; an op a later step adds is appended.
+struct StepMatrix {
+    Metric metric = Metric::Snr;
+    std::vector<std::string> ops; // the compared node of each op row
+    std::size_t steps = 0;
+    // ops.size() × steps, op-major; NaN where the op has no value at that step.
+    std::vector<double> values;
+    // The row of each op at each step (RunRow::index), −1 where the step lacks it.
+    std::vector<std::int64_t> rows;
+    // The first step at which any op crosses the threshold, and that op (the
+    // first in graph order); the step and op of the worst value overall.
+    struct Cell {
+        std::size_t step = 0, op = 0;
+        double value = 0;
+    };
+    std::optional<Cell> first_crossing, worst;
+
+    double at(std::size_t op, std::size_t step) const { return values[op * steps + step]; }
+    std::int64_t rowAt(std::size_t op, std::size_t step) const { return rows[op * steps + step]; }
+};
+
+StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
+                           const MetricThreshold& threshold);
+
+} // namespace gapscope

@@ -1,0 +1,223 @@
+#include "widgets/step_matrix_view.h"
+
+#include "core/report/text_format.h"
+#include "widgets/metric_colors.h"
+#include "widgets/plot_export.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace gapscope {
+
+StepMatrixView::StepMatrixView(QWidget* parent)
+    : QWidget(parent), m_summary(new QLabel(this)), m_metricBox(new QComboBox(this)),
+      m_heat(new QCustomPlot(this)), m_map(new QCPColorMap(m_heat->xAxis, m_heat->yAxis)),
+      m_drift(new QCustomPlot(this)) {
+    for (const auto& m : metricCatalog())
+        if (m.charted)
+            m_metricBox->addItem(QString::fromLatin1(m.label), static_cast<int>(m.id));
+    m_metricBox->setCurrentIndex(m_metricBox->findData(static_cast<int>(m_metric)));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* scale = new QCPColorScale(m_heat);
+    m_heat->plotLayout()->addElement(0, 1, scale);
+    m_map->setColorScale(scale);
+    m_map->setInterpolate(false);
+    m_heat->yAxis->setRangeReversed(true); // the first op on top, as in the table
+    m_heat->xAxis->setLabel(tr("step (execution)"));
+    m_heat->yAxis->setLabel(tr("op, in graph order"));
+    m_heat->setMinimumSize(240, 100);
+    m_drift->setMinimumSize(240, 100);
+    m_drift->xAxis->setLabel(tr("step (execution)"));
+    enablePlotExport(m_heat, QStringLiteral("steps-heatmap.png"));
+    enablePlotExport(m_drift, QStringLiteral("steps-drift.png"));
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(new QLabel(tr("Metric:"), this));
+    top->addWidget(m_metricBox);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("stepsSplitter"));
+    split->addWidget(m_heat);
+    split->addWidget(m_drift);
+    split->setChildrenCollapsible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(split, 1);
+
+    connect(m_metricBox, &QComboBox::currentIndexChanged, this,
+            [this] { setMetric(static_cast<Metric>(m_metricBox->currentData().toInt())); });
+    connect(m_heat, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+        if (m_matrix.ops.empty() || e->button() != Qt::LeftButton)
+            return;
+        const long step = std::lround(m_heat->xAxis->pixelToCoord(e->position().x()));
+        const long op = std::lround(m_heat->yAxis->pixelToCoord(e->position().y()));
+        if (step >= 0 && op >= 0 && static_cast<std::size_t>(step) < m_matrix.steps &&
+            static_cast<std::size_t>(op) < m_matrix.ops.size())
+            emit cellClicked(static_cast<std::size_t>(op), static_cast<std::size_t>(step));
+    });
+    setMessage(tr("A decode loop's steps show here: a session whose ETDump holds several executions of the "
+                  "method, each with its step capture (docs/llm.md)."));
+}
+
+void StepMatrixView::setSteps(std::shared_ptr<const SessionSteps> steps, const MetricThreshold& threshold) {
+    m_steps = std::move(steps);
+    m_threshold = threshold;
+    rebuild();
+}
+
+void StepMatrixView::setMessage(const QString& text) {
+    m_steps.reset();
+    m_matrix = {};
+    m_summary->setText(text);
+    draw();
+}
+
+void StepMatrixView::setMetric(Metric metric) {
+    m_metric = metric;
+    const int i = m_metricBox->findData(static_cast<int>(metric));
+    if (i >= 0 && i != m_metricBox->currentIndex())
+        m_metricBox->setCurrentIndex(i);
+    rebuild();
+}
+
+void StepMatrixView::setSelected(std::optional<std::size_t> op, std::optional<std::size_t> step) {
+    m_op = op;
+    m_step = step;
+    draw();
+}
+
+std::optional<std::size_t> StepMatrixView::opOfRow(std::size_t step, std::size_t row) const {
+    if (step >= m_matrix.steps)
+        return std::nullopt;
+    for (std::size_t op = 0; op < m_matrix.ops.size(); ++op)
+        if (m_matrix.rowAt(op, step) == static_cast<std::int64_t>(row))
+            return op;
+    return std::nullopt;
+}
+
+void StepMatrixView::rebuild() {
+    if (!m_steps)
+        return;
+    m_matrix = buildStepMatrix(m_steps->steps, m_metric, m_threshold);
+    const auto cell = [this](const StepMatrix::Cell& c) {
+        return tr("step %1 (%2, %3)")
+            .arg(c.step)
+            .arg(QString::fromStdString(m_matrix.ops[c.op]))
+            .arg(QString::fromStdString(shortNumber(c.value)));
+    };
+    const auto limit = thresholdOn(m_threshold, m_metric);
+    QString text = tr("%1 steps × %2 ops. ").arg(m_matrix.steps).arg(m_matrix.ops.size());
+    text += m_matrix.first_crossing ? tr("First crossing of %1: %2. ")
+                                          .arg(QString::fromStdString(describeThreshold(m_threshold)),
+                                               cell(*m_matrix.first_crossing))
+            : limit ? tr("No step crosses %1. ").arg(QString::fromStdString(describeThreshold(m_threshold)))
+                    : QString();
+    if (m_matrix.worst)
+        text += tr("Worst: %1.").arg(cell(*m_matrix.worst));
+    for (const auto& w : m_steps->warnings)
+        text += QStringLiteral(" ⚠ ") + QString::fromStdString(w);
+    if (!m_steps->error.empty())
+        text += QStringLiteral(" ") + tr("(Stopped: %1.)").arg(QString::fromStdString(m_steps->error));
+    m_summary->setText(text);
+    draw();
+}
+
+void StepMatrixView::draw() {
+    const MetricInfo& info = metricInfo(m_metric);
+    const int steps = static_cast<int>(m_matrix.steps), ops = static_cast<int>(m_matrix.ops.size());
+    m_map->data()->setSize(std::max(steps, 1), std::max(ops, 1));
+    m_map->data()->setRange(QCPRange(0, std::max(steps - 1, 0)), QCPRange(0, std::max(ops - 1, 0)));
+    double lo = INFINITY, hi = -INFINITY;
+    for (const double v : m_matrix.values)
+        if (std::isfinite(v))
+            lo = std::min(lo, v), hi = std::max(hi, v);
+    if (!(lo <= hi))
+        lo = 0, hi = 1;
+    for (int s = 0; s < steps; ++s)
+        for (int op = 0; op < ops; ++op) {
+            double v = m_matrix.at(std::size_t(op), std::size_t(s));
+            if (std::isinf(v)) // an exact op: the scale's good end
+                v = v > 0 ? hi : lo;
+            m_map->data()->setCell(s, op, v);
+        }
+    // Yellow is worse whichever way the metric points.
+    QCPColorGradient gradient = viridisGradient();
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    m_map->setGradient(info.higher_is_worse ? gradient : gradient.inverted());
+    m_map->setDataRange(QCPRange(lo, hi == lo ? lo + 1 : hi));
+    m_map->colorScale()->axis()->setLabel(QString::fromLatin1(info.label));
+    m_heat->xAxis->setRange(-0.5, std::max(steps, 1) - 0.5);
+    m_heat->yAxis->setRange(-0.5, std::max(ops, 1) - 0.5);
+    // Whole steps; the ops by name while they fit, else by number.
+    QSharedPointer<QCPAxisTickerFixed> whole(new QCPAxisTickerFixed);
+    whole->setTickStep(1);
+    whole->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_heat->xAxis->setTicker(whole);
+    m_drift->xAxis->setTicker(whole);
+    if (ops > 0 && ops <= m_heat->axisRect()->height() / 14) {
+        QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+        for (int op = 0; op < ops; ++op)
+            names->addTick(op, QString::fromStdString(m_matrix.ops[std::size_t(op)]));
+        m_heat->yAxis->setTicker(names);
+        m_heat->yAxis->setLabel(QString());
+    } else {
+        m_heat->yAxis->setTicker(whole);
+        m_heat->yAxis->setLabel(tr("op, in graph order"));
+    }
+    m_heat->clearItems();
+    if (m_op && m_step && *m_op < m_matrix.ops.size() && *m_step < m_matrix.steps) {
+        auto* box = new QCPItemRect(m_heat);
+        box->topLeft->setCoords(double(*m_step) - 0.5, double(*m_op) - 0.5);
+        box->bottomRight->setCoords(double(*m_step) + 0.5, double(*m_op) + 0.5);
+        box->setPen(QPen(QColor(230, 120, 0), 2));
+    }
+    m_heat->replot();
+
+    m_drift->clearGraphs();
+    m_drift->clearItems();
+    QVector<double> x;
+    for (int s = 0; s < steps; ++s)
+        x << s;
+    for (int op = 0; op < ops; ++op) {
+        QVector<double> y;
+        for (int s = 0; s < steps; ++s) {
+            const double v = m_matrix.at(std::size_t(op), std::size_t(s));
+            y << (std::isinf(v) ? (v > 0 ? hi : lo) : v);
+        }
+        QCPGraph* g = m_drift->addGraph();
+        const bool chosen = m_op && *m_op == std::size_t(op);
+        g->setData(x, y);
+        g->setPen(chosen ? QPen(QColor(220, 110, 20), 2.5) : QPen(QColor(40, 90, 170, 70), 1));
+        if (chosen)
+            g->setName(QString::fromStdString(m_matrix.ops[std::size_t(op)]));
+    }
+    if (m_op && *m_op < std::size_t(ops)) // the chosen op on top
+        m_drift->graph(int(*m_op))->setLayer(QStringLiteral("main"));
+    if (const auto limit = thresholdOn(m_threshold, m_metric)) {
+        auto* line = new QCPItemStraightLine(m_drift);
+        line->point1->setCoords(0, *limit);
+        line->point2->setCoords(1, *limit);
+        line->setPen(QPen(QColor(200, 50, 50), 1, Qt::DashLine));
+    }
+    if (m_step) {
+        auto* at = new QCPItemStraightLine(m_drift);
+        at->point1->setCoords(double(*m_step), 0);
+        at->point2->setCoords(double(*m_step), 1);
+        at->setPen(QPen(QColor(230, 120, 0), 1, Qt::DotLine));
+    }
+    m_drift->yAxis->setLabel(QString::fromLatin1(info.label) + tr(" per op"));
+    m_drift->xAxis->setRange(-0.5, std::max(steps, 1) - 0.5);
+    const double pad = std::max(1e-12, (hi - lo) * 0.08);
+    m_drift->yAxis->setRange(lo - pad, hi + pad);
+    m_drift->replot();
+}
+
+} // namespace gapscope
