@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -14,7 +15,7 @@
 namespace gapscope::bench {
 
 std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements,
-                                           SyntheticValues values, int runs) {
+                                           SyntheticValues values, int runs, bool stepCaptures) {
     const int side = static_cast<int>(std::sqrt(static_cast<double>(elements)));
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
@@ -92,8 +93,15 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
         return err;
     if (auto err = writeFileAtomically(out + "/run.debug.bin", {sink.bytes().data(), sink.bytes().size()}))
         return err;
-    if (auto err = writeAotCapture(out + "/capture.gscap.safetensors", capture, tensors))
-        return err;
+    if (!stepCaptures)
+        return writeAotCapture(out + "/capture.gscap.safetensors", capture, tensors);
+    for (int k = 0; k < runs; ++k) {
+        char name[64];
+        std::snprintf(name, sizeof name, "/capture.step-%03d.gscap.safetensors", k);
+        capture.step = static_cast<std::uint64_t>(k);
+        if (auto err = writeAotCapture(out + name, capture, tensors))
+            return err;
+    }
     return std::nullopt;
 }
 

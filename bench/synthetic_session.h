@@ -14,9 +14,12 @@ namespace gapscope::bench {
 // float32 with side = floor(sqrt(elements)). Deterministic (fixed seed).
 // Normal values come from std::normal_distribution; Fast values from a cheap
 // generator (uniform in [-1, 1)), for sessions of many GiB. With runs > 1 the
-// ETDump holds that many executions, run k drifting k + 1 times as far.
+// ETDump holds that many executions, run k drifting k + 1 times as far; with
+// `stepCaptures` as well, a capture per execution (AotCapture::step = k, files
+// capture.step-NNN.gscap.safetensors): a decode loop for the steps view.
 enum class SyntheticValues { Normal, Fast };
 std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements,
-                                           SyntheticValues values = SyntheticValues::Normal, int runs = 1);
+                                           SyntheticValues values = SyntheticValues::Normal, int runs = 1,
+                                           bool stepCaptures = false);
 
 } // namespace gapscope::bench

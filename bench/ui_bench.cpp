@@ -7,9 +7,11 @@
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/steps_controller.h"
 #include "bench/synthetic_session.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
+#include "widgets/step_matrix_view.h"
 #include "widgets/tensor_panel.h"
 
 #include <QApplication>
@@ -129,6 +131,49 @@ std::string switchRun(const QString& dir) {
            ",\"switch_run_reads_no_file\":" + (readNothing ? "true" : "false");
 }
 
+// A decode loop of 64 steps × 500 ops (8x8 float32), a capture per step: how
+// long after the session is shown the steps matrix is ready (every step
+// compared with its own capture), and how long a click on a cell of another
+// step takes to show that step's table (median of 5).
+std::string stepsView(const QString& dir) {
+    bench::writeSyntheticSession(dir.toStdString(), 500, 64, bench::SyntheticValues::Normal, 64, true);
+    auto window = std::make_unique<MainWindow>();
+    window->resize(1400, 900);
+    window->show();
+    QElapsedTimer t;
+    qint64 readyAt = -1;
+    QObject::connect(window->steps(), &StepsController::ready, window.get(), [&] { readyAt = t.elapsed(); });
+    QSignalSpy shown(window.get(), &MainWindow::sessionShown);
+    QObject::connect(
+        window.get(), &MainWindow::sessionShown, window.get(), [&] { t.start(); }, Qt::SingleShotConnection);
+    window->openPaths({dir});
+    shown.wait(600000);
+    QSignalSpy ready(window->steps(), &StepsController::ready);
+    if (readyAt < 0)
+        ready.wait(600000);
+    const qint64 matrix = readyAt;
+    StepMatrixView* view = window->inspector()->stepsView();
+    std::vector<qint64> switches;
+    for (std::size_t k = 1; k <= 5; ++k) {
+        qint64 tableAt = -1;
+        const auto c = QObject::connect(window->loader(), &SessionLoader::opened, window.get(),
+                                        [&] { tableAt = t.elapsed(); });
+        QSignalSpy done(window.get(), &MainWindow::sessionShown);
+        t.start();
+        emit view->cellClicked(k * 7 % view->matrix().ops.size(), k * 11 % view->matrix().steps);
+        done.wait(600000);
+        QObject::disconnect(c);
+        switches.push_back(tableAt);
+    }
+    std::sort(switches.begin(), switches.end());
+    std::fprintf(stderr,
+                 "steps: %zu steps x %zu ops ready %lld ms after the session; a step switched in %lld ms\n",
+                 view->matrix().steps, view->matrix().ops.size(), static_cast<long long>(matrix),
+                 static_cast<long long>(switches[2]));
+    return ",\"steps_matrix_ms_64x500\":" + std::to_string(matrix) +
+           ",\"switch_step_ms_64x500\":" + std::to_string(switches[2]);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -147,6 +192,10 @@ int main(int argc, char** argv) {
                     static_cast<long long>(maxStallWhileLoading(QString::fromLocal8Bit(argv[2]))));
         return 0;
     }
+    if (argc > 1 && std::string(argv[1]) == "--steps") {
+        std::printf("%s%s}\n", json.c_str(), stepsView(dir.filePath(QStringLiteral("steps"))).c_str());
+        return 0;
+    }
     if (argc > 1 && std::string(argv[1]) == "--switch") {
         std::printf("%s%s}\n", json.c_str(), switchRun(dir.filePath(QStringLiteral("two-runs"))).c_str());
         return 0;
@@ -161,6 +210,7 @@ int main(int argc, char** argv) {
     // Switching the run of a 3,000-op session (two executions, 64x64 float32 an
     // op) over the loaded workspace (--switch: this alone, for a profiler).
     json += switchRun(dir.filePath(QStringLiteral("two-runs")));
+    json += stepsView(dir.filePath(QStringLiteral("steps")));
 
     // Sorting 100,000 rows on a metric, through the proxy the table uses.
     const QString many = dir.filePath(QStringLiteral("many"));

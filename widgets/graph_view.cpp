@@ -7,6 +7,7 @@
 #include "widgets/post_if_current.h"
 
 #include <QBuffer>
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
@@ -22,6 +23,8 @@
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 #include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
 
 namespace gapscope {
 
@@ -69,7 +72,12 @@ constexpr std::size_t kCollapseAbove = 300; // nodes: start with the groups coll
 GraphView::GraphView(QWidget* parent)
     : QWidget(parent), m_scene(new QGraphicsScene(this)), m_view(new QGraphicsView(m_scene, this)),
       m_minimap(new GraphMiniMap(m_scene, m_view)), m_search(new QLineEdit(this)),
-      m_collapseAll(new QPushButton(tr("Collapse groups"), this)), m_status(new QLabel(this)) {
+      m_collapseAll(new QPushButton(tr("Collapse groups"), this)),
+      m_byDifference(new QCheckBox(tr("Colour by A/B difference"), this)), m_status(new QLabel(this)) {
+    m_byDifference->hide();
+    m_byDifference->setToolTip(tr("Red: B is worse than this session at the node; green: better; grey: no "
+                                  "partner in B (the A/B tab)"));
+    connect(m_byDifference, &QCheckBox::toggled, this, [this] { recolour(); });
     m_search->setPlaceholderText(tr("Find a node (name or op), Enter for the next"));
     m_search->setClearButtonEnabled(true);
     auto* fit = new QPushButton(tr("Fit"), this);
@@ -79,6 +87,7 @@ GraphView::GraphView(QWidget* parent)
         "Collapse (or expand) every group of ops one runtime event covers; double-click one to toggle it"));
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_search, 1);
+    bar->addWidget(m_byDifference);
     bar->addWidget(m_collapseAll);
     bar->addWidget(fit);
     bar->addWidget(save);
@@ -293,6 +302,21 @@ void GraphView::recolour() {
         }
         QGraphicsRectItem* r = m_boxes[b];
         r->setBrush(worst >= 0 ? gapColor(worst) : QColor(235, 235, 235));
+        QString difference;
+        if (colourByDifference()) {
+            // Saturates at 20 units (20 dB of SNR): the worst and best stand out.
+            const auto it = row ? m_worseBy.find(*row) : m_worseBy.end();
+            if (it == m_worseBy.end()) {
+                r->setBrush(QColor(225, 225, 225));
+                difference = tr("\nno partner in B");
+            } else {
+                const double t = std::clamp(
+                    std::isfinite(it->second) ? it->second / 20.0 : (it->second > 0 ? 1.0 : -1.0), -1.0, 1.0);
+                const int fade = static_cast<int>(255 * (1 - std::abs(t)));
+                r->setBrush(t >= 0 ? QColor(255, fade, fade) : QColor(fade, 255, fade));
+                difference = tr("\nB worse by %1 (%2)").arg(it->second, 0, 'g', 3).arg(m_differenceLabel);
+            }
+        }
         QPen pen(selected ? QColor(20, 90, 200)
                  : first  ? QColor(200, 30, 30)
                  : top    ? QColor(220, 120, 0)
@@ -305,8 +329,31 @@ void GraphView::recolour() {
             tip.mid(0, 12).join(QLatin1Char('\n')) +
             (tip.size() > 12 ? tr("\n… %1 more").arg(tip.size() - 12) : QString()) +
             (row ? tr("\nrow %1, rel. L2 %2").arg(*row).arg(worst, 0, 'g', 3) : tr("\nnot compared")) +
-            marks);
+            difference + marks);
     }
+}
+
+void GraphView::setDifference(std::map<std::size_t, double> worseBy, const QString& label) {
+    m_worseBy = std::move(worseBy);
+    m_differenceLabel = label;
+    m_byDifference->setVisible(!m_worseBy.empty());
+    if (m_worseBy.empty())
+        m_byDifference->setChecked(false);
+    recolour();
+}
+
+void GraphView::setColourByDifference(bool on) {
+    m_byDifference->setChecked(on);
+}
+
+bool GraphView::colourByDifference() const {
+    return m_byDifference->isChecked() && !m_worseBy.empty();
+}
+
+QColor GraphView::boxBrush(std::size_t row) const {
+    const int box = boxOfRow(row);
+    return box >= 0 && static_cast<std::size_t>(box) < m_boxes.size() ? m_boxes[box]->brush().color()
+                                                                      : QColor();
 }
 
 int GraphView::boxOfRow(std::size_t row) const {

@@ -5,11 +5,14 @@
 #include "core/session/session.h"
 #include "widgets/graph_layout.h"
 
+#include <QColor>
 #include <QWidget>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
+class QCheckBox;
 class QGraphicsRectItem;
 class QGraphicsScene;
 class QGraphicsView;
@@ -48,6 +51,15 @@ public:
     // Selects and centres the next node whose name or op contains `text`.
     bool find(const QString& text);
     QString exportTo(const QString& path) const; // .svg or .png; error message or empty
+    // The A/B comparison's difference per row of this session (how much worse
+    // B is, in `label`'s unit: RunDiffModel's "B worse by"); the graph can be
+    // coloured by it instead of the gap (red: B worse, green: B better, grey:
+    // no partner). Empty: no comparison, the choice is hidden.
+    void setDifference(std::map<std::size_t, double> worseBy, const QString& label);
+    void setColourByDifference(bool on);
+    bool colourByDifference() const;
+    // The fill of the box showing a row's node (tests); invalid when none shows it.
+    QColor boxBrush(std::size_t row) const;
 
     const OpGraph& graph() const { return m_graph; }
     const GraphLayout& layout() const { return m_layout; }
@@ -86,6 +98,9 @@ private:
     GraphMiniMap* m_minimap;
     QLineEdit* m_search;
     QPushButton* m_collapseAll;
+    QCheckBox* m_byDifference;
+    std::map<std::size_t, double> m_worseBy;
+    QString m_differenceLabel;
     QLabel* m_status;
     JobTracker m_jobs;
 };

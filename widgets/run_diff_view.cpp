@@ -128,6 +128,7 @@ void RunDiffView::setMetric(Metric metric) {
         m_metric->setCurrentIndex(i);
     m_proxy->invalidate();
     showSummary();
+    emit metricChanged(metric);
 }
 
 void RunDiffView::setWorseThan(std::optional<double> margin) {

@@ -44,6 +44,7 @@ public:
 
 signals:
     void pairSelected(std::size_t pair);
+    void metricChanged(gapscope::Metric metric);
 
 private:
     void showSummary();

@@ -17,6 +17,7 @@
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
 #include "widgets/plot_export.h"
+#include "widgets/run_diff_model.h"
 #include "widgets/run_diff_view.h"
 #include "widgets/step_matrix_view.h"
 
@@ -121,8 +122,11 @@ MainWindow::MainWindow(QWidget* parent)
     // A/B: B loads beside A on its own loader; each complete A is paired with it again.
     connect(loader, &SessionLoader::completed, m_compare, &CompareController::setA);
     connect(loader, &SessionLoader::completed, m_steps, &StepsController::sessionCompleted);
+    connect(m_inspector->runDiffView(), &RunDiffView::metricChanged, this,
+            &MainWindow::showDifferenceInGraph);
     connect(m_compare, &CompareController::compared, this, [this](std::shared_ptr<const ComparedRuns> runs) {
         m_inspector->runDiffView()->setRuns(std::move(runs));
+        showDifferenceInGraph();
         m_inspector->showTab(InspectorView::AbTab);
         m_status->setText(tr("A/B: %1 against %2")
                               .arg(QString::fromStdString(m_compare->runs()->a.label),
@@ -283,6 +287,8 @@ void MainWindow::showBanner(const QStringList& lines) {
 }
 
 void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStringList& pathErrors) {
+    // Another A: the A/B difference shown on the graph is of the previous one until paired again.
+    m_inspector->graphView()->setDifference({}, {});
     m_inspector->showSession(snapshot);
     QStringList lines = pathErrors;
     for (const auto& e : snapshot->errors)
@@ -362,6 +368,21 @@ bool MainWindow::exportCsv(const QString& path) {
     std::ostringstream out;
     writeComparisonCsv(out, *snapshot->comparison);
     return !writeFileAtomically(path.toStdString(), std::string_view(out.str()));
+}
+
+void MainWindow::showDifferenceInGraph() {
+    // The graph shows A's nodes: each paired row's "B worse by" on the A/B tab's metric.
+    std::map<std::size_t, double> worseBy;
+    const auto& runs = m_compare->runs();
+    const Metric metric = m_inspector->runDiffView()->model()->metric();
+    const auto s = session();
+    if (runs && s && s->comparison && runs->a.rows.size() == s->comparison->rows.size())
+        for (const auto& p : runs->match.pairs)
+            if (p.a && p.b)
+                if (const auto d = metricDelta(runs->a, runs->b, p, metric).worse_by)
+                    worseBy[runs->a.rows[*p.a].index] = *d;
+    m_inspector->graphView()->setDifference(std::move(worseBy),
+                                            QString::fromLatin1(metricInfo(metric).label));
 }
 
 void MainWindow::showStepSelection() {

@@ -90,6 +90,8 @@ protected:
 private:
     // The steps view marks the op and step the window shows.
     void showStepSelection();
+    // The graph's "colour by A/B difference": the A/B tab's values on A's nodes.
+    void showDifferenceInGraph();
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
     void finishSession(std::shared_ptr<const Session> session);
     void showBanner(const QStringList& lines);

@@ -8,6 +8,7 @@
 #include "app/gui/session_loader.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/run_summary.h"
+#include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
 #include "widgets/run_diff_chart.h"
 #include "widgets/run_diff_model.h"
@@ -59,6 +60,7 @@ private slots:
     void aSessionAgainstItselfPairsEveryRowByHandle();
     void anotherProgramPairsByNodeAndListsEveryRow();
     void theStepsViewShowsOpsBySteps();
+    void theGraphColoursByTheDifference();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -203,6 +205,35 @@ void CompareRunsTest::theStepsViewShowsOpsBySteps() {
     QCOMPARE(view.matrix().first_crossing->op, *lowered);
     view.setMetric(Metric::Mse);
     QVERIFY(view.summary()->text().contains(QStringLiteral("Worst")));
+}
+
+void CompareRunsTest::theGraphColoursByTheDifference() {
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    window.openPaths({kDemo});
+    window.compareWith({kDemo});
+    QVERIFY(waitCompared(window));
+    GraphView* graph = window.inspector()->graphView();
+    window.inspector()->showTab(InspectorView::GraphTab);
+    if (graph->layoutPending()) {
+        QSignalSpy laid(graph, &GraphView::laidOut);
+        QVERIFY(laid.wait(30000));
+    }
+    // Offered once B is paired; the same session on both sides: nothing changed.
+    const auto& rows = window.session()->comparison->rows;
+    graph->setColourByDifference(true);
+    QVERIFY(graph->colourByDifference());
+    // Row 0 ten units worse in B, row 1 ten better: red and green.
+    std::map<std::size_t, double> worse{{rows[0].index, 10.0}, {rows[1].index, -10.0}};
+    graph->setDifference(worse, QStringLiteral("SNR dB"));
+    graph->setColourByDifference(true);
+    const QColor worseColour = graph->boxBrush(rows[0].index), betterColour = graph->boxBrush(rows[1].index);
+    QVERIFY2(worseColour.red() == 255 && worseColour.green() < 200, qPrintable(worseColour.name()));
+    QVERIFY2(betterColour.green() == 255 && betterColour.red() < 200, qPrintable(betterColour.name()));
+    // No comparison: the choice goes, and the gap colours come back.
+    graph->setDifference({}, {});
+    QVERIFY(!graph->colourByDifference());
 }
 
 QTEST_MAIN(CompareRunsTest)
