@@ -1,6 +1,7 @@
 // Writes a large synthetic session for screenshots and load tests (see
 // bench/synthetic_session.h).
-// usage: gapscope_make_session OUTDIR [OPS=300] [ELEMENTS=4096] [--fast]
+// usage: gapscope_make_session OUTDIR [OPS=300] [ELEMENTS=4096] [--fast | --steps=N]
+// --steps=N: a decode loop of N executions with a capture per step (the steps view).
 
 #include "bench/synthetic_session.h"
 
@@ -11,7 +12,7 @@
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [OPS] [ELEMENTS] [--fast]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [OPS] [ELEMENTS] [--fast | --steps=N]\n", argv[0]);
         return 2;
     }
     const int ops = argc > 2 ? std::atoi(argv[2]) : 300;
@@ -20,10 +21,17 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "OPS and ELEMENTS must be positive\n");
         return 2;
     }
-    const bool fast = argc > 4 && std::string(argv[4]) == "--fast"; // cheap values, for many-GiB sessions
+    const std::string option = argc > 4 ? argv[4] : "";
+    const bool fast = option == "--fast"; // cheap values, for many-GiB sessions
+    const int steps = option.rfind("--steps=", 0) == 0 ? std::atoi(option.c_str() + 8) : 1;
+    if (steps <= 0) {
+        std::fprintf(stderr, "--steps=N takes a positive N\n");
+        return 2;
+    }
     if (auto err = gapscope::bench::writeSyntheticSession(argv[1], ops, elements,
                                                           fast ? gapscope::bench::SyntheticValues::Fast
-                                                               : gapscope::bench::SyntheticValues::Normal)) {
+                                                               : gapscope::bench::SyntheticValues::Normal,
+                                                          steps, steps > 1)) {
         std::fprintf(stderr, "%s\n", err->describe().c_str());
         return 1;
     }

@@ -18,9 +18,12 @@ namespace {
 
 // A dump whose delegate events all carry their handle in the name (QNN's first
 // design, `<name>__debugID_<N>`) resolves without an ETRecord, so none is missing.
+// One program names its events alike in every execution: the first run with
+// delegate events decides (a decode loop opened step by step would otherwise
+// scan every run of the loop at every step).
 bool namesItsOwnHandles(const EtDump& dump) {
-    bool any = false;
-    for (const auto& run : dump.runs)
+    for (const auto& run : dump.runs) {
+        bool any = false;
         for (const auto& e : run.events)
             if (const auto* d = std::get_if<DebugEvent>(&e); d && d->delegate_debug_id_int != -1) {
                 return false;
@@ -29,7 +32,10 @@ bool namesItsOwnHandles(const EtDump& dump) {
                     return false;
                 any = true;
             }
-    return any;
+        if (any)
+            return true;
+    }
+    return false;
 }
 
 } // namespace

@@ -1,10 +1,13 @@
 #include "core/session/session_steps.h"
 
+#include "core/common/parallel.h"
 #include "core/compare/run_checks.h"
 #include "core/session/workspace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <optional>
 
 namespace gapscope {
 
@@ -32,29 +35,46 @@ SessionSteps compareSteps(const Session& session, SessionOptions options, const 
     options.file_set = session.file_set;
     options.comparison.method = c.method;
     options.progress = {};
-    for (std::size_t k = 0; k < out.runs.size(); ++k) {
-        if (cancelled && cancelled->load()) {
-            out.error = "cancelled";
-            break;
-        }
-        options.comparison.run = out.runs[k];
-        const auto step = loadSessionFiles(files, options);
+    // Steps in parallel: each is a comparison of its own over the shared, guarded
+    // workspace (its rows are measured in parallel inside, too).
+    struct Step {
+        std::optional<RunSummary> summary;
+        std::vector<std::string> warnings;
+        std::string error;
+    };
+    std::vector<Step> results(out.runs.size());
+    std::atomic<std::size_t> done{0};
+    parallelFor(out.runs.size(), [&](std::size_t k) {
+        if (cancelled && cancelled->load())
+            return;
+        SessionOptions own = options;
+        own.comparison.run = out.runs[k];
+        const auto step = loadSessionFiles(files, own);
         if (!step->comparison) {
-            out.error =
+            results[k].error =
                 "run " + std::to_string(out.runs[k]) + ": " +
                 (step->errors.empty() ? std::string("nothing compared") : step->errors.front().describe());
-            break;
+            return;
         }
-        for (const auto& w : step->comparison->warnings)
-            if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
-                out.warnings.push_back(w);
+        results[k].warnings = step->comparison->warnings;
         const std::string capture =
             step->capture_file ? std::filesystem::path(step->capture_file->path()).filename().string() : "";
-        out.steps.push_back(summarizeRun(*step->comparison,
-                                         "step " + std::to_string(k) + " (" + capture + ")",
-                                         step->capture ? referenceProgramDigest(*step->capture) : ""));
+        results[k].summary =
+            summarizeRun(*step->comparison, "step " + std::to_string(k) + " (" + capture + ")",
+                         step->capture ? referenceProgramDigest(*step->capture) : "");
         if (progress)
-            progress(k + 1, out.runs.size());
+            progress(++done, out.runs.size());
+    });
+    // In step order, up to the first that could not be compared.
+    for (auto& r : results) {
+        if (!r.summary) {
+            out.error = !r.error.empty() ? r.error : "cancelled";
+            break;
+        }
+        for (const auto& w : r.warnings)
+            if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
+                out.warnings.push_back(w);
+        out.steps.push_back(std::move(*r.summary));
     }
     out.runs.resize(out.steps.size());
     return out;

@@ -14,6 +14,7 @@ namespace gapscope {
 // capture where the session offers one per step (as `compare --all-runs`), and
 // summarised: the steps view's input. Over the session's workspace: no file is
 // read again. Stops between steps once `cancelled` is set (then `error` says so).
+// Steps run in parallel: `progress` is called from several threads.
 struct SessionSteps {
     std::vector<std::size_t> runs; // the RunData index of each step
     std::vector<RunSummary> steps;
