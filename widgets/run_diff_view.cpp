@@ -110,7 +110,7 @@ void RunDiffView::setRuns(std::shared_ptr<const ComparedRuns> runs) {
     m_table->sortByColumn(RunDiffModel::WorseBy, Qt::DescendingOrder);
     m_table->resizeColumnsToContents();
     for (const int c : {RunDiffModel::A, RunDiffModel::B})
-        m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 260));
+        m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 210));
     showSummary();
 }
 
