@@ -1,6 +1,7 @@
 #include "app/cli/compare_command.h"
 
 #include "app/cli/diff_command.h"
+#include "app/cli/output_file.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
 #include "core/common/side_task.h"
@@ -46,14 +47,6 @@ struct CompareOptions {
 int fail(const std::string& message) {
     std::cerr << "gapscope-cli compare: " << message << '\n';
     return 1;
-}
-
-std::optional<std::string> writeOutput(const std::string& path, const std::string& text) {
-    if (path.empty())
-        return std::nullopt;
-    if (auto err = writeFileAtomically(path, std::string_view(text)))
-        return err->describe();
-    return std::nullopt;
 }
 
 // Why a loaded session cannot be reported, as the exit status's message: a file
@@ -191,33 +184,11 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
     return tripped > 0 ? 3 : 0;
 }
 
-int runCompare(const CompareOptions& o) {
-    ReportContext ctx;
-    std::string error;
-    // The first divergence is judged by the gate when one is given: a table that says
-    // "crosses snr 20" under a passing snr=10 gate reads as a failure.
-    const std::string thresholdText = !o.threshold.empty()      ? o.threshold
-                                      : o.failAbove.size() == 1 ? o.failAbove.front()
-                                                                : std::string();
-    auto threshold =
-        thresholdText.empty() ? std::optional(kDefaultThreshold) : parseThreshold(thresholdText, error);
-    if (!threshold)
-        return fail("--threshold: " + error), 2;
-    ctx.threshold = *threshold;
-    for (const auto& g : o.failAbove) {
-        auto gate = parseThreshold(g, error);
-        if (!gate)
-            return fail("--fail-above: " + error), 2;
-        ctx.gates.push_back(*gate);
-    }
-    std::vector<MetricThreshold> margins;
-    if (!parseMargins(o.failIfWorse, margins, error))
-        return fail("--fail-if-worse: " + error), 2;
-    if (!margins.empty() && o.baseline.empty())
-        return fail("--fail-if-worse compares with a baseline: give it with --baseline OLD.json"), 2;
-
-    // Every input is mapped once: read, compared and hashed from the same bytes.
-    SessionFiles files;
+// The session's files from the command line: folders and files sorted by
+// content, or the files named by option. Every input is mapped once: read,
+// compared and hashed from the same bytes. Nothing, or the exit status (the
+// reason said on stderr).
+std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files) {
     if (!o.paths.empty()) {
         // Folders and files sorted by content, as the app sorts them (sortSessionFiles);
         // a file given with its option fills that slot whatever the folder holds.
@@ -280,6 +251,37 @@ int runCompare(const CompareOptions& o) {
             *slot = mapped.value();
         }
     }
+    return std::nullopt;
+}
+
+int runCompare(const CompareOptions& o) {
+    ReportContext ctx;
+    std::string error;
+    // The first divergence is judged by the gate when one is given: a table that says
+    // "crosses snr 20" under a passing snr=10 gate reads as a failure.
+    const std::string thresholdText = !o.threshold.empty()      ? o.threshold
+                                      : o.failAbove.size() == 1 ? o.failAbove.front()
+                                                                : std::string();
+    auto threshold =
+        thresholdText.empty() ? std::optional(kDefaultThreshold) : parseThreshold(thresholdText, error);
+    if (!threshold)
+        return fail("--threshold: " + error), 2;
+    ctx.threshold = *threshold;
+    for (const auto& g : o.failAbove) {
+        auto gate = parseThreshold(g, error);
+        if (!gate)
+            return fail("--fail-above: " + error), 2;
+        ctx.gates.push_back(*gate);
+    }
+    std::vector<MetricThreshold> margins;
+    if (!parseMargins(o.failIfWorse, margins, error))
+        return fail("--fail-if-worse: " + error), 2;
+    if (!margins.empty() && o.baseline.empty())
+        return fail("--fail-if-worse compares with a baseline: give it with --baseline OLD.json"), 2;
+
+    SessionFiles files;
+    if (const auto status = gatherFiles(o, files))
+        return *status;
     // A report lists every input's SHA-256, which reads every byte: hashed on a
     // background thread while the comparison runs, and only when a report is
     // written (the table shows no digest).

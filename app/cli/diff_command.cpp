@@ -1,5 +1,6 @@
 #include "app/cli/diff_command.h"
 
+#include "app/cli/output_file.h"
 #include "core/common/atomic_file.h"
 #include "core/report/diff_report.h"
 #include "core/report/json_text.h"
@@ -27,14 +28,6 @@ struct DiffOptions {
 int fail(const std::string& command, const std::string& message, int code = 1) {
     std::cerr << "gapscope-cli " << command << ": " << message << '\n';
     return code;
-}
-
-std::optional<std::string> writeOutput(const std::string& path, const std::string& text) {
-    if (path.empty())
-        return std::nullopt;
-    if (auto err = writeFileAtomically(path, std::string_view(text)))
-        return err->describe();
-    return std::nullopt;
 }
 
 // The runs of two reports that compare with each other: execution k with
