@@ -156,13 +156,13 @@ void StepMatrixView::draw() {
     m_map->colorScale()->axis()->setLabel(QString::fromLatin1(info.label));
     m_heat->xAxis->setRange(-0.5, std::max(steps, 1) - 0.5);
     m_heat->yAxis->setRange(-0.5, std::max(ops, 1) - 0.5);
-    // Whole steps; the ops by name while they fit, else by number.
+    // Whole steps; the ops by name up to 40 (a decoder layer's), else by number.
     QSharedPointer<QCPAxisTickerFixed> whole(new QCPAxisTickerFixed);
     whole->setTickStep(1);
     whole->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_heat->xAxis->setTicker(whole);
     m_drift->xAxis->setTicker(whole);
-    if (ops > 0 && ops <= m_heat->axisRect()->height() / 14) {
+    if (ops > 0 && ops <= 40) {
         QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
         for (int op = 0; op < ops; ++op)
             names->addTick(op, QString::fromStdString(m_matrix.ops[std::size_t(op)]));
