@@ -3,6 +3,7 @@
 // a session loads, an op is selected and the table sorted; a sort of 100,000
 // rows; a heatmap of a 4096 x 4096 tensor. Prints one JSON object last.
 
+#include "app/gui/compare_controller.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
@@ -174,6 +175,47 @@ std::string stepsView(const QString& dir) {
            ",\"switch_step_ms_64x500\":" + std::to_string(switches[2]);
 }
 
+// A/B: opening a session as B beside another (File → Compare With…) against
+// opening it alone, in the same run (medians of 3): B loads on its own loader,
+// so it should cost what it costs alone, plus the pairing.
+std::string secondSession(const QString& dirA, const QString& dirB) {
+    bench::writeSyntheticSession(dirA.toStdString(), 3000, 4096);
+    bench::writeSyntheticSession(dirB.toStdString(), 3000, 4096, bench::SyntheticValues::Normal, 2);
+    const auto median = [](std::vector<qint64> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    std::vector<qint64> alone, beside;
+    for (int k = 0; k < 3; ++k) {
+        {
+            // The window made first, as for B: creating it is not opening.
+            MainWindow window;
+            window.resize(1400, 900);
+            window.show();
+            QApplication::processEvents();
+            QSignalSpy shown(&window, &MainWindow::sessionShown);
+            QElapsedTimer t;
+            t.start();
+            window.openPaths({dirB});
+            shown.wait(600000);
+            alone.push_back(t.elapsed());
+        }
+        auto window = load(dirA);
+        QSignalSpy compared(window->comparison(), &CompareController::compared);
+        QElapsedTimer t;
+        t.start();
+        window->compareWith({dirB});
+        compared.wait(600000);
+        beside.push_back(t.elapsed());
+    }
+    const qint64 a = median(alone), b = median(beside);
+    std::fprintf(stderr, "a 3,000-op session: %lld ms alone, %lld ms beside another (paired)\n",
+                 static_cast<long long>(a), static_cast<long long>(b));
+    return ",\"open_b_alone_ms_3000\":" + std::to_string(a) +
+           ",\"open_b_beside_ms_3000\":" + std::to_string(b) + ",\"open_b_ratio\":" +
+           std::to_string(a > 0 ? static_cast<double>(b) / static_cast<double>(a) : 0.0);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -190,6 +232,12 @@ int main(int argc, char** argv) {
     if (argc > 2 && std::string(argv[1]) == "--only") {
         std::printf("%s,\"ui_max_stall_ms\":%lld}\n", json.c_str(),
                     static_cast<long long>(maxStallWhileLoading(QString::fromLocal8Bit(argv[2]))));
+        return 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "--ab") {
+        std::printf("%s%s}\n", json.c_str(),
+                    secondSession(dir.filePath(QStringLiteral("ab-a")), dir.filePath(QStringLiteral("ab-b")))
+                        .c_str());
         return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "--steps") {
@@ -211,6 +259,7 @@ int main(int argc, char** argv) {
     // op) over the loaded workspace (--switch: this alone, for a profiler).
     json += switchRun(dir.filePath(QStringLiteral("two-runs")));
     json += stepsView(dir.filePath(QStringLiteral("steps")));
+    json += secondSession(dir.filePath(QStringLiteral("ab-a")), dir.filePath(QStringLiteral("ab-b")));
 
     // Sorting 100,000 rows on a metric, through the proxy the table uses.
     const QString many = dir.filePath(QStringLiteral("many"));
