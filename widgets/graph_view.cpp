@@ -308,7 +308,7 @@ void GraphView::recolour() {
             const auto it = row ? m_worseBy.find(*row) : m_worseBy.end();
             if (it == m_worseBy.end()) {
                 r->setBrush(QColor(225, 225, 225));
-                difference = tr("\nno partner in B");
+                difference = tr("\nno partner in B, or no value to compare");
             } else {
                 const double t = std::clamp(
                     std::isfinite(it->second) ? it->second / 20.0 : (it->second > 0 ? 1.0 : -1.0), -1.0, 1.0);
