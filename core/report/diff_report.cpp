@@ -34,6 +34,8 @@ json rowJson(const RunSummary& run, const std::optional<std::size_t>& row) {
         return nullptr;
     const RunRow& r = run.rows[*row];
     return {{"row", r.index},
+            {"compared_node", r.compared_node},
+            {"compared_handle", r.compared_handle},
             {"aot_debug_handle", r.aot_debug_handle},
             {"aot_ops", r.aot_ops},
             {"status", rowStatusName(r.status)},

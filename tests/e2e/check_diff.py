@@ -50,6 +50,7 @@ def main():
             if pair[side] is None:
                 continue
             row = rows[pair[side]["row"]]
+            assert pair[side]["compared_node"] == row["compared_node"], (side, pair[side], row["compared_node"])
             for metric, values in pair["metrics"].items():
                 own = number(row["metrics"].get(metric)) if row["metrics"] else None
                 assert same(number(values[side]), own), (side, row["index"], metric, values[side], own)
@@ -81,7 +82,7 @@ def main():
     top = diff["pairs"][diff["ranking"][0]]
     print(f"diff: {counts['matched']} pairs ({diff['matched_by']}), {counts['a_only']} on A only, "
           f"{counts['b_only']} on B only; worst on {metric}: "
-          f"{top['a']['aot_ops'][-1] if top['a'] else '-'} -> {top['b']['aot_ops'][-1] if top['b'] else '-'} "
+          f"{top['a']['compared_node'] if top['a'] else '-'} -> {top['b']['compared_node'] if top['b'] else '-'} "
           f"({top['metrics'][metric]['worse_by']})")
 
 
