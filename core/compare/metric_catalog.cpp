@@ -57,7 +57,7 @@ const std::vector<MetricInfo>& metricCatalog() {
 }
 
 const MetricInfo& metricInfo(Metric metric) {
-    return metricCatalog()[static_cast<std::size_t>(metric)]; // the catalog is in enum order
+    return metricCatalog()[metricIndex(metric)];
 }
 
 std::optional<MetricInfo> findMetric(const std::string& name) {

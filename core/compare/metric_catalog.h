@@ -2,6 +2,7 @@
 
 #include "core/compare/comparison.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,11 @@ struct MetricInfo {
 // In report order: ExecuTorch's three first.
 const std::vector<MetricInfo>& metricCatalog();
 const MetricInfo& metricInfo(Metric metric);
+// The metric's position in metricCatalog(): the catalog is in enum order, so a
+// vector of values "one per catalog entry" is indexed by the metric itself.
+inline std::size_t metricIndex(Metric metric) {
+    return static_cast<std::size_t>(metric);
+}
 std::optional<MetricInfo> findMetric(const std::string& name);
 // The metric's key ("rel_l2"): what reports and settings write.
 inline std::string metricName(Metric metric) {

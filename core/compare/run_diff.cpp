@@ -8,14 +8,6 @@ namespace gapscope {
 
 namespace {
 
-std::size_t catalogPosition(Metric metric) {
-    const auto& catalog = metricCatalog();
-    for (std::size_t i = 0; i < catalog.size(); ++i)
-        if (catalog[i].id == metric)
-            return i;
-    return catalog.size();
-}
-
 std::optional<double> valueOf(const RunSummary& run, std::optional<std::size_t> row, std::size_t position) {
     if (!row || position >= run.rows[*row].metrics.size())
         return std::nullopt;
@@ -46,7 +38,7 @@ MetricDelta metricDelta(const MetricInfo& metric, std::optional<double> a, std::
 }
 
 MetricDelta metricDelta(const RunSummary& a, const RunSummary& b, const RowPairing& p, Metric metric) {
-    const auto position = catalogPosition(metric);
+    const auto position = metricIndex(metric);
     const auto va = valueOf(a, p.a, position), vb = valueOf(b, p.b, position);
     if (!p.a || !p.b) // a row of one run only: its value, and nothing to subtract
         return {va, vb, std::nullopt, std::nullopt};

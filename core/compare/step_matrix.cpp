@@ -12,10 +12,7 @@ StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
     StepMatrix m;
     m.metric = metric;
     m.steps = steps.size();
-    const auto& catalog = metricCatalog();
-    std::size_t position = 0;
-    while (position < catalog.size() && catalog[position].id != metric)
-        ++position;
+    const std::size_t position = metricIndex(metric);
     const MetricInfo& info = metricInfo(metric);
     const auto limit = thresholdOn(threshold, metric);
 

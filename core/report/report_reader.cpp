@@ -81,13 +81,12 @@ void readMetrics(value& v, const std::string& field, RunRow& row) {
     for (auto f : v.get_object()) {
         const std::string key(f.unescaped_key().value());
         value mv = f.value().value();
-        std::size_t k = 0;
-        while (k < catalog.size() && key != catalog[k].name)
-            ++k;
-        if (k == catalog.size()) { // a metric this Gapscope does not know
+        const auto metric = findMetric(key);
+        if (!metric) { // a metric this Gapscope does not know
             validateSkipped(mv, 3);
             continue;
         }
+        const std::size_t k = metricIndex(metric->id);
         if (seen[k])
             fault(field, "the key '" + key + "' appears twice");
         seen[k] = true;

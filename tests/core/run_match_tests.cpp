@@ -26,10 +26,7 @@ std::shared_ptr<const MappedFile> textFile(const std::string& name, const std::s
 }
 
 std::size_t position(Metric metric) {
-    for (std::size_t i = 0; i < metricCatalog().size(); ++i)
-        if (metricCatalog()[i].id == metric)
-            return i;
-    return 0;
+    return metricIndex(metric);
 }
 
 // A row as a report would give it: one op, its handle, a shape, an SNR.

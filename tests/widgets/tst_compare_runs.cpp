@@ -112,12 +112,7 @@ void CompareRunsTest::aSessionAgainstItselfPairsEveryRowByHandle() {
     QVERIFY(view->isVisible() || window.inspector()->runDiffView()->parentWidget());
     QVERIFY(view->summary()->text().contains(QStringLiteral("debug handle")));
     // Each side's value is the session's own, to the bit.
-    const std::size_t snr = [] {
-        for (std::size_t i = 0; i < metricCatalog().size(); ++i)
-            if (metricCatalog()[i].id == Metric::Snr)
-                return i;
-        return std::size_t(0);
-    }();
+    const std::size_t snr = metricIndex(Metric::Snr);
     for (const auto& p : runs->match.pairs) {
         const auto own = rowMetric(rows[runs->a.rows[*p.a].index], Metric::Snr);
         QCOMPARE(runs->a.rows[*p.a].metrics[snr].has_value(), own.has_value());
@@ -171,9 +166,7 @@ void CompareRunsTest::theStepsViewShowsOpsBySteps() {
     const auto a = load(kDemo);
     const RunSummary base = summarizeRun(*a->comparison, "demo", referenceProgramDigest(*a->capture));
     auto steps = std::make_shared<SessionSteps>();
-    std::size_t snr = 0;
-    while (metricCatalog()[snr].id != Metric::Snr)
-        ++snr;
+    const std::size_t snr = metricIndex(Metric::Snr);
     for (std::size_t k = 0; k < 3; ++k) {
         RunSummary step = base;
         step.rows.at(1).metrics[snr] = 30.0 - 8.0 * double(k);
