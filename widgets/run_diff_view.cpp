@@ -1,5 +1,6 @@
 #include "widgets/run_diff_view.h"
 
+#include "widgets/pair_tensor_view.h"
 #include "widgets/run_diff_chart.h"
 #include "widgets/run_diff_model.h"
 #include "widgets/run_diff_proxy.h"
@@ -20,9 +21,10 @@ namespace gapscope {
 
 RunDiffView::RunDiffView(QWidget* parent)
     : QWidget(parent), m_model(new RunDiffModel(this)), m_proxy(new RunDiffProxy(this)),
-      m_table(new QTableView(this)), m_chart(new RunDiffChart(this)), m_summary(new QLabel(this)),
-      m_metric(new QComboBox(this)), m_worseOnly(new QCheckBox(tr("B worse by more than"), this)),
-      m_margin(new QDoubleSpinBox(this)), m_unpaired(new QCheckBox(tr("Rows of one run only"), this)) {
+      m_table(new QTableView(this)), m_chart(new RunDiffChart(this)), m_tensors(new PairTensorView(this)),
+      m_summary(new QLabel(this)), m_metric(new QComboBox(this)),
+      m_worseOnly(new QCheckBox(tr("B worse by more than"), this)), m_margin(new QDoubleSpinBox(this)),
+      m_unpaired(new QCheckBox(tr("Rows of one run only"), this)) {
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -68,10 +70,18 @@ RunDiffView::RunDiffView(QWidget* parent)
     split->setStretchFactor(1, 2);
     split->setSizes({800, 520});
     m_chart->setMinimumWidth(320);
+    // The tensors below: four heatmaps want the tab's whole width.
+    auto* outer = new QSplitter(Qt::Vertical, this);
+    outer->setObjectName(QStringLiteral("abTensorSplitter"));
+    outer->addWidget(split);
+    outer->addWidget(m_tensors);
+    outer->setChildrenCollapsible(false);
+    outer->setStretchFactor(0, 3);
+    outer->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
     layout->addLayout(controls);
-    layout->addWidget(split, 1);
+    layout->addWidget(outer, 1);
 
     connect(m_metric, &QComboBox::currentIndexChanged, this,
             [this] { setMetric(static_cast<Metric>(m_metric->currentData().toInt())); });
@@ -104,6 +114,7 @@ RunDiffView::RunDiffView(QWidget* parent)
 }
 
 void RunDiffView::setRuns(std::shared_ptr<const ComparedRuns> runs) {
+    m_tensors->clear(tr("Select a pairing to see both runs' tensors."));
     m_model->setRuns(runs);
     m_chart->setRuns(runs, m_model->metric());
     // Ranked: the pairing B made worst first.
@@ -112,9 +123,14 @@ void RunDiffView::setRuns(std::shared_ptr<const ComparedRuns> runs) {
     for (const int c : {RunDiffModel::A, RunDiffModel::B})
         m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 210));
     showSummary();
+    // The pairing B made worst, selected: its tensors are what the user looks at first.
+    if (m_proxy->rowCount() > 0)
+        m_table->selectionModel()->setCurrentIndex(m_proxy->index(0, 0), QItemSelectionModel::ClearAndSelect |
+                                                                             QItemSelectionModel::Rows);
 }
 
 void RunDiffView::setMessage(const QString& text) {
+    m_tensors->clear(QString());
     m_model->setRuns(nullptr);
     m_chart->setRuns(nullptr, m_model->metric());
     m_summary->setText(text);

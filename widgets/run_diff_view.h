@@ -14,6 +14,7 @@ class QTableView;
 
 namespace gapscope {
 
+class PairTensorView;
 class RunDiffChart;
 class RunDiffModel;
 class RunDiffProxy;
@@ -22,8 +23,8 @@ class RunDiffProxy;
 // compared and how the rows paired; the metric, a "B worse by more than"
 // filter and whether rows of one run only are listed; the table of pairings
 // (sortable, ranked by how much worse B is); below, the chart of both series
-// and their difference. Selecting a pairing in the table or the chart selects
-// it in both and says so (pairSelected).
+// and their difference; below both, the selected pairing's tensors. Selecting a pairing in the table or the
+// chart selects it in both and says so (pairSelected).
 class RunDiffView : public QWidget {
     Q_OBJECT
 public:
@@ -40,6 +41,8 @@ public:
     RunDiffProxy* proxy() const { return m_proxy; }
     QTableView* table() const { return m_table; }
     RunDiffChart* chart() const { return m_chart; }
+    // The selected pairing's tensors: the window hands it both sessions (pairSelected).
+    PairTensorView* tensors() const { return m_tensors; }
     QLabel* summary() const { return m_summary; }
 
 signals:
@@ -53,6 +56,7 @@ private:
     RunDiffProxy* m_proxy;
     QTableView* m_table;
     RunDiffChart* m_chart;
+    PairTensorView* m_tensors;
     QLabel* m_summary;
     QComboBox* m_metric;
     QCheckBox* m_worseOnly;

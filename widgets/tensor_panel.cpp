@@ -1,9 +1,11 @@
 #include "widgets/tensor_panel.h"
 
 #include "core/compare/element_reader.h"
+#include "core/compare/pair_tensors.h"
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
 #include "widgets/elided_label.h"
+#include "widgets/heatmap_plot.h"
 #include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
 #include "widgets/plot_grid.h"
@@ -25,19 +27,6 @@
 namespace gapscope {
 
 namespace {
-
-// The element a row compares, as the comparison planned and measured it.
-const ElementPlan* planOf(const ComparisonRow& row, std::size_t element) {
-    const auto& plans = row.elementPlans();
-    return element < plans.size() ? &plans[element] : nullptr;
-}
-
-// The element's metrics, for the reader's NaN rule, when every element has its
-// own (gaps hold measured elements only; an index could name another's).
-const GapMetrics* measuredOf(const ComparisonRow& row, std::size_t element) {
-    const bool aligned = row.measured && row.gaps.size() == row.elementPlans().size();
-    return aligned && element < row.gaps.size() ? &row.gaps[element] : nullptr;
-}
 
 double referenceAt(const ElementPlan& plan, std::uint64_t flat) {
     double v = 0;
@@ -72,32 +61,13 @@ TensorPanel::TensorPanel(QWidget* parent)
     const char* const fileNames[] = {"reference-heatmap",    "runtime-heatmap",      "difference-heatmap",
                                      "difference-histogram", "runtime-vs-reference", "error-per-channel"};
     for (int i = 0; i < 3; ++i) {
-        auto* plot = new QCustomPlot(this);
-        plot->setMinimumSize(140, 80);
-        plot->plotLayout()->insertRow(0);
-        plot->plotLayout()->addElement(0, 0,
-                                       new QCPTextElement(plot, tr(titles[i]), QFont(font().family(), 9)));
-        auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
-        auto* scale = new QCPColorScale(plot);
-        plot->plotLayout()->addElement(1, 1, scale);
-        map->setColorScale(scale);
-        map->setGradient(i == 2 ? divergingGradient() : viridisGradient());
-        map->setInterpolate(false); // one cell per element: quantisation steps stay visible
-        plot->yAxis->setRangeReversed(true);
-        for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
-            // Element indices: whole numbers only.
-            QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-            ticker->setTickStep(1);
-            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-            axis->setTicker(ticker);
-        }
-        plot->setMouseTracking(true);
-        connect(plot, &QCustomPlot::mouseMove, this,
+        const HeatmapPlot h = makeHeatmapPlot(this, tr(titles[i]), i == 2, QString::fromLatin1(fileNames[i]));
+        connect(h.plot, &QCustomPlot::mouseMove, this,
                 [this, i](QMouseEvent* e) { showValueAt(i, e->position()); });
-        enablePlotExport(plot, QString::fromLatin1(fileNames[i]));
-        m_plots.push_back(plot);
-        m_maps.push_back(map);
-        grid->addWidget(plot, 0, i);
+        m_heatmaps.push_back(h);
+        m_plots.push_back(h.plot);
+        m_maps.push_back(h.map);
+        grid->addWidget(h.plot, 0, i);
     }
     const char* const detailTitles[] = {QT_TR_NOOP("difference histogram"),
                                         QT_TR_NOOP("runtime vs reference"),
@@ -183,8 +153,8 @@ void TensorPanel::refresh() {
     const ComparisonRow* row = nullptr;
     if (m_session && m_session->comparison && m_row && *m_row < m_session->comparison->rows.size())
         row = &m_session->comparison->rows[*m_row];
-    for (auto* map : m_maps)
-        map->data()->setSize(1, 1), map->data()->fill(0);
+    for (const auto& h : m_heatmaps) // hidden until there are values
+        drawHeatmap(h, {}, 0, 0, 1, nullptr);
     for (auto* p : {m_histogram, m_scatter, m_channels}) {
         p->clearPlottables();
         p->clearItems();
@@ -206,7 +176,7 @@ void TensorPanel::refresh() {
         ops << QString::fromStdString(o);
     m_title->setText(tr("Row %1: %2").arg(row->index).arg(ops.join(QStringLiteral(", "))));
 
-    const ElementPlan* plan = planOf(*row, element);
+    const ElementPlan* plan = rowElement(*row, element).plan;
     if (!plan || plan->reference.is_scalar) {
         m_hover->setText(
             plan ? tr("The reference output is not a tensor.")
@@ -215,7 +185,7 @@ void TensorPanel::refresh() {
             p->replot();
         return;
     }
-    const auto reader = ElementReader::of(*plan, measuredOf(*row, element));
+    const auto reader = ElementReader::of(*plan, rowElement(*row, element).measured);
     // The slice: the two chosen axes (by default the last two) are displayed; the
     // other axes, in order, are flattened into the "slice" index.
     const auto& shape = plan->reference.shape;
@@ -231,53 +201,24 @@ void TensorPanel::refresh() {
         m_rowAxis->setCurrentIndex(std::max(rank - 2, 0));
         m_colAxis->setCurrentIndex(std::max(rank - 1, 0));
     }
-    int rowAxis = rank >= 2 ? m_rowAxis->currentIndex() : -1;
-    int colAxis = rank >= 1 ? m_colAxis->currentIndex() : -1;
-    if (rowAxis == colAxis)
-        rowAxis = -1; // one axis chosen twice: show it as a single row
-    std::vector<std::int64_t> strides(shape.size(), 1);
-    for (int d = rank - 2; d >= 0; --d)
-        strides[static_cast<std::size_t>(d)] =
-            strides[static_cast<std::size_t>(d) + 1] *
-            std::max<std::int64_t>(shape[static_cast<std::size_t>(d) + 1], 1);
-    const std::int64_t w = colAxis >= 0 ? shape[static_cast<std::size_t>(colAxis)] : 1;
-    const std::int64_t h = rowAxis >= 0 ? shape[static_cast<std::size_t>(rowAxis)] : 1;
-    std::int64_t slices = 1;
-    for (int d = 0; d < rank; ++d)
-        if (d != rowAxis && d != colAxis)
-            slices *= shape[static_cast<std::size_t>(d)];
-    m_leading->setRange(0, static_cast<int>(std::max<std::int64_t>(slices, 1) - 1));
-    // Offset of the chosen slice: unravel its index over the other axes.
-    std::int64_t base = 0;
-    {
-        std::int64_t rest = std::min<std::int64_t>(m_leading->value(), std::max<std::int64_t>(slices - 1, 0));
-        for (int d = rank - 1; d >= 0; --d) {
-            if (d == rowAxis || d == colAxis)
-                continue;
-            const std::int64_t extent = std::max<std::int64_t>(shape[static_cast<std::size_t>(d)], 1);
-            base += (rest % extent) * strides[static_cast<std::size_t>(d)];
-            rest /= extent;
-        }
-    }
-    const std::int64_t rowStride = rowAxis >= 0 ? strides[static_cast<std::size_t>(rowAxis)] : 0;
-    const std::int64_t colStride = colAxis >= 0 ? strides[static_cast<std::size_t>(colAxis)] : 0;
-    m_base = base;
-    m_rowStride = rowStride;
-    m_colStride = colStride;
-    m_shape = shape;
-    m_stride = static_cast<int>(
-        std::max<std::int64_t>(1, std::max(h, w) / kMaxSide + (std::max(h, w) % kMaxSide ? 1 : 0)));
-    m_width = static_cast<int>((w + m_stride - 1) / m_stride);
-    m_height = static_cast<int>((h + m_stride - 1) / m_stride);
+    const TensorSlice slice =
+        sliceTensor(shape, rank >= 2 ? m_rowAxis->currentIndex() : -1,
+                    rank >= 1 ? m_colAxis->currentIndex() : -1, m_leading->value(), kMaxSide);
+    const std::int64_t w = slice.cols, h = slice.rows;
+    m_leading->blockSignals(true); // the slice is drawn now, not again through valueChanged
+    m_leading->setRange(0, static_cast<int>(slice.slices - 1));
+    m_leading->blockSignals(false);
+    m_slice = slice;
+    m_stride = slice.stride;
+    m_width = slice.width;
+    m_height = slice.height;
 
     // Every value shown comes through the reader: what the metrics compared.
     const auto fill = [&](std::vector<double>& out, const auto& valueAt) {
         out.assign(static_cast<std::size_t>(m_width) * static_cast<std::size_t>(m_height), std::nan(""));
         for (int y = 0; y < m_height; ++y)
             for (int x = 0; x < m_width; ++x) {
-                const auto flat =
-                    static_cast<std::uint64_t>(base + static_cast<std::int64_t>(y) * m_stride * rowStride +
-                                               static_cast<std::int64_t>(x) * m_stride * colStride);
+                const auto flat = slice.flat(y, x);
                 if (flat >= plan->reference.numel)
                     continue;
                 out[static_cast<std::size_t>(y) * static_cast<std::size_t>(m_width) +
@@ -321,40 +262,17 @@ void TensorPanel::drawMaps() {
         for (double v : m_values[static_cast<std::size_t>(which)])
             if (std::isfinite(v))
                 lo = std::min(lo, v), hi = std::max(hi, v);
-    for (int which = 0; which < 3; ++which) {
-        auto* map = m_maps[static_cast<std::size_t>(which)];
-        const auto& vals = m_values[static_cast<std::size_t>(which)];
-        if (vals.empty())
-            continue;
-        map->data()->setSize(m_width, m_height);
-        // Axes count elements of the tensor, also when every k-th one is shown.
-        // QCustomPlot spans a dimension of one cell over its range alone (no half
-        // cell either side), so such a dimension gets the cell's own extent.
-        auto cells = [this](int n) {
-            return n > 1 ? QCPRange(0, (n - 1) * m_stride) : QCPRange(-0.5 * m_stride, 0.5 * m_stride);
-        };
-        map->data()->setRange(cells(m_width), cells(m_height));
-        for (int y = 0; y < m_height; ++y)
-            for (int x = 0; x < m_width; ++x)
-                map->data()->setCell(x, y,
-                                     vals[static_cast<std::size_t>(y) * static_cast<std::size_t>(m_width) +
-                                          static_cast<std::size_t>(x)]);
+    for (std::size_t which = 0; which < 3; ++which) {
+        std::optional<QCPRange> range; // none for no values: the map and its scale are hidden
         if (which == 2) {
-            double m = 0;
-            for (double v : vals)
-                if (std::isfinite(v))
-                    m = std::max(m, std::fabs(v));
-            // Identical tensors get a unit range instead of a degenerate one.
-            map->setDataRange(m > 0 ? QCPRange(-m, m) : QCPRange(-1, 1));
+            // Symmetric about 0; identical tensors get a unit range instead of a degenerate one.
+            const double m = maxAbs(m_values[2]);
+            range = m > 0 ? QCPRange(-m, m) : QCPRange(-1, 1);
         } else if (m_shared->isChecked() && hi > lo) {
-            map->setDataRange(QCPRange(lo, hi));
-        } else {
-            map->rescaleDataRange(true);
+            range = QCPRange(lo, hi);
         }
-        m_plots[static_cast<std::size_t>(which)]->rescaleAxes();
-        const double half = 0.5 * m_stride;
-        m_plots[static_cast<std::size_t>(which)]->xAxis->setRange(-half, m_width * m_stride - half);
-        m_plots[static_cast<std::size_t>(which)]->yAxis->setRange(-half, m_height * m_stride - half);
+        drawHeatmap(m_heatmaps[which], m_values[which], m_width, m_height, m_stride,
+                    range ? &*range : nullptr);
     }
 }
 
@@ -377,14 +295,7 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
     const QString raw = at < m_raw.size() ? tr(" (device %1)").arg(m_raw[at], 0, 'g', 6) : QString();
     // The element's full index in the reference tensor, as the worst elements give it.
     QStringList index;
-    std::int64_t flat = m_base + static_cast<std::int64_t>(y) * m_stride * m_rowStride +
-                        static_cast<std::int64_t>(x) * m_stride * m_colStride;
-    std::vector<std::int64_t> coords(m_shape.size(), 0);
-    for (std::size_t d = m_shape.size(); d-- > 0;) {
-        const std::int64_t extent = std::max<std::int64_t>(m_shape[d], 1);
-        coords[d] = flat % extent;
-        flat /= extent;
-    }
+    const auto coords = m_slice.coordinates(y, x);
     for (auto c : coords)
         index << QString::number(c);
     m_hover->setText(tr("[%1]  reference %2   runtime %3%4   difference %5")
@@ -420,10 +331,10 @@ QImage TensorPanel::renderFigure(int plotWidth, int plotHeight) const {
 }
 
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {
-    const ElementPlan* plan = planOf(row, element);
+    const ElementPlan* plan = rowElement(row, element).plan;
     m_details.cancel(); // a newer selection: the running job's result is stale
     m_detailsPending = false;
-    const GapMetrics* measured = measuredOf(row, element);
+    const GapMetrics* measured = rowElement(row, element).measured;
     const auto reader = plan ? ElementReader::of(*plan, measured) : std::nullopt;
     if (!reader) {
         for (auto* p : {m_histogram, m_scatter, m_channels})

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "core/common/job_tracker.h"
+#include "core/compare/tensor_slice.h"
 #include "core/session/session.h"
+#include "widgets/heatmap_plot.h"
 
 #include <QImage>
 #include <QWidget>
@@ -91,10 +93,8 @@ private:
 
     std::shared_ptr<const Session> m_session;
     std::optional<std::size_t> m_row;
-    // Where the shown slice lies in the reference tensor: element (y, x) of the
-    // heatmaps is flat index base + y·stride·rowStride + x·stride·colStride.
-    std::int64_t m_base = 0, m_rowStride = 0, m_colStride = 0;
-    std::vector<std::int64_t> m_shape;
+    // Where the shown slice lies in the reference tensor.
+    TensorSlice m_slice;
     ElidedLabel* m_title;
     ElidedLabel* m_hover;
     QSpinBox* m_element;
@@ -104,6 +104,7 @@ private:
     QGridLayout* m_grid = nullptr;
     bool m_oneRow = false;
     std::vector<QCPColorMap*> m_maps;
+    std::vector<HeatmapPlot> m_heatmaps;
     std::vector<std::vector<double>> m_values{3};
     std::vector<double> m_raw; // the device's stored values, when dequantised
     QCustomPlot* m_histogram;

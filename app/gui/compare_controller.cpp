@@ -13,6 +13,7 @@ CompareController::CompareController(QObject* parent) : QObject(parent), m_loade
     connect(m_loaderB, &SessionLoader::completed, this, [this](std::shared_ptr<const Session> b) {
         if (!b->comparison) {
             m_b.reset();
+            m_failedB = true;
             const QString why = !b->errors.empty()
                                     ? QString::fromStdString(b->errors.front().describe())
                                     : tr("its files hold no comparison (an ETDump and a capture)");
@@ -32,8 +33,11 @@ CompareController::~CompareController() {
 
 void CompareController::openB(const QStringList& paths) {
     m_pathsB = paths;
+    m_failedB = false;
     m_b.reset();
     m_runs.reset();
+    m_pairedA.reset();
+    m_pairedB.reset();
     m_jobs.cancel();
     m_pairing = false;
     m_loaderB->loadPaths(paths);
@@ -56,8 +60,11 @@ void CompareController::closeB() {
     m_loaderB->cancel();
     m_jobs.cancel();
     m_pathsB.clear();
+    m_failedB = false;
     m_b.reset();
     m_runs.reset();
+    m_pairedA.reset();
+    m_pairedB.reset();
     m_pairing = false;
 }
 
@@ -85,9 +92,11 @@ void CompareController::pairIfReady() {
             return summarizeRun(*s.comparison, label(s), s.capture ? referenceProgramDigest(*s.capture) : "");
         };
         auto runs = std::make_shared<const ComparedRuns>(compareRuns(summary(*a), summary(*b)));
-        postIfCurrent(this, m_jobs, gen, [this, runs] {
+        postIfCurrent(this, m_jobs, gen, [this, runs, a, b] {
             m_pairing = false;
             m_runs = runs;
+            m_pairedA = a;
+            m_pairedB = b;
             emit compared(runs);
             emit settled();
         });

@@ -34,9 +34,14 @@ public:
     bool hasB() const { return !m_pathsB.isEmpty(); }
     // B is loading, or the pairing is being made: a screenshot waits for `settled`.
     bool busy() const;
+    // B could not be compared (`failed` was emitted); a newer openB clears it.
+    bool failedB() const { return m_failedB; }
     const QStringList& pathsB() const { return m_pathsB; }
     SessionLoader* loaderB() const { return m_loaderB; }
     const std::shared_ptr<const ComparedRuns>& runs() const { return m_runs; }
+    // The snapshots runs() was made of: its rows' indices are theirs.
+    const std::shared_ptr<const Session>& pairedA() const { return m_pairedA; }
+    const std::shared_ptr<const Session>& pairedB() const { return m_pairedB; }
 
 signals:
     // The two runs paired: the A/B page shows them.
@@ -54,7 +59,9 @@ private:
     QStringList m_pathsB;
     std::shared_ptr<const Session> m_a, m_b;
     std::shared_ptr<const ComparedRuns> m_runs;
+    std::shared_ptr<const Session> m_pairedA, m_pairedB;
     bool m_pairing = false;
+    bool m_failedB = false;
     JobTracker m_jobs; // the pairing; after m_loaderB, so it is destroyed (and waited for) first
 };
 

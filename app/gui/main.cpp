@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
                             QStringLiteral("ops|coverage|graph|ab|steps"), QStringLiteral("ops"));
     QCommandLineOption compareWith(
         QStringLiteral("compare-with"),
-        QStringLiteral("Open this session (a folder or its files) beside the first as B, in the A/B tab "
-                       "(docs/compare-runs.md)."),
+        QStringLiteral("Open this session beside the first as B, in the A/B tab (docs/compare-runs.md): "
+                       "a folder, or its files, the option once per file."),
         QStringLiteral("PATH"));
     QCommandLineOption capture(
         QStringLiteral("capture"),
@@ -169,8 +169,12 @@ int main(int argc, char** argv) {
                        .arg(parser.value(view)));
         return 2;
     }
-    if (parser.isSet(compareWith))
-        window.compareWith({QFileInfo(parser.value(compareWith)).absoluteFilePath()});
+    if (parser.isSet(compareWith)) {
+        QStringList pathsB;
+        for (const QString& p : parser.values(compareWith))
+            pathsB << QFileInfo(p).absoluteFilePath();
+        window.compareWith(pathsB);
+    }
     window.inspector()->showTab(static_cast<int>(tab));
     if (parser.isSet(report)) {
         // No window shown: the report renders off-screen from the loaded session.

@@ -89,10 +89,12 @@ namespace {
 
 // Decides when the worker publishes a snapshot of its session. A snapshot
 // copies the rows: publishing after every batch would cost O(rows × batches)
-// on a big session, so snapshots wait at least 100 ms and at least four times
-// the last copy's duration (copying stays under a fifth of the worker's time).
+// on a big session, so snapshots wait at least an interval (100 ms) and at
+// least four times the last copy's duration (copying stays under a fifth of
+// the worker's time).
 class SnapshotPacer {
 public:
+    explicit SnapshotPacer(qint64 intervalMs) : m_intervalMs(intervalMs) {}
     void measured(const std::vector<RowMeasurement>& batch) {
         for (const auto& m : batch) {
             m_first = std::min(m_first, m.row);
@@ -100,7 +102,8 @@ public:
         }
     }
     bool due() const {
-        return m_first <= m_last && m_sincePublish.elapsed() >= std::max<qint64>(100, 4 * m_lastCopyMs);
+        return m_first <= m_last &&
+               m_sincePublish.elapsed() >= std::max<qint64>(m_intervalMs, 4 * m_lastCopyMs);
     }
     // Copies `working` and resets the range of changed rows.
     std::shared_ptr<const Session> publish(const Session& working, std::size_t& first, std::size_t& last) {
@@ -117,6 +120,7 @@ public:
     }
 
 private:
+    qint64 m_intervalMs;
     std::size_t m_first = SIZE_MAX, m_last = 0;
     QElapsedTimer m_sincePublish;
     qint64 m_lastCopyMs = 0;
@@ -128,8 +132,8 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
                         const SessionOptions& options) {
     m_busy = true;
     emit started();
-    m_jobs.start([this, gather = std::move(gather), options](std::uint64_t generation,
-                                                             const std::atomic<bool>& cancelled) {
+    m_jobs.start([this, gather = std::move(gather), options, interval = m_snapshotIntervalMs](
+                     std::uint64_t generation, const std::atomic<bool>& cancelled) {
         SessionOptions jobOptions = options;
         jobOptions.progress = [this, &cancelled, generation](std::uint64_t done, std::uint64_t total) {
             post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
@@ -166,7 +170,7 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
             });
             return;
         }
-        SnapshotPacer pacer;
+        SnapshotPacer pacer(interval);
         std::size_t unused = 0;
         auto table = pacer.publish(*working, unused, unused);
         post(generation, [this, table, errors] { emit opened(table, errors); });

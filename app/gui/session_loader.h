@@ -53,6 +53,9 @@ public:
     // Jobs not yet returned, superseded and cancelled ones included: at 0, all
     // they will ever deliver is posted (tests wait on this, not on a sleep).
     int jobsRunning() const { return m_jobs.running(); }
+    // The least time between two snapshots of rows being measured (default
+    // 100 ms; tests set 0 to see every batch, whatever the machine's speed).
+    void setSnapshotInterval(int ms) { m_snapshotIntervalMs = ms; }
 
 signals:
     void started();
@@ -77,6 +80,7 @@ private:
     JobTracker m_jobs;
     std::shared_ptr<Workspace> m_workspace;
     FileSetId m_fileSet = 0;
+    int m_snapshotIntervalMs = 100;
 };
 
 // Reads an embedded demo's files into memory (names keep their file names).

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QString>
+#include <vector>
+
+class QCPColorMap;
+class QCPRange;
+class QCustomPlot;
+class QWidget;
+
+namespace gapscope {
+
+// One heatmap of a tensor slice, as the tensor panels draw it: a title above, a
+// colour scale beside, one cell per element (no interpolation, so quantisation
+// steps stay visible), whole-number element indices on the axes, row 0 on top.
+struct HeatmapPlot {
+    QCustomPlot* plot = nullptr;
+    QCPColorMap* map = nullptr;
+};
+// `diverging`: blue-white-red around zero (a difference); else viridis.
+// `exportName`: the file name the plot's context menu suggests for a PNG.
+HeatmapPlot makeHeatmapPlot(QWidget* parent, const QString& title, bool diverging, const QString& exportName);
+
+// Shows `values` (height rows of width, row-major; NaN for none) of a slice
+// that shows every stride-th element: the axes count elements of the tensor.
+// The data range is `range` when given, else fitted to the values.
+void drawHeatmap(const HeatmapPlot& h, const std::vector<double>& values, int width, int height, int stride,
+                 const QCPRange* range);
+
+// The largest |v| of the finite values; 0 when none.
+double maxAbs(const std::vector<double>& values);
+
+} // namespace gapscope
