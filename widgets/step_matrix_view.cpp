@@ -5,11 +5,13 @@
 #include "widgets/plot_export.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -18,7 +20,17 @@ namespace gapscope {
 StepMatrixView::StepMatrixView(QWidget* parent)
     : QWidget(parent), m_summary(new QLabel(this)), m_metricBox(new QComboBox(this)),
       m_heat(new QCustomPlot(this)), m_map(new QCPColorMap(m_heat->xAxis, m_heat->yAxis)),
-      m_drift(new QCustomPlot(this)) {
+      m_drift(new QCustomPlot(this)), m_showBox(new QComboBox(this)), m_marginBox(new QDoubleSpinBox(this)) {
+    m_showBox->addItem(tr("A"), ShowA);
+    m_showBox->addItem(tr("B"), ShowB);
+    m_showBox->addItem(tr("B worse than A by"), ShowDifference);
+    m_showBox->setToolTip(tr("A's decode loop, B's, or how much worse B is than A, step by step "
+                             "(a click selects an op in A, which the window shows)"));
+    m_marginBox->setRange(0, 1e6);
+    m_marginBox->setDecimals(3);
+    m_marginBox->setValue(m_margin);
+    m_marginBox->setToolTip(
+        tr("The first crossing: the first step where B is worse than A by more than this"));
     for (const auto& m : metricCatalog())
         if (m.charted)
             m_metricBox->addItem(QString::fromLatin1(m.label), static_cast<int>(m.id));
@@ -41,8 +53,12 @@ StepMatrixView::StepMatrixView(QWidget* parent)
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_summary, 1);
+    top->addWidget(m_showBox);
+    top->addWidget(m_marginBox);
     top->addWidget(new QLabel(tr("Metric:"), this));
     top->addWidget(m_metricBox);
+    m_showBox->hide(); // until B is a decode loop too
+    m_marginBox->hide();
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("stepsSplitter"));
     split->addWidget(m_heat);
@@ -54,8 +70,12 @@ StepMatrixView::StepMatrixView(QWidget* parent)
 
     connect(m_metricBox, &QComboBox::currentIndexChanged, this,
             [this] { setMetric(static_cast<Metric>(m_metricBox->currentData().toInt())); });
+    connect(m_showBox, &QComboBox::currentIndexChanged, this,
+            [this] { setShow(static_cast<Show>(m_showBox->currentData().toInt())); });
+    connect(m_marginBox, &QDoubleSpinBox::valueChanged, this, [this](double v) { setMargin(v); });
     connect(m_heat, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
-        if (m_matrix.ops.empty() || e->button() != Qt::LeftButton)
+        // B's rows are not the window's session's: a click on B's matrix selects nothing.
+        if (m_matrix.ops.empty() || e->button() != Qt::LeftButton || m_show == ShowB)
             return;
         const long step = std::lround(m_heat->xAxis->pixelToCoord(e->position().x()));
         const long op = std::lround(m_heat->yAxis->pixelToCoord(e->position().y()));
@@ -78,6 +98,31 @@ void StepMatrixView::setMessage(const QString& text) {
     m_matrix = {};
     m_summary->setText(text);
     draw();
+}
+
+void StepMatrixView::setStepsB(std::shared_ptr<const SessionSteps> steps) {
+    m_stepsB = std::move(steps);
+    m_showBox->setVisible(m_stepsB != nullptr);
+    if (!m_stepsB && m_show != ShowA)
+        setShow(ShowA);
+    else
+        rebuild();
+}
+
+void StepMatrixView::setShow(Show show) {
+    m_show = m_stepsB ? show : ShowA;
+    const int i = m_showBox->findData(static_cast<int>(m_show));
+    if (i >= 0 && i != m_showBox->currentIndex())
+        m_showBox->setCurrentIndex(i);
+    m_marginBox->setVisible(m_show == ShowDifference);
+    rebuild();
+}
+
+void StepMatrixView::setMargin(double margin) {
+    m_margin = margin;
+    if (m_marginBox->value() != margin)
+        m_marginBox->setValue(margin);
+    rebuild();
 }
 
 void StepMatrixView::setMetric(Metric metric) {
@@ -106,15 +151,45 @@ std::optional<std::size_t> StepMatrixView::opOfRow(std::size_t step, std::size_t
 void StepMatrixView::rebuild() {
     if (!m_steps)
         return;
-    m_matrix = buildStepMatrix(m_steps->steps, m_metric, m_threshold);
+    if (m_show == ShowDifference && m_stepsB)
+        m_matrix = buildStepDifference(m_steps->steps, m_stepsB->steps, m_metric, m_margin);
+    else
+        m_matrix = buildStepMatrix(m_show == ShowB && m_stepsB ? m_stepsB->steps : m_steps->steps, m_metric,
+                                   m_threshold);
+    m_summary->setText(summaryText());
+    draw();
+}
+
+QString StepMatrixView::summaryText() const {
     const auto cell = [this](const StepMatrix::Cell& c) {
         return tr("step %1 (%2, %3)")
             .arg(c.step)
             .arg(QString::fromStdString(m_matrix.ops[c.op]))
             .arg(QString::fromStdString(shortNumber(c.value)));
     };
-    const auto limit = thresholdOn(m_threshold, m_metric);
+    const auto& loop = m_show == ShowB && m_stepsB ? *m_stepsB : *m_steps;
     QString text = tr("%1 steps × %2 ops. ").arg(m_matrix.steps).arg(m_matrix.ops.size());
+    if (m_matrix.difference) {
+        const QString label = QString::fromLatin1(metricInfo(m_metric).label);
+        text = tr("B against A, step by step: %1 steps both have × %2 ops of A; B worse by, in %3. ")
+                   .arg(m_matrix.steps)
+                   .arg(m_matrix.ops.size())
+                   .arg(label);
+        text += m_matrix.first_crossing
+                    ? tr("First step B is worse by more than %1: %2. ")
+                          .arg(QString::fromStdString(shortNumber(m_margin)), cell(*m_matrix.first_crossing))
+                    : tr("B is nowhere worse by more than %1. ")
+                          .arg(QString::fromStdString(shortNumber(m_margin)));
+        if (m_matrix.worst)
+            text += tr("Worst: %1.").arg(cell(*m_matrix.worst));
+        if (m_steps->steps.size() != m_stepsB->steps.size())
+            text += QStringLiteral(" ") +
+                    tr("(A has %1 steps, B %2.)").arg(m_steps->steps.size()).arg(m_stepsB->steps.size());
+        return text;
+    }
+    if (m_show == ShowB)
+        text = tr("B: ") + text;
+    const auto limit = thresholdOn(m_threshold, m_metric);
     text += m_matrix.first_crossing ? tr("First crossing of %1: %2. ")
                                           .arg(QString::fromStdString(describeThreshold(m_threshold)),
                                                cell(*m_matrix.first_crossing))
@@ -122,12 +197,11 @@ void StepMatrixView::rebuild() {
                     : QString();
     if (m_matrix.worst)
         text += tr("Worst: %1.").arg(cell(*m_matrix.worst));
-    for (const auto& w : m_steps->warnings)
+    for (const auto& w : loop.warnings)
         text += QStringLiteral(" ⚠ ") + QString::fromStdString(w);
-    if (!m_steps->error.empty())
-        text += QStringLiteral(" ") + tr("(Stopped: %1.)").arg(QString::fromStdString(m_steps->error));
-    m_summary->setText(text);
-    draw();
+    if (!loop.error.empty())
+        text += QStringLiteral(" ") + tr("(Stopped: %1.)").arg(QString::fromStdString(loop.error));
+    return text;
 }
 
 void StepMatrixView::draw() {
@@ -141,6 +215,10 @@ void StepMatrixView::draw() {
             lo = std::min(lo, v), hi = std::max(hi, v);
     if (!(lo <= hi))
         lo = 0, hi = 1;
+    if (m_matrix.difference) { // symmetric about 0: red worse in B, blue better
+        const double m = std::max({std::fabs(lo), std::fabs(hi), 1e-12});
+        lo = -m, hi = m;
+    }
     for (int s = 0; s < steps; ++s)
         for (int op = 0; op < ops; ++op) {
             double v = m_matrix.at(std::size_t(op), std::size_t(s));
@@ -149,11 +227,14 @@ void StepMatrixView::draw() {
             m_map->data()->setCell(s, op, v);
         }
     // Yellow is worse whichever way the metric points.
-    QCPColorGradient gradient = viridisGradient();
+    QCPColorGradient gradient = m_matrix.difference ? divergingGradient() : viridisGradient();
     gradient.setNanHandling(QCPColorGradient::nhTransparent);
-    m_map->setGradient(info.higher_is_worse ? gradient : gradient.inverted());
+    m_map->setGradient(info.higher_is_worse || m_matrix.difference ? gradient : gradient.inverted());
     m_map->setDataRange(QCPRange(lo, hi == lo ? lo + 1 : hi));
-    m_map->colorScale()->axis()->setLabel(QString::fromLatin1(info.label));
+    const QString valueLabel = m_matrix.difference
+                                   ? tr("B worse by (%1)").arg(QString::fromLatin1(info.label))
+                                   : QString::fromLatin1(info.label);
+    m_map->colorScale()->axis()->setLabel(valueLabel);
     m_heat->xAxis->setRange(-0.5, std::max(steps, 1) - 0.5);
     m_heat->yAxis->setRange(-0.5, std::max(ops, 1) - 0.5);
     // Whole steps; the ops by name up to 40 (a decoder layer's), else by number.
@@ -201,7 +282,9 @@ void StepMatrixView::draw() {
     }
     if (m_op && *m_op < std::size_t(ops)) // the chosen op on top
         m_drift->graph(int(*m_op))->setLayer(QStringLiteral("main"));
-    if (const auto limit = thresholdOn(m_threshold, m_metric)) {
+    const auto limit =
+        m_matrix.difference ? std::optional<double>(m_margin) : thresholdOn(m_threshold, m_metric);
+    if (limit) {
         auto* line = new QCPItemStraightLine(m_drift);
         line->point1->setCoords(0, *limit);
         line->point2->setCoords(1, *limit);
@@ -213,7 +296,7 @@ void StepMatrixView::draw() {
         at->point2->setCoords(double(*m_step), 1);
         at->setPen(QPen(QColor(230, 120, 0), 1, Qt::DotLine));
     }
-    m_drift->yAxis->setLabel(QString::fromLatin1(info.label) + tr(" per op"));
+    m_drift->yAxis->setLabel(valueLabel + tr(" per op"));
     m_drift->xAxis->setRange(-0.5, std::max(steps, 1) - 0.5);
     const double pad = std::max(1e-12, (hi - lo) * 0.08);
     m_drift->yAxis->setRange(lo - pad, hi + pad);

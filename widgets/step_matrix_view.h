@@ -9,6 +9,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class QDoubleSpinBox;
 class QCPColorMap;
 class QLabel;
 
@@ -18,6 +19,8 @@ namespace gapscope {
 // steps as a heatmap of one metric, each op's drift over the steps as a line
 // (the selected op's bold), and where the drift first crosses the threshold
 // and is worst. A click on a cell asks for that op at that step (cellClicked).
+// With B's steps too (a decode loop compared with another, setStepsB) it shows
+// A's matrix, B's, or how much worse B is than A per op and step.
 class StepMatrixView : public QWidget {
     Q_OBJECT
 public:
@@ -25,6 +28,13 @@ public:
 
     void setSteps(std::shared_ptr<const SessionSteps> steps, const MetricThreshold& threshold);
     void setMessage(const QString& text);
+    // B's decode loop (the A/B comparison's B), or none.
+    void setStepsB(std::shared_ptr<const SessionSteps> steps);
+    enum Show { ShowA, ShowB, ShowDifference };
+    void setShow(Show show);
+    Show shown() const { return m_show; }
+    // ShowDifference: the margin past which B counts as worse (the metric's unit).
+    void setMargin(double margin);
     void setMetric(Metric metric);
     // The op and step shown as selected (the session's run and row).
     void setSelected(std::optional<std::size_t> op, std::optional<std::size_t> step);
@@ -33,6 +43,8 @@ public:
 
     const StepMatrix& matrix() const { return m_matrix; }
     const std::shared_ptr<const SessionSteps>& steps() const { return m_steps; }
+    const std::shared_ptr<const SessionSteps>& stepsB() const { return m_stepsB; }
+    QComboBox* showBox() const { return m_showBox; }
     QLabel* summary() const { return m_summary; }
     QCustomPlot* heatmap() const { return m_heat; }
     QCustomPlot* drift() const { return m_drift; }
@@ -44,7 +56,11 @@ private:
     void rebuild();
     void draw();
 
-    std::shared_ptr<const SessionSteps> m_steps;
+    QString summaryText() const;
+
+    std::shared_ptr<const SessionSteps> m_steps, m_stepsB;
+    Show m_show = ShowA;
+    double m_margin = 3;
     MetricThreshold m_threshold;
     Metric m_metric = Metric::Snr;
     StepMatrix m_matrix;
@@ -54,6 +70,8 @@ private:
     QCustomPlot* m_heat;
     QCPColorMap* m_map;
     QCustomPlot* m_drift;
+    QComboBox* m_showBox;
+    QDoubleSpinBox* m_marginBox;
 };
 
 } // namespace gapscope

@@ -16,6 +16,7 @@
 #include "widgets/gap_chart.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
+#include "widgets/pair_tensor_view.h"
 #include "widgets/plot_export.h"
 #include "widgets/run_diff_model.h"
 #include "widgets/run_diff_view.h"
@@ -43,8 +44,8 @@ namespace gapscope {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_compare(new CompareController(this)),
-      m_steps(new StepsController(this)), m_inspector(new InspectorView), m_banner(new QLabel),
-      m_debugBufferPicker(new DebugBufferPicker), m_progress(new QProgressBar),
+      m_steps(new StepsController(this)), m_stepsB(new StepsController(this)), m_inspector(new InspectorView),
+      m_banner(new QLabel), m_debugBufferPicker(new DebugBufferPicker), m_progress(new QProgressBar),
       m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel), m_pages(new QStackedWidget),
       m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
@@ -137,10 +138,18 @@ MainWindow::MainWindow(QWidget* parent)
         m_status->setText(message);
     });
     connect(m_inspector->runDiffView(), &RunDiffView::pairSelected, this, [this](std::size_t pair) {
-        // The tensor panel and the chart follow A's row of the pairing.
+        // The A/B tensors show both rows; the Ops tab, the chart and the graph follow A's.
         const auto& runs = m_compare->runs();
-        if (runs && pair < runs->match.pairs.size() && runs->match.pairs[pair].a)
-            m_inspector->selectRow(runs->a.rows[*runs->match.pairs[pair].a].index);
+        if (!runs || pair >= runs->match.pairs.size())
+            return;
+        const auto& p = runs->match.pairs[pair];
+        const auto rowOf = [](const RunSummary& s, std::optional<std::size_t> at) {
+            return at ? std::optional<std::size_t>(s.rows[*at].index) : std::nullopt;
+        };
+        m_inspector->runDiffView()->tensors()->setPair(m_compare->pairedA(), rowOf(runs->a, p.a),
+                                                       m_compare->pairedB(), rowOf(runs->b, p.b));
+        if (p.a)
+            m_inspector->selectRow(runs->a.rows[*p.a].index);
     });
     // Steps: every execution of a decode loop, once per loop; a cell clicked shows that op at that step.
     StepMatrixView* stepsView = m_inspector->stepsView();
@@ -157,6 +166,10 @@ MainWindow::MainWindow(QWidget* parent)
                 stepsView->setSteps(steps, s ? s->threshold : kDefaultThreshold);
                 showStepSelection();
             });
+    // B's decode loop, step by step beside A's.
+    connect(m_compare->loaderB(), &SessionLoader::completed, m_stepsB, &StepsController::sessionCompleted);
+    connect(m_stepsB, &StepsController::ready, stepsView, &StepMatrixView::setStepsB);
+    connect(m_stepsB, &StepsController::none, stepsView, [stepsView] { stepsView->setStepsB(nullptr); });
     connect(stepsView, &StepMatrixView::cellClicked, this,
             [this, stepsView](std::size_t op, std::size_t step) {
                 const auto& steps = stepsView->steps();
@@ -403,6 +416,7 @@ void MainWindow::showStepSelection() {
 }
 
 void MainWindow::compareWith(const QStringList& paths) {
+    m_inspector->stepsView()->setStepsB(nullptr);
     m_inspector->runDiffView()->setMessage(tr("Loading B: %1…").arg(paths.join(QStringLiteral(", "))));
     m_inspector->showTab(InspectorView::AbTab);
     m_compare->openB(paths);
@@ -411,7 +425,9 @@ void MainWindow::compareWith(const QStringList& paths) {
 }
 
 void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bool)> done) {
-    if (m_compare->busy() || (m_compare->hasB() && loader()->busy() && !m_compare->runs())) {
+    // B failed: nothing more will settle, and A's page is shot as it is.
+    if (m_compare->busy() ||
+        (m_compare->hasB() && loader()->busy() && !m_compare->runs() && !m_compare->failedB())) {
         // A/B: both sessions, and their pairing, first.
         connect(
             m_compare, &CompareController::settled, this,
@@ -426,6 +442,10 @@ void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bo
         };
         if (m_inspector->graphView()->layoutPending())
             connect(m_inspector->graphView(), &GraphView::laidOut, this, grabNow, Qt::SingleShotConnection);
+        else if (StepsController* busy = m_steps->busy() ? m_steps : m_stepsB->busy() ? m_stepsB : nullptr)
+            connect(
+                busy, &StepsController::ready, this, [this, path, done] { screenshotWhenLoaded(path, done); },
+                Qt::SingleShotConnection); // the steps being compared, then look again
         else
             grabNow();
     };

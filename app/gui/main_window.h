@@ -66,6 +66,8 @@ public:
     // B of the A/B tab: another session opened beside this one (docs/compare-runs.md).
     CompareController* comparison() const { return m_compare; }
     StepsController* steps() const { return m_steps; }
+    // B's steps, when B (the A/B comparison's) is a decode loop too.
+    StepsController* stepsB() const { return m_stepsB; }
     void compareWith(const QStringList& paths);
     WelcomePage* welcomePage() const { return m_welcome; }
     EventBrowser* eventBrowser() const { return m_events; }
@@ -99,6 +101,7 @@ private:
     SessionController* m_sessions;
     CompareController* m_compare;
     StepsController* m_steps;
+    StepsController* m_stepsB;
     // A click in the steps view: the row to select once that step's run is shown.
     std::optional<std::size_t> m_pendingRow;
     InspectorView* m_inspector;

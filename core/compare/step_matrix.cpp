@@ -1,5 +1,7 @@
 #include "core/compare/step_matrix.h"
 
+#include "core/compare/run_diff.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -46,6 +48,44 @@ StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
             if (!m.first_crossing && limit && worseThan(info, v, *limit))
                 m.first_crossing = StepMatrix::Cell{s, op, v};
             if (!m.worst || worseThan(info, v, m.worst->value))
+                m.worst = StepMatrix::Cell{s, op, v};
+        }
+    return m;
+}
+
+StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b,
+                               Metric metric, double margin) {
+    const std::vector<RunSummary> shared(
+        a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())));
+    StepMatrix m = buildStepMatrix(shared, metric, {});
+    m.difference = true;
+    m.first_crossing.reset();
+    m.worst.reset();
+    std::fill(m.values.begin(), m.values.end(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t s = 0; s < m.steps; ++s) {
+        // A's row index → its op at this step.
+        std::map<std::int64_t, std::size_t> opOfRow;
+        for (std::size_t op = 0; op < m.ops.size(); ++op)
+            if (m.rowAt(op, s) >= 0)
+                opOfRow.emplace(m.rowAt(op, s), op);
+        const RunMatch match = matchRuns(a[s], b[s]);
+        for (const auto& p : match.pairs) {
+            if (!p.a || !p.b)
+                continue;
+            const auto op = opOfRow.find(static_cast<std::int64_t>(a[s].rows[*p.a].index));
+            const auto worse = metricDelta(a[s], b[s], p, metric).worse_by;
+            if (op != opOfRow.end() && worse)
+                m.values[op->second * m.steps + s] = *worse;
+        }
+    }
+    for (std::size_t s = 0; s < m.steps; ++s)
+        for (std::size_t op = 0; op < m.ops.size(); ++op) {
+            const double v = m.at(op, s);
+            if (std::isnan(v))
+                continue;
+            if (!m.first_crossing && v > margin)
+                m.first_crossing = StepMatrix::Cell{s, op, v};
+            if (!m.worst || v > m.worst->value)
                 m.worst = StepMatrix::Cell{s, op, v};
         }
     return m;

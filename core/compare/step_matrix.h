@@ -17,6 +17,8 @@ namespace gapscope {
 // the first step's graph order; an op a later step adds is appended.
 struct StepMatrix {
     Metric metric = Metric::Snr;
+    // The values are how much worse B is than A (buildStepDifference), not the metric.
+    bool difference = false;
     std::vector<std::string> ops; // the compared node of each op row
     std::size_t steps = 0;
     // ops.size() × steps, op-major; NaN where the op has no value at that step.
@@ -37,5 +39,15 @@ struct StepMatrix {
 
 StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
                            const MetricThreshold& threshold);
+
+// Two decode loops step by step (the A/B of steps): step k of A against step k
+// of B, their rows paired as two runs' rows are (matchRuns), over the steps both
+// have. Ops and rows are A's (buildStepMatrix); each value is how much worse B
+// is than A on `metric` (MetricDelta::worse_by: positive is worse, +∞ where A
+// had a number and B has none), NaN where the op has no partner in B at that
+// step. first_crossing: the first step where B is worse than A by more than
+// `margin` (in the metric's unit); worst: the largest worse_by.
+StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b,
+                               Metric metric, double margin);
 
 } // namespace gapscope

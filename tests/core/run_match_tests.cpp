@@ -321,3 +321,44 @@ TEST_CASE("the steps matrix keeps each op's row per step and finds the first cro
     // Another metric: no threshold equivalent (MSE), no crossing.
     CHECK_FALSE(buildStepMatrix(steps, Metric::Mse, {Metric::Snr, 20.0}).first_crossing);
 }
+
+TEST_CASE("two decode loops step by step: how much worse B is, per op and step, over the steps both have",
+          "[runs][steps]") {
+    // A: SNR falls 1 dB a step on linear, 2 on softmax. B: one step more, and its
+    // softmax falls 5 dB a step; its linear loses its number at step 2.
+    std::vector<RunSummary> a(3), b(4);
+    for (std::size_t s = 0; s < a.size(); ++s)
+        a[s].rows = {row(0, 7, "linear", "1x8", 40.0 - double(s)),
+                     row(1, 9, "softmax", "1x8", 30.0 - 2.0 * double(s))};
+    for (std::size_t s = 0; s < b.size(); ++s)
+        b[s].rows = {row(0, 7, "linear", "1x8", 40.0 - double(s)),
+                     row(1, 9, "softmax", "1x8", 30.0 - 5.0 * double(s))};
+    b[2].rows[0].metrics[metricIndex(Metric::Snr)].reset();
+    // B logs an op A does not have: listed nowhere in A's ops, no value.
+    b[1].rows.push_back(row(2, 11, "add", "1x8", 10));
+    const StepMatrix d = buildStepDifference(a, b, Metric::Snr, 4.0);
+    CHECK(d.difference);
+    REQUIRE(d.steps == 3);
+    REQUIRE(d.ops == std::vector<std::string>{"linear", "softmax"});
+    CHECK(d.at(0, 0) == 0.0);
+    CHECK(d.at(0, 1) == 0.0);
+    CHECK(d.at(0, 2) == std::numeric_limits<double>::infinity()); // lost its number
+    CHECK(d.at(1, 1) == 3.0);                                     // 28 − 25
+    CHECK(d.at(1, 2) == 6.0);                                     // 26 − 20
+    CHECK(d.rowAt(1, 2) == 1);
+    REQUIRE(d.first_crossing);
+    CHECK(d.first_crossing->step == 2); // linear lost its number at step 2: worse by any margin
+    CHECK(d.first_crossing->op == 0);
+    REQUIRE(d.worst);
+    CHECK(std::isinf(d.worst->value));
+    // The error metrics point the other way: B's larger MSE is worse.
+    for (auto& s : b)
+        s.rows[1].metrics[metricIndex(Metric::Mse)] = 2.0;
+    for (auto& s : a)
+        s.rows[1].metrics[metricIndex(Metric::Mse)] = 0.5;
+    const StepMatrix mse = buildStepDifference(a, b, Metric::Mse, 1.0);
+    CHECK(mse.at(1, 0) == 1.5);
+    REQUIRE(mse.first_crossing);
+    CHECK(mse.first_crossing->step == 0);
+    CHECK(mse.first_crossing->op == 1);
+}

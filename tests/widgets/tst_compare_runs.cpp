@@ -10,11 +10,13 @@
 #include "core/compare/run_summary.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
+#include "widgets/pair_tensor_view.h"
 #include "widgets/run_diff_chart.h"
 #include "widgets/run_diff_model.h"
 #include "widgets/run_diff_proxy.h"
 #include "widgets/run_diff_view.h"
 #include "widgets/step_matrix_view.h"
+#include "widgets/tensor_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QLabel>
@@ -61,6 +63,7 @@ private slots:
     void anotherProgramPairsByNodeAndListsEveryRow();
     void theStepsViewShowsOpsBySteps();
     void theGraphColoursByTheDifference();
+    void theTensorsOfBothRunsSideBySide();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -198,6 +201,40 @@ void CompareRunsTest::theStepsViewShowsOpsBySteps() {
     QCOMPARE(view.matrix().first_crossing->op, *lowered);
     view.setMetric(Metric::Mse);
     QVERIFY(view.summary()->text().contains(QStringLiteral("Worst")));
+
+    // B: the same loop on another backend, its op 1 losing 2 dB more a step; four steps.
+    view.setMetric(Metric::Snr);
+    QVERIFY(!view.showBox()->isVisible()); // nothing to choose before B is a loop
+    auto stepsB = std::make_shared<SessionSteps>(*steps);
+    for (std::size_t k = 0; k < 3; ++k)
+        stepsB->steps[k].rows.at(1).metrics[snr] = 30.0 - 10.0 * double(k);
+    stepsB->steps.push_back(stepsB->steps.back());
+    stepsB->runs.push_back(4);
+    view.setStepsB(stepsB);
+    QVERIFY(view.showBox()->isVisible());
+    view.setShow(StepMatrixView::ShowDifference);
+    view.setMargin(3.0);
+    QVERIFY(view.matrix().difference);
+    QCOMPARE(view.matrix().steps, std::size_t(3)); // the steps both have
+    QCOMPARE(view.matrix().at(*lowered, 0), 0.0);
+    QCOMPARE(view.matrix().at(*lowered, 1), 2.0);
+    QCOMPARE(view.matrix().at(*lowered, 2), 4.0);
+    QVERIFY2(view.summary()->text().contains(QStringLiteral("First step B is worse by more than 3: step 2")),
+             qPrintable(view.summary()->text()));
+    QVERIFY(view.summary()->text().contains(QStringLiteral("(A has 3 steps, B 4.)")));
+    // A click on A's rows still asks for that op and step; on B's matrix it selects nothing in A.
+    QTest::mouseClick(view.heatmap(), Qt::LeftButton, {}, QPoint(x, y));
+    QCOMPARE(clicked.count(), 2);
+    view.setShow(StepMatrixView::ShowB);
+    QCOMPARE(view.matrix().steps, std::size_t(4));
+    QCOMPARE(view.matrix().at(*lowered, 2), 10.0);
+    QVERIFY(view.summary()->text().startsWith(QStringLiteral("B: ")));
+    QTest::mouseClick(view.heatmap(), Qt::LeftButton, {}, QPoint(x, y));
+    QCOMPARE(clicked.count(), 2);
+    // B closed: A's matrix again.
+    view.setStepsB(nullptr);
+    QCOMPARE(view.shown(), StepMatrixView::ShowA);
+    QVERIFY(!view.matrix().difference);
 }
 
 void CompareRunsTest::theGraphColoursByTheDifference() {
@@ -227,6 +264,72 @@ void CompareRunsTest::theGraphColoursByTheDifference() {
     // No comparison: the choice goes, and the gap colours come back.
     graph->setDifference({}, {});
     QVERIFY(!graph->colourByDifference());
+}
+
+void CompareRunsTest::theTensorsOfBothRunsSideBySide() {
+    // A: the demo against its int8 capture; B: the same program's run against
+    // the float model's capture. One runtime, two references.
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    window.openPaths({kDemo});
+    const QStringList floatB = {kDemo + QStringLiteral("/run.etdp"), kDemo + QStringLiteral("/run.debug.bin"),
+                                kDemo + QStringLiteral("/etrecord.bin"),
+                                kDemo + QStringLiteral("/capture_float.gscap.safetensors")};
+    window.compareWith(floatB);
+    QVERIFY(waitCompared(window));
+    RunDiffView* view = window.inspector()->runDiffView();
+    PairTensorView* tensors = view->tensors();
+    // The worst pairing is selected for the user, and its tensors shown.
+    QVERIFY(view->table()->currentIndex().isValid());
+    QVERIFY(tensors->title().contains(QStringLiteral("A row")));
+
+    const auto runs = window.comparison()->runs();
+    std::size_t shown = 0;
+    for (int r = 0; r < view->proxy()->rowCount(); ++r) {
+        const auto pair =
+            static_cast<std::size_t>(view->proxy()->index(r, 0).data(RunDiffModel::PairRole).toInt());
+        const auto& p = runs->match.pairs[pair];
+        view->table()->setCurrentIndex(view->proxy()->index(r, 0));
+        if (!p.a || !p.b) {
+            QVERIFY(tensors->summary().startsWith(QStringLiteral("Only in")));
+            QVERIFY(tensors->values(PairTensorView::Difference).empty());
+            continue;
+        }
+        if (tensors->values(PairTensorView::Difference).empty())
+            continue; // not one tensor, or nothing to read: the summary says why
+        QVERIFY(!tensors->summary().isEmpty());
+        QVERIFY(!tensors->pending());
+        // A's runtime is exactly what the Ops tab's tensor panel shows for A's row.
+        TensorPanel* own = window.inspector()->tensorPanel();
+        QCOMPARE(own->row(), std::optional<std::size_t>(runs->a.rows[*p.a].index));
+        const auto& mine = own->values(1);
+        const auto& theirs = tensors->values(PairTensorView::RuntimeA);
+        QCOMPARE(theirs.size(), mine.size());
+        for (std::size_t i = 0; i < mine.size(); ++i)
+            QVERIFY(theirs[i] == mine[i] || (std::isnan(theirs[i]) && std::isnan(mine[i])));
+        QCOMPARE(tensors->values(PairTensorView::Reference), own->values(0));
+        // One runtime on both sides: B − A is 0 everywhere.
+        for (double d : tensors->values(PairTensorView::Difference))
+            QCOMPARE(d, 0.0);
+        QVERIFY2(tensors->summary().contains(QStringLiteral("identical")), qPrintable(tensors->summary()));
+        ++shown;
+    }
+    QVERIFY(shown >= 4);
+    // The references differ somewhere, and the panel says so.
+    bool saysReferencesDiffer = false;
+    for (int r = 0; r < view->proxy()->rowCount() && !saysReferencesDiffer; ++r) {
+        view->table()->setCurrentIndex(view->proxy()->index(r, 0));
+        saysReferencesDiffer = tensors->summary().contains(QStringLiteral("B's reference differs"));
+    }
+    QVERIFY(saysReferencesDiffer);
+    // Hovering a cell reads all four values.
+    QCustomPlot* plot = tensors->plot(PairTensorView::RuntimeB);
+    QTest::mouseMove(plot, plot->axisRect()->center());
+    QVERIFY2(tensors->hoverText().contains(QStringLiteral("B − A")), qPrintable(tensors->hoverText()));
+    // Closing the comparison leaves nothing behind.
+    view->setMessage(QStringLiteral("closed"));
+    QVERIFY(tensors->values(PairTensorView::Reference).empty());
 }
 
 QTEST_MAIN(CompareRunsTest)
