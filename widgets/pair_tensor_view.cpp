@@ -150,8 +150,9 @@ void PairTensorView::showDifference(const std::optional<PairDifference>& d) {
         text += tr("; %1 not finite on one side, left out").arg(d->non_finite);
     text += d->reference_max_abs == 0
                 ? tr(".  Both captures hold the same reference.")
-                : tr(".  B's reference differs from A's by up to %1: the two float models differ "
-                     "(a fold, another checkpoint), so part of B − A is not the backends'.")
+                : tr(".  B's reference differs from A's by up to %1: the two captures are of other inputs "
+                     "(another step) or another model (a fold, another checkpoint), so part of B − A is not "
+                     "the backends'.")
                       .arg(d->reference_max_abs, 0, 'g', 4);
     m_summary->setText(text);
     emit differenceReady();

@@ -103,10 +103,18 @@ RunDiffView::RunDiffView(QWidget* parent)
                     return;
                 const auto pair = static_cast<std::size_t>(current.data(RunDiffModel::PairRole).toInt());
                 m_chart->setSelectedPair(pair);
-                emit pairSelected(pair);
+                emit pairShown(pair);
+                if (!m_autoSelecting)
+                    emit pairSelected(pair);
             });
+    // A click on the pairing shown for the user (already current) is a choice too.
+    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        if (index.isValid() && index.row() == m_table->currentIndex().row())
+            emit pairSelected(static_cast<std::size_t>(index.data(RunDiffModel::PairRole).toInt()));
+    });
     connect(m_chart, &RunDiffChart::pairClicked, this, [this](std::size_t pair) {
         selectPair(pair);
+        emit pairShown(pair);
         emit pairSelected(pair);
     });
     setMessage(tr("Nothing to compare yet: open a session, then File → Compare With… another "
@@ -124,9 +132,12 @@ void RunDiffView::setRuns(std::shared_ptr<const ComparedRuns> runs) {
         m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 210));
     showSummary();
     // The pairing B made worst, selected: its tensors are what the user looks at first.
-    if (m_proxy->rowCount() > 0)
+    if (m_proxy->rowCount() > 0) {
+        m_autoSelecting = true;
         m_table->selectionModel()->setCurrentIndex(m_proxy->index(0, 0), QItemSelectionModel::ClearAndSelect |
                                                                              QItemSelectionModel::Rows);
+        m_autoSelecting = false;
+    }
 }
 
 void RunDiffView::setMessage(const QString& text) {

@@ -46,6 +46,10 @@ public:
     QLabel* summary() const { return m_summary; }
 
 signals:
+    // A pairing was selected: by the user (pairSelected, which selects A's op
+    // everywhere), or for them when the runs are shown (pairShown alone: A's
+    // selection stays theirs). pairShown comes first, for both.
+    void pairShown(std::size_t pair);
     void pairSelected(std::size_t pair);
     void metricChanged(gapscope::Metric metric);
 
@@ -63,6 +67,7 @@ private:
     QDoubleSpinBox* m_margin;
     QCheckBox* m_unpaired;
     bool m_selecting = false;
+    bool m_autoSelecting = false; // setRuns selects the worst pairing: shown, not the user's choice
 };
 
 } // namespace gapscope

@@ -182,6 +182,11 @@ QString StepMatrixView::summaryText() const {
                           .arg(QString::fromStdString(shortNumber(m_margin)));
         if (m_matrix.worst)
             text += tr("Worst: %1.").arg(cell(*m_matrix.worst));
+        const auto endless = std::count_if(m_matrix.values.begin(), m_matrix.values.end(),
+                                           [](double v) { return std::isinf(v) && v > 0; });
+        if (endless > 0)
+            text += QStringLiteral(" ") + tr("%n cell(s) worse by ∞ (A exact there, or B without a number).",
+                                             "", static_cast<int>(endless));
         if (m_steps->steps.size() != m_stepsB->steps.size())
             text += QStringLiteral(" ") +
                     tr("(A has %1 steps, B %2.)").arg(m_steps->steps.size()).arg(m_stepsB->steps.size());

@@ -1,10 +1,12 @@
 #include "app/gui/compare_controller.h"
 
 #include "app/gui/session_loader.h"
+#include "core/compare/run_checks.h"
 #include "core/compare/run_summary.h"
 #include "widgets/post_if_current.h"
 
 #include <QFileInfo>
+#include <algorithm>
 #include <filesystem>
 
 namespace gapscope {
@@ -22,7 +24,8 @@ CompareController::CompareController(QObject* parent) : QObject(parent), m_loade
             return;
         }
         m_b = std::move(b);
-        pairIfReady();
+        if (!followStep())
+            pairIfReady();
     });
 }
 
@@ -53,7 +56,30 @@ void CompareController::setA(std::shared_ptr<const Session> session) {
         emit settled();
         return;
     }
+    if (followStep())
+        return; // B is compared again at A's step; its completion pairs
     pairIfReady();
+}
+
+bool CompareController::followStep() {
+    if (!m_a || !m_b || !m_a->dump || !m_b->dump)
+        return false;
+    const auto& a = *m_a->comparison;
+    const auto& b = *m_b->comparison;
+    const auto stepsA = executionsOf(*m_a->dump, a.method, a.run_methods);
+    const auto stepsB = executionsOf(*m_b->dump, b.method, b.run_methods);
+    const auto step = std::find(stepsA.begin(), stepsA.end(), a.run) - stepsA.begin();
+    if (stepsA.size() < 2 || static_cast<std::size_t>(step) >= stepsA.size() ||
+        static_cast<std::size_t>(step) >= stepsB.size() || stepsB[static_cast<std::size_t>(step)] == b.run)
+        return false;
+    SessionOptions options;
+    options.comparison.method = b.method;
+    options.comparison.run = stepsB[static_cast<std::size_t>(step)];
+    m_b.reset();
+    m_runs.reset();
+    if (!m_loaderB->recompare(options))
+        m_loaderB->loadPaths(m_pathsB, options);
+    return true;
 }
 
 void CompareController::closeB() {

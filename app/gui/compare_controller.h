@@ -17,7 +17,8 @@ class SessionLoader;
 // build), loaded by its own SessionLoader, so loading B never cancels A's load
 // and costs what opening it alone costs. Once both are complete their rows are
 // summarised and paired off the UI thread (compareRuns) and handed out as one
-// immutable value; a newer A or B supersedes a pairing still running.
+// immutable value; a newer A or B supersedes a pairing still running. When
+// both are decode loops, B follows the step A shows.
 class CompareController : public QObject {
     Q_OBJECT
 public:
@@ -53,6 +54,10 @@ signals:
 
 private:
     void pairIfReady();
+    // Two decode loops: B is compared at A's step (the same execution of its
+    // method), so that the A/B tab pairs step k with step k. True when B is
+    // being compared again (the pairing waits for it).
+    bool followStep();
     static std::string label(const Session& s);
 
     SessionLoader* m_loaderB;

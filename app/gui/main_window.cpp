@@ -127,8 +127,7 @@ MainWindow::MainWindow(QWidget* parent)
             &MainWindow::showDifferenceInGraph);
     connect(m_compare, &CompareController::compared, this, [this](std::shared_ptr<const ComparedRuns> runs) {
         m_inspector->runDiffView()->setRuns(std::move(runs));
-        showDifferenceInGraph();
-        m_inspector->showTab(InspectorView::AbTab);
+        showDifferenceInGraph(); // the tab stays the user's (compareWith showed A/B when asked)
         m_status->setText(tr("A/B: %1 against %2")
                               .arg(QString::fromStdString(m_compare->runs()->a.label),
                                    QString::fromStdString(m_compare->runs()->b.label)));
@@ -137,8 +136,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_inspector->runDiffView()->setMessage(message);
         m_status->setText(message);
     });
-    connect(m_inspector->runDiffView(), &RunDiffView::pairSelected, this, [this](std::size_t pair) {
-        // The A/B tensors show both rows; the Ops tab, the chart and the graph follow A's.
+    connect(m_inspector->runDiffView(), &RunDiffView::pairShown, this, [this](std::size_t pair) {
+        // The A/B tensors show both rows.
         const auto& runs = m_compare->runs();
         if (!runs || pair >= runs->match.pairs.size())
             return;
@@ -148,8 +147,12 @@ MainWindow::MainWindow(QWidget* parent)
         };
         m_inspector->runDiffView()->tensors()->setPair(m_compare->pairedA(), rowOf(runs->a, p.a),
                                                        m_compare->pairedB(), rowOf(runs->b, p.b));
-        if (p.a)
-            m_inspector->selectRow(runs->a.rows[*p.a].index);
+    });
+    connect(m_inspector->runDiffView(), &RunDiffView::pairSelected, this, [this](std::size_t pair) {
+        // Chosen by the user: the Ops tab, the chart and the graph follow A's row.
+        const auto& runs = m_compare->runs();
+        if (runs && pair < runs->match.pairs.size() && runs->match.pairs[pair].a)
+            m_inspector->selectRow(runs->a.rows[*runs->match.pairs[pair].a].index);
     });
     // Steps: every execution of a decode loop, once per loop; a cell clicked shows that op at that step.
     StepMatrixView* stepsView = m_inspector->stepsView();

@@ -85,7 +85,10 @@ StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vect
                 continue;
             if (!m.first_crossing && v > margin)
                 m.first_crossing = StepMatrix::Cell{s, op, v};
-            if (!m.worst || v > m.worst->value)
+            // The worst finite cell: +∞ (A exact, or B without a number) says nothing of how much.
+            const bool better = !m.worst || (std::isinf(m.worst->value) && !std::isinf(v)) ||
+                                (std::isinf(m.worst->value) == std::isinf(v) && v > m.worst->value);
+            if (better)
                 m.worst = StepMatrix::Cell{s, op, v};
         }
     return m;

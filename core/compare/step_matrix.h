@@ -46,7 +46,8 @@ StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
 // is than A on `metric` (MetricDelta::worse_by: positive is worse, +∞ where A
 // had a number and B has none), NaN where the op has no partner in B at that
 // step. first_crossing: the first step where B is worse than A by more than
-// `margin` (in the metric's unit); worst: the largest worse_by.
+// `margin` (in the metric's unit); worst: the largest finite worse_by (+∞ only
+// when every value is).
 StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b,
                                Metric metric, double margin);
 

@@ -264,8 +264,11 @@ MODELS: dict[str, Callable[[], torch.nn.Module]] = {
     if model is not None
 }
 MULTI_METHOD = "llm"  # two methods in one program: see zoo_multimethod
-# Several executions in one ETDump (zoo_runs), each in one variant.
-MULTI_RUN = {"multirun": ("fp32", "write_multirun"), "decode-loop": ("portable", "write_decode_loop")}
+# Several executions in one ETDump (zoo_runs): each variant and its writer.
+MULTI_RUN = {
+    "multirun": (("fp32", "write_multirun"),),
+    "decode-loop": (("portable", "write_decode_loop"), ("int8", "write_decode_loop_int8")),
+}
 # A conv + BatchNorm CNN, int8 on portable kernels, with its float reference (zoo_bn).
 CONV_BN = "bn-cnn"
 
@@ -280,8 +283,8 @@ def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
             written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
             continue
         if name in MULTI_RUN:
-            variant, writer = MULTI_RUN[name]
-            written.append(getattr(zoo_runs, writer)(Path(outdir) / name / variant))
+            for variant, writer in MULTI_RUN[name]:
+                written.append(getattr(zoo_runs, writer)(Path(outdir) / name / variant))
             continue
         if name == MULTI_METHOD:
             for variant in zoo_multimethod.VARIANTS:

@@ -9,6 +9,13 @@
   Captured step by step (``capture_steps_from_etrecord``): one capture per
   execution, the cache carried from each to the next as on the device; and once
   as a single capture of the first execution, as a user without steps would.
+- ``decode-loop/int8``: the same decoder quantised with PT2E (XNNPACK's
+  symmetric int8 config, calibrated on the loop's own tokens) and run on
+  ExecuTorch's portable and quantised kernels, the same 17 executions. Each
+  step's capture is the *float* model's (``capture_float_reference``) under the
+  quantised program's handles, one float module carrying its cache from step to
+  step: every row then shows the whole int8 error at that step, and the steps
+  view where it grows (issue 25).
 
 Both are lowered with an ETRecord and run with ETDump at intermediate-output level; Gapscope must say which run it compares and, for the
 decode loop, that a later execution's state is not the capture's.
@@ -65,14 +72,51 @@ def write_multirun(directory: Path) -> Path:
     return _lower_run_capture(directory, model, runs, [XnnpackPartitioner()])
 
 
-def write_decode_loop(directory: Path) -> Path:
-    """The KV-cache decoder run for a prefill token and DECODE_STEPS steps in one ETDump."""
+def write_decode_loop(directory: Path, decode_steps: int = DECODE_STEPS) -> Path:
+    """The KV-cache decoder run for a prefill token and ``decode_steps`` steps in one ETDump."""
     torch.manual_seed(SEED)
-    model = KvDecoder().eval()
-    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(DECODE_STEPS + 1)]
+    model = KvDecoder(positions=decode_steps + 1).eval()
+    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(decode_steps + 1)]
     _lower_run_capture(directory, model, steps, [])  # capture.gscap.safetensors: step 0 only, no step
     for result in capture_steps_from_etrecord(directory / "etrecord.bin", steps):
         result.write(directory / step_capture_name(result.method, result.step))
+    return directory
+
+
+def write_decode_loop_int8(directory: Path, decode_steps: int = DECODE_STEPS) -> Path:
+    """The decode loop in int8 on portable kernels, each step against the float model's own step."""
+    import executorch.kernels.quantized  # noqa: F401 - the quantize/dequantize kernels
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from gapscope_capture.float_reference import capture_float_reference
+
+    torch.manual_seed(SEED)
+    model = KvDecoder(positions=decode_steps + 1).eval()
+    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(decode_steps + 1)]
+    # An untouched copy: its cache starts empty.
+    float_module = export(KvDecoder(positions=decode_steps + 1).eval(), steps[0]).module()
+    float_module.load_state_dict(model.state_dict())
+    prepared = prepare_pt2e(
+        export(model, steps[0]).module(), XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
+    )
+    with torch.no_grad():
+        for inputs in steps:
+            prepared(*inputs)
+    quantized = convert_pt2e(prepared)
+    # Calibration ran the loop, so the cache holds its last tokens: the program starts empty.
+    for name, buffer in quantized.named_buffers():
+        if "cache" in name:
+            buffer.zero_()
+    _lower_run_capture(directory, quantized, steps, [], capture=False)
+    quantized_steps = capture_steps_from_etrecord(directory / "etrecord.bin", steps)
+    for step, (quantized_step, inputs) in enumerate(zip(quantized_steps, steps)):
+        reference = capture_float_reference(float_module, quantized_step, inputs)
+        reference.step = step
+        reference.write(directory / step_capture_name(reference.method, step))
     return directory
 
 

@@ -349,8 +349,9 @@ TEST_CASE("two decode loops step by step: how much worse B is, per op and step, 
     REQUIRE(d.first_crossing);
     CHECK(d.first_crossing->step == 2); // linear lost its number at step 2: worse by any margin
     CHECK(d.first_crossing->op == 0);
-    REQUIRE(d.worst);
-    CHECK(std::isinf(d.worst->value));
+    REQUIRE(d.worst); // the worst finite cell: softmax at step 2
+    CHECK(d.worst->value == 6.0);
+    CHECK(d.worst->op == 1);
     // The error metrics point the other way: B's larger MSE is worse.
     for (auto& s : b)
         s.rows[1].metrics[metricIndex(Metric::Mse)] = 2.0;

@@ -100,6 +100,53 @@ assert all(c.endswith(f"step-{k:03d}.gscap.safetensors") for k, c in enumerate(c
 print("e2e: --all-runs compared", len(runs), "steps, each with its own capture")
 PY
 
+echo "e2e: the int8 decode loop, step by step against the float model's own steps"
+# Every step against the float model's step capture (its cache carried as the
+# device's): the int8 error at each step, where the float loop has none. The
+# steps differ (the drift is not flat), a gate at 35 dB trips at the first step
+# that crosses it, and the diff of the two loops pairs every step's rows by op
+# (two programs) and finds the int8 side worse.
+"$cli" compare "$work/zoo/decode-loop/int8" --all-runs --json "$work/all-runs-int8.json" > "$work/all-runs-int8.txt"
+set +e
+"$cli" compare "$work/zoo/decode-loop/int8" --all-runs --fail-above snr=35 > "$work/all-runs-int8-gate.txt" 2>&1
+gate=$?
+set -e
+test "$gate" -eq 3 || { echo "e2e: the int8 loop's 35 dB gate exited $gate, not 3"; exit 1; }
+"$cli" diff "$work/all-runs.json" "$work/all-runs-int8.json" --json "$work/steps-int8-diff.json" > /dev/null
+"$venv/bin/python" - "$work/all-runs-int8.json" "$work/all-runs.json" "$work/all-runs-int8-gate.txt" \
+  "$work/steps-int8-diff.json" <<'PY'
+import json, math, sys
+int8, fp, gate, diff = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read(),
+                        json.load(open(sys.argv[4])))
+def snrs(run):
+    return [r["metrics"]["snr"] for r in run["rows"] if isinstance(r["metrics"].get("snr"), (int, float))]
+runs = int8["runs"]
+assert len(runs) == 17, len(runs)
+captures = [next(i["path"] for i in r["provenance"]["inputs"] if i["role"] == "capture") for r in runs]
+assert all(c.endswith(f"step-{k:03d}.gscap.safetensors") for k, c in enumerate(captures)), captures
+worst = [min(v for v in snrs(r) if math.isfinite(v)) for r in runs]
+best_fp = min(min(v for v in snrs(r) if math.isfinite(v)) for r in fp["runs"])
+# int8 against float: 20-60 dB at every step, where the float loop is exact to 100 dB and more.
+assert all(20 < w < 60 for w in worst), worst
+assert best_fp > 100 and best_fp - max(worst) > 40, (best_fp, worst)
+# The drift is not flat over the steps: the steps view has something to show.
+assert max(worst) - min(worst) > 5, worst
+first = next(k for k, w in enumerate(worst) if w < 35)
+assert f"first crossing at execution {first} " in gate, gate
+steps = diff["executions"]
+assert len(steps) == 17, len(steps)
+for s in steps:
+    # Two programs (the int8 one has quantize/dequantize nodes): paired by what each row compares, none dropped.
+    assert s["matched_by"] == "node_identity", s["matched_by"]
+    assert s["counts"]["a_only"] == s["counts"]["b_only"] == 0 and s["counts"]["matched"] >= 10, s["counts"]
+    # int8 is worse than float on every op with a finite number on both sides.
+    finite = [p["metrics"]["snr"] for p in s["pairs"]
+              if all(isinstance(p["metrics"]["snr"][k], (int, float)) and math.isfinite(p["metrics"]["snr"][k])
+                     for k in ("a", "b"))]
+    assert len(finite) >= 5 and all(m["worse_by"] > 40 for m in finite), finite
+print("e2e: the int8 decode loop: worst SNR per step", [round(w, 1) for w in worst], "first below 35 dB at", first)
+PY
+
 echo "e2e: comparing runs (docs/compare-runs.md): one model on two backends, a build against its baseline"
 # ViT and the conv+BN MobileNet block on portable kernels against XNNPACK int8: every
 # row of both accounted for, each side's numbers exactly its own report's.

@@ -6,6 +6,7 @@
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/steps_controller.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/run_summary.h"
 #include "widgets/graph_view.h"
@@ -64,6 +65,7 @@ private slots:
     void theStepsViewShowsOpsBySteps();
     void theGraphColoursByTheDifference();
     void theTensorsOfBothRunsSideBySide();
+    void twoDecodeLoopsStepByStep();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -276,6 +278,11 @@ void CompareRunsTest::theTensorsOfBothRunsSideBySide() {
     const QStringList floatB = {kDemo + QStringLiteral("/run.etdp"), kDemo + QStringLiteral("/run.debug.bin"),
                                 kDemo + QStringLiteral("/etrecord.bin"),
                                 kDemo + QStringLiteral("/capture_float.gscap.safetensors")};
+    QSignalSpy opened(&window, &MainWindow::sessionShown);
+    QVERIFY(opened.wait(30000));
+    // The user's op in A: the pairing shown for them must not take it away.
+    const std::size_t chosen = window.session()->comparison->rows.back().index;
+    window.inspector()->selectRow(chosen);
     window.compareWith(floatB);
     QVERIFY(waitCompared(window));
     RunDiffView* view = window.inspector()->runDiffView();
@@ -283,8 +290,20 @@ void CompareRunsTest::theTensorsOfBothRunsSideBySide() {
     // The worst pairing is selected for the user, and its tensors shown.
     QVERIFY(view->table()->currentIndex().isValid());
     QVERIFY(tensors->title().contains(QStringLiteral("A row")));
+    QCOMPARE(window.inspector()->opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
+             qulonglong(chosen));
 
+    // A click on the pairing shown selects A's op as any other choice does.
+    const QModelIndex first = view->proxy()->index(0, 0);
+    QTest::mouseClick(view->table()->viewport(), Qt::LeftButton, {},
+                      view->table()->visualRect(first).center());
     const auto runs = window.comparison()->runs();
+    const auto& firstPair =
+        runs->match.pairs[static_cast<std::size_t>(first.data(RunDiffModel::PairRole).toInt())];
+    QVERIFY(firstPair.a);
+    QCOMPARE(window.inspector()->opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
+             qulonglong(runs->a.rows[*firstPair.a].index));
+    view->table()->selectionModel()->clearCurrentIndex();
     std::size_t shown = 0;
     for (int r = 0; r < view->proxy()->rowCount(); ++r) {
         const auto pair =
@@ -330,6 +349,60 @@ void CompareRunsTest::theTensorsOfBothRunsSideBySide() {
     // Closing the comparison leaves nothing behind.
     view->setMessage(QStringLiteral("closed"));
     QVERIFY(tensors->values(PairTensorView::Reference).empty());
+}
+
+void CompareRunsTest::twoDecodeLoopsStepByStep() {
+    // Real ExecuTorch output (tests/data/makers/decode_loops.py): one KV-cache
+    // decode loop in float (A) and in int8 (B), six executions each, every one
+    // against its own step of the float model.
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QSignalSpy stepsA(window.steps(), &StepsController::ready);
+    QSignalSpy stepsB(window.stepsB(), &StepsController::ready);
+    window.openPaths({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/decode_loop_portable")});
+    window.compareWith({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/decode_loop_int8")});
+    QVERIFY(waitCompared(window));
+    QTRY_VERIFY_WITH_TIMEOUT(stepsA.count() == 1 && stepsB.count() == 1, 30000);
+    StepMatrixView* view = window.inspector()->stepsView();
+    window.inspector()->showTab(InspectorView::StepsTab);
+    QVERIFY(view->showBox()->isVisible());
+    view->setShow(StepMatrixView::ShowDifference);
+    const StepMatrix& d = view->matrix();
+    QVERIFY(d.difference);
+    QCOMPARE(d.steps, std::size_t(6));
+    // int8 against float: B is worse on every op with a number on both sides, at
+    // every step; 0 only where both are exact (the mask's comparison, `gt`).
+    std::size_t worse = 0;
+    for (double v : d.values)
+        if (std::isfinite(v)) {
+            QVERIFY2(v > 40 || v == 0, qPrintable(QString::number(v)));
+            worse += v > 40;
+        }
+    QVERIFY(worse >= 6 * 6);
+
+    // A cell at step 3: A shows that execution, and B follows it, so the A/B tab
+    // pairs step 3 with step 3 (one reference on both sides).
+    const auto op = view->opOfRow(0, window.session()->comparison->rows.front().index);
+    QVERIFY(op);
+    view->heatmap()->replot();
+    QSignalSpy compared(window.comparison(), &CompareController::compared);
+    QTest::mouseClick(view->heatmap(), Qt::LeftButton, {},
+                      QPoint(static_cast<int>(view->heatmap()->xAxis->coordToPixel(3)),
+                             static_cast<int>(view->heatmap()->yAxis->coordToPixel(double(*op)))));
+    QVERIFY(compared.wait(30000));
+    const auto runs = window.comparison()->runs();
+    QCOMPARE(window.session()->comparison->run, view->steps()->runs[3]);
+    QCOMPARE(runs->b.run, view->stepsB()->runs[3]);
+    QCOMPARE(runs->a.run, runs->b.run);
+    window.inspector()->showTab(InspectorView::AbTab);
+    PairTensorView* tensors = window.inspector()->runDiffView()->tensors();
+    QTRY_VERIFY_WITH_TIMEOUT(!tensors->pending(), 10000);
+    QVERIFY2(tensors->summary().contains(QStringLiteral("Both captures hold the same reference")),
+             qPrintable(tensors->summary()));
+    // A's op is the one clicked, at its step.
+    QCOMPARE(window.inspector()->opView()->currentIndex().data(OpTableModel::RowIndexRole).toLongLong(),
+             static_cast<qlonglong>(d.rowAt(*op, 3)));
 }
 
 QTEST_MAIN(CompareRunsTest)
