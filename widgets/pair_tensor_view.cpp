@@ -151,8 +151,8 @@ void PairTensorView::showDifference(const std::optional<PairDifference>& d) {
     text += d->reference_max_abs == 0
                 ? tr(".  Both captures hold the same reference.")
                 : tr(".  B's reference differs from A's by up to %1: the two captures are of other inputs "
-                     "(another step) or another model (a fold, another checkpoint), so part of B − A is not "
-                     "the backends'.")
+                     "(another step) or another model (a quantised program's own graph, a fold, another "
+                     "checkpoint), so part of B − A is not the backends'.")
                       .arg(d->reference_max_abs, 0, 'g', 4);
     m_summary->setText(text);
     emit differenceReady();

@@ -185,8 +185,8 @@ void RunDiffView::showSummary() {
         return;
     const auto& m = runs->match;
     QString text =
-        tr("<b>A</b> %1 (%2 rows) &nbsp; <b>B</b> %3 (%4 rows)<br>Rows matched by %5: %6 pairs, %7 "
-           "on A only, %8 on B only. %9 of %10 shown.")
+        tr("<b>A</b> %1 (%2 rows, run %11) &nbsp; <b>B</b> %3 (%4 rows, run %12)<br>Rows matched by %5: %6 "
+           "pairs, %7 on A only, %8 on B only. %9 of %10 shown.")
             .arg(QString::fromStdString(runs->a.label).toHtmlEscaped())
             .arg(runs->a.rows.size())
             .arg(QString::fromStdString(runs->b.label).toHtmlEscaped())
@@ -197,7 +197,9 @@ void RunDiffView::showSummary() {
             .arg(m.a_only)
             .arg(m.b_only)
             .arg(m_proxy->rowCount())
-            .arg(m_model->rowCount());
+            .arg(m_model->rowCount())
+            .arg(runs->a.run)
+            .arg(runs->b.run);
     m_summary->setText(text);
 }
 
