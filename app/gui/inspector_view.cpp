@@ -110,29 +110,7 @@ InspectorView::InspectorView(QWidget* parent)
     tl->addWidget(m_warnings);
     tl->addWidget(m_notes);
     tl->addLayout(filterRow);
-    auto* tabs = new QTabWidget;
-    tabs->addTab(m_table, tr("Ops"));
-    tabs->addTab(m_coverageView, tr("Coverage"));
-    tabs->addTab(m_graph, tr("Graph"));
-    // Scrolled rather than squeezed: the A/B page (table, chart and four
-    // heatmaps) never raises the window's minimum height past a laptop's.
-    auto* abScroll = new QScrollArea;
-    abScroll->setWidget(m_runDiff);
-    abScroll->setWidgetResizable(true);
-    abScroll->setFrameShape(QFrame::NoFrame);
-    m_runDiff->setMinimumHeight(m_runDiff->minimumSizeHint().height());
-    tabs->addTab(abScroll, tr("A/B"));
-    tabs->setTabToolTip(AbTab, tr("This session (A) against another (B): File → Compare With…"));
-    tabs->addTab(m_steps, tr("Steps"));
-    tabs->setTabToolTip(StepsTab, tr("Every execution of a decode loop against its own step: ops × steps"));
-    m_tabs = tabs;
-    tl->addWidget(tabs, 1);
-    // The A/B tab has its own tensors (A's reference and runtime among them)
-    // and its own chart: A's alone below it would halve its height for nothing.
-    connect(tabs, &QTabWidget::currentChanged, this, [this](int tab) {
-        m_tensors->setVisible(tab != AbTab);
-        m_chart->setVisible(tab != AbTab);
-    });
+    tl->addWidget(buildTabs(), 1);
 
     auto* top = new QSplitter(Qt::Vertical);
     top->setObjectName(QStringLiteral("tableAndTensors"));
@@ -188,6 +166,32 @@ InspectorView::InspectorView(QWidget* parent)
     connect(m_selectors, &ComparisonSelectors::captureRequested, this, &InspectorView::captureRequested);
     connect(m_chart, &GapChart::metricChanged, this,
             [](Metric metric) { AppSettings().setChartMetric(metric); });
+}
+
+QTabWidget* InspectorView::buildTabs() {
+    auto* tabs = new QTabWidget;
+    tabs->addTab(m_table, tr("Ops"));
+    tabs->addTab(m_coverageView, tr("Coverage"));
+    tabs->addTab(m_graph, tr("Graph"));
+    // Scrolled rather than squeezed: the A/B page (table, chart and four
+    // heatmaps) never raises the window's minimum height past a laptop's.
+    auto* abScroll = new QScrollArea;
+    abScroll->setWidget(m_runDiff);
+    abScroll->setWidgetResizable(true);
+    abScroll->setFrameShape(QFrame::NoFrame);
+    m_runDiff->setMinimumHeight(m_runDiff->minimumSizeHint().height());
+    tabs->addTab(abScroll, tr("A/B"));
+    tabs->setTabToolTip(AbTab, tr("This session (A) against another (B): File → Compare With…"));
+    tabs->addTab(m_steps, tr("Steps"));
+    tabs->setTabToolTip(StepsTab, tr("Every execution of a decode loop against its own step: ops × steps"));
+    m_tabs = tabs;
+    // The A/B tab has its own tensors (A's reference and runtime among them)
+    // and its own chart: A's alone below it would halve its height for nothing.
+    connect(tabs, &QTabWidget::currentChanged, this, [this](int tab) {
+        m_tensors->setVisible(tab != AbTab);
+        m_chart->setVisible(tab != AbTab);
+    });
+    return tabs;
 }
 
 void InspectorView::restoreLayout(const AppSettings& settings) {

@@ -89,6 +89,8 @@ signals:
     void thresholdChanged(const gapscope::MetricThreshold& threshold);
 
 private:
+    // The tabs above the tensor panel: Ops, Coverage, Graph, A/B and Steps.
+    QTabWidget* buildTabs();
     // The snapshot judged by the threshold the user set (a copy when it was
     // loaded with another).
     std::shared_ptr<const Session> adopt(std::shared_ptr<const Session> snapshot) const;

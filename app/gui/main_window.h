@@ -94,6 +94,10 @@ private:
     void showStepSelection();
     // The graph's "colour by A/B difference": the A/B tab's values on A's nodes.
     void showDifferenceInGraph();
+    // The A/B tab's wiring: B's pairing, its pairings shown and chosen.
+    void connectComparison();
+    // The Steps tab's: A's and B's decode loops, and a cell clicked.
+    void connectSteps();
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
     void finishSession(std::shared_ptr<const Session> session);
     void showBanner(const QStringList& lines);
