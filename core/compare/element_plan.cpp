@@ -8,23 +8,6 @@ namespace gapscope {
 
 namespace {
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    if (shape.empty())
-        return "scalar";
-    std::string s;
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? "x" : "") + std::to_string(shape[i]);
-    return s;
-}
-
-std::vector<std::int64_t> withoutOnes(const std::vector<std::int64_t>& shape) {
-    std::vector<std::int64_t> out;
-    for (auto d : shape)
-        if (d != 1)
-            out.push_back(d);
-    return out;
-}
-
 // Shapes that differ only by size-1 dimensions: the same element count, and the
 // same sizes in the same order once the 1s are dropped.
 bool sameElementsInOrder(const Operand& a, const Operand& b) {

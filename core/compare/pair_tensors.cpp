@@ -1,19 +1,12 @@
 #include "core/compare/pair_tensors.h"
 
+#include "core/metrics/operand.h"
+
 #include <cmath>
 
 namespace gapscope {
 
 namespace {
-
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    if (shape.empty())
-        return "a scalar";
-    std::string s;
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? "x" : "") + std::to_string(shape[i]);
-    return s;
-}
 
 // Why one side has nothing to read, or "" when it has.
 std::string sideProblem(const char* side, const ComparisonRow* row, const RowElement& e,
@@ -61,14 +54,7 @@ PairTensors pairTensors(const ComparisonRow* a, const ComparisonRow* b, std::siz
         return p;
     // 1x16x32 against 16x32: the same elements in the same order (a backend
     // that drops a size-1 dimension), so one tensor, shown in A's shape.
-    const auto squeezed = [](const std::vector<std::int64_t>& shape) {
-        std::vector<std::int64_t> out;
-        for (auto d : shape)
-            if (d != 1)
-                out.push_back(d);
-        return out;
-    };
-    if (squeezed(p.a->shape()) != squeezed(p.b->shape())) {
+    if (withoutOnes(p.a->shape()) != withoutOnes(p.b->shape())) {
         p.problem = "A compares " + shapeText(p.a->shape()) + " and B " + shapeText(p.b->shape()) +
                     ": not one tensor, so there is no element-wise difference";
         return p;

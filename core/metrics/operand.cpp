@@ -40,6 +40,23 @@ std::vector<std::uint64_t> rowMajorStrides(const std::vector<std::int64_t>& shap
     return s;
 }
 
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    if (shape.empty())
+        return "scalar";
+    std::string s;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? "x" : "") + std::to_string(shape[i]);
+    return s;
+}
+
+std::vector<std::int64_t> withoutOnes(const std::vector<std::int64_t>& shape) {
+    std::vector<std::int64_t> out;
+    for (auto d : shape)
+        if (d != 1)
+            out.push_back(d);
+    return out;
+}
+
 std::vector<std::int64_t> unravelIndex(std::uint64_t flat, const std::vector<std::int64_t>& shape) {
     std::vector<std::int64_t> idx(shape.size());
     for (std::size_t d = shape.size(); d-- > 0;) {

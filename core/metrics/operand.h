@@ -43,6 +43,11 @@ struct OperandTransform {
 
 // Row-major element strides of a shape (size-0 and size-1 dimensions count as 1).
 std::vector<std::uint64_t> rowMajorStrides(const std::vector<std::int64_t>& shape);
+// "1x4x16", or "scalar" for a shape of no dimension.
+std::string shapeText(const std::vector<std::int64_t>& shape);
+// The shape without its size-1 dimensions: two shapes equal so hold the same
+// elements in the same order (1x16x32 and 16x32).
+std::vector<std::int64_t> withoutOnes(const std::vector<std::int64_t>& shape);
 // The coordinates of row-major element `flat` in `shape`.
 std::vector<std::int64_t> unravelIndex(std::uint64_t flat, const std::vector<std::int64_t>& shape);
 
