@@ -2,6 +2,7 @@
 #include "app/cli/diff_command.h"
 #include "app/cli/dump_command.h"
 #include "app/cli/inspect_commands.h"
+#include "app/cli/profile_command.h"
 #include "app/cli/terminal_guard.h"
 #include "core/report/version_info.h"
 
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     gapscope::cli::addInspectCommands(app, exitCode);
     gapscope::cli::addCompareCommand(app, exitCode);
     gapscope::cli::addDiffCommand(app, exitCode);
+    gapscope::cli::addProfileCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

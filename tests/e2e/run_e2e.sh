@@ -83,6 +83,17 @@ PY
 echo "e2e: C++ consistency checks"
 GAPSCOPE_E2E_DIR="$work/demo" GAPSCOPE_E2E_ZOO_DIR="$work/zoo" "$check"
 
+echo "e2e: gapscope-cli profile against ExecuTorch's Inspector (docs/profiling.md)"
+# The timing table, event by event and run by run, equals Inspector.to_dataframe():
+# a 17-run decode loop (float and int8), 6 runs on XNNPACK, one int8 XNNPACK run
+# (delegate events named by the ETRecord) and the demo.
+for session in "$work/zoo/decode-loop/portable" "$work/zoo/decode-loop/int8" "$work/zoo/multirun/fp32" \
+               "$work/zoo/vit/int8" "$work/demo/int8"; do
+  "$cli" profile "$session" --json "$work/profile.json" > /dev/null
+  "$venv/bin/python" -W ignore "$src/tests/e2e/check_profile.py" "$work/profile.json" "$session/run.etdp" \
+    "$session/etrecord.bin"
+done
+
 echo "e2e: gapscope-cli compare --all-runs on the KV-cache decode loop"
 # Every execution against its own step capture: 17 runs in one JSON report, no gate
 # tripped (a float decode loop diverges at no step).

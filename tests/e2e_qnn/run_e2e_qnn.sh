@@ -57,6 +57,17 @@ for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout
   fi
 done
 
+# The timing table on QNN (docs/profiling.md): every event of the delegate's call
+# and the framework's equals ExecuTorch's Inspector's.
+for session in attention-8a8w llama-16a8w; do
+  out="$work/sessions/$session"
+  [ -f "$out/run.etdp" ] || continue
+  "$cli" profile "$out" --json "$out/profile.json" > /dev/null
+  if ! "$py" -W ignore "$src/tests/e2e/check_profile.py" "$out/profile.json" "$out/run.etdp" "$out/etrecord.bin"; then
+    failures=$((failures + 1))
+  fi
+done
+
 # The ETRecord alone (no debugger) cannot give QNN's quantisation: every quantised
 # row must be refused, none may carry a number.
 out="$work/sessions/convnet-8a8w"
