@@ -3,14 +3,7 @@
 # --fail-if-worse and names the op; a report of a newer schema is refused.
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
-function(run expected)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL expected)
-    message(FATAL_ERROR "${ARGN}\nexited ${rc}, not ${expected}:\n${out}\n${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run_cli.cmake)
 
 run(0 "${CLI}" compare "${DEMO}" --json "${OUT}/base.json")
 file(READ "${OUT}/base.json" base)

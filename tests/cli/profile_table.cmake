@@ -3,14 +3,7 @@
 # for two outputs and an input that is no ETDump refused with the reason.
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
-function(run expected)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL expected)
-    message(FATAL_ERROR "${ARGN}\nexited ${rc}, not ${expected}:\n${out}\n${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run_cli.cmake)
 
 run(0 "${CLI}" profile "${DEMO}" --json "${OUT}/profile.json" --csv "${OUT}/profile.csv")
 if(NOT out MATCHES "block 'Execute': 1 run, [0-9]+ events \\(ms\\)" OR NOT out MATCHES "Method::execute")
