@@ -6,6 +6,7 @@
 #include "core/profile/profile_table.h"
 #include "core/report/json_text.h"
 #include "core/report/profile_report.h"
+#include "core/report/trace_export.h"
 #include "core/session/session.h"
 
 #include <iostream>
@@ -21,7 +22,7 @@ namespace {
 struct ProfileCommandOptions {
     std::vector<std::string> paths;
     std::string source = "ns", target = "ms";
-    std::string json, csv;
+    std::string json, csv, trace;
 };
 
 int fail(const std::string& message, int code = 1) {
@@ -35,8 +36,10 @@ int runProfile(const ProfileCommandOptions& o) {
         return fail("a time scale is one of ns, us, ms, s or cycles", 2);
     if (!timeScalesCompatible(*source, *target))
         return fail("cycles convert to cycles only (as ExecuTorch's Inspector requires)", 2);
-    if (!o.json.empty() && o.json == o.csv)
-        return fail("--json and --csv name the same file", 2);
+    for (const auto& [a, b] :
+         {std::pair{&o.json, &o.csv}, std::pair{&o.json, &o.trace}, std::pair{&o.csv, &o.trace}})
+        if (!a->empty() && *a == *b)
+            return fail("two outputs name the same file: " + *a, 2);
     std::vector<Error> errors;
     const SessionInputs inputs = sessionInputsFromPaths(o.paths, errors);
     if (!errors.empty())
@@ -76,6 +79,14 @@ int runProfile(const ProfileCommandOptions& o) {
         if (const auto error = writeOutput(o.csv, csv.str()))
             return fail(*error);
     }
+    if (!o.trace.empty()) {
+        TraceOptions trace;
+        trace.source = *source;
+        trace.etrecord = options.etrecord;
+        const auto text = renderJson(traceToJson(dump.value(), trace), -1);
+        if (const auto error = writeOutput(o.trace, text.text + "\n"))
+            return fail(*error);
+    }
     return 0;
 }
 
@@ -95,6 +106,9 @@ void addProfileCommand(CLI::App& app, int& exitCode) {
                     "The table's unit: ms (default, the Inspector's), ns, us, s, cycles");
     cmd->add_option("--json", o->json, "Write the table as JSON (the Inspector's column names)");
     cmd->add_option("--csv", o->csv, "Write the table as CSV");
+    cmd->add_option(
+        "--trace", o->trace,
+        "Write every run's events as a Chrome trace (Perfetto, chrome://tracing): one track per delegate");
     cmd->callback([o, &exitCode] { exitCode = runProfile(*o); });
 }
 

@@ -144,3 +144,52 @@ TEST_CASE("runs of one signature form one block, in another target scale", "[pro
     REQUIRE(table.notes.size() == 1);
     CHECK_THAT(table.notes[0], Catch::Contains("run 1") && Catch::Contains("Inspector raises"));
 }
+
+#include "core/report/trace_export.h"
+
+TEST_CASE("the Chrome trace: a process per run, operators nested in Method::execute, a track per delegate",
+          "[profile][fixtures]") {
+    // Fixture a's ticks are 100 ns apart: Method::execute spans every operator call.
+    const auto a = traceToJson(test::loadFixture("a_fp32_op_chain", false));
+    const auto& events = a["traceEvents"];
+    double executeStart = -1, executeEnd = -1;
+    std::size_t complete = 0;
+    for (const auto& e : events) {
+        REQUIRE(e.contains("ph"));
+        REQUIRE(e.contains("pid"));
+        REQUIRE(e.contains("tid"));
+        if (e["ph"] != "X")
+            continue;
+        ++complete;
+        REQUIRE((e["ts"].is_number() && e["dur"].is_number() && e["dur"].get<double>() >= 0));
+        if (e["name"] == "Method::execute") {
+            executeStart = e["ts"].get<double>();
+            executeEnd = executeStart + e["dur"].get<double>();
+        }
+    }
+    CHECK(complete == 9);                            // the Inspector's 9 events, as complete events
+    CHECK(executeEnd - executeStart == Approx(1.7)); // 1,700 ns in µs
+    for (const auto& e : events)
+        if (e["ph"] == "X") {
+            CHECK(e["tid"] == 0);
+            CHECK(e["ts"].get<double>() >= executeStart);
+            CHECK(e["ts"].get<double>() + e["dur"].get<double>() <= executeEnd + 1e-9);
+        }
+    CHECK(a["otherData"]["timestamps"] == "microseconds");
+
+    // Fixture b: QNN's own events on a track of their own, named as the delegate's clock.
+    const auto b = traceToJson(test::loadFixture("b_qnn_delegate_intermediates", false));
+    std::size_t delegated = 0;
+    bool named = false;
+    for (const auto& e : b["traceEvents"]) {
+        if (e["ph"] == "M" && e["tid"] == 1)
+            named =
+                e["args"]["name"].get<std::string>().find("the delegate's own clock") != std::string::npos;
+        if (e["ph"] == "X" && e["cat"] == "delegate") {
+            CHECK(e["tid"] == 1);
+            ++delegated;
+        }
+    }
+    CHECK(delegated == 3);
+    CHECK(named);
+}
