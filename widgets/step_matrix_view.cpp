@@ -88,6 +88,8 @@ StepMatrixView::StepMatrixView(QWidget* parent)
 }
 
 void StepMatrixView::setSteps(std::shared_ptr<const SessionSteps> steps, const MetricThreshold& threshold) {
+    if (steps != m_steps)
+        m_stepMatches.reset();
     m_steps = std::move(steps);
     m_threshold = threshold;
     rebuild();
@@ -95,6 +97,7 @@ void StepMatrixView::setSteps(std::shared_ptr<const SessionSteps> steps, const M
 
 void StepMatrixView::setMessage(const QString& text) {
     m_steps.reset();
+    m_stepMatches.reset();
     m_matrix = {};
     m_summary->setText(text);
     draw();
@@ -102,6 +105,7 @@ void StepMatrixView::setMessage(const QString& text) {
 
 void StepMatrixView::setStepsB(std::shared_ptr<const SessionSteps> steps) {
     m_stepsB = std::move(steps);
+    m_stepMatches.reset();
     m_showBox->setVisible(m_stepsB != nullptr);
     if (!m_stepsB && m_show != ShowA)
         setShow(ShowA);
@@ -151,9 +155,11 @@ std::optional<std::size_t> StepMatrixView::opOfRow(std::size_t step, std::size_t
 void StepMatrixView::rebuild() {
     if (!m_steps)
         return;
-    if (m_show == ShowDifference && m_stepsB)
-        m_matrix = buildStepDifference(m_steps->steps, m_stepsB->steps, m_metric, m_margin);
-    else
+    if (m_show == ShowDifference && m_stepsB) {
+        if (!m_stepMatches) // once per pair of loops: a metric or margin changes nothing of it
+            m_stepMatches = matchSteps(m_steps->steps, m_stepsB->steps);
+        m_matrix = buildStepDifference(m_steps->steps, m_stepsB->steps, *m_stepMatches, m_metric, m_margin);
+    } else
         m_matrix = buildStepMatrix(m_show == ShowB && m_stepsB ? m_stepsB->steps : m_steps->steps, m_metric,
                                    m_threshold);
     m_summary->setText(summaryText());

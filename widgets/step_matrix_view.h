@@ -59,6 +59,8 @@ private:
     QString summaryText() const;
 
     std::shared_ptr<const SessionSteps> m_steps, m_stepsB;
+    // Step k of A paired with step k of B, for the difference; made when first shown.
+    std::optional<std::vector<RunMatch>> m_stepMatches;
     Show m_show = ShowA;
     double m_margin = 3;
     MetricThreshold m_threshold;

@@ -9,20 +9,24 @@
 
 namespace gapscope {
 
-StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
+namespace {
+
+// The matrix of the first `count` steps (the difference takes the steps both loops have, without copying
+// them).
+StepMatrix buildStepMatrix(const RunSummary* steps, std::size_t count, Metric metric,
                            const MetricThreshold& threshold) {
     StepMatrix m;
     m.metric = metric;
-    m.steps = steps.size();
+    m.steps = count;
     const std::size_t position = metricIndex(metric);
     const MetricInfo& info = metricInfo(metric);
     const auto limit = thresholdOn(threshold, metric);
 
     // The ops: every step's rows by node, in graph order of the step that has them first.
     std::map<std::pair<std::int64_t, int>, std::size_t> opOf;
-    for (const auto& step : steps) {
+    for (const RunSummary* step = steps; step != steps + count; ++step) {
         std::vector<const RunRow*> ordered;
-        for (const auto& r : step.rows)
+        for (const auto& r : step->rows)
             ordered.push_back(&r);
         std::stable_sort(ordered.begin(), ordered.end(), [](const RunRow* x, const RunRow* y) {
             return x->compared_handle < y->compared_handle;
@@ -33,7 +37,7 @@ StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
     }
     m.values.assign(m.ops.size() * m.steps, std::numeric_limits<double>::quiet_NaN());
     m.rows.assign(m.ops.size() * m.steps, -1);
-    for (std::size_t s = 0; s < steps.size(); ++s)
+    for (std::size_t s = 0; s < count; ++s)
         for (const auto& r : steps[s].rows) {
             const std::size_t op = opOf.at({r.compared_handle, r.output_index});
             m.rows[op * m.steps + s] = static_cast<std::int64_t>(r.index);
@@ -53,11 +57,28 @@ StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
     return m;
 }
 
+} // namespace
+
+StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
+                           const MetricThreshold& threshold) {
+    return buildStepMatrix(steps.data(), steps.size(), metric, threshold);
+}
+
+std::vector<RunMatch> matchSteps(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b) {
+    std::vector<RunMatch> matches;
+    for (std::size_t s = 0; s < std::min(a.size(), b.size()); ++s)
+        matches.push_back(matchRuns(a[s], b[s]));
+    return matches;
+}
+
 StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b,
                                Metric metric, double margin) {
-    const std::vector<RunSummary> shared(
-        a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())));
-    StepMatrix m = buildStepMatrix(shared, metric, {});
+    return buildStepDifference(a, b, matchSteps(a, b), metric, margin);
+}
+
+StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b,
+                               const std::vector<RunMatch>& matches, Metric metric, double margin) {
+    StepMatrix m = buildStepMatrix(a.data(), std::min({a.size(), b.size(), matches.size()}), metric, {});
     m.difference = true;
     m.first_crossing.reset();
     m.worst.reset();
@@ -68,8 +89,7 @@ StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vect
         for (std::size_t op = 0; op < m.ops.size(); ++op)
             if (m.rowAt(op, s) >= 0)
                 opOfRow.emplace(m.rowAt(op, s), op);
-        const RunMatch match = matchRuns(a[s], b[s]);
-        for (const auto& p : match.pairs) {
+        for (const auto& p : matches[s].pairs) {
             if (!p.a || !p.b)
                 continue;
             const auto op = opOfRow.find(static_cast<std::int64_t>(a[s].rows[*p.a].index));

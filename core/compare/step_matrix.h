@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/compare/metric_catalog.h"
+#include "core/compare/run_match.h"
 #include "core/compare/run_summary.h"
 
 #include <cstdint>
@@ -50,5 +51,11 @@ StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,
 // when every value is).
 StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b,
                                Metric metric, double margin);
+// The same with the steps already paired (matchSteps): the pairing depends on
+// neither the metric nor the margin, so a view pairs once and rebuilds from it.
+StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b,
+                               const std::vector<RunMatch>& matches, Metric metric, double margin);
+// Step k of A paired with step k of B (matchRuns), over the steps both have.
+std::vector<RunMatch> matchSteps(const std::vector<RunSummary>& a, const std::vector<RunSummary>& b);
 
 } // namespace gapscope

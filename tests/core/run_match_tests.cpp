@@ -338,6 +338,10 @@ TEST_CASE("two decode loops step by step: how much worse B is, per op and step, 
     b[1].rows.push_back(row(2, 11, "add", "1x8", 10));
     const StepMatrix d = buildStepDifference(a, b, Metric::Snr, 4.0);
     CHECK(d.difference);
+    // Paired once (as the view does) or on the way: one matrix.
+    const auto matches = matchSteps(a, b);
+    REQUIRE(matches.size() == 3);
+    CHECK(buildStepDifference(a, b, matches, Metric::Snr, 4.0).values == d.values);
     REQUIRE(d.steps == 3);
     REQUIRE(d.ops == std::vector<std::string>{"linear", "softmax"});
     CHECK(d.at(0, 0) == 0.0);
