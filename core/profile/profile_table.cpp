@@ -8,8 +8,6 @@ namespace gapscope {
 
 namespace {
 
-constexpr std::uint64_t kMaxUint32 = 0xFFFFFFFFull;
-
 // Python's `x or None` and `-1 → None` of the Inspector's signatures.
 std::optional<std::int64_t> idOrNone(std::int32_t id) {
     return id != -1 ? std::optional<std::int64_t>(id) : std::nullopt;
@@ -156,17 +154,13 @@ void applySignature(ProfiledEvent& e, const std::optional<EventSig>& sig) {
         e.name = name;
 }
 
-// Event._calculate_elapsed_time, on ticks or on times already converted.
-template <class T> double elapsed(T start, T end, bool& wrapped) {
-    wrapped = false;
-    if (start <= end)
-        return static_cast<double>(end - start);
-    if (start > static_cast<T>(kMaxUint32) || end > static_cast<T>(kMaxUint32))
-        wrapped = true; // the Inspector raises: no 32-bit wraparound explains it
-    return static_cast<double>((static_cast<T>(kMaxUint32) - start) + end);
-}
-
 } // namespace
+
+std::optional<std::string> delegateIdentifier(const ProfileEvent& p) {
+    if (const auto id = idOrNone(p.delegate_debug_id_int))
+        return std::to_string(*id);
+    return strOrNone(p.delegate_debug_id_str);
+}
 
 ProfileTable profileTable(const EtDump& dump, const ProfileOptions& options) {
     ProfileTable table;
@@ -212,9 +206,9 @@ ProfileTable profileTable(const EtDump& dump, const ProfileOptions& options) {
                 // operator's difference after.
                 bool wrapped = false;
                 e.raw.push_back(e.is_delegated_op
-                                    ? elapsed(static_cast<double>(p->start_time) / factor,
-                                              static_cast<double>(p->end_time) / factor, wrapped)
-                                    : elapsed(p->start_time, p->end_time, wrapped) / factor);
+                                    ? elapsedTime(static_cast<double>(p->start_time) / factor,
+                                                  static_cast<double>(p->end_time) / factor, wrapped)
+                                    : elapsedTime(p->start_time, p->end_time, wrapped) / factor);
                 wrappedBadly |= wrapped;
                 e.start_times.push_back(p->start_time);
             }

@@ -67,4 +67,20 @@ struct ProfileOptions {
 // gives it; a start after the end wraps around 32 bits.
 ProfileTable profileTable(const EtDump& dump, const ProfileOptions& options = {});
 
+// A delegated profile event's debug identifier as the Inspector names the event
+// (an int id as its digits, else a non-empty string id); none when not delegated.
+std::optional<std::string> delegateIdentifier(const ProfileEvent& event);
+
+// Event._calculate_elapsed_time, on ticks or on times already converted: end −
+// start, or across a 32-bit clock's wraparound when the start is later.
+// `impossible` is set when no 32-bit wraparound explains it (the Inspector raises).
+template <class T> double elapsedTime(T start, T end, bool& impossible) {
+    constexpr std::uint64_t kMaxUint32 = 0xFFFFFFFFull;
+    impossible = false;
+    if (start <= end)
+        return static_cast<double>(end - start);
+    impossible = start > static_cast<T>(kMaxUint32) || end > static_cast<T>(kMaxUint32);
+    return static_cast<double>((static_cast<T>(kMaxUint32) - start) + end);
+}
+
 } // namespace gapscope

@@ -1,23 +1,13 @@
 #include "core/report/trace_export.h"
 
+#include "core/profile/profile_table.h"
+
 #include <map>
 #include <string>
 
 namespace gapscope {
 
 namespace {
-
-std::string eventName(const ProfileEvent& p) {
-    if (p.delegate_debug_id_int != -1)
-        return std::to_string(p.delegate_debug_id_int);
-    if (p.delegate_debug_id_str && !p.delegate_debug_id_str->empty())
-        return *p.delegate_debug_id_str;
-    return p.name.value_or("");
-}
-
-bool delegated(const ProfileEvent& p) {
-    return p.delegate_debug_id_int != -1 || (p.delegate_debug_id_str && !p.delegate_debug_id_str->empty());
-}
 
 nlohmann::ordered_json metadata(const char* what, int pid, int tid, const std::string& name) {
     nlohmann::ordered_json m;
@@ -47,8 +37,9 @@ nlohmann::ordered_json traceToJson(const EtDump& dump, const TraceOptions& optio
             const auto* p = std::get_if<ProfileEvent>(&event);
             if (!p)
                 continue;
+            const auto delegateId = delegateIdentifier(*p);
             int tid = 0;
-            if (delegated(*p)) {
+            if (delegateId) {
                 auto [it, added] =
                     delegateTrack.try_emplace(p->instruction_id, static_cast<int>(delegateTrack.size()) + 1);
                 tid = it->second;
@@ -63,23 +54,21 @@ nlohmann::ordered_json traceToJson(const EtDump& dump, const TraceOptions& optio
                                                   " (the delegate's own clock)"));
                 }
             }
-            // A 32-bit clock that wrapped: the duration as the Inspector computes it.
-            const std::uint64_t ticks = p->end_time >= p->start_time
-                                            ? p->end_time - p->start_time
-                                            : (0xFFFFFFFFull - p->start_time) + p->end_time;
+            bool impossible = false; // the duration as the Inspector computes it, wraparound included
+            const double ticks = elapsedTime(p->start_time, p->end_time, impossible);
             nlohmann::ordered_json e;
-            e["name"] = eventName(*p);
-            e["cat"] = delegated(*p) ? "delegate" : "executorch";
+            e["name"] = delegateId ? *delegateId : p->name.value_or("");
+            e["cat"] = delegateId ? "delegate" : "executorch";
             e["ph"] = "X";
             e["ts"] = static_cast<double>(p->start_time) / toMicroseconds;
-            e["dur"] = static_cast<double>(ticks) / toMicroseconds;
+            e["dur"] = ticks / toMicroseconds;
             e["pid"] = pid;
             e["tid"] = tid;
             nlohmann::ordered_json args;
             args["instruction_id"] = p->instruction_id;
             args["chain_index"] = p->chain_index;
-            if (delegated(*p))
-                args["delegate_debug_identifier"] = eventName(*p);
+            if (delegateId)
+                args["delegate_debug_identifier"] = *delegateId;
             e["args"] = std::move(args);
             events.push_back(std::move(e));
         }
