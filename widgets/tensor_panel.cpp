@@ -65,8 +65,6 @@ TensorPanel::TensorPanel(QWidget* parent)
         connect(h.plot, &QCustomPlot::mouseMove, this,
                 [this, i](QMouseEvent* e) { showValueAt(i, e->position()); });
         m_heatmaps.push_back(h);
-        m_plots.push_back(h.plot);
-        m_maps.push_back(h.map);
         grid->addWidget(h.plot, 0, i);
     }
     const char* const detailTitles[] = {QT_TR_NOOP("difference histogram"),
@@ -115,21 +113,22 @@ void TensorPanel::arrangePlots() {
     const bool oneRow = width() > 4 * height();
     if (oneRow != m_oneRow || m_grid->count() == 0) {
         m_oneRow = oneRow;
-        QCustomPlot* const all[] = {m_plots[0], m_plots[1], m_plots[2], m_histogram, m_scatter, m_channels};
+        QCustomPlot* const all[] = {m_heatmaps[0].plot, m_heatmaps[1].plot, m_heatmaps[2].plot,
+                                    m_histogram,        m_scatter,          m_channels};
         for (int i = 0; i < 6; ++i) {
             m_grid->removeWidget(all[i]);
             m_grid->addWidget(all[i], oneRow ? 0 : i / 3, oneRow ? i : i % 3);
         }
     }
     // Fewer ticks on short axes, so their labels never overlap.
-    for (QCustomPlot* p : {m_plots[0], m_plots[1], m_plots[2], m_histogram, m_scatter, m_channels}) {
+    for (QCustomPlot* p :
+         {m_heatmaps[0].plot, m_heatmaps[1].plot, m_heatmaps[2].plot, m_histogram, m_scatter, m_channels}) {
         p->yAxis->ticker()->setTickCount(std::clamp(p->height() / 40, 2, 5));
         p->xAxis->ticker()->setTickCount(std::clamp(p->width() / 70, 2, 6));
     }
-    for (QCPColorMap* map : m_maps)
-        if (map->colorScale())
-            map->colorScale()->axis()->ticker()->setTickCount(
-                std::clamp(map->parentPlot()->height() / 40, 2, 5));
+    for (const HeatmapPlot& h : m_heatmaps)
+        if (h.map->colorScale())
+            h.map->colorScale()->axis()->ticker()->setTickCount(std::clamp(h.plot->height() / 40, 2, 5));
 }
 
 void TensorPanel::setSession(std::shared_ptr<const Session> session) {
@@ -162,8 +161,8 @@ void TensorPanel::refresh() {
     m_worst->clear();
     if (!row) {
         m_title->setText(tr("No op selected"));
-        for (auto* p : m_plots)
-            p->replot();
+        for (const auto& h : m_heatmaps)
+            h.plot->replot();
         for (auto* p : {m_histogram, m_scatter, m_channels})
             p->replot();
         return;
@@ -181,8 +180,8 @@ void TensorPanel::refresh() {
         m_hover->setText(
             plan ? tr("The reference output is not a tensor.")
                  : tr("Nothing was compared for this op (%1).").arg(QString::fromStdString(row->reason)));
-        for (auto* p : m_plots)
-            p->replot();
+        for (const auto& h : m_heatmaps)
+            h.plot->replot();
         return;
     }
     const auto reader = ElementReader::of(*plan, rowElement(*row, element).measured);
@@ -240,8 +239,8 @@ void TensorPanel::refresh() {
     }
 
     drawMaps();
-    for (auto* p : m_plots)
-        p->replot();
+    for (const auto& map : m_heatmaps)
+        map.plot->replot();
     refreshDetails(*row, element);
     const QString layout = plan->options.runtime_transform.axis_order
                                ? tr("; the device tensor is shown in the reference's layout")
@@ -280,7 +279,7 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
     if (m_values[0].empty())
         return;
     double kx = 0, ky = 0;
-    m_maps[static_cast<std::size_t>(which)]->pixelsToCoords(pixel, kx, ky);
+    m_heatmaps[static_cast<std::size_t>(which)].map->pixelsToCoords(pixel, kx, ky);
     const int x = static_cast<int>(std::lround(kx / m_stride)),
               y = static_cast<int>(std::lround(ky / m_stride));
     if (x < 0 || y < 0 || x >= m_width || y >= m_height)
@@ -325,9 +324,10 @@ QString TensorPanel::worstElementsText() const {
 }
 
 QImage TensorPanel::renderFigure(int plotWidth, int plotHeight) const {
-    return renderPlotGrid(m_title->text(),
-                          {m_plots[0], m_plots[1], m_plots[2], m_histogram, m_scatter, m_channels}, 3,
-                          m_worst->text(), font(), QSize(plotWidth, plotHeight));
+    return renderPlotGrid(
+        m_title->text(),
+        {m_heatmaps[0].plot, m_heatmaps[1].plot, m_heatmaps[2].plot, m_histogram, m_scatter, m_channels}, 3,
+        m_worst->text(), font(), QSize(plotWidth, plotHeight));
 }
 
 void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) {

@@ -42,7 +42,7 @@ public:
     void updateSession(std::shared_ptr<const Session> snapshot) { m_session = std::move(snapshot); }
     void setRow(std::optional<std::size_t> row);
     std::optional<std::size_t> row() const { return m_row; }
-    QCustomPlot* plot(int which) const { return m_plots[static_cast<std::size_t>(which)]; }
+    QCustomPlot* plot(int which) const { return m_heatmaps[static_cast<std::size_t>(which)].plot; }
     // Values shown (reference, runtime, difference), row-major over the slice.
     const std::vector<double>& values(int which) const { return m_values[static_cast<std::size_t>(which)]; }
     // The device's stored (quantised) values of the slice; empty when not dequantised.
@@ -100,10 +100,8 @@ private:
     QSpinBox* m_element;
     QSpinBox* m_leading;
     QCheckBox* m_shared;
-    std::vector<QCustomPlot*> m_plots;
     QGridLayout* m_grid = nullptr;
     bool m_oneRow = false;
-    std::vector<QCPColorMap*> m_maps;
     std::vector<HeatmapPlot> m_heatmaps;
     std::vector<std::vector<double>> m_values{3};
     std::vector<double> m_raw; // the device's stored values, when dequantised
