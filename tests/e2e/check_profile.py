@@ -1,12 +1,17 @@
 """Gapscope's timing table against ExecuTorch's Inspector on the same files (issue 26).
 
-usage: check_profile.py GAPSCOPE.json ETDUMP [ETRECORD]
+usage: check_profile.py [--min-delegate-timed N] [--min-runs R] GAPSCOPE.json ETDUMP [ETRECORD]
 
 Runs ExecuTorch's own Inspector (Inspector(etdump_path, etrecord).to_dataframe())
 and checks every event of every block, in order: the block and event names,
 whether delegated, the delegate's id and backend, the raw durations (one per
 run) and p10, p50, p90, avg, min, max, each to 1e-9 relative. Prints how many
 numbers agreed; exits 1 on the first disagreement, saying where.
+
+--min-delegate-timed N: the backend's own profiling was on, so at least N events
+inside delegate calls carry durations (XNNPACK's per-op events, QNN's profile
+level), not only the delegate call itself. --min-runs R: every execute block
+holds at least R runs, so p10..p90 are over several durations.
 """
 
 from __future__ import annotations
@@ -36,11 +41,41 @@ def _close(a, b) -> bool:
     return a == b or abs(a - b) <= RELATIVE * max(abs(a), abs(b))
 
 
+def _options(argv):
+    minimums = {"--min-delegate-timed": 0, "--min-runs": 0}
+    rest = []
+    while argv:
+        arg = argv.pop(0)
+        if arg in minimums:
+            minimums[arg] = int(argv.pop(0))
+        else:
+            rest.append(arg)
+    return minimums["--min-delegate-timed"], minimums["--min-runs"], rest
+
+
+def _check_minimums(mine, min_delegate_timed, min_runs) -> bool:
+    timed = [e for e in mine if e["is_delegated_op"] and e["raw"]]
+    if len(timed) < min_delegate_timed:
+        print(f"check_profile: {len(timed)} delegate-internal events carry durations, expected at least "
+              f"{min_delegate_timed}: was the backend's profiling on?")
+        return False
+    runs = [len(e["raw"]) for e in mine if e["event_name"] == "Method::execute"]
+    if min_runs and (not runs or min(runs) < min_runs):
+        print(f"check_profile: Method::execute has {runs} runs, expected at least {min_runs}")
+        return False
+    if min_delegate_timed or min_runs:
+        print(f"check_profile: {len(timed)} delegate-internal events timed, {min(runs) if runs else 0} runs")
+    return True
+
+
 def main() -> int:
-    mine = json.load(open(sys.argv[1]))["events"]
-    kwargs = {"etrecord": sys.argv[3]} if len(sys.argv) > 3 else {}
-    frame = Inspector(etdump_path=sys.argv[2], **kwargs).to_dataframe()
-    unit = " (ms)" if mine and json.load(open(sys.argv[1]))["time_scale"] == "ms" else None
+    min_delegate_timed, min_runs, args = _options(sys.argv[1:])
+    mine = json.load(open(args[0]))["events"]
+    if not _check_minimums(mine, min_delegate_timed, min_runs):
+        return 1
+    kwargs = {"etrecord": args[2]} if len(args) > 2 else {}
+    frame = Inspector(etdump_path=args[1], **kwargs).to_dataframe()
+    unit = " (ms)" if mine and json.load(open(args[0]))["time_scale"] == "ms" else None
     if unit is None:
         print("check_profile: compare in the Inspector's default scale (ms)")
         return 1

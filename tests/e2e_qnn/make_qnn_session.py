@@ -209,9 +209,21 @@ def write_xnnpack_int8(out, model, x, calibration, buffer_bytes):
 
 
 def main():
-    out, model_name, quant = sys.argv[1], sys.argv[2], sys.argv[3]
-    soc = sys.argv[4] if len(sys.argv) > 4 else "SM8650"
-    buffer_bytes = int(sys.argv[5]) if len(sys.argv) > 5 else 4 << 20
+    # --profile-level=N turns on QNN's own profiling (2: detailed, 3: optrace), so the
+    # ETDump holds the delegate's per-op events beside the intermediate outputs.
+    # --runs=N runs the method N times into one ETDump (the timing table's runs).
+    profile_level, runs = 0, 1
+    argv = []
+    for arg in sys.argv[1:]:
+        if arg.startswith("--profile-level="):
+            profile_level = int(arg.split("=", 1)[1])
+        elif arg.startswith("--runs="):
+            runs = int(arg.split("=", 1)[1])
+        else:
+            argv.append(arg)
+    out, model_name, quant = argv[0], argv[1], argv[2]
+    soc = argv[3] if len(argv) > 3 else "SM8650"
+    buffer_bytes = int(argv[4]) if len(argv) > 4 else 4 << 20
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
     cls = MODELS[model_name]
@@ -226,14 +238,15 @@ def main():
         return write_xnnpack_int8(out, model, x, calibration, buffer_bytes)
 
     cfg = QnnConfig(soc_model=soc, build_folder="unused", enable_x86_64=True,
-                    dump_intermediate_outputs=True)
+                    dump_intermediate_outputs=True, profile_level=profile_level)
     dbg = QNNIntermediateDebugger(sample_input=calibration[0])
     build_executorch_binary(model, cfg, f"{out}/model", calibration,
                             quant_dtype=None if quant == "fp16" else getattr(QuantDtype, "use_" + quant),
                             qnn_intermediate_debugger=dbg)
 
     m = _load_for_executorch(f"{out}/model.pte", enable_etdump=True, debug_buffer_size=buffer_bytes)
-    m.run_method("forward", x)
+    for _ in range(runs):
+        m.run_method("forward", x)
     m.write_etdump_result_to_file(f"{out}/run.etdp", f"{out}/run.debug.bin")
 
     # Gapscope's exporter: the debugger's reference with its quantisation and layout.
