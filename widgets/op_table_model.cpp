@@ -130,7 +130,7 @@ const std::vector<Metric>& tabledMetrics() {
     return metrics;
 }
 
-constexpr int kTails = 3;
+constexpr int kTails = 5;
 
 } // namespace
 
@@ -156,7 +156,7 @@ std::optional<Metric> OpTableModel::metricOf(int column) {
 }
 
 std::optional<OpTableModel::Tail> OpTableModel::tailOf(int c) {
-    const int i = c - column(Tail::Gain);
+    const int i = c - column(Tail::Time);
     return i >= 0 && i < kTails ? std::optional<Tail>(static_cast<Tail>(i)) : std::nullopt;
 }
 
@@ -181,6 +181,13 @@ std::optional<double> OpTableModel::sortKey(int row, int column) const {
         return static_cast<double>(r->index);
     const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
     switch (*tailOf(column)) {
+    case Tail::Time:
+    case Tail::Share: {
+        // Untimed rows last in the slowest-first order, as metrics without a number.
+        const RowLatency* t = latencyOf(*r);
+        const auto v = !t ? std::nullopt : column == OpTableModel::column(Tail::Time) ? t->p50 : t->share;
+        return v ? *v : -std::numeric_limits<double>::infinity();
+    }
     case Tail::Gain:
         return in && !std::isnan(in->gain_db) ? in->gain_db : -std::numeric_limits<double>::infinity();
     case Tail::Added: return in ? in->added : -std::numeric_limits<double>::infinity();
@@ -206,14 +213,18 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
                                         QT_TR_NOOP("AOT ops"), QT_TR_NOOP("Runtime ops"),
                                         QT_TR_NOOP("Shape"),   QT_TR_NOOP("Dtype")};
     static_assert(sizeof(heads) / sizeof(heads[0]) == FirstMetric);
-    static const char* const tails[] = {QT_TR_NOOP("Gain dB"), QT_TR_NOOP("Added"), QT_TR_NOOP("Status")};
+    static const char* const tails[] = {QT_TR_NOOP("Time"), QT_TR_NOOP("Time %"), QT_TR_NOOP("Gain dB"),
+                                        QT_TR_NOOP("Added"), QT_TR_NOOP("Status")};
     static_assert(sizeof(tails) / sizeof(tails[0]) == kTails);
     if (section >= 0 && section < FirstMetric)
         return tr(heads[section]);
     if (const auto metric = metricOf(section))
         return QString::fromUtf8(metricInfo(*metric).label);
-    if (const auto tail = tailOf(section))
+    if (const auto tail = tailOf(section)) {
+        if (*tail == Tail::Time && m_session && m_session->latency)
+            return tr("Time %1").arg(QString::fromLatin1(timeScaleName(m_session->latency->scale)));
         return tr(tails[static_cast<int>(*tail)]);
+    }
     return {};
 }
 
@@ -235,6 +246,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     const bool gainColumn = tail == Tail::Gain, addedColumn = tail == Tail::Added,
                statusColumn = tail == Tail::Status;
     const QString pending = r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
+    if ((tail == Tail::Time || tail == Tail::Share) && role != SortRole && role != RowIndexRole)
+        return latencyData(*r, *tail, role);
 
     switch (role) {
     case Qt::DisplayRole:
@@ -331,6 +344,58 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         return metric || col == Index || gainColumn || addedColumn
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                    : QVariant();
+    default: return {};
+    }
+}
+
+const RowLatency* OpTableModel::latencyOf(const ComparisonRow& r) const {
+    const auto& l = m_session ? m_session->latency : nullptr;
+    return l && r.index < l->rows.size() ? &l->rows[r.index] : nullptr;
+}
+
+// The Time and Time % cells: what core measured (op_latency.h), and where it came from.
+QVariant OpTableModel::latencyData(const ComparisonRow& r, Tail tail, int role) const {
+    const RowLatency* t = latencyOf(r);
+    const auto value = !t ? std::nullopt : tail == Tail::Time ? t->p50 : t->share;
+    switch (role) {
+    case Qt::DisplayRole:
+        if (!value)
+            return m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
+        return tail == Tail::Time ? QString::number(*value, 'g', 3)
+                                  : QString::number(100 * *value, 'f', *value < 0.001 ? 2 : 1);
+    case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole: {
+        if (!m_session->latency)
+            return m_session->complete ? tr("The ETDump holds no timing for this run") : QVariant();
+        if (!t || !t->p50)
+            return t ? wrapped(tr("No time: %1").arg(QString::fromStdString(t->reason))) : QVariant();
+        const auto& l = *m_session->latency;
+        const QString unit = QString::fromLatin1(timeScaleName(l.scale));
+        QString from;
+        switch (t->source) {
+        case LatencySource::OperatorCall:
+            from = t->events.size() > 1
+                       ? tr("its %1 kernels' OPERATOR_CALLs, summed run by run").arg(t->events.size())
+                       : tr("its OPERATOR_CALL");
+            break;
+        case LatencySource::DelegateCall: from = tr("the DELEGATE_CALL that returns it"); break;
+        case LatencySource::DelegateOp:
+            from = tr("the delegate's own event %1").arg(QString::fromStdString(t->event));
+            break;
+        case LatencySource::DelegateCycles:
+            from = tr("QNN's %1 cycles of the call's %2 op cycles, times the call's time")
+                       .arg(QString::number(*t->cycles, 'f', 0), QString::number(*t->call_cycles, 'f', 0));
+            break;
+        case LatencySource::None: break;
+        }
+        QString text = tr("%1 %2, the median over %n run(s), from %3", nullptr, static_cast<int>(l.runs))
+                           .arg(QString::number(*t->p50, 'g', 4), unit, from);
+        if (t->share)
+            text += tr("; %1 % of Method::execute").arg(QString::number(100 * *t->share, 'g', 3));
+        if (t->shared_by > 1)
+            text += tr(". The time is shared by the %1 rows of one call").arg(t->shared_by);
+        return wrapped(text);
+    }
     default: return {};
     }
 }

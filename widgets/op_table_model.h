@@ -17,6 +17,8 @@ public:
     // table (MetricInfo::tabled, in catalog order), then the findings' and the status.
     enum Column { Index, Handles, AotOps, RuntimeOps, Shape, Dtype, FirstMetric };
     enum class Tail {
+        Time,  // the op's median time over the runs (RowLatency::p50), in the profile's unit
+        Share, // that time's share of Method::execute's, in %
         Gain,  // how much the op multiplies the error it receives, in dB (error introducers)
         Added, // the rel. L2 the op adds over its worst producer: the introducers' ranking
         Status
@@ -58,6 +60,8 @@ public:
 
 private:
     void indexIntroducers();
+    const RowLatency* latencyOf(const ComparisonRow& r) const;
+    QVariant latencyData(const ComparisonRow& r, Tail tail, int role) const;
     void repaint(std::size_t first, std::size_t last);
 
     std::shared_ptr<const Session> m_session;

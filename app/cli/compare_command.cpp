@@ -321,7 +321,7 @@ int runCompare(const CompareOptions& o) {
     // document alone took more than half of the run.
     if (!o.csv.empty()) {
         std::ostringstream csv;
-        writeComparisonCsv(csv, c);
+        writeComparisonCsv(csv, c, session->latency.get());
         if (auto err = writeOutput(o.csv, csv.str()))
             return fail(*err);
     }

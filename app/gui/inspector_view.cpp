@@ -10,6 +10,7 @@
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/run_diff_view.h"
+#include "widgets/speed_accuracy_chart.h"
 #include "widgets/step_matrix_view.h"
 #include "widgets/tensor_panel.h"
 #include "widgets/threshold_editor.h"
@@ -35,7 +36,8 @@ namespace gapscope {
 InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
-      m_chart(new GapChart), m_tensors(new TensorPanel), m_graph(new GraphView), m_runDiff(new RunDiffView),
+      m_chart(new GapChart), m_speed(new SpeedAccuracyChart), m_charts(new QTabWidget),
+      m_tensors(new TensorPanel), m_graph(new GraphView), m_runDiff(new RunDiffView),
       m_steps(new StepMatrixView), m_filter(new QLineEdit), m_threshold(new ThresholdEditor),
       m_selectors(new ComparisonSelectors), m_warnings(new QLabel), m_notes(new QLabel),
       m_chartRefresh(new QTimer(this)) {
@@ -64,8 +66,8 @@ InspectorView::InspectorView(QWidget* parent)
                     return;
                 const auto metric = OpTableModel::metricOf(section);
                 const auto tail = OpTableModel::tailOf(section);
-                if (!metric && tail != OpTableModel::Tail::Gain && tail != OpTableModel::Tail::Added)
-                    return;
+                if (!metric && (!tail || tail == OpTableModel::Tail::Status))
+                    return; // the slowest, the most gain, the most added: first
                 const Qt::SortOrder worstFirst =
                     !metric || metricInfo(*metric).higher_is_worse ? Qt::DescendingOrder : Qt::AscendingOrder;
                 if (order != worstFirst)
@@ -119,7 +121,16 @@ InspectorView::InspectorView(QWidget* parent)
     auto* main = new QSplitter(Qt::Vertical);
     main->setObjectName(QStringLiteral("viewsAndChart"));
     main->addWidget(top);
-    main->addWidget(m_chart);
+    // Below the tensors: the gap along the ops, or each op's time against its gap.
+    m_charts->setObjectName(QStringLiteral("charts"));
+    // Tabs on the side: a tab bar above would cost the window a line of height.
+    m_charts->setTabPosition(QTabWidget::West);
+    m_charts->addTab(m_chart, tr("Gap"));
+    m_charts->addTab(m_speed, tr("Time × gap"));
+    m_charts->setTabToolTip(SpeedChartTab,
+                            tr("Each op's share of the run's time against its gap: the slow op "
+                               "that is also the inaccurate one"));
+    main->addWidget(m_charts);
     main->setStretchFactor(0, 3);
     main->setStretchFactor(1, 2);
     main->setSizes({700, 240});
@@ -143,6 +154,7 @@ InspectorView::InspectorView(QWidget* parent)
             m_model->updateSession(m_session);
             m_tensors->updateSession(m_session);
             m_chart->updateSession(m_session);
+            m_speed->updateSession(m_session);
             applyFilter();
         }
         emit thresholdChanged(t);
@@ -154,6 +166,7 @@ InspectorView::InspectorView(QWidget* parent)
                 selectRow(static_cast<std::size_t>(current.data(OpTableModel::RowIndexRole).toULongLong()));
             });
     connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
+    connect(m_speed, &SpeedAccuracyChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
     connect(m_graph, &GraphView::rowClicked, this, [this](std::size_t row) { selectRow(row); });
     // Rows arrive in batches during a staged load: redraw the chart at most a few times a second.
     m_chartRefresh->setSingleShot(true);
@@ -189,9 +202,13 @@ QTabWidget* InspectorView::buildTabs() {
     // and its own chart: A's alone below it would halve its height for nothing.
     connect(tabs, &QTabWidget::currentChanged, this, [this](int tab) {
         m_tensors->setVisible(tab != AbTab);
-        m_chart->setVisible(tab != AbTab);
+        m_charts->setVisible(tab != AbTab);
     });
     return tabs;
+}
+
+void InspectorView::showChart(int chart) {
+    m_charts->setCurrentIndex(chart);
 }
 
 void InspectorView::restoreLayout(const AppSettings& settings) {
@@ -308,6 +325,7 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_model->setSession(m_session);
     m_coverage->setSession(m_session);
     m_chart->setSession(m_session);
+    m_speed->setSession(m_session);
     m_tensors->setSession(m_session);
     m_graph->setSession(m_session);
     m_selectors->setSession(m_session);
@@ -363,6 +381,7 @@ void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
     m_coverage->setSession(m_session);
     m_coverageView->resizeColumnsToContents();
     m_chart->updateSession(m_session);
+    m_speed->updateSession(m_session); // the times land with the findings
     m_graph->updateSession(m_session);
     showWarnings(); // the provenance check lands with the findings
     // Jump to the first divergence unless the user picked an op meanwhile.
@@ -380,6 +399,7 @@ void InspectorView::selectRow(std::optional<std::size_t> row) {
         return;
     m_selecting = true;
     m_chart->setSelectedRow(row);
+    m_speed->setSelectedRow(row);
     m_tensors->setRow(row);
     m_graph->setSelectedRow(row);
     if (row) {

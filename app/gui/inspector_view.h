@@ -20,6 +20,7 @@ class AppSettings;
 class ComparisonSelectors;
 class CoverageModel;
 class GapChart;
+class SpeedAccuracyChart;
 class GraphView;
 class OpFilterProxy;
 class OpTableModel;
@@ -65,6 +66,10 @@ public:
     OpFilterProxy* opProxy() const { return m_proxy; }
     QTableView* opView() const { return m_table; }
     GapChart* chart() const { return m_chart; }
+    SpeedAccuracyChart* speedChart() const { return m_speed; }
+    enum ChartTab { GapChartTab, SpeedChartTab };
+    // Shows the gap chart (0) or the time-against-gap scatter (1) below the tensors.
+    void showChart(int chart);
     TensorPanel* tensorPanel() const { return m_tensors; }
     GraphView* graphView() const { return m_graph; }
     RunDiffView* runDiffView() const { return m_runDiff; }
@@ -108,6 +113,8 @@ private:
     QTableView* m_table;
     QTableView* m_coverageView;
     GapChart* m_chart;
+    SpeedAccuracyChart* m_speed;
+    QTabWidget* m_charts; // the gap chart and the scatter, below the tensors
     TensorPanel* m_tensors;
     GraphView* m_graph;
     RunDiffView* m_runDiff;

@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
                             QStringLiteral("Start on the ops table, the coverage, the graph, the A/B "
                                            "comparison or the steps (default: ops)."),
                             QStringLiteral("ops|coverage|graph|ab|steps"), QStringLiteral("ops"));
+    QCommandLineOption chart(QStringLiteral("chart"),
+                             QStringLiteral("Below the tensors, show the gap per op or each op's time "
+                                            "against its gap (default: gap)."),
+                             QStringLiteral("gap|speed"), QStringLiteral("gap"));
     QCommandLineOption compareWith(
         QStringLiteral("compare-with"),
         QStringLiteral("Open this session beside the first as B, in the A/B tab (docs/compare-runs.md): "
@@ -112,7 +116,7 @@ int main(int argc, char** argv) {
         QStringLiteral("Compare against this capture (opened with the other files) when several are given; "
                        "default: the ETRecord graph's, ExecuTorch's reference."),
         QStringLiteral("CAPTURE"));
-    parser.addOptions({demo, qnnDemo, screenshot, size, report, view, capture, compareWith});
+    parser.addOptions({demo, qnnDemo, screenshot, size, report, view, chart, capture, compareWith});
     parser.addPositionalArgument(
         QStringLiteral("files"),
         QStringLiteral(
@@ -176,6 +180,13 @@ int main(int argc, char** argv) {
         window.compareWith(pathsB);
     }
     window.inspector()->showTab(static_cast<int>(tab));
+    const auto chartTab =
+        QStringList{QStringLiteral("gap"), QStringLiteral("speed")}.indexOf(parser.value(chart));
+    if (chartTab < 0) {
+        printError(QStringLiteral("--chart takes gap or speed, not '%1'").arg(parser.value(chart)));
+        return 2;
+    }
+    window.inspector()->showChart(static_cast<int>(chartTab));
     if (parser.isSet(report)) {
         // No window shown: the report renders off-screen from the loaded session.
         QObject::connect(&window, &gapscope::MainWindow::sessionShown, &app, [&] {

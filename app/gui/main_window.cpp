@@ -317,7 +317,7 @@ bool MainWindow::exportCsv(const QString& path) {
     if (!snapshot || !snapshot->comparison || !snapshot->complete)
         return false;
     std::ostringstream out;
-    writeComparisonCsv(out, *snapshot->comparison);
+    writeComparisonCsv(out, *snapshot->comparison, snapshot->latency.get());
     return !writeFileAtomically(path.toStdString(), std::string_view(out.str()));
 }
 

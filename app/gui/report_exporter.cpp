@@ -79,7 +79,7 @@ void ReportExporter::writeTables(const ReportContext& ctx) {
     const QDir dir(m_folder);
     const Comparison& c = *m_session->comparison;
     std::ostringstream csv;
-    writeComparisonCsv(csv, c);
+    writeComparisonCsv(csv, c, ctx.latency.get());
     QString err = writeText(dir.filePath(QStringLiteral("gapscope.csv")), csv.str());
     if (err.isEmpty())
         err = writeText(dir.filePath(QStringLiteral("report.json")),

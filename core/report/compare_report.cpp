@@ -42,6 +42,44 @@ std::string csvNumbers(const std::string& s) {
     return s.find(',') == std::string::npos ? s : "\"" + s + "\"";
 }
 
+json rowLatencyJson(const RowLatency& r) {
+    json j;
+    j["p50"] = r.p50 ? jsonNumber(*r.p50) : json(nullptr);
+    j["share"] = r.share ? jsonNumber(*r.share) : json(nullptr);
+    j["source"] = latencySourceName(r.source);
+    j["event"] = r.event.empty() ? json(nullptr) : json(r.event);
+    if (r.cycles) {
+        j["cycles"] = jsonNumber(*r.cycles);
+        j["call_cycles"] = jsonNumber(*r.call_cycles);
+    }
+    j["shared_by"] = r.shared_by;
+    json instructions = json::array();
+    for (const auto i : r.instructions)
+        instructions.push_back(i);
+    j["instructions"] = instructions;
+    j["reason"] = r.reason.empty() ? json(nullptr) : json(r.reason);
+    return j;
+}
+
+json latencyJson(const ComparisonLatency& l) {
+    json timed = json::array();
+    for (const auto& u : l.timed_without_numerics)
+        timed.push_back({{"event", u.name},
+                         {"instruction_id", u.instruction_id},
+                         {"p50", jsonNumber(u.p50)},
+                         {"reason", u.reason}});
+    return {{"unit", timeScaleName(l.scale)},
+            {"runs", l.runs},
+            {"execute_p50", l.execute_p50 ? jsonNumber(*l.execute_p50) : json(nullptr)},
+            {"rows_without_time", l.rowsWithoutTime()},
+            {"timed_without_numerics", timed},
+            {"notes", l.notes}};
+}
+
+const RowLatency* rowLatency(const ComparisonLatency* l, std::size_t row) {
+    return l && row < l->rows.size() ? &l->rows[row] : nullptr;
+}
+
 } // namespace
 
 json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
@@ -92,6 +130,8 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         } else {
             j["executorch"] = nullptr;
         }
+        const auto* latency = rowLatency(ctx.latency.get(), r.index);
+        j["latency"] = latency ? rowLatencyJson(*latency) : json(nullptr);
         rows.push_back(j);
     }
     doc["rows"] = rows;
@@ -120,6 +160,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     doc["coverage"] = coverage;
     doc["warnings"] = c.warnings;
     doc["notes"] = c.notes;
+    doc["latency"] = ctx.latency ? latencyJson(*ctx.latency) : json(nullptr);
 
     if (ctx.first_divergence) {
         const auto& fd = *ctx.first_divergence;
@@ -160,12 +201,13 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     return doc;
 }
 
-void writeComparisonCsv(std::ostream& out, const Comparison& c) {
+void writeComparisonCsv(std::ostream& out, const Comparison& c, const ComparisonLatency* latency) {
     out << "index,aot_debug_handle,aot_ops,runtime_ops,runtime_debug_handle,status,reason,in_executorch,"
            "shape,dtype";
     for (const auto& m : metricCatalog())
         out << ',' << m.name;
-    out << ",max_abs_index\r\n";
+    out << ",max_abs_index,latency_p50_" << timeScaleName(latency ? latency->scale : TimeScale::Ms)
+        << ",time_share\r\n";
     for (const auto& r : c.rows) {
         out << r.index << ',' << csvNumbers(joinHandles(r.id().aot_debug_handle)) << ','
             << csvCell(join(r.id().aot_ops, "; ")) << ',' << csvCell(join(r.id().runtime_ops, "; ")) << ','
@@ -176,18 +218,23 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c) {
             const auto v = rowMetric(r, m.id);
             out << ',' << (v ? number(*v) : std::string());
         }
-        out << ',' << csvNumbers(r.gaps.empty() ? std::string() : joinHandles(r.gaps.front().max_abs_index))
-            << "\r\n";
+        out << ',' << csvNumbers(r.gaps.empty() ? std::string() : joinHandles(r.gaps.front().max_abs_index));
+        const auto* t = rowLatency(latency, r.index);
+        out << ',' << (t && t->p50 ? number(*t->p50) : std::string()) << ','
+            << (t && t->share ? number(*t->share) : std::string()) << "\r\n";
     }
 }
 
 void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const ReportContext& ctx) {
     out << "# Gapscope comparison\n\n";
+    const ComparisonLatency* latency = ctx.latency.get();
     out << "| # | aot ops | runtime ops | handles | status |";
     for (const auto m : summaryMetrics())
         out << ' ' << metricInfo(m).summary_label << " |";
+    if (latency)
+        out << " time (" << timeScaleName(latency->scale) << ") | time % |";
     out << "\n|---|---|---|---|---|";
-    for (std::size_t i = 0; i < summaryMetrics().size(); ++i)
+    for (std::size_t i = 0; i < summaryMetrics().size() + (latency ? 2 : 0); ++i)
         out << "---|";
     out << '\n';
     for (const auto& r : c.rows) {
@@ -198,6 +245,11 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
         for (const auto m : summaryMetrics()) {
             const auto v = rowMetric(r, m);
             out << ' ' << (v ? shortNumber(*v) : std::string("—")) << " |";
+        }
+        if (latency) {
+            const auto* t = rowLatency(latency, r.index);
+            out << ' ' << (t && t->p50 ? shortNumber(*t->p50) : std::string("—")) << " | "
+                << (t && t->share ? shortNumber(100 * *t->share) : std::string("—")) << " |";
         }
         out << '\n';
     }
@@ -221,6 +273,28 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
             out << "| " << markdownText(i.kind) << " | " << markdownText(i.what) << " | "
                 << joinHandles(i.handles, ",") << " | " << markdownText(i.reason) << " |\n";
     }
+}
+
+// One line: where the run's time goes, beside where its error does.
+static void writeLatencySummary(std::ostream& out, const Comparison& c, const ComparisonLatency& l) {
+    const char* unit = timeScaleName(l.scale);
+    std::optional<std::size_t> slowest;
+    for (std::size_t i = 0; i < l.rows.size() && i < c.rows.size(); ++i)
+        if (l.rows[i].p50 && (!slowest || *l.rows[i].p50 > *l.rows[*slowest].p50))
+            slowest = i;
+    out << "time: " << l.runs << (l.runs == 1 ? " run" : " runs");
+    if (l.execute_p50)
+        out << ", Method::execute " << shortNumber(*l.execute_p50) << ' ' << unit << " (median)";
+    if (slowest) {
+        const auto& t = l.rows[*slowest];
+        out << "; slowest row " << *slowest << " (" << echoedName(summarisedOpNames(c.rows[*slowest])) << ") "
+            << shortNumber(*t.p50) << ' ' << unit;
+        if (t.share)
+            out << ", " << shortNumber(100 * *t.share) << "% of the run";
+    }
+    const auto without = l.rowsWithoutTime(), timed = l.timed_without_numerics.size();
+    out << "; " << without << (without == 1 ? " row" : " rows") << " without a time, " << timed
+        << (timed == 1 ? " timed event" : " timed events") << " without numbers\n";
 }
 
 // A reason names ops and files; it is cut where a name alone would flood the terminal.
@@ -286,6 +360,8 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
             << ctx.first_divergence->threshold.value << '\n';
     else
         out << "no row crosses " << metricName(ctx.threshold.metric) << " " << ctx.threshold.value << '\n';
+    if (ctx.latency)
+        writeLatencySummary(out, c, *ctx.latency);
     std::map<std::string, int> counts;
     for (const auto& i : c.coverage)
         ++counts[i.kind];

@@ -7,8 +7,10 @@
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
+#include "core/profile/op_latency.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +34,8 @@ struct ReportContext {
     // Which reference graph the rows' debug handles index (referenceProgramDigest);
     // "" when there is no capture.
     std::string reference_program;
+    // Each row's time (op_latency.h); null when the ETDump has no timing for the run.
+    std::shared_ptr<const ComparisonLatency> latency;
 };
 
 } // namespace gapscope

@@ -227,6 +227,12 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
     s.introducers = errorIntroducers(*s.comparison, graph);
+    if (s.dump) {
+        ProfileOptions profile;
+        profile.etrecord = s.etrecord.get();
+        if (auto latency = comparisonLatency(profileTable(*s.dump, profile), *s.comparison))
+            s.latency = std::make_shared<const ComparisonLatency>(std::move(*latency));
+    }
     s.complete = true;
 }
 
@@ -243,6 +249,7 @@ ReportContext reportContextFor(const Session& s, std::vector<InputProvenance> in
     ctx.threshold = s.threshold;
     ctx.first_divergence = s.first_divergence;
     ctx.introducers = s.introducers;
+    ctx.latency = s.latency;
     ctx.inputs = std::move(inputs);
     if (s.capture)
         ctx.reference_program = referenceProgramDigest(*s.capture);

@@ -9,6 +9,7 @@
 #include "core/compare/metric_catalog.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
+#include "core/profile/op_latency.h"
 #include "core/report/report_context.h"
 #include "core/session/file_kind.h"
 #include "core/session/provenance.h"
@@ -36,6 +37,9 @@ struct Session {
     MetricThreshold threshold; // the first-divergence threshold used
     std::optional<FirstDivergence> first_divergence;
     std::vector<Introducer> introducers;
+    // Each row's time from the same ETDump's timing table (op_latency.h), once
+    // complete; null without profiling events for the compared run.
+    std::shared_ptr<const ComparisonLatency> latency;
     std::vector<std::string> capture_methods;   // of every capture offered (SessionFiles)
     std::vector<std::string> capture_paths;     // every capture offered, in file order
     std::optional<std::string> etrecord_sha256; // hashed by the provenance check, reused by reports

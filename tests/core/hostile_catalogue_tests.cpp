@@ -30,8 +30,12 @@ void checkReportsShowNamesAsText(const std::string& dir) {
     writeComparisonTable(table, c, {});
     const std::regex formula("(^|,)\"?([=+@\t\r]|-[^0-9I])");
     std::istringstream lines(csv.str());
-    for (std::string line; std::getline(lines, line, '\n');)
+    for (std::string line; std::getline(lines, line, '\n');) {
+        // The line's own CRLF ends its last cell (often empty: no time), it starts none.
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
         CHECK_FALSE(std::regex_search(line, formula));
+    }
     CHECK(md.str().find('<') == std::string::npos);
     CHECK_FALSE(std::regex_search(md.str(), std::regex(R"([^\\]\]\()"))); // a link: "](" not escaped
     for (const std::string& text : {md.str(), table.str()})

@@ -42,7 +42,7 @@ def main():
     reports = {"a": json.load(open(args.a)), "b": json.load(open(args.b))}
     assert diff["format"] == "gapscope.diff", diff.get("format")
     for side, report in reports.items():
-        assert report["schema_version"] == 2, report.get("schema_version")
+        assert report["schema_version"] in (2, 3), report.get("schema_version")
         rows = {r["index"]: r for r in report["rows"]}
         seen = [p[side]["row"] for p in diff["pairs"] if p[side] is not None]
         assert sorted(seen) == sorted(rows), f"{side}: rows {sorted(rows)} but pairings list {sorted(seen)}"

@@ -98,6 +98,16 @@ for spec in decode-loop/portable:0:17 decode-loop/int8:0:17 multirun/fp32:40:6 v
   "$venv/bin/python" -W ignore "$src/tests/e2e/check_profile.py" --min-delegate-timed "$timed" --min-runs "$runs" \
     "$work/profile.json" "$session/run.etdp" "$session/etrecord.bin"
 done
+# Each row's time beside its gap (docs/profiling.md): against the Inspector's own
+# events, operator calls summed per op, delegate calls, over the block's runs.
+for spec in mobilenetv3/portable:20 mobilenetv3/int8:1 decode-loop/int8:12 hf-llama/portable:100 multirun/fp32:12 \
+            vit/int8:20; do
+  IFS=: read -r name rows <<< "$spec"
+  session="$work/zoo/$name"
+  "$cli" compare "$session" --json "$work/latency.json" > /dev/null 2>&1 || true
+  "$venv/bin/python" -W ignore "$src/tests/e2e/check_latency.py" --min-timed "$rows" "$work/latency.json" \
+    "$session/run.etdp" "$session/etrecord.bin"
+done
 
 echo "e2e: gapscope-cli compare --all-runs on the KV-cache decode loop"
 # Every execution against its own step capture: 17 runs in one JSON report, no gate

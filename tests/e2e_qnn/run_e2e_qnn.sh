@@ -78,6 +78,13 @@ for spec in attention-8a8w:0:1 llama-16a8w:0:1 attention-8a8w-profiled:30:3; do
     failures=$((failures + 1))
   fi
 done
+# Each QNN op's time from its cycles (docs/profiling.md), against the Inspector's events.
+out="$work/sessions/attention-8a8w-profiled"
+if [ -f "$out/run.etdp" ]; then
+  "$cli" compare "$out" --json "$out/latency.json" > /dev/null 2>&1 || true
+  "$py" -W ignore "$src/tests/e2e/check_latency.py" --min-timed 29 "$out/latency.json" "$out/run.etdp" \
+    "$out/etrecord.bin" || failures=$((failures + 1))
+fi
 # Profiling on leaves the numerics alone: the profiled session's table (run 1)
 # equals the unprofiled one's, number for number.
 "$cli" compare "$work/sessions/attention-8a8w-profiled" --csv "$work/profiled.csv" > /dev/null 2>&1 || true

@@ -687,9 +687,9 @@ void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
     MainWindow window;
     QVERIFY(showDemo(window, QSize(1400, 1000)));
     const auto plots = window.findChildren<QCustomPlot*>();
-    // Gap chart, three heatmaps, histogram, scatter, per channel; A/B's chart and
-    // its four heatmaps; two of steps.
-    QCOMPARE(plots.size(), 14);
+    // Gap chart, time against gap, three heatmaps, histogram, scatter, per
+    // channel; A/B's chart and its four heatmaps; two of steps.
+    QCOMPARE(plots.size(), 15);
     QTemporaryDir dir;
     for (int i = 0; i < plots.size(); ++i) {
         QCOMPARE(plots[i]->contextMenuPolicy(), Qt::CustomContextMenu); // the save menu

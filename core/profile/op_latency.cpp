@@ -1,0 +1,281 @@
+#include "core/profile/op_latency.h"
+
+#include <algorithm>
+#include <map>
+
+namespace gapscope {
+namespace {
+
+constexpr const char* kOpIdMarker = ":OpId_";
+
+// QNN's detailed profile names an op's event "<node>:OpId_<n> (<unit>)".
+struct QnnOpEvent {
+    std::string node, unit;
+};
+std::optional<QnnOpEvent> qnnOpEvent(const std::string& name) {
+    const auto marker = name.find(kOpIdMarker);
+    const auto open = name.rfind(" (");
+    if (marker == std::string::npos || marker == 0 || open == std::string::npos || open < marker ||
+        name.back() != ')')
+        return std::nullopt;
+    return QnnOpEvent{name.substr(0, marker), name.substr(open + 2, name.size() - open - 3)};
+}
+
+// A delegate's tensor of a node, "<node>@<output>": the node.
+std::string nodeOfDelegateTensor(const std::string& name) {
+    const auto at = name.rfind('@');
+    return at == std::string::npos || at == 0 ? name : name.substr(0, at);
+}
+
+bool timed(const ProfiledEvent& e) {
+    return e.perf.has_value();
+}
+
+// The row's own instruction's outermost event: OPERATOR_CALL or DELEGATE_CALL,
+// else its longest undelegated timed event.
+std::optional<std::size_t> instructionEvent(const ProfiledBlock& block, std::int32_t instruction) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < block.events.size(); ++i) {
+        const auto& e = block.events[i];
+        if (e.instruction_id != instruction || e.is_delegated_op || e.framework || !timed(e))
+            continue;
+        if (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL")
+            return i;
+        if (!best || e.perf->p50 > block.events[*best].perf->p50)
+            best = i;
+    }
+    return best;
+}
+
+const InspectorEvent* runtimeEventOf(const ComparisonRow& row) {
+    const auto* pair = row.id().pair;
+    return pair && pair->runtime ? pair->runtime->event : nullptr;
+}
+
+struct DelegateCycles {
+    std::map<std::string, std::size_t> by_node; // QNN op events, by node
+    double total = 0;                           // Σ cycles of the call's op events
+};
+
+DelegateCycles cyclesOf(const ProfiledBlock& block, std::int32_t instruction) {
+    DelegateCycles c;
+    for (std::size_t i = 0; i < block.events.size(); ++i) {
+        const auto& e = block.events[i];
+        if (e.instruction_id != instruction || !e.is_delegated_op || !timed(e))
+            continue;
+        const auto op = qnnOpEvent(e.name);
+        if (!op || op->unit != "cycles")
+            continue;
+        c.by_node.emplace(op->node, i);
+        c.total += e.perf->p50;
+    }
+    return c;
+}
+
+RowLatency delegatedRowLatency(const ProfiledBlock& block, const InspectorEvent& event,
+                               std::map<std::int32_t, DelegateCycles>& cycles) {
+    RowLatency r;
+    const std::string node = nodeOfDelegateTensor(event.name);
+    // The delegate's own event of the same name, in time units.
+    for (std::size_t i = 0; i < block.events.size(); ++i) {
+        const auto& e = block.events[i];
+        if (e.instruction_id == event.instruction_id && e.is_delegated_op && timed(e) &&
+            e.name == event.name) {
+            r.source = LatencySource::DelegateOp;
+            r.event_index = i;
+            r.instructions = {event.instruction_id};
+            r.event = e.name;
+            r.p50 = e.perf->p50;
+            return r;
+        }
+    }
+    auto it = cycles.find(event.instruction_id);
+    if (it == cycles.end())
+        it = cycles.emplace(event.instruction_id, cyclesOf(block, event.instruction_id)).first;
+    const auto call = instructionEvent(block, event.instruction_id);
+    const auto op = it->second.by_node.find(node);
+    if (op == it->second.by_node.end() || !call || it->second.total <= 0) {
+        r.reason =
+            it->second.by_node.empty()
+                ? "logged inside a delegate call that has no per-op times (QNN: lower with profile_level=2)"
+                : "the delegate's profile has no event for node '" + node + "'";
+        return r;
+    }
+    const auto& e = block.events[op->second];
+    r.source = LatencySource::DelegateCycles;
+    r.event_index = op->second;
+    r.instructions = {event.instruction_id};
+    r.event = e.name;
+    r.cycles = e.perf->p50;
+    r.call_cycles = it->second.total;
+    r.p50 = block.events[*call].perf->p50 * (*r.cycles / *r.call_cycles);
+    return r;
+}
+
+// Which instructions carry which debug handles (their intermediate outputs'),
+// indexed by handle: an op lowered to several kernels (hardswish: add, clamp,
+// div, mul) is every instruction whose handles lie within the row's.
+struct InstructionIndex {
+    std::map<std::int32_t, std::vector<std::int64_t>> handles;
+    std::map<std::int64_t, std::vector<std::int32_t>> by_handle;
+};
+
+InstructionIndex indexInstructions(const std::vector<InspectorEvent>& events) {
+    InstructionIndex index;
+    for (const auto& e : events) {
+        if (e.delegated || e.instruction_id < 0 || e.resolved.handles.empty())
+            continue;
+        auto& hs = index.handles[e.instruction_id];
+        for (const auto h : e.resolved.handles)
+            if (std::find(hs.begin(), hs.end(), h) == hs.end()) {
+                hs.push_back(h);
+                index.by_handle[h].push_back(e.instruction_id);
+            }
+    }
+    return index;
+}
+
+std::vector<std::int32_t> instructionsOfRow(const InstructionIndex& index, const ComparisonRow& row,
+                                            const InspectorEvent& event) {
+    const auto& tuple = row.id().runtime_debug_handle;
+    std::vector<std::int32_t> out{event.instruction_id};
+    for (const auto h : tuple) {
+        const auto candidates = index.by_handle.find(h);
+        if (candidates == index.by_handle.end())
+            continue;
+        for (const auto i : candidates->second) {
+            if (std::find(out.begin(), out.end(), i) != out.end())
+                continue;
+            const auto& hs = index.handles.at(i);
+            if (std::all_of(hs.begin(), hs.end(), [&](std::int64_t x) {
+                    return std::find(tuple.begin(), tuple.end(), x) != tuple.end();
+                }))
+                out.push_back(i);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The instructions' outermost events, summed run by run, and the median of the sums.
+RowLatency instructionsLatency(const ProfiledBlock& block, const std::vector<std::int32_t>& instructions) {
+    RowLatency r;
+    std::vector<double> sums;
+    for (const auto i : instructions) {
+        const auto e = instructionEvent(block, i);
+        if (!e)
+            continue;
+        const auto& ev = block.events[*e];
+        if (sums.empty()) {
+            sums.assign(ev.raw.size(), 0.0);
+            r.event_index = *e;
+            r.event = ev.name;
+            r.source = ev.name == "DELEGATE_CALL" ? LatencySource::DelegateCall : LatencySource::OperatorCall;
+        }
+        for (std::size_t k = 0; k < sums.size() && k < ev.raw.size(); ++k)
+            sums[k] += ev.raw[k];
+        r.events.push_back(*e);
+        r.instructions.push_back(i);
+    }
+    if (!sums.empty())
+        r.p50 = perfStats(sums).p50;
+    if (r.events.size() > 1)
+        r.event += " ×" + std::to_string(r.events.size());
+    return r;
+}
+
+// " (native_call_quantize_per_tensor.out)": the kernel an instruction ran, when it logged one.
+std::string kernelOf(const ProfiledBlock& block, std::int32_t instruction) {
+    for (const auto& e : block.events)
+        if (e.instruction_id == instruction && !e.is_delegated_op && e.name.rfind("native_call_", 0) == 0)
+            return " (" + e.name + ")";
+    return {};
+}
+
+} // namespace
+
+const char* latencySourceName(LatencySource source) {
+    switch (source) {
+    case LatencySource::OperatorCall: return "operator_call";
+    case LatencySource::DelegateCall: return "delegate_call";
+    case LatencySource::DelegateOp: return "delegate_op";
+    case LatencySource::DelegateCycles: return "delegate_cycles";
+    case LatencySource::None: break;
+    }
+    return "none";
+}
+
+std::size_t ComparisonLatency::rowsWithoutTime() const {
+    return static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [](const RowLatency& r) { return !r.p50; }));
+}
+
+std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, const Comparison& comparison) {
+    const auto holds = [&](const ProfiledBlock& b) {
+        return std::find(b.runs.begin(), b.runs.end(), comparison.run) != b.runs.end();
+    };
+    const auto block = std::find_if(table.blocks.begin(), table.blocks.end(), holds);
+    if (block == table.blocks.end())
+        return std::nullopt;
+    ComparisonLatency out;
+    out.scale = table.target;
+    out.block = static_cast<std::size_t>(block - table.blocks.begin());
+    out.runs = block->runs.size();
+    for (const auto& e : block->events)
+        if (e.framework && e.name == "Method::execute" && timed(e))
+            out.execute_p50 = e.perf->p50;
+
+    const InstructionIndex index = indexInstructions(comparison.events());
+    std::map<std::int32_t, DelegateCycles> cycles;
+    std::vector<std::size_t> readers(block->events.size(), 0);
+    out.rows.reserve(comparison.rows.size());
+    for (const auto& row : comparison.rows) {
+        RowLatency r;
+        const InspectorEvent* event = runtimeEventOf(row);
+        if (!event) {
+            r.reason = "no runtime event: the row is the reference's alone";
+        } else if (event->delegated) {
+            r = delegatedRowLatency(*block, *event, cycles);
+            if (r.cycles) // back to QNN's own cycles: the table scaled them as ticks
+                for (auto* c : {&*r.cycles, &*r.call_cycles})
+                    *c *= timeScaleFactor(table.source, table.target);
+        } else {
+            r = instructionsLatency(*block, instructionsOfRow(index, row, *event));
+            if (r.source == LatencySource::None)
+                r.reason = "instruction " + std::to_string(event->instruction_id) + " logged no timed event";
+        }
+        if (r.p50 && out.execute_p50 && *out.execute_p50 > 0)
+            r.share = *r.p50 / *out.execute_p50;
+        if (r.events.empty() && r.source != LatencySource::None)
+            r.events.push_back(r.event_index);
+        for (const auto e : r.events)
+            ++readers[e];
+        out.rows.push_back(std::move(r));
+    }
+    for (auto& r : out.rows)
+        if (r.source != LatencySource::None)
+            r.shared_by = readers[r.event_index];
+
+    // The reverse: timed events no row reads. A kernel's native_call nests in its
+    // OPERATOR_CALL, and a delegate's totals in its call: neither is an op of its own.
+    for (std::size_t i = 0; i < block->events.size(); ++i) {
+        const auto& e = block->events[i];
+        if (!timed(e) || e.framework || readers[i] > 0 || e.name.rfind("native_call_", 0) == 0)
+            continue;
+        UntimedEvent u{e.name, e.instruction_id, e.perf->p50, {}};
+        if (!e.is_delegated_op)
+            u.reason = "no compared row is this instruction's output" + kernelOf(*block, e.instruction_id);
+        else if (const auto op = qnnOpEvent(e.name))
+            u.reason = op->unit == "cycles" ? "no compared row is node '" + op->node + "'"
+                                            : "a delegate op's event in " + op->unit;
+        else
+            u.reason = "the delegate's own event, named by the backend (" + e.delegate_backend_name +
+                       "): not tied to a graph node";
+        out.timed_without_numerics.push_back(std::move(u));
+    }
+    if (!out.execute_p50)
+        out.notes.push_back("the run logged no Method::execute time: shares of the run's time are not known");
+    return out;
+}
+
+} // namespace gapscope

@@ -1,0 +1,113 @@
+// Issue 26: each op's time beside its gap. The op table's Time and Time %
+// columns and the time-against-gap scatter read what core measured
+// (op_latency.h) on a real ExecuTorch session (tests/data/portable_mha).
+#include "core/session/session.h"
+#include "widgets/op_table_model.h"
+#include "widgets/speed_accuracy_chart.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QtTest>
+#include <cmath>
+#include <qcustomplot.h>
+
+using namespace gapscope;
+
+namespace {
+
+std::shared_ptr<const Session> session(const char* dir) {
+    std::vector<Error> errors;
+    const auto inputs = sessionInputsFromPaths({dir}, errors);
+    std::shared_ptr<const Session> s = loadSession(inputs, {});
+    return s;
+}
+
+} // namespace
+
+class LatencyViewsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void theTableShowsAndSortsEachOpsTime();
+    void theScatterPlotsTimedOpsAndAClickSelects();
+    void aSessionWithoutTimesSaysSo();
+};
+
+void LatencyViewsTest::theTableShowsAndSortsEachOpsTime() {
+    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
+    QVERIFY(s && s->latency && s->comparison);
+    OpTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSession(s);
+    const int time = OpTableModel::column(OpTableModel::Tail::Time);
+    const int share = OpTableModel::column(OpTableModel::Tail::Share);
+    QCOMPARE(model.headerData(time, Qt::Horizontal).toString(), QStringLiteral("Time ms"));
+    QCOMPARE(model.headerData(share, Qt::Horizontal).toString(), QStringLiteral("Time %"));
+    QVERIFY(OpTableModel::numericColumn(time) && OpTableModel::numericColumn(share));
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const auto& t = s->latency->rows[model.comparisonRow(row)->index];
+        QVERIFY(t.p50 && t.share);
+        QCOMPARE(model.sortKey(row, time).value(), *t.p50);
+        QCOMPARE(model.sortKey(row, share).value(), *t.share);
+        QCOMPARE(model.index(row, time).data().toString(), QString::number(*t.p50, 'g', 3));
+        QVERIFY(
+            model.index(row, time).data(Qt::ToolTipRole).toString().contains(QStringLiteral("median over")));
+    }
+}
+
+void LatencyViewsTest::theScatterPlotsTimedOpsAndAClickSelects() {
+    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
+    QVERIFY(s && s->latency);
+    SpeedAccuracyChart chart;
+    chart.resize(700, 320);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setMetric(Metric::Snr);
+    chart.setSession(s);
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < s->comparison->rows.size(); ++i) {
+        const auto v = rowMetric(s->comparison->rows[i], Metric::Snr);
+        expected += s->latency->rows[i].share && v && std::isfinite(*v);
+    }
+    QVERIFY(expected > 0);
+    QCOMPARE(chart.plotted().size(), expected);
+    // A click on a point selects its op: the one of the largest time share.
+    auto* plot = chart.plot();
+    plot->replot();
+    std::size_t slowest = 0;
+    for (std::size_t i = 0; i < chart.plotted().size(); ++i)
+        if (*s->latency->rows[chart.plotted()[i]].share > *s->latency->rows[chart.plotted()[slowest]].share)
+            slowest = i;
+    const std::size_t row = chart.plotted()[slowest];
+    const double x = plot->xAxis->coordToPixel(100 * *s->latency->rows[row].share);
+    const double y = plot->yAxis->coordToPixel(*rowMetric(s->comparison->rows[row], Metric::Snr));
+    QSignalSpy clicked(&chart, &SpeedAccuracyChart::rowClicked);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(qRound(x), qRound(y)));
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.first().first().value<std::size_t>(), row);
+    // Far from every point, nothing is selected.
+    QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(clicked.count(), 1);
+}
+
+void LatencyViewsTest::aSessionWithoutTimesSaysSo() {
+    // QNN lowered without its profiling: the rows inside the delegate have no time.
+    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/qnn_multiout_8a8w");
+    QVERIFY(s && s->latency);
+    OpTableModel model;
+    model.setSession(s);
+    const int time = OpTableModel::column(OpTableModel::Tail::Time);
+    int untimed = 0;
+    for (int row = 0; row < model.rowCount(); ++row)
+        if (!s->latency->rows[model.comparisonRow(row)->index].p50) {
+            ++untimed;
+            QCOMPARE(model.index(row, time).data().toString(), QStringLiteral("—"));
+            QVERIFY(model.index(row, time)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains(QStringLiteral("profile_level")));
+        }
+    QVERIFY(untimed > 0);
+}
+
+QTEST_MAIN(LatencyViewsTest)
+#include "tst_latency_views.moc"
