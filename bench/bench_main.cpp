@@ -177,6 +177,37 @@ void benchStagedLoad(std::string& json) {
         complete / oneShot);
 }
 
+// Each row's time (issue 26) on a 50,000-op session that logged QNN's per-op
+// cycles in 3 runs: the timing table and the rows' times, computed when a load
+// completes, against opening the same session (the table), side by side.
+void benchLatency(std::string& json) {
+    const auto dir = std::filesystem::temp_directory_path() / "gapscope-bench-latency";
+    const int ops = 50000;
+    if (auto err = bench::writeSyntheticSession(dir.string(), ops, 16, bench::SyntheticValues::Fast, 3, false,
+                                                true)) {
+        std::printf("latency: %s\n", err->describe().c_str());
+        return;
+    }
+    std::unique_ptr<Session> session;
+    const double open = bestOf(3, [&] {
+        std::vector<Error> errors;
+        session = std::move(openSession(sessionInputsFromPaths({dir.string()}, errors)).session);
+    });
+    std::size_t timed = 0;
+    const double latency = bestOf(3, [&] {
+        const auto l = comparisonLatency(profileTable(*session->dump), *session->comparison);
+        timed = l ? l->rows.size() - l->rowsWithoutTime() : 0;
+    });
+    std::printf(
+        "latency: %zu rows, %zu timed from QNN's cycles over 3 runs: %.1f ms, opening %.1f ms (%.2fx)\n",
+        session->comparison->rows.size(), timed, latency * 1e3, open * 1e3, latency / open);
+    json += ",\"latency_ms_50k\":" + std::to_string(latency * 1e3) +
+            ",\"latency_over_open_50k\":" + std::to_string(latency / open) +
+            ",\"latency_rows_timed_50k\":" + std::to_string(timed);
+    session.reset();
+    std::filesystem::remove_all(dir);
+}
+
 // Opening a session whose ETDump is large (50,000 ops, one event each, tiny
 // tensors): open, resolve and align (the table) against one read of the ETDump.
 void benchOpenRatio(std::string& json) {
@@ -300,6 +331,7 @@ int main() {
     benchGap(json);
     benchStagedLoad(json);
     benchOpenRatio(json);
+    benchLatency(json);
     benchAlignAndFindings(json);
     // One JSON object, last (docs/performance.md).
     std::printf("%s}\n", json.c_str());

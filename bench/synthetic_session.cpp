@@ -15,7 +15,8 @@
 namespace gapscope::bench {
 
 std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements,
-                                           SyntheticValues values, int runs, bool stepCaptures) {
+                                           SyntheticValues values, int runs, bool stepCaptures,
+                                           bool profiled) {
     const int side = static_cast<int>(std::sqrt(static_cast<double>(elements)));
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
@@ -70,6 +71,15 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
             d.delegate_debug_id_str = op + "__debugID_" + std::to_string(handle);
             d.debug_entry = v;
             executions[r].events.push_back(d);
+            if (profiled) {
+                ProfileEvent p;
+                p.name = op + ":OpId_" + std::to_string(i) + " (cycles)";
+                p.instruction_id = 0;
+                p.delegate_debug_id_str = p.name;
+                p.start_time = static_cast<std::uint64_t>(i) * 100;
+                p.end_time = p.start_time + 50 + static_cast<std::uint64_t>(i % 7) * 10 + r;
+                executions[r].events.push_back(p);
+            }
         }
 
         const std::string name = "records/" + std::to_string(i) + "/0";
@@ -85,6 +95,17 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
         cv.tensor = name;
         r.outputs = {cv};
         capture.records.push_back(r);
+    }
+    for (std::size_t r = 0; profiled && r < executions.size(); ++r) {
+        const auto end = static_cast<std::uint64_t>(ops) * 100 + 1000 + r;
+        for (const char* name : {"DELEGATE_CALL", "Method::execute"}) {
+            ProfileEvent p;
+            p.name = name;
+            p.instruction_id = 0;
+            p.start_time = 0;
+            p.end_time = end;
+            executions[r].events.push_back(p);
+        }
     }
     EtDump dump;
     dump.runs = std::move(executions);

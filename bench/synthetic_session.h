@@ -16,10 +16,12 @@ namespace gapscope::bench {
 // generator (uniform in [-1, 1)), for sessions of many GiB. With runs > 1 the
 // ETDump holds that many executions, run k drifting k + 1 times as far; with
 // `stepCaptures` as well, a capture per execution (AotCapture::step = k, files
-// capture.step-NNN.gscap.safetensors): a decode loop for the steps view.
+// capture.step-NNN.gscap.safetensors): a decode loop for the steps view. With
+// `profiled`, each run also logs what QNN's profile level 2 logs: a cycles event
+// per op ("<op>:OpId_<i> (cycles)"), the DELEGATE_CALL and Method::execute.
 enum class SyntheticValues { Normal, Fast };
 std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int elements,
                                            SyntheticValues values = SyntheticValues::Normal, int runs = 1,
-                                           bool stepCaptures = false);
+                                           bool stepCaptures = false, bool profiled = false);
 
 } // namespace gapscope::bench

@@ -157,7 +157,17 @@ void SpeedAccuracyChart::rebuild() {
                 .arg(untimed)
                 .arg(unmeasured)
                 .arg(QString::fromLatin1(info.name)));
+    // The threshold, when it is on this metric: the points past it are the red ones.
+    m_plot->clearItems();
+    if (m_session && m_session->threshold.metric == m) {
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->point1->setCoords(0, m_session->threshold.value);
+        line->point2->setCoords(1, m_session->threshold.value);
+        line->setPen(QPen(QColor(200, 40, 40), 1, Qt::DashLine));
+    }
     m_plot->rescaleAxes();
+    if (m_session && m_session->threshold.metric == m) // the line in view
+        m_plot->yAxis->setRange(m_plot->yAxis->range().expanded(m_session->threshold.value));
     // Some air around the points, and the time axis from 0.
     const auto x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
     m_plot->xAxis->setRange(0, std::max(x.upper * 1.08, 1e-9));

@@ -8,6 +8,7 @@
 #include "widgets/gap_chart.h"
 #include "widgets/plot_export.h"
 #include "widgets/post_if_current.h"
+#include "widgets/speed_accuracy_chart.h"
 #include "widgets/tensor_panel.h"
 
 #include <QDir>
@@ -94,6 +95,18 @@ void ReportExporter::writeTables(const ReportContext& ctx) {
         err = figure(chart.plot()->toPixmap(1400, 420).toImage(), QStringLiteral("gap-chart.png"),
                      {"Gap per op",
                       "The " + metricName(m_chartMetric) + " of each op in execution order",
+                      {},
+                      SIZE_MAX});
+    }
+    // Speed against accuracy, when the ETDump timed the run.
+    if (err.isEmpty() && m_session->latency) {
+        SpeedAccuracyChart speed;
+        speed.setSession(m_session);
+        speed.setMetric(Metric::Snr);
+        err = figure(speed.plot()->toPixmap(1400, 420).toImage(), QStringLiteral("time-vs-gap.png"),
+                     {"Time against gap",
+                      "Each op's share of the run's time (median over the runs) against its SNR; red: past "
+                      "the threshold",
                       {},
                       SIZE_MAX});
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace gapscope {
 namespace {
@@ -31,72 +32,92 @@ bool timed(const ProfiledEvent& e) {
     return e.perf.has_value();
 }
 
-// The row's own instruction's outermost event: OPERATOR_CALL or DELEGATE_CALL,
-// else its longest undelegated timed event.
-std::optional<std::size_t> instructionEvent(const ProfiledBlock& block, std::int32_t instruction) {
-    std::optional<std::size_t> best;
-    for (std::size_t i = 0; i < block.events.size(); ++i) {
-        const auto& e = block.events[i];
-        if (e.instruction_id != instruction || e.is_delegated_op || e.framework || !timed(e))
-            continue;
-        if (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL")
-            return i;
-        if (!best || e.perf->p50 > block.events[*best].perf->p50)
-            best = i;
+// The block's events by instruction, and what each delegate call logged: built
+// once, so that a row costs a lookup, not a pass over every event (50,000 QNN
+// ops log 100,000 events in one call).
+class BlockIndex {
+public:
+    explicit BlockIndex(const ProfiledBlock& block) : m_block(block) {
+        for (std::size_t i = 0; i < block.events.size(); ++i)
+            m_byInstruction[block.events[i].instruction_id].push_back(i);
     }
-    return best;
-}
+    const ProfiledBlock& block() const { return m_block; }
+    const std::vector<std::size_t>& of(std::int32_t instruction) const {
+        static const std::vector<std::size_t> none;
+        const auto it = m_byInstruction.find(instruction);
+        return it == m_byInstruction.end() ? none : it->second;
+    }
+
+    // The instruction's outermost event: OPERATOR_CALL or DELEGATE_CALL, else its
+    // longest undelegated timed event.
+    std::optional<std::size_t> outer(std::int32_t instruction) const {
+        std::optional<std::size_t> best;
+        for (const auto i : of(instruction)) {
+            const auto& e = m_block.events[i];
+            if (e.is_delegated_op || e.framework || !timed(e))
+                continue;
+            if (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL")
+                return i;
+            if (!best || e.perf->p50 > m_block.events[*best].perf->p50)
+                best = i;
+        }
+        return best;
+    }
+
+    struct Delegate {
+        std::unordered_map<std::string, std::size_t> timed;          // the delegate's timed events, by name
+        std::unordered_map<std::string, std::size_t> cycles_by_node; // QNN's op events, by node
+        double total_cycles = 0;                                     // Σ of their medians
+    };
+    const Delegate& delegate(std::int32_t instruction) {
+        auto [it, added] = m_delegates.try_emplace(instruction);
+        if (!added)
+            return it->second;
+        for (const auto i : of(instruction)) {
+            const auto& e = m_block.events[i];
+            if (!e.is_delegated_op || !timed(e))
+                continue;
+            it->second.timed.emplace(e.name, i);
+            const auto op = qnnOpEvent(e.name);
+            if (!op || op->unit != "cycles")
+                continue;
+            it->second.cycles_by_node.emplace(op->node, i);
+            it->second.total_cycles += e.perf->p50;
+        }
+        return it->second;
+    }
+
+private:
+    const ProfiledBlock& m_block;
+    std::unordered_map<std::int32_t, std::vector<std::size_t>> m_byInstruction;
+    std::unordered_map<std::int32_t, Delegate> m_delegates;
+};
 
 const InspectorEvent* runtimeEventOf(const ComparisonRow& row) {
     const auto* pair = row.id().pair;
     return pair && pair->runtime ? pair->runtime->event : nullptr;
 }
 
-struct DelegateCycles {
-    std::map<std::string, std::size_t> by_node; // QNN op events, by node
-    double total = 0;                           // Σ cycles of the call's op events
-};
-
-DelegateCycles cyclesOf(const ProfiledBlock& block, std::int32_t instruction) {
-    DelegateCycles c;
-    for (std::size_t i = 0; i < block.events.size(); ++i) {
-        const auto& e = block.events[i];
-        if (e.instruction_id != instruction || !e.is_delegated_op || !timed(e))
-            continue;
-        const auto op = qnnOpEvent(e.name);
-        if (!op || op->unit != "cycles")
-            continue;
-        c.by_node.emplace(op->node, i);
-        c.total += e.perf->p50;
-    }
-    return c;
-}
-
-RowLatency delegatedRowLatency(const ProfiledBlock& block, const InspectorEvent& event,
-                               std::map<std::int32_t, DelegateCycles>& cycles) {
+RowLatency delegatedRowLatency(BlockIndex& index, const InspectorEvent& event) {
     RowLatency r;
+    const ProfiledBlock& block = index.block();
     const std::string node = nodeOfDelegateTensor(event.name);
+    const auto& calls = index.delegate(event.instruction_id);
     // The delegate's own event of the same name, in time units.
-    for (std::size_t i = 0; i < block.events.size(); ++i) {
-        const auto& e = block.events[i];
-        if (e.instruction_id == event.instruction_id && e.is_delegated_op && timed(e) &&
-            e.name == event.name) {
-            r.source = LatencySource::DelegateOp;
-            r.event_index = i;
-            r.instructions = {event.instruction_id};
-            r.event = e.name;
-            r.p50 = e.perf->p50;
-            return r;
-        }
+    if (const auto same = calls.timed.find(event.name); same != calls.timed.end()) {
+        const auto& e = block.events[same->second];
+        r.source = LatencySource::DelegateOp;
+        r.event_index = same->second;
+        r.instructions = {event.instruction_id};
+        r.event = e.name;
+        r.p50 = e.perf->p50;
+        return r;
     }
-    auto it = cycles.find(event.instruction_id);
-    if (it == cycles.end())
-        it = cycles.emplace(event.instruction_id, cyclesOf(block, event.instruction_id)).first;
-    const auto call = instructionEvent(block, event.instruction_id);
-    const auto op = it->second.by_node.find(node);
-    if (op == it->second.by_node.end() || !call || it->second.total <= 0) {
+    const auto call = index.outer(event.instruction_id);
+    const auto op = calls.cycles_by_node.find(node);
+    if (op == calls.cycles_by_node.end() || !call || calls.total_cycles <= 0) {
         r.reason =
-            it->second.by_node.empty()
+            calls.cycles_by_node.empty()
                 ? "logged inside a delegate call that has no per-op times (QNN: lower with profile_level=2)"
                 : "the delegate's profile has no event for node '" + node + "'";
         return r;
@@ -107,7 +128,7 @@ RowLatency delegatedRowLatency(const ProfiledBlock& block, const InspectorEvent&
     r.instructions = {event.instruction_id};
     r.event = e.name;
     r.cycles = e.perf->p50;
-    r.call_cycles = it->second.total;
+    r.call_cycles = calls.total_cycles;
     r.p50 = block.events[*call].perf->p50 * (*r.cycles / *r.call_cycles);
     return r;
 }
@@ -158,11 +179,12 @@ std::vector<std::int32_t> instructionsOfRow(const InstructionIndex& index, const
 }
 
 // The instructions' outermost events, summed run by run, and the median of the sums.
-RowLatency instructionsLatency(const ProfiledBlock& block, const std::vector<std::int32_t>& instructions) {
+RowLatency instructionsLatency(const BlockIndex& index, const std::vector<std::int32_t>& instructions) {
+    const ProfiledBlock& block = index.block();
     RowLatency r;
     std::vector<double> sums;
     for (const auto i : instructions) {
-        const auto e = instructionEvent(block, i);
+        const auto e = index.outer(i);
         if (!e)
             continue;
         const auto& ev = block.events[*e];
@@ -185,9 +207,10 @@ RowLatency instructionsLatency(const ProfiledBlock& block, const std::vector<std
 }
 
 // " (native_call_quantize_per_tensor.out)": the kernel an instruction ran, when it logged one.
-std::string kernelOf(const ProfiledBlock& block, std::int32_t instruction) {
-    for (const auto& e : block.events)
-        if (e.instruction_id == instruction && !e.is_delegated_op && e.name.rfind("native_call_", 0) == 0)
+std::string kernelOf(const BlockIndex& index, std::int32_t instruction) {
+    for (const auto i : index.of(instruction))
+        if (const auto& e = index.block().events[i];
+            !e.is_delegated_op && e.name.rfind("native_call_", 0) == 0)
             return " (" + e.name + ")";
     return {};
 }
@@ -226,7 +249,7 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
             out.execute_p50 = e.perf->p50;
 
     const InstructionIndex index = indexInstructions(comparison.events());
-    std::map<std::int32_t, DelegateCycles> cycles;
+    BlockIndex blockIndex(*block);
     std::vector<std::size_t> readers(block->events.size(), 0);
     out.rows.reserve(comparison.rows.size());
     for (const auto& row : comparison.rows) {
@@ -235,12 +258,12 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
         if (!event) {
             r.reason = "no runtime event: the row is the reference's alone";
         } else if (event->delegated) {
-            r = delegatedRowLatency(*block, *event, cycles);
+            r = delegatedRowLatency(blockIndex, *event);
             if (r.cycles) // back to QNN's own cycles: the table scaled them as ticks
                 for (auto* c : {&*r.cycles, &*r.call_cycles})
                     *c *= timeScaleFactor(table.source, table.target);
         } else {
-            r = instructionsLatency(*block, instructionsOfRow(index, row, *event));
+            r = instructionsLatency(blockIndex, instructionsOfRow(index, row, *event));
             if (r.source == LatencySource::None)
                 r.reason = "instruction " + std::to_string(event->instruction_id) + " logged no timed event";
         }
@@ -264,7 +287,8 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
             continue;
         UntimedEvent u{e.name, e.instruction_id, e.perf->p50, {}};
         if (!e.is_delegated_op)
-            u.reason = "no compared row is this instruction's output" + kernelOf(*block, e.instruction_id);
+            u.reason =
+                "no compared row is this instruction's output" + kernelOf(blockIndex, e.instruction_id);
         else if (const auto op = qnnOpEvent(e.name))
             u.reason = op->unit == "cycles" ? "no compared row is node '" + op->node + "'"
                                             : "a delegate op's event in " + op->unit;

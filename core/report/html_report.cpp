@@ -83,6 +83,13 @@ std::string metricCell(const ComparisonRow& r, const MetricInfo& m) {
            "</td>";
 }
 
+// A time or a share (scaled to %), sortable; "—" with the reason when there is none.
+std::string timeCell(std::optional<double> v, double scale, const std::string& why) {
+    if (!v)
+        return "<td class=n data-v=\"NaN\" title=\"" + htmlEscape(why) + "\">—</td>";
+    return "<td class=n data-v=\"" + number(*v * scale) + "\">" + shortNumber(*v * scale) + "</td>";
+}
+
 } // namespace
 
 void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportContext& ctx,
@@ -112,6 +119,10 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
     for (const auto& m : metricCatalog())
         out << "<th data-worse=" << (m.higher_is_worse ? "desc" : "asc") << ">" << htmlEscape(m.label)
             << "</th>";
+    const ComparisonLatency* latency = ctx.latency.get();
+    if (latency)
+        out << "<th data-worse=desc>time " << timeScaleName(latency->scale)
+            << "</th><th data-worse=desc>time %</th>";
     out << "</tr></thead><tbody>\n";
     for (const auto& r : c.rows) {
         const bool first = ctx.first_divergence && ctx.first_divergence->row == r.index;
@@ -129,6 +140,11 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
             << "</td><td title=\"" << htmlEscape(r.reason) << "\">" << rowStatusName(r.status) << "</td>";
         for (const auto& m : metricCatalog())
             out << metricCell(r, m);
+        if (latency) {
+            const RowLatency* t = r.index < latency->rows.size() ? &latency->rows[r.index] : nullptr;
+            out << timeCell(t && t->p50 ? t->p50 : std::nullopt, 1, t ? t->reason : std::string())
+                << timeCell(t && t->share ? t->share : std::nullopt, 100, {});
+        }
         out << "</tr>\n";
     }
     out << "</tbody></table>\n";

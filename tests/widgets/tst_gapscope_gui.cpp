@@ -657,7 +657,7 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
         const QImage figure(QDir(report).filePath(name));
         QCOMPARE(figure.size(), QSize(3 * 420, 28 + 2 * 300 + 24)); // the six plots, no controls
     }
-    for (const char* name : {"gapscope.csv", "report.json", "gap-chart.png", "index.html"})
+    for (const char* name : {"gapscope.csv", "report.json", "gap-chart.png", "time-vs-gap.png", "index.html"})
         QVERIFY2(QFile::exists(QDir(report).filePath(QString::fromLatin1(name))), name);
     QCOMPARE(QDir(report).entryList({QStringLiteral("op-*.png")}).size(), 2);
     QVERIFY(!QImage(QDir(report).filePath(QStringLiteral("gap-chart.png"))).isNull());
@@ -668,7 +668,9 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
     QFile chartPng(QDir(report).filePath(QStringLiteral("gap-chart.png")));
     QVERIFY(chartPng.open(QIODevice::ReadOnly));
     QVERIFY(page.contains(QByteArray("data:image/png;base64,").append(chartPng.readAll().toBase64())));
-    QCOMPARE(page.count("data:image/png;base64,"), 3); // the chart and the two worst ops
+    // The gap chart, time against gap (the demo's ETDump is timed) and the two worst ops.
+    QCOMPARE(page.count("data:image/png;base64,"), 4);
+    QVERIFY(page.contains("<th data-worse=desc>time ms</th>"));
     QVERIFY(!page.contains("src=\"op-") && !page.contains("href=\"gapscope.csv"));
 
     const QString png = dir.filePath(QStringLiteral("window.png"));
