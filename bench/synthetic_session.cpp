@@ -73,7 +73,7 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
             executions[r].events.push_back(d);
             if (profiled) {
                 ProfileEvent p;
-                p.name = op + ":OpId_" + std::to_string(i) + " (cycles)";
+                p.name = *d.delegate_debug_id_str + ":OpId_" + std::to_string(i) + " (cycles)";
                 p.instruction_id = 0;
                 p.delegate_debug_id_str = p.name;
                 p.start_time = static_cast<std::uint64_t>(i) * 100;

@@ -83,6 +83,11 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
     const MetricInfo& m = metricInfo(m_metric);
     if (role == PairRole)
         return index.row();
+    const auto timeA = p.a ? m_runs->a.rows[*p.a].time_ms : std::nullopt;
+    const auto timeB = p.b ? m_runs->b.rows[*p.b].time_ms : std::nullopt;
+    std::optional<double> ratio;
+    if (timeA && timeB && *timeA > 0)
+        ratio = *timeB / *timeA;
     if (role == SortRole) {
         const auto key = [](const std::optional<double>& v) {
             return v ? QVariant(*v) : QVariant(std::nan(""));
@@ -94,6 +99,9 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
         case ValueB: return key(d.b);
         case Delta: return key(d.delta);
         case WorseBy: return key(d.worse_by);
+        case TimeA: return key(timeA);
+        case TimeB: return key(timeB);
+        case TimeRatio: return key(ratio);
         default: return data(index, Qt::DisplayRole);
         }
     }
@@ -106,10 +114,13 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
         case ValueB: return value(m, d.b);
         case Delta: return d.delta ? value(m, d.delta) : QString();
         case WorseBy: return d.worse_by ? value(m, d.worse_by) : QString();
+        case TimeA: return timeA ? QString::number(*timeA, 'g', 3) : QStringLiteral("—");
+        case TimeB: return timeB ? QString::number(*timeB, 'g', 3) : QStringLiteral("—");
+        case TimeRatio: return ratio ? QStringLiteral("%1×").arg(QString::number(*ratio, 'f', 2)) : QString();
         case Note: return QString::fromStdString(p.note);
         }
     }
-    if (role == Qt::TextAlignmentRole && index.column() >= ValueA && index.column() <= WorseBy)
+    if (role == Qt::TextAlignmentRole && index.column() >= ValueA && index.column() <= TimeRatio)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole && index.column() == WorseBy && d.worse_by && *d.worse_by != 0)
         return QBrush(*d.worse_by > 0 ? QColor(0xb0, 0x20, 0x20) : QColor(0x20, 0x80, 0x30));
@@ -119,6 +130,11 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
         if (index.column() == WorseBy)
             return QStringLiteral("How much worse B is than A on %1, in its unit: positive is worse")
                 .arg(QString::fromLatin1(m.label));
+        if (index.column() == TimeRatio)
+            return QStringLiteral("B's time over A's (each the median over its runs): above 1, B is slower");
+        if ((index.column() == TimeA || index.column() == TimeB) &&
+            !(index.column() == TimeA ? timeA : timeB))
+            return QStringLiteral("No time: the ETDump did not time this op, or the report predates times");
         if (index.column() == Note && !p.note.empty())
             return QString::fromStdString(p.note);
     }
@@ -137,6 +153,9 @@ QVariant RunDiffModel::headerData(int section, Qt::Orientation orientation, int 
     case ValueB: return QString(label + QStringLiteral(" B"));
     case Delta: return QStringLiteral("Δ (B − A)");
     case WorseBy: return QStringLiteral("B worse by");
+    case TimeA: return QStringLiteral("Time A ms");
+    case TimeB: return QStringLiteral("Time B ms");
+    case TimeRatio: return QStringLiteral("B/A time");
     case Note: return QStringLiteral("Note");
     }
     return {};

@@ -14,7 +14,8 @@ namespace gapscope {
 class RunDiffModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { A, B, Basis, ValueA, ValueB, Delta, WorseBy, Note, ColumnCount };
+    // TimeA, TimeB: each side's time (RunRow::time_ms); TimeRatio: B's over A's.
+    enum Column { A, B, Basis, ValueA, ValueB, Delta, WorseBy, TimeA, TimeB, TimeRatio, Note, ColumnCount };
     enum Role { SortRole = Qt::UserRole + 1, PairRole };
 
     explicit RunDiffModel(QObject* parent = nullptr);

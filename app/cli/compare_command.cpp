@@ -144,7 +144,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         for (const auto& warning : c.warnings)
             std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning << "\n";
         tripped += gateFailures(c, runCtx, o.failOnInvalid);
-        summaries.push_back(summarizeRun(c, files.etdump->path(), runCtx.reference_program));
+        summaries.push_back(
+            summarizeRun(c, files.etdump->path(), runCtx.reference_program, session->latency.get()));
         if (!o.json.empty()) {
             auto report = comparisonToJson(c, runCtx);
             report["execution"] = k;

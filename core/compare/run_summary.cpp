@@ -78,7 +78,8 @@ std::string rowSource(const ComparisonRow& row) {
     return *trace ? summarizeStackTrace(**trace) : std::string();
 }
 
-RunSummary summarizeRun(const Comparison& c, std::string label, std::string referenceProgram) {
+RunSummary summarizeRun(const Comparison& c, std::string label, std::string referenceProgram,
+                        const ComparisonLatency* latency) {
     RunSummary s;
     s.label = std::move(label);
     s.method = c.method;
@@ -101,6 +102,11 @@ RunSummary summarizeRun(const Comparison& c, std::string label, std::string refe
         row.reason = r.reason;
         for (const auto& m : metricCatalog())
             row.metrics.push_back(r.gaps.empty() ? std::nullopt : rowMetric(r, m.id));
+        // Times in ms, as a report keeps them: a session's table is in ms unless asked otherwise.
+        if (latency && r.index < latency->rows.size() && latency->scale == TimeScale::Ms) {
+            row.time_ms = latency->rows[r.index].p50;
+            row.time_share = latency->rows[r.index].share;
+        }
         s.rows.push_back(std::move(row));
     }
     return s;

@@ -4,6 +4,7 @@
 #include "core/capture/aot_capture.h"
 #include "core/compare/comparison.h"
 #include "core/compare/row_status.h"
+#include "core/profile/op_latency.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,9 @@ struct RunRow {
     std::string reason;
     // One per metricCatalog() entry, in its order: the row's value (rowMetric).
     std::vector<std::optional<double>> metrics;
+    // Its time (RowLatency: median over the runs, ms) and share of the run's;
+    // none without a timing (a report of schema 2, an untimed row).
+    std::optional<double> time_ms, time_share;
 };
 
 struct RunSummary {
@@ -65,7 +69,8 @@ std::string comparedNode(const ComparisonRow& row);
 std::int64_t comparedHandle(const ComparisonRow& row);
 std::string summarizeStackTrace(const std::string& trace);
 
-// The rows of a comparison as a RunSummary.
-RunSummary summarizeRun(const Comparison& c, std::string label, std::string referenceProgram);
+// The rows of a comparison as a RunSummary, with their times when `latency` is given.
+RunSummary summarizeRun(const Comparison& c, std::string label, std::string referenceProgram,
+                        const ComparisonLatency* latency = nullptr);
 
 } // namespace gapscope

@@ -49,18 +49,25 @@ public:
     }
 
     // The instruction's outermost event: OPERATOR_CALL or DELEGATE_CALL, else its
-    // longest undelegated timed event.
-    std::optional<std::size_t> outer(std::int32_t instruction) const {
+    // longest undelegated timed event. Found once per instruction: every row of a
+    // delegate call asks for the same one.
+    std::optional<std::size_t> outer(std::int32_t instruction) {
+        const auto [cached, added] = m_outer.try_emplace(instruction);
+        if (!added)
+            return cached->second;
         std::optional<std::size_t> best;
         for (const auto i : of(instruction)) {
             const auto& e = m_block.events[i];
             if (e.is_delegated_op || e.framework || !timed(e))
                 continue;
-            if (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL")
-                return i;
+            if (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL") {
+                best = i;
+                break;
+            }
             if (!best || e.perf->p50 > m_block.events[*best].perf->p50)
                 best = i;
         }
+        cached->second = best;
         return best;
     }
 
@@ -91,6 +98,7 @@ private:
     const ProfiledBlock& m_block;
     std::unordered_map<std::int32_t, std::vector<std::size_t>> m_byInstruction;
     std::unordered_map<std::int32_t, Delegate> m_delegates;
+    std::unordered_map<std::int32_t, std::optional<std::size_t>> m_outer;
 };
 
 const InspectorEvent* runtimeEventOf(const ComparisonRow& row) {
@@ -179,7 +187,7 @@ std::vector<std::int32_t> instructionsOfRow(const InstructionIndex& index, const
 }
 
 // The instructions' outermost events, summed run by run, and the median of the sums.
-RowLatency instructionsLatency(const BlockIndex& index, const std::vector<std::int32_t>& instructions) {
+RowLatency instructionsLatency(BlockIndex& index, const std::vector<std::int32_t>& instructions) {
     const ProfiledBlock& block = index.block();
     RowLatency r;
     std::vector<double> sums;

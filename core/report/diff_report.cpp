@@ -99,11 +99,17 @@ json diffToJson(const RunDiff& d) {
                                {"delta", optionalNumber(v.delta)},
                                {"worse_by", optionalNumber(v.worse_by)}};
         }
+        const auto ta = p.a ? d.a->rows[*p.a].time_ms : std::nullopt;
+        const auto tb = p.b ? d.b->rows[*p.b].time_ms : std::nullopt;
         pairs.push_back({{"a", rowJson(*d.a, p.a)},
                          {"b", rowJson(*d.b, p.b)},
                          {"basis", matchBasisName(p.basis)},
                          {"note", p.note.empty() ? json(nullptr) : json(p.note)},
-                         {"metrics", std::move(metrics)}});
+                         {"metrics", std::move(metrics)},
+                         {"time_ms",
+                          {{"a", optionalNumber(ta)},
+                           {"b", optionalNumber(tb)},
+                           {"b_over_a", ta && tb && *ta > 0 ? optionalNumber(*tb / *ta) : json(nullptr)}}}});
     }
     doc["pairs"] = std::move(pairs);
     doc["ranking"] = rankByWorsening(*d.a, *d.b, d.match, d.metric);
@@ -126,7 +132,7 @@ void writeDiffCsv(std::ostream& out, const RunDiff& d) {
     for (const auto& info : metricCatalog())
         if (info.id != d.metric)
             out << ',' << info.name << "_a," << info.name << "_b";
-    out << "\r\n";
+    out << ",time_ms_a,time_ms_b\r\n";
     const auto cell = [](const std::optional<double>& v) { return v ? number(*v) : std::string(); };
     for (const auto k : rankByWorsening(*d.a, *d.b, d.match, d.metric)) {
         const auto& p = d.match.pairs[k];
@@ -142,7 +148,8 @@ void writeDiffCsv(std::ostream& out, const RunDiff& d) {
                 const auto o = metricDelta(*d.a, *d.b, p, info.id);
                 out << ',' << cell(o.a) << ',' << cell(o.b);
             }
-        out << "\r\n";
+        out << ',' << cell(p.a ? d.a->rows[*p.a].time_ms : std::nullopt) << ','
+            << cell(p.b ? d.b->rows[*p.b].time_ms : std::nullopt) << "\r\n";
     }
 }
 

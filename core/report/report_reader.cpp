@@ -94,12 +94,33 @@ void readMetrics(value& v, const std::string& field, RunRow& row) {
     }
 }
 
+// A row's `latency` (schema 3): its p50 (ms) and share; null when untimed.
+void readLatency(value& v, const std::string& field, RunRow& row) {
+    if (isNull(v))
+        return;
+    if (v.type().value() != json_type::object)
+        fault(field, "must be an object or null");
+    static constexpr std::string_view kKeys[] = {"p50", "share"};
+    forEachKey(
+        v.get_object().value(), kKeys, field,
+        [&](unsigned k, std::string_view key, value& f) {
+            const std::string at = field + "." + std::string(key);
+            if (isNull(f))
+                return;
+            const auto x = metricNumber(f, at);
+            if (!x || !(*x >= 0) || !std::isfinite(*x))
+                fault(at, "must be a finite number, 0 or more");
+            (k == 0 ? row.time_ms : row.time_share) = *x;
+        },
+        2);
+}
+
 RunRow readRow(value& v, const std::string& field) {
     if (v.type().value() != json_type::object)
         fault(field, "a row must be an object");
     static constexpr std::string_view kKeys[] = {
-        "index",  "aot_debug_handle", "aot_ops", "output_index",  "shapes",         "status",
-        "reason", "metrics",          "source",  "compared_node", "compared_handle"};
+        "index",  "aot_debug_handle", "aot_ops", "output_index",  "shapes",          "status",
+        "reason", "metrics",          "source",  "compared_node", "compared_handle", "latency"};
     RunRow row;
     const Keys keys = forEachKey(
         v.get_object().value(), kKeys, field,
@@ -147,6 +168,7 @@ RunRow readRow(value& v, const std::string& field) {
                 row.compared_handle = *n;
                 break;
             }
+            case 11: readLatency(f, at, row); break;
             }
         },
         3);

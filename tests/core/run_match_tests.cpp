@@ -218,13 +218,19 @@ TEST_CASE("a saved report reads back into exactly the run it was written from", 
         const auto dir = test::compareSessionDir(std::string(GAPSCOPE_TEST_DATA_DIR "/") + name);
         ReportContext ctx;
         ctx.reference_program = referenceProgramDigest(dir->session.capture);
+        ProfileOptions profile;
+        profile.etrecord = &dir->session.etrecord;
+        if (auto l = comparisonLatency(profileTable(dir->session.dump, profile), dir->comparison))
+            ctx.latency = std::make_shared<const ComparisonLatency>(std::move(*l));
+        REQUIRE(ctx.latency);
         const auto text = renderJson(comparisonToJson(dir->comparison, ctx)).text;
         const auto read = readSavedReport(*textFile("report.json", text));
         REQUIRE(read.ok());
         CHECK(read.value().schema_version == kReportSchemaVersion);
         REQUIRE(read.value().runs.size() == 1);
         const RunSummary& saved = read.value().runs.front();
-        const RunSummary live = summarizeRun(dir->comparison, "report.json", ctx.reference_program);
+        const RunSummary live =
+            summarizeRun(dir->comparison, "report.json", ctx.reference_program, ctx.latency.get());
         CHECK(saved.reference_program == live.reference_program);
         CHECK(saved.method == live.method);
         REQUIRE(saved.rows.size() == live.rows.size());
@@ -237,6 +243,9 @@ TEST_CASE("a saved report reads back into exactly the run it was written from", 
             CHECK(s.shapes == l.shapes);
             CHECK(s.source == l.source);
             CHECK(s.status == l.status);
+            // Each row's time (schema 3), bit for bit; a row inside an unprofiled QNN call has none.
+            CHECK(s.time_ms == l.time_ms);
+            CHECK(s.time_share == l.time_share);
             REQUIRE(s.metrics.size() == l.metrics.size());
             for (std::size_t k = 0; k < l.metrics.size(); ++k) {
                 REQUIRE(s.metrics[k].has_value() == l.metrics[k].has_value());

@@ -1,8 +1,10 @@
 // Issue 26: each op's time beside its gap. The op table's Time and Time %
 // columns and the time-against-gap scatter read what core measured
 // (op_latency.h) on a real ExecuTorch session (tests/data/portable_mha).
+#include "core/compare/run_diff.h"
 #include "core/session/session.h"
 #include "widgets/op_table_model.h"
+#include "widgets/run_diff_model.h"
 #include "widgets/speed_accuracy_chart.h"
 
 #include <QAbstractItemModelTester>
@@ -30,6 +32,7 @@ private slots:
     void theTableShowsAndSortsEachOpsTime();
     void theScatterPlotsTimedOpsAndAClickSelects();
     void aSessionWithoutTimesSaysSo();
+    void theAbTableComparesBothTimes();
 };
 
 void LatencyViewsTest::theTableShowsAndSortsEachOpsTime() {
@@ -107,6 +110,26 @@ void LatencyViewsTest::aSessionWithoutTimesSaysSo() {
                         .contains(QStringLiteral("profile_level")));
         }
     QVERIFY(untimed > 0);
+}
+
+void LatencyViewsTest::theAbTableComparesBothTimes() {
+    // Two loads of one session: every pairing's times are each side's own, B/A 1.
+    const auto a = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
+    const auto b = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
+    QVERIFY(a && a->latency && b && b->latency);
+    RunDiffModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRuns(std::make_shared<const ComparedRuns>(
+        compareRuns(summarizeRun(*a->comparison, "a", "", a->latency.get()),
+                    summarizeRun(*b->comparison, "b", "", b->latency.get()))));
+    QVERIFY(model.rowCount() > 0);
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const auto& p = model.runs()->match.pairs[static_cast<std::size_t>(row)];
+        QVERIFY(p.a && p.b);
+        const auto& t = a->latency->rows[model.runs()->a.rows[*p.a].index];
+        QCOMPARE(model.index(row, RunDiffModel::TimeA).data(RunDiffModel::SortRole).toDouble(), *t.p50);
+        QCOMPARE(model.index(row, RunDiffModel::TimeRatio).data().toString(), QStringLiteral("1.00×"));
+    }
 }
 
 QTEST_MAIN(LatencyViewsTest)
