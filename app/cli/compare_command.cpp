@@ -15,6 +15,7 @@
 #include "core/compare/step_matrix.h"
 #include "core/report/compare_report.h"
 #include "core/report/json_text.h"
+#include "core/report/model_explorer_export.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 #include "core/session/session.h"
@@ -39,10 +40,34 @@ struct CompareOptions {
     std::vector<std::string> failAbove;
     bool failOnInvalid = false;
     std::string csv, json, markdown;
+    std::string modelExplorer; // a folder for Model Explorer's node-data overlays
     bool allRuns = false;
     std::string baseline; // a saved report to compare with (diff_command.h)
     std::vector<std::string> failIfWorse;
 };
+
+// The node-data overlays, one file each, into `folder` (made when missing, one
+// level only; an existing one must be a folder).
+std::optional<std::string> writeModelExplorer(const std::string& folder, const Session& session) {
+    if (!session.etrecord)
+        return std::string(
+            "--model-explorer needs the ETRecord: Model Explorer's nodes are its edge program's");
+    std::error_code ec;
+    if (!std::filesystem::exists(folder, ec))
+        std::filesystem::create_directory(folder, ec);
+    if (ec || !std::filesystem::is_directory(folder, ec))
+        return folder + ": not a folder that can be written (" + (ec ? ec.message() : "a file") + ")";
+    const auto exported =
+        modelExplorerNodeData(*session.comparison, session.latency.get(), *session.etrecord);
+    for (const auto& note : exported.notes)
+        std::cerr << "gapscope-cli compare: model explorer: " << note << '\n';
+    if (exported.files.empty())
+        return std::string("--model-explorer: no node could be given a value");
+    for (const auto& f : exported.files)
+        if (auto err = writeOutput((std::filesystem::path(folder) / f.file).string(), f.json))
+            return err;
+    return std::nullopt;
+}
 
 int fail(const std::string& message) {
     std::cerr << "gapscope-cli compare: " << message << '\n';
@@ -333,6 +358,10 @@ int runCompare(const CompareOptions& o) {
         if (auto err = writeOutput(o.json, json.text + "\n"))
             return fail(*err);
     }
+    if (!o.modelExplorer.empty()) {
+        if (auto err = writeModelExplorer(o.modelExplorer, *session))
+            return fail(*err);
+    }
     if (!o.markdown.empty()) {
         std::ostringstream md;
         writeComparisonMarkdown(md, c, ctx);
@@ -401,6 +430,10 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--csv", o->csv, "Write the table as CSV (atomically)");
     cmd->add_option("--json", o->json, "Write the JSON report (atomically)");
     cmd->add_option("--markdown", o->markdown, "Write a Markdown report (atomically)");
+    cmd->add_option(
+        "--model-explorer", o->modelExplorer,
+        "Write Model Explorer node-data overlays (SNR, rel. L2, time, time share) into this folder, "
+        "keyed by the ETRecord adapter's node ids (docs/profiling.md)");
     cmd->callback([o, &exitCode] { exitCode = runCompare(*o); });
 }
 

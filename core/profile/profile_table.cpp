@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace gapscope {
 
@@ -24,6 +25,11 @@ struct InstructionKey {
     std::uint64_t chain_magnitude;
     std::int32_t delegate_int;
     std::optional<std::string> delegate_str;
+    bool operator==(const InstructionKey& o) const {
+        return std::tie(instruction_id, chain_negative, chain_magnitude, delegate_int, delegate_str) ==
+               std::tie(o.instruction_id, o.chain_negative, o.chain_magnitude, o.delegate_int,
+                        o.delegate_str);
+    }
     bool operator<(const InstructionKey& o) const {
         return std::tie(instruction_id, chain_negative, chain_magnitude, delegate_int, delegate_str) <
                std::tie(o.instruction_id, o.chain_negative, o.chain_magnitude, o.delegate_int,
@@ -62,25 +68,51 @@ struct InstructionEvent {
     std::vector<const DebugEvent*> debug;
 };
 
-// One run's events by signature, in the order the Inspector's dict keeps them.
-struct RunEvents {
-    std::vector<EventSignature> order;
-    std::map<EventSignature, const ProfileEvent*> profile; // null: no profile event
+// Hashes, so that a run of 150,000 events is collated and grouped through hash
+// tables rather than ordered maps of string keys.
+inline void mix(std::size_t& h, std::size_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+}
+std::size_t hashOf(const std::optional<EventSig>& s) {
+    std::size_t h = s.has_value();
+    if (s) {
+        mix(h, std::hash<std::string>{}(s->name));
+        mix(h, std::hash<std::int64_t>{}(s->instruction_id.value_or(-2)));
+        mix(h, std::hash<std::int64_t>{}(s->delegate_int.value_or(-2)));
+        mix(h, s->delegate_str ? std::hash<std::string>{}(*s->delegate_str) : 1);
+    }
+    return h;
+}
+struct SignatureHash {
+    std::size_t operator()(const EventSignature& s) const {
+        std::size_t h = std::hash<std::int32_t>{}(s.instruction_id);
+        mix(h, hashOf(s.profile));
+        mix(h, hashOf(s.debug));
+        return h;
+    }
+};
+struct InstructionKeyHash {
+    std::size_t operator()(const InstructionKey& k) const {
+        std::size_t h = std::hash<std::int32_t>{}(k.instruction_id);
+        mix(h, k.chain_negative);
+        mix(h, std::hash<std::uint64_t>{}(k.chain_magnitude));
+        mix(h, std::hash<std::int32_t>{}(k.delegate_int));
+        mix(h, k.delegate_str ? std::hash<std::string>{}(*k.delegate_str) : 1);
+        return h;
+    }
 };
 
-struct RunKey {
-    std::optional<std::string> name;
-    std::vector<EventSignature> events;
-    std::int32_t bundled_input_index;
-    bool operator<(const RunKey& o) const {
-        return std::tie(name, events, bundled_input_index) <
-               std::tie(o.name, o.events, o.bundled_input_index);
-    }
+// One run's events by signature, in the order the Inspector's dict keeps them,
+// and each one's profile event (null: none), position for position.
+struct RunEvents {
+    std::vector<EventSignature> order;
+    std::vector<const ProfileEvent*> profile;
+    std::size_t hash = 0; // of `order`: runs are grouped by it, then compared
 };
 
 RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::string>& notes) {
     std::vector<InstructionKey> order;
-    std::map<InstructionKey, InstructionEvent> byInstruction;
+    std::unordered_map<InstructionKey, InstructionEvent, InstructionKeyHash> byInstruction;
     std::size_t skipped = 0;
     for (const auto& event : run.events) {
         InstructionKey key{};
@@ -110,6 +142,8 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
                         " allocation or empty events: ExecuTorch's Inspector raises on them "
                         "(find_populated_event); Gapscope leaves them out of the timing table");
     RunEvents out;
+    std::unordered_map<EventSignature, std::size_t, SignatureHash> position;
+    position.reserve(order.size());
     for (const auto& key : order) {
         const InstructionEvent& ie = byInstruction.at(key);
         if (ie.profile.empty() && ie.debug.empty())
@@ -121,10 +155,14 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
                                 idOrNone(d->delegate_debug_id_int), strOrNone(d->delegate_debug_id_str)};
         }
         const auto add = [&](EventSignature sig, const ProfileEvent* p) {
-            auto [it, added] = out.profile.insert_or_assign(sig, p);
-            (void)it;
-            if (added) // a later event of one signature replaces the earlier, in its place
-                out.order.push_back(sig);
+            auto [it, added] = position.try_emplace(sig, out.order.size());
+            if (!added) { // a later event of one signature replaces the earlier, in its place
+                out.profile[it->second] = p;
+                return;
+            }
+            mix(out.hash, SignatureHash{}(sig));
+            out.order.push_back(std::move(sig));
+            out.profile.push_back(p);
         };
         if (ie.profile.empty()) {
             add({key.instruction_id, std::nullopt, debugSig}, nullptr);
@@ -167,38 +205,55 @@ ProfileTable profileTable(const EtDump& dump, const ProfileOptions& options) {
     table.source = options.source;
     table.target = options.target;
     const double factor = timeScaleFactor(options.source, options.target);
+    // Runs with one name, bundled input and event signatures form one block
+    // (the first run's events stand for the block's signatures).
     struct Group {
-        RunKey key;
+        std::optional<std::string> name;
+        std::int32_t bundled_input_index;
         std::vector<std::size_t> runs;
         std::vector<RunEvents> events;
     };
     std::vector<Group> groups;
-    std::map<RunKey, std::size_t> groupOf;
+    std::unordered_multimap<std::size_t, std::size_t> groupsOfHash;
     for (std::size_t r = 0; r < dump.runs.size(); ++r) {
         const RunData& run = dump.runs[r];
         if (run.events.empty())
             continue;
         RunEvents events = collate(run, r, table.notes);
-        RunKey key{run.name, events.order, run.bundled_input_index};
-        auto [it, added] = groupOf.try_emplace(key, groups.size());
-        if (added)
-            groups.push_back({key, {}, {}});
-        groups[it->second].runs.push_back(r);
-        groups[it->second].events.push_back(std::move(events));
+        std::size_t h = events.hash;
+        mix(h, run.name ? std::hash<std::string>{}(*run.name) : 1);
+        mix(h, std::hash<std::int32_t>{}(run.bundled_input_index));
+        std::optional<std::size_t> found;
+        const auto [first, last] = groupsOfHash.equal_range(h);
+        for (auto it = first; it != last && !found; ++it) {
+            const Group& g = groups[it->second];
+            if (g.name == run.name && g.bundled_input_index == run.bundled_input_index &&
+                g.events.front().order == events.order)
+                found = it->second;
+        }
+        if (!found) {
+            found = groups.size();
+            groupsOfHash.emplace(h, *found);
+            groups.push_back({run.name, run.bundled_input_index, {}, {}});
+        }
+        groups[*found].runs.push_back(r);
+        groups[*found].events.push_back(std::move(events));
     }
     const MethodMaps* maps = options.etrecord ? options.etrecord->maps("forward") : nullptr;
     bool wrappedBadly = false;
     for (const auto& g : groups) {
         ProfiledBlock block;
-        block.name = g.key.name.value_or("");
-        block.bundled_input_index = g.key.bundled_input_index;
+        block.name = g.name.value_or("");
+        block.bundled_input_index = g.bundled_input_index;
         block.runs = g.runs;
-        for (const auto& sig : g.key.events) {
+        const auto& signatures = g.events.front().order;
+        for (std::size_t k = 0; k < signatures.size(); ++k) {
+            const EventSignature& sig = signatures[k];
             ProfiledEvent e;
             e.instruction_id = sig.instruction_id;
             applySignature(e, sig.profile);
             for (const auto& run : g.events) {
-                const ProfileEvent* p = run.profile.at(sig);
+                const ProfileEvent* p = run.profile[k];
                 if (!p)
                     continue;
                 // The Inspector converts a delegate's start and end first (its default

@@ -98,6 +98,17 @@ for spec in decode-loop/portable:0:17 decode-loop/int8:0:17 multirun/fp32:40:6 v
   "$venv/bin/python" -W ignore "$src/tests/e2e/check_profile.py" --min-delegate-timed "$timed" --min-runs "$runs" \
     "$work/profile.json" "$session/run.etdp" "$session/etrecord.bin"
 done
+# Model Explorer overlays (docs/profiling.md): read back by Model Explorer's own
+# classes, keyed on the nodes ExecuTorch's ETRecord adapter builds, values the report's.
+for spec in mobilenetv3/portable:20 vit/int8:5 hf-llama/portable:100; do
+  IFS=: read -r name nodes <<< "$spec"
+  session="$work/zoo/$name"
+  rm -rf "$work/model-explorer"
+  "$cli" compare "$session" --json "$work/me-report.json" --model-explorer "$work/model-explorer" > /dev/null 2>&1 || true
+  "$venv/bin/python" -W ignore "$src/tests/e2e/check_model_explorer.py" "$work/model-explorer" "$work/me-report.json" \
+    "$session/etrecord.bin" --min-nodes "$nodes"
+done
+
 # Each row's time beside its gap (docs/profiling.md): against the Inspector's own
 # events, operator calls summed per op, delegate calls, over the block's runs.
 for spec in mobilenetv3/portable:20 mobilenetv3/int8:1 decode-loop/int8:12 hf-llama/portable:100 multirun/fp32:12 \
