@@ -9,13 +9,62 @@ CoverageModel::CoverageModel(QObject* parent) : QAbstractTableModel(parent) {}
 void CoverageModel::setSession(std::shared_ptr<const Session> session) {
     beginResetModel();
     m_session = std::move(session);
+    indexTiming();
     endResetModel();
+}
+
+void CoverageModel::indexTiming() {
+    m_untimedRows.clear();
+    const auto* l = m_session ? m_session->latency.get() : nullptr;
+    for (std::size_t i = 0; l && i < l->rows.size(); ++i)
+        if (!l->rows[i].p50)
+            m_untimedRows.push_back(i);
 }
 
 int CoverageModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !m_session || !m_session->comparison)
         return 0;
-    return static_cast<int>(m_session->comparison->coverage.size());
+    const auto* l = m_session->latency.get();
+    return static_cast<int>(m_session->comparison->coverage.size() + m_untimedRows.size() +
+                            (l ? l->timed_without_numerics.size() : 0));
+}
+
+namespace {
+QString handlesText(const std::vector<std::int64_t>& handles) {
+    QStringList l;
+    for (auto h : handles)
+        l << QString::number(h);
+    return l.join(QLatin1Char(','));
+}
+} // namespace
+
+CoverageModel::Item CoverageModel::item(std::size_t row) const {
+    const auto& c = *m_session->comparison;
+    if (row < c.coverage.size()) {
+        const auto& i = c.coverage[row];
+        return {QString::fromStdString(i.kind), QString::fromStdString(i.what), handlesText(i.handles),
+                QString::fromStdString(i.reason)};
+    }
+    row -= c.coverage.size();
+    if (row < m_untimedRows.size()) {
+        const auto& r = c.rows[m_untimedRows[row]];
+        return {
+            QStringLiteral("numbers_without_time"),
+            QStringLiteral("row %1: %2")
+                .arg(r.index)
+                .arg(QString::fromStdString(r.id().aot_ops.empty() ? std::string() : r.id().aot_ops.back())),
+            handlesText(r.id().aot_debug_handle),
+            QString::fromStdString(m_session->latency->rows[m_untimedRows[row]].reason)};
+    }
+    row -= m_untimedRows.size();
+    const auto& u = m_session->latency->timed_without_numerics[row];
+    return {QStringLiteral("time_without_numbers"),
+            QStringLiteral("%1 (instruction %2)").arg(QString::fromStdString(u.name)).arg(u.instruction_id),
+            QString(),
+            QStringLiteral("%1 %2 median: %3")
+                .arg(u.p50, 0, 'g', 3)
+                .arg(QString::fromLatin1(timeScaleName(m_session->latency->scale)))
+                .arg(QString::fromStdString(u.reason))};
 }
 
 int CoverageModel::columnCount(const QModelIndex& parent) const {
@@ -38,20 +87,14 @@ QVariant CoverageModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::ToolTipRole) || !m_session ||
         !m_session->comparison)
         return {};
-    const auto& items = m_session->comparison->coverage;
-    if (index.row() < 0 || static_cast<std::size_t>(index.row()) >= items.size())
+    if (index.row() < 0 || index.row() >= rowCount())
         return {};
-    const auto& item = items[static_cast<std::size_t>(index.row())];
+    const Item it = item(static_cast<std::size_t>(index.row()));
     switch (index.column()) {
-    case Kind: return QString::fromStdString(item.kind);
-    case What: return QString::fromStdString(item.what);
-    case Handles: {
-        QStringList l;
-        for (auto h : item.handles)
-            l << QString::number(h);
-        return l.join(QLatin1Char(','));
-    }
-    case Reason: return QString::fromStdString(item.reason);
+    case Kind: return it.kind;
+    case What: return it.what;
+    case Handles: return it.handles;
+    case Reason: return it.reason;
     default: return {};
     }
 }

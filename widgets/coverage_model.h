@@ -7,7 +7,9 @@
 
 namespace gapscope {
 
-// What was not compared and why (Comparison::coverage), plus program outputs.
+// What was not compared and why (Comparison::coverage), then the timing's
+// coverage (ComparisonLatency): timed events no row reads
+// ("time_without_numbers") and rows without a time ("numbers_without_time").
 class CoverageModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -21,7 +23,14 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    struct Item {
+        QString kind, what, handles, reason;
+    };
+    Item item(std::size_t row) const;
+    void indexTiming();
+
     std::shared_ptr<const Session> m_session;
+    std::vector<std::size_t> m_untimedRows; // Comparison rows without a time
 };
 
 } // namespace gapscope

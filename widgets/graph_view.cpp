@@ -8,6 +8,7 @@
 
 #include <QBuffer>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
@@ -73,7 +74,14 @@ GraphView::GraphView(QWidget* parent)
     : QWidget(parent), m_scene(new QGraphicsScene(this)), m_view(new QGraphicsView(m_scene, this)),
       m_minimap(new GraphMiniMap(m_scene, m_view)), m_search(new QLineEdit(this)),
       m_collapseAll(new QPushButton(tr("Collapse groups"), this)),
-      m_byDifference(new QCheckBox(tr("Colour by A/B difference"), this)), m_status(new QLabel(this)) {
+      m_byDifference(new QCheckBox(tr("Colour by A/B difference"), this)), m_colourBy(new QComboBox(this)),
+      m_status(new QLabel(this)) {
+    m_colourBy->addItem(tr("Colour: gap"), static_cast<int>(ColourBy::Gap));
+    m_colourBy->addItem(tr("Colour: time"), static_cast<int>(ColourBy::Time));
+    m_colourBy->addItem(tr("Colour: gap + time bar"), static_cast<int>(ColourBy::GapAndTime));
+    m_colourBy->setToolTip(tr("Fill by the gap (rel. L2), by the op's share of the run's time, or the gap "
+                              "with a bar along the foot as long as the time share (against the largest)"));
+    connect(m_colourBy, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { recolour(); });
     m_byDifference->hide();
     m_byDifference->setToolTip(tr("Red: B is worse than this session at the node; green: better; grey: no "
                                   "partner in B (the A/B tab)"));
@@ -87,6 +95,7 @@ GraphView::GraphView(QWidget* parent)
         "Collapse (or expand) every group of ops one runtime event covers; double-click one to toggle it"));
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_search, 1);
+    bar->addWidget(m_colourBy);
     bar->addWidget(m_byDifference);
     bar->addWidget(m_collapseAll);
     bar->addWidget(fit);
@@ -172,6 +181,7 @@ void GraphView::showEvent(QShowEvent* event) {
 void GraphView::relayout() {
     m_scene->clear();
     m_boxes.clear();
+    m_timeBars.clear();
     m_layout = {};
     // Laid out when first shown: a session whose graph nobody looks at costs
     // no Graphviz run and no scene of thousands of items on the UI thread.
@@ -253,6 +263,11 @@ void GraphView::showLayout() {
         const QRectF tb = t->boundingRect();
         t->setPos(box.x - tb.width() / 2, box.y - tb.height() / 2);
         m_boxes.push_back(r);
+        auto* bar = new QGraphicsRectItem(r);
+        bar->setPen(Qt::NoPen);
+        bar->setBrush(QColor(200, 90, 0));
+        bar->hide();
+        m_timeBars.push_back(bar);
     }
     m_scene->setSceneRect(QRectF(-20, -20, m_layout.width + 40, m_layout.height + 40));
     recolour();
@@ -282,10 +297,14 @@ void GraphView::recolour() {
     const auto firstNode = compared(divergence);
     const auto topNode = compared(strongest ? std::optional<std::size_t>(strongest->row) : std::nullopt);
     const auto selectedNode = compared(m_selected);
+    const ComparisonLatency* latency = m_session->latency.get();
+    double maxShare = 0;
+    for (std::size_t i = 0; latency && i < latency->rows.size(); ++i)
+        maxShare = std::max(maxShare, latency->rows[i].share.value_or(0.0));
     for (std::size_t b = 0; b < m_boxes.size() && b < m_layout.boxes.size(); ++b) {
         const auto& box = m_layout.boxes[b];
         std::optional<std::size_t> row;
-        double worst = -1;
+        double worst = -1, share = -1;
         bool first = false, top = false, selected = false;
         QStringList tip;
         for (auto n : box.nodes) {
@@ -296,12 +315,26 @@ void GraphView::recolour() {
             row = row ? row : node.row;
             if (const auto rel = rowMetric(rows[*node.row], Metric::RelL2))
                 worst = std::max(worst, *rel);
+            if (latency && *node.row < latency->rows.size() && latency->rows[*node.row].share)
+                share = std::max(share, *latency->rows[*node.row].share);
             first = first || firstNode == n;
             top = top || topNode == n;
             selected = selected || selectedNode == n;
         }
         QGraphicsRectItem* r = m_boxes[b];
         r->setBrush(worst >= 0 ? gapColor(worst) : QColor(235, 235, 235));
+        const ColourBy by = colourBy();
+        const double timeScale = share >= 0 && maxShare > 0 ? share / maxShare : -1;
+        if (by == ColourBy::Time) // white to dark orange, against the slowest op
+            r->setBrush(timeScale >= 0 ? QColor(255, static_cast<int>(255 - 165 * timeScale),
+                                                static_cast<int>(255 - 255 * timeScale))
+                                       : QColor(235, 235, 235));
+        QGraphicsRectItem* bar = b < m_timeBars.size() ? m_timeBars[b] : nullptr;
+        if (bar) {
+            const QRectF rect = r->rect();
+            bar->setRect(rect.left(), rect.bottom() - 4, rect.width() * std::max(timeScale, 0.0), 4);
+            bar->setVisible(by == ColourBy::GapAndTime && timeScale > 0 && !colourByDifference());
+        }
         QString difference;
         if (colourByDifference()) {
             // Saturates at 20 units (20 dB of SNR): the worst and best stand out.
@@ -329,6 +362,7 @@ void GraphView::recolour() {
             tip.mid(0, 12).join(QLatin1Char('\n')) +
             (tip.size() > 12 ? tr("\n… %1 more").arg(tip.size() - 12) : QString()) +
             (row ? tr("\nrow %1, rel. L2 %2").arg(*row).arg(worst, 0, 'g', 3) : tr("\nnot compared")) +
+            (share >= 0 ? tr(", %1 % of the run's time").arg(100 * share, 0, 'g', 3) : QString()) +
             difference + marks);
     }
 }
@@ -344,6 +378,21 @@ void GraphView::setDifference(std::map<std::size_t, double> worseBy, const QStri
 
 void GraphView::setColourByDifference(bool on) {
     m_byDifference->setChecked(on);
+}
+
+void GraphView::setColourBy(ColourBy by) {
+    m_colourBy->setCurrentIndex(m_colourBy->findData(static_cast<int>(by)));
+}
+
+GraphView::ColourBy GraphView::colourBy() const {
+    return static_cast<ColourBy>(m_colourBy->currentData().toInt());
+}
+
+double GraphView::timeBar(std::size_t row) const {
+    const int box = boxOfRow(row);
+    if (box < 0 || static_cast<std::size_t>(box) >= m_timeBars.size() || !m_timeBars[box]->isVisible())
+        return 0;
+    return m_timeBars[box]->rect().width() / m_boxes[box]->rect().width();
 }
 
 bool GraphView::colourByDifference() const {

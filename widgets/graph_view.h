@@ -13,6 +13,7 @@
 #include <vector>
 
 class QCheckBox;
+class QComboBox;
 class QGraphicsRectItem;
 class QGraphicsScene;
 class QGraphicsView;
@@ -58,6 +59,16 @@ public:
     void setDifference(std::map<std::size_t, double> worseBy, const QString& label);
     void setColourByDifference(bool on);
     bool colourByDifference() const;
+    // What the fill shows when not the A/B difference: the gap (rel. L2), the
+    // op's share of the run's time (white to dark orange, against the largest),
+    // or both: the gap's fill with a bar along the box's foot, as long as the
+    // time share against the largest. A box standing for several nodes shows
+    // the worst gap and the largest time of its rows.
+    enum class ColourBy { Gap, Time, GapAndTime };
+    void setColourBy(ColourBy by);
+    ColourBy colourBy() const;
+    // The time bar's length as a fraction of the box's width, 0 when none shows (tests).
+    double timeBar(std::size_t row) const;
     // The fill of the box showing a row's node (tests); invalid when none shows it.
     QColor boxBrush(std::size_t row) const;
 
@@ -99,6 +110,8 @@ private:
     QLineEdit* m_search;
     QPushButton* m_collapseAll;
     QCheckBox* m_byDifference;
+    QComboBox* m_colourBy;
+    std::vector<QGraphicsRectItem*> m_timeBars; // per box, children of m_boxes
     std::map<std::size_t, double> m_worseBy;
     QString m_differenceLabel;
     QLabel* m_status;

@@ -155,7 +155,10 @@ void GapscopeGuiTest::modelsPassTheModelTester() {
     model.setSession(session);
     coverage.setSession(session);
     QCOMPARE(model.rowCount(), static_cast<int>(session->comparison->rows.size()));
-    QCOMPARE(coverage.rowCount(), static_cast<int>(session->comparison->coverage.size()));
+    // The comparison's coverage, then the timing's (tst_latency_views).
+    QCOMPARE(coverage.rowCount(), static_cast<int>(session->comparison->coverage.size() +
+                                                   session->latency->timed_without_numerics.size() +
+                                                   session->latency->rowsWithoutTime()));
     proxy.sort(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     proxy.setText(QStringLiteral("layer"));
     proxy.setThreshold(MetricThreshold{Metric::RelL2, 0.0});

@@ -3,6 +3,8 @@
 // (op_latency.h) on a real ExecuTorch session (tests/data/portable_mha).
 #include "core/compare/run_diff.h"
 #include "core/session/session.h"
+#include "widgets/coverage_model.h"
+#include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
 #include "widgets/run_diff_model.h"
 #include "widgets/speed_accuracy_chart.h"
@@ -33,6 +35,8 @@ private slots:
     void theScatterPlotsTimedOpsAndAClickSelects();
     void aSessionWithoutTimesSaysSo();
     void theAbTableComparesBothTimes();
+    void theGraphColoursByTimeOrShowsATimeBar();
+    void theCoverageListsTimesWithoutNumbersAndTheReverse();
 };
 
 void LatencyViewsTest::theTableShowsAndSortsEachOpsTime() {
@@ -129,6 +133,73 @@ void LatencyViewsTest::theAbTableComparesBothTimes() {
         const auto& t = a->latency->rows[model.runs()->a.rows[*p.a].index];
         QCOMPARE(model.index(row, RunDiffModel::TimeA).data(RunDiffModel::SortRole).toDouble(), *t.p50);
         QCOMPARE(model.index(row, RunDiffModel::TimeRatio).data().toString(), QStringLiteral("1.00×"));
+    }
+}
+
+void LatencyViewsTest::theGraphColoursByTimeOrShowsATimeBar() {
+    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
+    QVERIFY(s && s->latency);
+    GraphView graph;
+    graph.resize(800, 600);
+    graph.show();
+    graph.setSession(s);
+    if (graph.layoutPending()) {
+        QSignalSpy laid(&graph, &GraphView::laidOut);
+        QVERIFY(laid.wait(30000));
+    }
+    // The slowest row and one much faster, both drawn.
+    std::optional<std::size_t> slowest, fast;
+    for (std::size_t i = 0; i < s->latency->rows.size(); ++i) {
+        const auto share = s->latency->rows[i].share;
+        if (!share || graph.boxOfRow(i) < 0)
+            continue;
+        if (!slowest || *share > *s->latency->rows[*slowest].share)
+            slowest = i;
+    }
+    QVERIFY(slowest);
+    const double top = *s->latency->rows[*slowest].share;
+    for (std::size_t i = 0; i < s->latency->rows.size() && !fast; ++i)
+        if (const auto share = s->latency->rows[i].share; share && *share < top / 4 &&
+                                                          graph.boxOfRow(i) >= 0 &&
+                                                          graph.boxOfRow(i) != graph.boxOfRow(*slowest))
+            fast = i;
+    QVERIFY(fast);
+    QCOMPARE(graph.colourBy(), GraphView::ColourBy::Gap);
+    QCOMPARE(graph.timeBar(*slowest), 0.0); // no bar when colouring by the gap alone
+    graph.setColourBy(GraphView::ColourBy::Time);
+    QCOMPARE(graph.boxBrush(*slowest), QColor(255, 90, 0)); // the slowest: the darkest orange
+    QVERIFY(graph.boxBrush(*fast).green() > 200);           // a quarter as slow: pale
+    graph.setColourBy(GraphView::ColourBy::GapAndTime);
+    QCOMPARE(graph.timeBar(*slowest), 1.0);
+    QVERIFY(graph.timeBar(*fast) > 0 && graph.timeBar(*fast) < 0.25 + 1e-9);
+}
+
+void LatencyViewsTest::theCoverageListsTimesWithoutNumbersAndTheReverse() {
+    for (const char* dir :
+         {GAPSCOPE_TEST_DATA_DIR "/portable_mha", GAPSCOPE_TEST_DATA_DIR "/qnn_multiout_8a8w"}) {
+        const auto s = session(dir);
+        QVERIFY(s && s->latency);
+        CoverageModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(s);
+        int timed = 0, untimed = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const QString kind = model.index(row, CoverageModel::Kind).data().toString();
+            timed += kind == QStringLiteral("time_without_numbers");
+            untimed += kind == QStringLiteral("numbers_without_time");
+            if (kind == QStringLiteral("time_without_numbers"))
+                QVERIFY(model.index(row, CoverageModel::Reason)
+                            .data()
+                            .toString()
+                            .contains(QStringLiteral("median")));
+        }
+        QCOMPARE(static_cast<std::size_t>(timed), s->latency->timed_without_numerics.size());
+        QCOMPARE(static_cast<std::size_t>(untimed), s->latency->rowsWithoutTime());
+        QCOMPARE(static_cast<std::size_t>(model.rowCount()), s->comparison->coverage.size() +
+                                                                 s->latency->timed_without_numerics.size() +
+                                                                 s->latency->rowsWithoutTime());
+        if (s->comparison->rows.size() > 0 && std::string(dir).find("qnn") != std::string::npos)
+            QVERIFY(untimed > 0); // inside QNN's call, lowered without its profiling
     }
 }
 
