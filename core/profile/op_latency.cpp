@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 namespace gapscope {
@@ -20,6 +21,10 @@ std::optional<QnnOpEvent> qnnOpEvent(const std::string& name) {
         name.back() != ')')
         return std::nullopt;
     return QnnOpEvent{name.substr(0, marker), name.substr(open + 2, name.size() - open - 3)};
+}
+
+bool endsWith(const std::string& s, std::string_view tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // A delegate's tensor of a node, "<node>@<output>": the node.
@@ -85,10 +90,10 @@ public:
             if (!e.is_delegated_op || !timed(e))
                 continue;
             it->second.timed.emplace(e.name, i);
-            const auto op = qnnOpEvent(e.name);
-            if (!op || op->unit != "cycles")
+            const auto marker = e.name.find(kOpIdMarker);
+            if (marker == std::string::npos || marker == 0 || !endsWith(e.name, " (cycles)"))
                 continue;
-            it->second.cycles_by_node.emplace(op->node, i);
+            it->second.cycles_by_node.emplace(std::string_view(e.name).substr(0, marker), i);
             it->second.total_cycles += e.perf->p50;
         }
         return it->second;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -12,6 +13,10 @@ namespace {
 // Python's `x or None` and `-1 → None` of the Inspector's signatures.
 std::optional<std::int64_t> idOrNone(std::int32_t id) {
     return id != -1 ? std::optional<std::int64_t>(id) : std::nullopt;
+}
+// A view of the event's own string: the ETDump outlives the table's construction.
+std::optional<std::string_view> viewOrNone(const std::optional<std::string>& s) {
+    return s && !s->empty() ? std::optional<std::string_view>(*s) : std::nullopt;
 }
 std::optional<std::string> strOrNone(const std::optional<std::string>& s) {
     return s && !s->empty() ? s : std::nullopt;
@@ -24,7 +29,7 @@ struct InstructionKey {
     bool chain_negative;
     std::uint64_t chain_magnitude;
     std::int32_t delegate_int;
-    std::optional<std::string> delegate_str;
+    std::optional<std::string_view> delegate_str;
     bool operator==(const InstructionKey& o) const {
         return std::tie(instruction_id, chain_negative, chain_magnitude, delegate_int, delegate_str) ==
                std::tie(o.instruction_id, o.chain_negative, o.chain_magnitude, o.delegate_int,
@@ -39,9 +44,9 @@ struct InstructionKey {
 
 // ProfileEventSignature and DebugEventSignature have the same fields.
 struct EventSig {
-    std::string name;
+    std::string_view name; // views into the ETDump's events
     std::optional<std::int64_t> instruction_id, delegate_int;
-    std::optional<std::string> delegate_str;
+    std::optional<std::string_view> delegate_str;
     bool operator==(const EventSig& o) const {
         return std::tie(name, instruction_id, delegate_int, delegate_str) ==
                std::tie(o.name, o.instruction_id, o.delegate_int, o.delegate_str);
@@ -76,10 +81,10 @@ inline void mix(std::size_t& h, std::size_t v) {
 std::size_t hashOf(const std::optional<EventSig>& s) {
     std::size_t h = s.has_value();
     if (s) {
-        mix(h, std::hash<std::string>{}(s->name));
+        mix(h, std::hash<std::string_view>{}(s->name));
         mix(h, std::hash<std::int64_t>{}(s->instruction_id.value_or(-2)));
         mix(h, std::hash<std::int64_t>{}(s->delegate_int.value_or(-2)));
-        mix(h, s->delegate_str ? std::hash<std::string>{}(*s->delegate_str) : 1);
+        mix(h, s->delegate_str ? std::hash<std::string_view>{}(*s->delegate_str) : 1);
     }
     return h;
 }
@@ -97,7 +102,7 @@ struct InstructionKeyHash {
         mix(h, k.chain_negative);
         mix(h, std::hash<std::uint64_t>{}(k.chain_magnitude));
         mix(h, std::hash<std::int32_t>{}(k.delegate_int));
-        mix(h, k.delegate_str ? std::hash<std::string>{}(*k.delegate_str) : 1);
+        mix(h, k.delegate_str ? std::hash<std::string_view>{}(*k.delegate_str) : 1);
         return h;
     }
 };
@@ -120,14 +125,17 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
             key = {p->instruction_id, p->chain_index < 0,
                    static_cast<std::uint64_t>(p->chain_index < 0 ? -static_cast<std::int64_t>(p->chain_index)
                                                                  : p->chain_index),
-                   p->delegate_debug_id_int, p->delegate_debug_id_str};
+                   p->delegate_debug_id_int,
+                   p->delegate_debug_id_str ? std::optional<std::string_view>(*p->delegate_debug_id_str)
+                                            : std::nullopt};
             auto [it, added] = byInstruction.try_emplace(key);
             if (added)
                 order.push_back(key);
             it->second.profile.push_back(p);
         } else if (const auto* d = std::get_if<DebugEvent>(&event)) {
             key = {d->instruction_id, false, d->chain_index, d->delegate_debug_id_int,
-                   d->delegate_debug_id_str};
+                   d->delegate_debug_id_str ? std::optional<std::string_view>(*d->delegate_debug_id_str)
+                                            : std::nullopt};
             auto [it, added] = byInstruction.try_emplace(key);
             if (added)
                 order.push_back(key);
@@ -142,7 +150,8 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
                         " allocation or empty events: ExecuTorch's Inspector raises on them "
                         "(find_populated_event); Gapscope leaves them out of the timing table");
     RunEvents out;
-    std::unordered_map<EventSignature, std::size_t, SignatureHash> position;
+    // Each signature's position in `order`, by its hash: no second copy of its strings.
+    std::unordered_multimap<std::size_t, std::size_t> position;
     position.reserve(order.size());
     for (const auto& key : order) {
         const InstructionEvent& ie = byInstruction.at(key);
@@ -151,16 +160,21 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
         std::optional<EventSig> debugSig;
         if (!ie.debug.empty()) {
             const DebugEvent* d = ie.debug.front();
-            debugSig = EventSig{d->name.value_or(""), idOrNone(d->instruction_id),
-                                idOrNone(d->delegate_debug_id_int), strOrNone(d->delegate_debug_id_str)};
+            debugSig = EventSig{d->name ? std::string_view(*d->name) : std::string_view(),
+                                idOrNone(d->instruction_id), idOrNone(d->delegate_debug_id_int),
+                                viewOrNone(d->delegate_debug_id_str)};
         }
         const auto add = [&](EventSignature sig, const ProfileEvent* p) {
-            auto [it, added] = position.try_emplace(sig, out.order.size());
-            if (!added) { // a later event of one signature replaces the earlier, in its place
-                out.profile[it->second] = p;
-                return;
-            }
-            mix(out.hash, SignatureHash{}(sig));
+            const std::size_t h = SignatureHash{}(sig);
+            const auto [first, last] = position.equal_range(h);
+            for (auto it = first; it != last; ++it)
+                if (out.order[it->second] ==
+                    sig) { // a later event of one signature replaces the earlier, in its place
+                    out.profile[it->second] = p;
+                    return;
+                }
+            position.emplace(h, out.order.size());
+            mix(out.hash, h);
             out.order.push_back(std::move(sig));
             out.profile.push_back(p);
         };
@@ -170,8 +184,9 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
         }
         for (const ProfileEvent* p : ie.profile)
             add({key.instruction_id,
-                 EventSig{p->name.value_or(""), idOrNone(p->instruction_id),
-                          idOrNone(p->delegate_debug_id_int), strOrNone(p->delegate_debug_id_str)},
+                 EventSig{p->name ? std::string_view(*p->name) : std::string_view(),
+                          idOrNone(p->instruction_id), idOrNone(p->delegate_debug_id_int),
+                          viewOrNone(p->delegate_debug_id_str)},
                  debugSig},
                 p);
     }
@@ -183,9 +198,11 @@ void applySignature(ProfiledEvent& e, const std::optional<EventSig>& sig) {
     if (!sig)
         return;
     e.delegate_id_int = sig->delegate_int;
-    e.delegate_id_str = sig->delegate_int ? std::nullopt : sig->delegate_str;
+    e.delegate_id_str = sig->delegate_int || !sig->delegate_str
+                            ? std::nullopt
+                            : std::optional<std::string>(*sig->delegate_str);
     e.is_delegated_op = e.delegate_id_int || e.delegate_id_str;
-    const std::string name = !e.is_delegated_op  ? sig->name
+    const std::string name = !e.is_delegated_op  ? std::string(sig->name)
                              : e.delegate_id_int ? std::to_string(*e.delegate_id_int)
                                                  : *e.delegate_id_str;
     if (!name.empty())
