@@ -68,11 +68,6 @@ struct EventSignature {
     }
 };
 
-struct InstructionEvent {
-    std::vector<const ProfileEvent*> profile;
-    std::vector<const DebugEvent*> debug;
-};
-
 // Hashes, so that a run of 150,000 events is collated and grouped through hash
 // tables rather than ordered maps of string keys.
 inline void mix(std::size_t& h, std::size_t v) {
@@ -116,34 +111,58 @@ struct RunEvents {
 };
 
 RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::string>& notes) {
+    // The instructions in order of first appearance, and each event tagged with
+    // its instruction's index, then gathered per instruction by a stable counting
+    // sort: no container per instruction (a QNN call logs 100,000 of them).
     std::vector<InstructionKey> order;
-    std::unordered_map<InstructionKey, InstructionEvent, InstructionKeyHash> byInstruction;
+    std::unordered_map<InstructionKey, std::uint32_t, InstructionKeyHash> indexOf;
+    indexOf.reserve(run.events.size());
+    struct Tagged {
+        std::uint32_t key;
+        const ProfileEvent* profile;
+        const DebugEvent* debug;
+    };
+    std::vector<Tagged> tagged;
+    tagged.reserve(run.events.size());
     std::size_t skipped = 0;
+    const auto indexFor = [&](const InstructionKey& key) {
+        const auto [it, added] = indexOf.try_emplace(key, static_cast<std::uint32_t>(order.size()));
+        if (added)
+            order.push_back(key);
+        return it->second;
+    };
     for (const auto& event : run.events) {
-        InstructionKey key{};
         if (const auto* p = std::get_if<ProfileEvent>(&event)) {
-            key = {p->instruction_id, p->chain_index < 0,
-                   static_cast<std::uint64_t>(p->chain_index < 0 ? -static_cast<std::int64_t>(p->chain_index)
-                                                                 : p->chain_index),
-                   p->delegate_debug_id_int,
-                   p->delegate_debug_id_str ? std::optional<std::string_view>(*p->delegate_debug_id_str)
-                                            : std::nullopt};
-            auto [it, added] = byInstruction.try_emplace(key);
-            if (added)
-                order.push_back(key);
-            it->second.profile.push_back(p);
+            const InstructionKey key{
+                p->instruction_id, p->chain_index < 0,
+                static_cast<std::uint64_t>(p->chain_index < 0 ? -static_cast<std::int64_t>(p->chain_index)
+                                                              : p->chain_index),
+                p->delegate_debug_id_int,
+                p->delegate_debug_id_str ? std::optional<std::string_view>(*p->delegate_debug_id_str)
+                                         : std::nullopt};
+            tagged.push_back({indexFor(key), p, nullptr});
         } else if (const auto* d = std::get_if<DebugEvent>(&event)) {
-            key = {d->instruction_id, false, d->chain_index, d->delegate_debug_id_int,
-                   d->delegate_debug_id_str ? std::optional<std::string_view>(*d->delegate_debug_id_str)
-                                            : std::nullopt};
-            auto [it, added] = byInstruction.try_emplace(key);
-            if (added)
-                order.push_back(key);
+            const InstructionKey key{d->instruction_id, false, d->chain_index, d->delegate_debug_id_int,
+                                     d->delegate_debug_id_str
+                                         ? std::optional<std::string_view>(*d->delegate_debug_id_str)
+                                         : std::nullopt};
+            const auto k = indexFor(key);
             if (!(d->debug_entry && d->debug_entry->output)) // run outputs are not events
-                it->second.debug.push_back(d);
+                tagged.push_back({k, nullptr, d});
         } else {
             ++skipped;
         }
+    }
+    std::vector<std::uint32_t> start(order.size() + 1, 0);
+    for (const auto& t : tagged)
+        ++start[t.key + 1];
+    for (std::size_t k = 0; k < order.size(); ++k)
+        start[k + 1] += start[k];
+    std::vector<Tagged> byKey(tagged.size());
+    {
+        std::vector<std::uint32_t> next(start.begin(), start.end() - 1);
+        for (const auto& t : tagged)
+            byKey[next[t.key]++] = t;
     }
     if (skipped)
         notes.push_back("run " + std::to_string(runIndex) + " logs " + std::to_string(skipped) +
@@ -153,21 +172,25 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
     // Each signature's position in `order`, by its hash: no second copy of its strings.
     std::unordered_multimap<std::size_t, std::size_t> position;
     position.reserve(order.size());
-    for (const auto& key : order) {
-        const InstructionEvent& ie = byInstruction.at(key);
-        if (ie.profile.empty() && ie.debug.empty())
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const InstructionKey& key = order[k];
+        const Tagged* first = byKey.data() + start[k];
+        const Tagged* last = byKey.data() + start[k + 1];
+        if (first == last)
             continue; // run outputs only
+        const Tagged* firstDebug = std::find_if(first, last, [](const Tagged& t) { return t.debug; });
+        const bool anyProfile = std::any_of(first, last, [](const Tagged& t) { return t.profile; });
         std::optional<EventSig> debugSig;
-        if (!ie.debug.empty()) {
-            const DebugEvent* d = ie.debug.front();
+        if (firstDebug != last) {
+            const DebugEvent* d = firstDebug->debug;
             debugSig = EventSig{d->name ? std::string_view(*d->name) : std::string_view(),
                                 idOrNone(d->instruction_id), idOrNone(d->delegate_debug_id_int),
                                 viewOrNone(d->delegate_debug_id_str)};
         }
         const auto add = [&](EventSignature sig, const ProfileEvent* p) {
             const std::size_t h = SignatureHash{}(sig);
-            const auto [first, last] = position.equal_range(h);
-            for (auto it = first; it != last; ++it)
+            const auto [from, to] = position.equal_range(h);
+            for (auto it = from; it != to; ++it)
                 if (out.order[it->second] ==
                     sig) { // a later event of one signature replaces the earlier, in its place
                     out.profile[it->second] = p;
@@ -178,17 +201,21 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
             out.order.push_back(std::move(sig));
             out.profile.push_back(p);
         };
-        if (ie.profile.empty()) {
+        if (!anyProfile) {
             add({key.instruction_id, std::nullopt, debugSig}, nullptr);
             continue;
         }
-        for (const ProfileEvent* p : ie.profile)
+        for (const Tagged* t = first; t != last; ++t) {
+            const ProfileEvent* p = t->profile;
+            if (!p)
+                continue;
             add({key.instruction_id,
                  EventSig{p->name ? std::string_view(*p->name) : std::string_view(),
                           idOrNone(p->instruction_id), idOrNone(p->delegate_debug_id_int),
                           viewOrNone(p->delegate_debug_id_str)},
                  debugSig},
                 p);
+        }
     }
     return out;
 }
