@@ -227,7 +227,16 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
     s.first_divergence = firstDivergence(*s.comparison, options.threshold);
     const ExportGraph* graph = s.etrecord && s.capture ? referenceGraphFor(*s.etrecord, *s.capture) : nullptr;
     s.introducers = errorIntroducers(*s.comparison, graph);
-    if (s.dump) {
+    // Each row's time, when the compared run logged any (an ETDump of debug events
+    // alone, as a synthetic one, has no timing to read: no table is built).
+    const auto timed = [&] {
+        if (!s.dump || s.comparison->run >= s.dump->runs.size())
+            return false;
+        const auto& events = s.dump->runs[s.comparison->run].events;
+        return std::any_of(events.begin(), events.end(),
+                           [](const Event& e) { return std::holds_alternative<ProfileEvent>(e); });
+    };
+    if (timed()) {
         ProfileOptions profile;
         profile.etrecord = s.etrecord.get();
         if (auto latency = comparisonLatency(profileTable(*s.dump, profile), *s.comparison))
