@@ -2,6 +2,7 @@
 
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
+#include "widgets/graph_box_summary.h"
 #include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
 #include "widgets/post_if_current.h"
@@ -76,11 +77,8 @@ GraphView::GraphView(QWidget* parent)
       m_collapseAll(new QPushButton(tr("Collapse groups"), this)),
       m_byDifference(new QCheckBox(tr("Colour by A/B difference"), this)), m_colourBy(new QComboBox(this)),
       m_status(new QLabel(this)) {
-    m_colourBy->addItem(tr("Colour: gap"), static_cast<int>(ColourBy::Gap));
-    m_colourBy->addItem(tr("Colour: time"), static_cast<int>(ColourBy::Time));
-    m_colourBy->addItem(tr("Colour: gap + time bar"), static_cast<int>(ColourBy::GapAndTime));
-    m_colourBy->setToolTip(tr("Fill by the gap (rel. L2), by the op's share of the run's time, or the gap "
-                              "with a bar along the foot as long as the time share (against the largest)"));
+    addColourChoices(m_colourBy, {static_cast<int>(ColourBy::Gap), static_cast<int>(ColourBy::Time),
+                                  static_cast<int>(ColourBy::GapAndTime)});
     connect(m_colourBy, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { recolour(); });
     m_byDifference->hide();
     m_byDifference->setToolTip(tr("Red: B is worse than this session at the node; green: better; grey: no "
@@ -284,7 +282,6 @@ void GraphView::showLayout() {
 void GraphView::recolour() {
     if (!m_session || !m_session->comparison)
         return;
-    const auto& rows = m_session->comparison->rows;
     const auto divergence = m_session->first_divergence
                                 ? std::optional<std::size_t>(m_session->first_divergence->row)
                                 : std::nullopt;
@@ -294,76 +291,47 @@ void GraphView::recolour() {
     const auto compared = [this](std::optional<std::size_t> row) {
         return row ? m_graph.nodeOfRow(*row) : std::nullopt;
     };
-    const auto firstNode = compared(divergence);
-    const auto topNode = compared(strongest ? std::optional<std::size_t>(strongest->row) : std::nullopt);
-    const auto selectedNode = compared(m_selected);
-    const ComparisonLatency* latency = m_session->latency.get();
-    double maxShare = 0;
-    for (std::size_t i = 0; latency && i < latency->rows.size(); ++i)
-        maxShare = std::max(maxShare, latency->rows[i].share.value_or(0.0));
+    const BoxMarks marks{compared(divergence),
+                         compared(strongest ? std::optional<std::size_t>(strongest->row) : std::nullopt),
+                         compared(m_selected)};
+    const double maxShare = largestShare(*m_session);
+    const ColourBy by = colourBy();
     for (std::size_t b = 0; b < m_boxes.size() && b < m_layout.boxes.size(); ++b) {
-        const auto& box = m_layout.boxes[b];
-        std::optional<std::size_t> row;
-        double worst = -1, share = -1;
-        bool first = false, top = false, selected = false;
-        QStringList tip;
-        for (auto n : box.nodes) {
-            const auto& node = m_graph.nodes[n];
-            tip << QString::fromStdString(node.name + "  (" + node.op + ")");
-            if (!node.row || *node.row >= rows.size())
-                continue;
-            row = row ? row : node.row;
-            if (const auto rel = rowMetric(rows[*node.row], Metric::RelL2))
-                worst = std::max(worst, *rel);
-            if (latency && *node.row < latency->rows.size() && latency->rows[*node.row].share)
-                share = std::max(share, *latency->rows[*node.row].share);
-            first = first || firstNode == n;
-            top = top || topNode == n;
-            selected = selected || selectedNode == n;
-        }
+        const BoxSummary s = summarizeBox(m_layout.boxes[b], m_graph, *m_session, marks);
         QGraphicsRectItem* r = m_boxes[b];
-        r->setBrush(worst >= 0 ? gapColor(worst) : QColor(235, 235, 235));
-        const ColourBy by = colourBy();
-        const double timeScale = share >= 0 && maxShare > 0 ? share / maxShare : -1;
-        if (by == ColourBy::Time) // white to dark orange, against the slowest op
-            r->setBrush(timeScale >= 0 ? QColor(255, static_cast<int>(255 - 165 * timeScale),
-                                                static_cast<int>(255 - 255 * timeScale))
-                                       : QColor(235, 235, 235));
-        QGraphicsRectItem* bar = b < m_timeBars.size() ? m_timeBars[b] : nullptr;
-        if (bar) {
+        const double timeScale = s.share >= 0 && maxShare > 0 ? s.share / maxShare : -1;
+        const QColor untimed(235, 235, 235);
+        r->setBrush(by == ColourBy::Time  ? (timeScale >= 0 ? timeColour(timeScale) : untimed)
+                    : s.worst_rel_l2 >= 0 ? gapColor(s.worst_rel_l2)
+                                          : untimed);
+        if (b < m_timeBars.size()) {
             const QRectF rect = r->rect();
-            bar->setRect(rect.left(), rect.bottom() - 4, rect.width() * std::max(timeScale, 0.0), 4);
-            bar->setVisible(by == ColourBy::GapAndTime && timeScale > 0 && !colourByDifference());
+            m_timeBars[b]->setRect(rect.left(), rect.bottom() - 4, rect.width() * std::max(timeScale, 0.0),
+                                   4);
+            m_timeBars[b]->setVisible(by == ColourBy::GapAndTime && timeScale > 0 && !colourByDifference());
         }
         QString difference;
         if (colourByDifference()) {
-            // Saturates at 20 units (20 dB of SNR): the worst and best stand out.
-            const auto it = row ? m_worseBy.find(*row) : m_worseBy.end();
-            if (it == m_worseBy.end()) {
-                r->setBrush(QColor(225, 225, 225));
-                difference = tr("\nno partner in B, or no value to compare");
-            } else {
-                const double t = std::clamp(
-                    std::isfinite(it->second) ? it->second / 20.0 : (it->second > 0 ? 1.0 : -1.0), -1.0, 1.0);
-                const int fade = static_cast<int>(255 * (1 - std::abs(t)));
-                r->setBrush(t >= 0 ? QColor(255, fade, fade) : QColor(fade, 255, fade));
-                difference = tr("\nB worse by %1 (%2)").arg(it->second, 0, 'g', 3).arg(m_differenceLabel);
-            }
+            const auto it = s.row ? m_worseBy.find(*s.row) : m_worseBy.end();
+            r->setBrush(it == m_worseBy.end() ? QColor(225, 225, 225) : differenceColour(it->second));
+            difference = it == m_worseBy.end()
+                             ? tr("\nno partner in B, or no value to compare")
+                             : tr("\nB worse by %1 (%2)").arg(it->second, 0, 'g', 3).arg(m_differenceLabel);
         }
-        QPen pen(selected ? QColor(20, 90, 200)
-                 : first  ? QColor(200, 30, 30)
-                 : top    ? QColor(220, 120, 0)
-                          : QColor(90, 90, 90),
-                 selected || first || top ? 3 : 1);
-        r->setPen(pen);
-        QString marks = (first ? QStringLiteral(" ⚑ first divergence") : QString()) +
-                        (top ? QStringLiteral(" ▲ the error grows most") : QString());
+        r->setPen(QPen(s.selected ? QColor(20, 90, 200)
+                       : s.first  ? QColor(200, 30, 30)
+                       : s.top    ? QColor(220, 120, 0)
+                                  : QColor(90, 90, 90),
+                       s.selected || s.first || s.top ? 3 : 1));
+        const QString marked = (s.first ? QStringLiteral(" ⚑ first divergence") : QString()) +
+                               (s.top ? QStringLiteral(" ▲ the error grows most") : QString());
         r->setToolTip(
-            tip.mid(0, 12).join(QLatin1Char('\n')) +
-            (tip.size() > 12 ? tr("\n… %1 more").arg(tip.size() - 12) : QString()) +
-            (row ? tr("\nrow %1, rel. L2 %2").arg(*row).arg(worst, 0, 'g', 3) : tr("\nnot compared")) +
-            (share >= 0 ? tr(", %1 % of the run's time").arg(100 * share, 0, 'g', 3) : QString()) +
-            difference + marks);
+            s.names.mid(0, 12).join(QLatin1Char('\n')) +
+            (s.names.size() > 12 ? tr("\n… %1 more").arg(s.names.size() - 12) : QString()) +
+            (s.row ? tr("\nrow %1, rel. L2 %2").arg(*s.row).arg(s.worst_rel_l2, 0, 'g', 3)
+                   : tr("\nnot compared")) +
+            (s.share >= 0 ? tr(", %1 % of the run's time").arg(100 * s.share, 0, 'g', 3) : QString()) +
+            difference + marked);
     }
 }
 

@@ -111,21 +111,26 @@ const InspectorEvent* runtimeEventOf(const ComparisonRow& row) {
     return pair && pair->runtime ? pair->runtime->event : nullptr;
 }
 
+// The row's time is one event's: its median, named and placed.
+RowLatency eventLatency(const ProfiledBlock& block, std::size_t event, LatencySource source,
+                        std::int32_t instruction) {
+    RowLatency r;
+    r.source = source;
+    r.event_index = event;
+    r.instructions = {instruction};
+    r.event = block.events[event].name;
+    r.p50 = block.events[event].perf->p50;
+    return r;
+}
+
 RowLatency delegatedRowLatency(BlockIndex& index, const InspectorEvent& event) {
     RowLatency r;
     const ProfiledBlock& block = index.block();
     const std::string node = nodeOfDelegateTensor(event.name);
     const auto& calls = index.delegate(event.instruction_id);
     // The delegate's own event of the same name, in time units.
-    if (const auto same = calls.timed.find(event.name); same != calls.timed.end()) {
-        const auto& e = block.events[same->second];
-        r.source = LatencySource::DelegateOp;
-        r.event_index = same->second;
-        r.instructions = {event.instruction_id};
-        r.event = e.name;
-        r.p50 = e.perf->p50;
-        return r;
-    }
+    if (const auto same = calls.timed.find(event.name); same != calls.timed.end())
+        return eventLatency(block, same->second, LatencySource::DelegateOp, event.instruction_id);
     const auto call = index.outer(event.instruction_id);
     const auto op = calls.cycles_by_node.find(node);
     if (op == calls.cycles_by_node.end() || !call || calls.total_cycles <= 0) {
@@ -135,12 +140,8 @@ RowLatency delegatedRowLatency(BlockIndex& index, const InspectorEvent& event) {
                 : "the delegate's profile has no event for node '" + node + "'";
         return r;
     }
-    const auto& e = block.events[op->second];
-    r.source = LatencySource::DelegateCycles;
-    r.event_index = op->second;
-    r.instructions = {event.instruction_id};
-    r.event = e.name;
-    r.cycles = e.perf->p50;
+    r = eventLatency(block, op->second, LatencySource::DelegateCycles, event.instruction_id);
+    r.cycles = r.p50;
     r.call_cycles = calls.total_cycles;
     r.p50 = block.events[*call].perf->p50 * (*r.cycles / *r.call_cycles);
     return r;
