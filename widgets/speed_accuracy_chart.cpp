@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <qcustomplot.h>
@@ -19,6 +20,14 @@ namespace gapscope {
 namespace {
 
 constexpr double kPickRadiusPx = 8;
+
+QString valueText(const std::optional<double>& v) {
+    if (!v)
+        return QStringLiteral("—");
+    if (std::isinf(*v))
+        return *v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    return QString::number(*v, 'g', 4);
+}
 
 QCPGraph* pointsGraph(QCustomPlot* plot, const QColor& color, double size) {
     auto* g = plot->addGraph();
@@ -50,6 +59,10 @@ SpeedAccuracyChart::SpeedAccuracyChart(QWidget* parent)
     m_plot->xAxis->setLabel(tr("share of the run's time (%, median over the runs)"));
     m_ok = pointsGraph(m_plot, QColor(40, 90, 170), 7);
     m_past = pointsGraph(m_plot, QColor(200, 40, 40), 8);
+    m_edge = m_plot->addGraph();
+    m_edge->setLineStyle(QCPGraph::lsNone);
+    m_edge->setScatterStyle(scatterSprite(
+        QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(QColor(46, 125, 50), 1.5), Qt::white, 8)));
     m_marker = m_plot->addGraph();
     m_marker->setLineStyle(QCPGraph::lsNone);
     m_marker->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(255, 150, 0), 3),
@@ -69,7 +82,7 @@ SpeedAccuracyChart::SpeedAccuracyChart(QWidget* parent)
                                .arg(QString::fromStdString(summarisedOpNames(r)))
                                .arg(QString::number(m_x[*i], 'g', 3))
                                .arg(QString::fromUtf8(metricInfo(metric()).label))
-                               .arg(QString::number(m_y[*i], 'g', 4)),
+                               .arg(valueText(rowMetric(r, metric()))),
                            m_plot);
     });
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
@@ -116,7 +129,8 @@ void SpeedAccuracyChart::rebuild() {
     m_rows.clear();
     m_x.clear();
     m_y.clear();
-    QVector<double> okX, okY, pastX, pastY;
+    QVector<double> okX, okY, pastX, pastY, edgeX, edgeY;
+    std::vector<std::pair<std::size_t, double>> infinite; // rows whose value is ±∞ (an exact op's SNR)
     const Metric m = metric();
     const auto* latency = m_session ? m_session->latency.get() : nullptr;
     std::size_t untimed = 0, unmeasured = 0;
@@ -129,8 +143,12 @@ void SpeedAccuracyChart::rebuild() {
                 ++untimed;
                 continue;
             }
-            if (!value || !std::isfinite(*value)) {
+            if (!value || std::isnan(*value)) {
                 ++unmeasured;
+                continue;
+            }
+            if (std::isinf(*value)) {
+                infinite.emplace_back(i, *value);
                 continue;
             }
             m_rows.push_back(i);
@@ -141,8 +159,24 @@ void SpeedAccuracyChart::rebuild() {
             (past ? pastY : okY).push_back(m_y.back());
         }
     }
+    // ±∞ (an exact op: SNR ∞) drawn as triangles just past the finite values'
+    // edge, so a slow op that is exact still shows.
+    double lo = 0, hi = 1;
+    if (!m_y.empty()) {
+        lo = *std::min_element(m_y.begin(), m_y.end());
+        hi = *std::max_element(m_y.begin(), m_y.end());
+    }
+    const double margin = std::max((hi - lo) * 0.1, 1.0);
+    for (const auto& [i, v] : infinite) {
+        m_rows.push_back(i);
+        m_x.push_back(100 * *latency->rows[i].share);
+        m_y.push_back(v > 0 ? hi + margin : lo - margin);
+        edgeX.push_back(m_x.back());
+        edgeY.push_back(m_y.back());
+    }
     m_ok->setData(okX, okY);
     m_past->setData(pastX, pastY);
+    m_edge->setData(edgeX, edgeY);
     const auto& info = metricInfo(m);
     m_plot->yAxis->setLabel(QString::fromUtf8(info.label) +
                             (info.higher_is_worse ? tr(" (worse up)") : tr(" (worse down)")));
@@ -152,11 +186,13 @@ void SpeedAccuracyChart::rebuild() {
         m_note->setText(tr("the ETDump holds no timing for this run"));
     else
         m_note->setText(
-            tr("%1 ops timed · %2 without a time · %3 without a finite %4 · red: past the threshold")
+            tr("%1 ops timed · %2 without a time · %3 without a %4 · ▲ %5 at ±∞ (exact), drawn at the edge · "
+               "red: past the threshold")
                 .arg(m_rows.size())
                 .arg(untimed)
                 .arg(unmeasured)
-                .arg(QString::fromLatin1(info.name)));
+                .arg(QString::fromLatin1(info.name))
+                .arg(infinite.size()));
     // The threshold, when it is on this metric: the points past it are the red ones.
     m_plot->clearItems();
     if (m_session && m_session->threshold.metric == m) {

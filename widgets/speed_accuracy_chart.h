@@ -19,7 +19,8 @@ namespace gapscope {
 // Speed against accuracy (issue 26): one point per timed op, its share of the
 // run's time (RowLatency::share) across, its gap on the chosen metric up, the
 // ops past the threshold in red. The slow op that is also the inaccurate one
-// stands out in the worse corner. Hover names the op; a click selects it.
+// stands out in the worse corner. An op at ±∞ (exact: SNR ∞) is a triangle
+// just past the finite values. Hover names the op; a click selects it.
 class SpeedAccuracyChart : public QWidget {
     Q_OBJECT
 public:
@@ -45,7 +46,7 @@ private:
     QCustomPlot* m_plot;
     QComboBox* m_metricBox;
     QLabel* m_note;
-    QCPGraph *m_ok = nullptr, *m_past = nullptr, *m_marker = nullptr;
+    QCPGraph *m_ok = nullptr, *m_past = nullptr, *m_edge = nullptr, *m_marker = nullptr;
     std::shared_ptr<const Session> m_session;
     std::vector<std::size_t> m_rows;
     std::vector<double> m_x, m_y; // the points, per m_rows
