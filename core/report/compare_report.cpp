@@ -291,6 +291,8 @@ static void writeLatencySummary(std::ostream& out, const Comparison& c, const Co
             << shortNumber(*t.p50) << ' ' << unit;
         if (t.share)
             out << ", " << shortNumber(100 * *t.share) << "% of the run";
+        if (t.shared_by > 1)
+            out << " (one delegate call's, shared by " << t.shared_by << " rows)";
     }
     const auto without = l.rowsWithoutTime(), timed = l.timed_without_numerics.size();
     out << "; " << without << (without == 1 ? " row" : " rows") << " without a time, " << timed
