@@ -236,10 +236,8 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
         return std::any_of(events.begin(), events.end(),
                            [](const Event& e) { return std::holds_alternative<ProfileEvent>(e); });
     };
-    if (timed()) {
-        ProfileOptions profile;
-        profile.etrecord = s.etrecord.get();
-        if (auto latency = comparisonLatency(profileTable(*s.dump, profile), *s.comparison))
+    if (timed() && s.workspace) {
+        if (auto latency = comparisonLatency(*s.workspace->profileTable(s.dump, s.etrecord), *s.comparison))
             s.latency = std::make_shared<const ComparisonLatency>(std::move(*latency));
     }
     s.complete = true;

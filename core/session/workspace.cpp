@@ -106,6 +106,22 @@ std::string Workspace::sha256(const std::shared_ptr<const MappedFile>& file,
         [](const std::string& digest) { return !digest.empty(); }); // empty: cancelled
 }
 
+std::shared_ptr<const ProfileTable> Workspace::profileTable(const std::shared_ptr<const EtDump>& dump,
+                                                            const std::shared_ptr<const EtRecord>& etrecord) {
+    const auto key = std::make_pair(dump.get(), etrecord.get());
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (const auto it = m_tables.find(key); it != m_tables.end())
+            return it->second;
+    }
+    // Built outside the lock, as a read is; the first kept wins.
+    ProfileOptions options;
+    options.etrecord = etrecord.get();
+    auto table = std::make_shared<const ProfileTable>(gapscope::profileTable(*dump, options));
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_tables.emplace(key, std::move(table)).first->second;
+}
+
 std::size_t Workspace::reads() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_reads;

@@ -6,6 +6,7 @@
 #include "core/common/result.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
+#include "core/profile/profile_table.h"
 #include "core/session/session_inputs.h"
 
 #include <atomic>
@@ -63,6 +64,11 @@ public:
     EtRecordResult etrecord(const std::shared_ptr<const MappedFile>& file);
     // The capture's document and tensor header (the tensors stay in the mapping).
     CaptureResult capture(const std::shared_ptr<const MappedFile>& file);
+    // The timing table of a dump this workspace read (profileTable, the delegates
+    // named by `etrecord`, may be null): built once, shared by every comparison
+    // of its runs (the steps of a loop, --all-runs, a run switch). Not a read.
+    std::shared_ptr<const ProfileTable> profileTable(const std::shared_ptr<const EtDump>& dump,
+                                                     const std::shared_ptr<const EtRecord>& etrecord);
     // The file's SHA-256 (the provenance check's); empty when cancelled.
     std::string sha256(const std::shared_ptr<const MappedFile>& file, const std::atomic<bool>* cancelled);
 
@@ -80,6 +86,8 @@ private:
     std::map<const MappedFile*, EtRecordResult> m_etrecords;
     std::map<const MappedFile*, CaptureResult> m_captures;
     std::map<const MappedFile*, std::string> m_digests;
+    // Keyed by what the workspace holds: the pointers stay valid as long as it does.
+    std::map<std::pair<const EtDump*, const EtRecord*>, std::shared_ptr<const ProfileTable>> m_tables;
     std::size_t m_reads = 0;
 };
 

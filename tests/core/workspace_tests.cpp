@@ -97,3 +97,27 @@ TEST_CASE("a file set the workspace does not hold is an error, not a crash", "[w
     options.workspace.reset();
     CHECK(openFileSet(options).session->errors.size() == 1);
 }
+
+TEST_CASE("every run of a loop reads its times from one timing table the workspace built once",
+          "[workspace][latency]") {
+    // The int8 decode loop (tests/data): 6 executions, a capture per step.
+    auto workspace = std::make_shared<Workspace>(inputsOf(GAPSCOPE_TEST_DATA_DIR "/decode_loop_int8"));
+    SessionOptions options;
+    options.workspace = workspace;
+    options.comparison.run = 1; // RunData 0 is the method's load
+    const auto first = loadSession(workspace->fileSet(0)->inputs, options);
+    options.comparison.run = 4;
+    const auto fourth = loadSession(workspace->fileSet(0)->inputs, options);
+    REQUIRE((first->latency && fourth->latency));
+    REQUIRE(first->dump == fourth->dump);
+    const auto table = workspace->profileTable(first->dump, first->etrecord);
+    CHECK(table == workspace->profileTable(fourth->dump, fourth->etrecord)); // built once, shared
+    // The same table as one built alone, and each run's times read from it.
+    ProfileOptions alone;
+    alone.etrecord = first->etrecord.get();
+    const auto fresh = profileTable(*first->dump, alone);
+    REQUIRE(table->blocks.size() == fresh.blocks.size());
+    CHECK(table->blocks.front().runs == fresh.blocks.front().runs);
+    CHECK(first->latency->runs == fourth->latency->runs); // one block: the loop's runs
+    CHECK(first->latency->runs == fresh.blocks.at(first->latency->block).runs.size());
+}
