@@ -10,21 +10,23 @@ namespace {
 
 constexpr const char* kOpIdMarker = ":OpId_";
 
-// QNN's detailed profile names an op's event "<node>:OpId_<n> (<unit>)".
+// QNN's detailed profile names an op's event "<node>:OpId_<n> (<unit>)": views
+// into the name.
 struct QnnOpEvent {
-    std::string node, unit;
+    std::string_view node, unit;
 };
-std::optional<QnnOpEvent> qnnOpEvent(const std::string& name) {
+std::optional<QnnOpEvent> qnnOpEvent(std::string_view name) {
     const auto marker = name.find(kOpIdMarker);
     const auto open = name.rfind(" (");
-    if (marker == std::string::npos || marker == 0 || open == std::string::npos || open < marker ||
+    if (marker == std::string_view::npos || marker == 0 || open == std::string_view::npos || open < marker ||
         name.back() != ')')
         return std::nullopt;
     return QnnOpEvent{name.substr(0, marker), name.substr(open + 2, name.size() - open - 3)};
 }
 
-bool endsWith(const std::string& s, std::string_view tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+// A kernel's own event, nested in its instruction's OPERATOR_CALL.
+bool kernelEvent(const ProfiledEvent& e) {
+    return !e.is_delegated_op && e.name.rfind("native_call_", 0) == 0;
 }
 
 // A delegate's tensor of a node, "<node>@<output>": the node.
@@ -77,9 +79,10 @@ public:
     }
 
     struct Delegate {
-        std::unordered_map<std::string, std::size_t> timed;          // the delegate's timed events, by name
-        std::unordered_map<std::string, std::size_t> cycles_by_node; // QNN's op events, by node
-        double total_cycles = 0;                                     // Σ of their medians
+        // Views into the block's event names, which outlive the index.
+        std::unordered_map<std::string_view, std::size_t> timed;          // the delegate's timed events
+        std::unordered_map<std::string_view, std::size_t> cycles_by_node; // QNN's op events, by node
+        double total_cycles = 0;                                          // Σ of their medians
     };
     const Delegate& delegate(std::int32_t instruction) {
         auto [it, added] = m_delegates.try_emplace(instruction);
@@ -90,10 +93,10 @@ public:
             if (!e.is_delegated_op || !timed(e))
                 continue;
             it->second.timed.emplace(e.name, i);
-            const auto marker = e.name.find(kOpIdMarker);
-            if (marker == std::string::npos || marker == 0 || !endsWith(e.name, " (cycles)"))
+            const auto op = qnnOpEvent(e.name);
+            if (!op || op->unit != "cycles")
                 continue;
-            it->second.cycles_by_node.emplace(std::string_view(e.name).substr(0, marker), i);
+            it->second.cycles_by_node.emplace(op->node, i);
             it->second.total_cycles += e.perf->p50;
         }
         return it->second;
@@ -116,7 +119,7 @@ RowLatency eventLatency(const ProfiledBlock& block, std::size_t event, LatencySo
                         std::int32_t instruction) {
     RowLatency r;
     r.source = source;
-    r.event_index = event;
+    r.events = {event};
     r.instructions = {instruction};
     r.event = block.events[event].name;
     r.p50 = block.events[event].perf->p50;
@@ -204,7 +207,6 @@ RowLatency instructionsLatency(BlockIndex& index, const std::vector<std::int32_t
         const auto& ev = block.events[*e];
         if (sums.empty()) {
             sums.assign(ev.raw.size(), 0.0);
-            r.event_index = *e;
             r.event = ev.name;
             r.source = ev.name == "DELEGATE_CALL" ? LatencySource::DelegateCall : LatencySource::OperatorCall;
         }
@@ -223,8 +225,7 @@ RowLatency instructionsLatency(BlockIndex& index, const std::vector<std::int32_t
 // " (native_call_quantize_per_tensor.out)": the kernel an instruction ran, when it logged one.
 std::string kernelOf(const BlockIndex& index, std::int32_t instruction) {
     for (const auto i : index.of(instruction))
-        if (const auto& e = index.block().events[i];
-            !e.is_delegated_op && e.name.rfind("native_call_", 0) == 0)
+        if (const auto& e = index.block().events[i]; kernelEvent(e))
             return " (" + e.name + ")";
     return {};
 }
@@ -283,29 +284,27 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
         }
         if (r.p50 && out.execute_p50 && *out.execute_p50 > 0)
             r.share = *r.p50 / *out.execute_p50;
-        if (r.events.empty() && r.source != LatencySource::None)
-            r.events.push_back(r.event_index);
         for (const auto e : r.events)
             ++readers[e];
         out.rows.push_back(std::move(r));
     }
     for (auto& r : out.rows)
-        if (r.source != LatencySource::None)
-            r.shared_by = readers[r.event_index];
+        if (!r.events.empty())
+            r.shared_by = readers[r.events.front()];
 
     // The reverse: timed events no row reads. A kernel's native_call nests in its
     // OPERATOR_CALL, and a delegate's totals in its call: neither is an op of its own.
     for (std::size_t i = 0; i < block->events.size(); ++i) {
         const auto& e = block->events[i];
-        if (!timed(e) || e.framework || readers[i] > 0 || e.name.rfind("native_call_", 0) == 0)
+        if (!timed(e) || e.framework || readers[i] > 0 || kernelEvent(e))
             continue;
         UntimedEvent u{e.name, e.instruction_id, e.perf->p50, {}};
         if (!e.is_delegated_op)
             u.reason =
                 "no compared row is this instruction's output" + kernelOf(blockIndex, e.instruction_id);
         else if (const auto op = qnnOpEvent(e.name))
-            u.reason = op->unit == "cycles" ? "no compared row is node '" + op->node + "'"
-                                            : "a delegate op's event in " + op->unit;
+            u.reason = op->unit == "cycles" ? "no compared row is node '" + std::string(op->node) + "'"
+                                            : "a delegate op's event in " + std::string(op->unit);
         else
             u.reason = "the delegate's own event, named by the backend (" + e.delegate_backend_name +
                        "): not tied to a graph node";

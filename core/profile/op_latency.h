@@ -29,8 +29,9 @@ struct RowLatency {
     std::optional<double> p50;
     std::optional<double> share; // of the run's time, 0..1 (can pass 1 for a call outside execute)
     std::string event;           // the event read ("OPERATOR_CALL", "aten_linear_default:OpId_28 (cycles)")
-    std::size_t event_index = 0; // in the block's events, when source != None: the first read
-    std::vector<std::size_t> events;        // every event read (summed), in the block's events
+    // Every event read (summed; the first names the row), in the block's events;
+    // empty when source == None.
+    std::vector<std::size_t> events;
     std::vector<std::int32_t> instructions; // the instructions whose events were read
     // QNN's cycles: the node's cycles and the call's op cycles they are a share of.
     std::optional<double> cycles, call_cycles;
