@@ -1,7 +1,6 @@
 #include "core/profile/profile_table.h"
 
 #include <algorithm>
-#include <map>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -35,11 +34,6 @@ struct InstructionKey {
                std::tie(o.instruction_id, o.chain_negative, o.chain_magnitude, o.delegate_int,
                         o.delegate_str);
     }
-    bool operator<(const InstructionKey& o) const {
-        return std::tie(instruction_id, chain_negative, chain_magnitude, delegate_int, delegate_str) <
-               std::tie(o.instruction_id, o.chain_negative, o.chain_magnitude, o.delegate_int,
-                        o.delegate_str);
-    }
 };
 
 // ProfileEventSignature and DebugEventSignature have the same fields.
@@ -51,10 +45,6 @@ struct EventSig {
         return std::tie(name, instruction_id, delegate_int, delegate_str) ==
                std::tie(o.name, o.instruction_id, o.delegate_int, o.delegate_str);
     }
-    bool operator<(const EventSig& o) const {
-        return std::tie(name, instruction_id, delegate_int, delegate_str) <
-               std::tie(o.name, o.instruction_id, o.delegate_int, o.delegate_str);
-    }
 };
 
 struct EventSignature {
@@ -62,9 +52,6 @@ struct EventSignature {
     std::optional<EventSig> profile, debug;
     bool operator==(const EventSignature& o) const {
         return instruction_id == o.instruction_id && profile == o.profile && debug == o.debug;
-    }
-    bool operator<(const EventSignature& o) const {
-        return std::tie(instruction_id, profile, debug) < std::tie(o.instruction_id, o.profile, o.debug);
     }
 };
 
