@@ -3,6 +3,7 @@
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
+#include "widgets/metric_box.h"
 #include "widgets/plot_export.h"
 #include "widgets/scatter_sprite.h"
 
@@ -28,9 +29,7 @@ GapChart::GapChart(QWidget* parent)
         rebuild();
         showSelection();
     });
-    for (const auto& m : metricCatalog())
-        if (m.charted)
-            m_metricBox->addItem(QString::fromUtf8(m.label), static_cast<int>(m.id));
+    addMetrics(m_metricBox, charted);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Gap per op, in execution order:"), this));
     top->addWidget(m_metricBox);
@@ -103,12 +102,10 @@ void GapChart::updateSession(std::shared_ptr<const Session> snapshot) {
 }
 
 void GapChart::setMetric(Metric metric) {
-    const int at = m_metricBox->findData(static_cast<int>(metric));
-    if (at >= 0)
-        m_metricBox->setCurrentIndex(at);
+    selectMetric(m_metricBox, metric);
 }
 Metric GapChart::metric() const {
-    return static_cast<Metric>(m_metricBox->currentData().toInt());
+    return selectedMetric(m_metricBox);
 }
 
 void GapChart::setSelectedRow(std::optional<std::size_t> row) {

@@ -1,5 +1,6 @@
 #include "widgets/run_diff_view.h"
 
+#include "widgets/metric_box.h"
 #include "widgets/pair_tensor_view.h"
 #include "widgets/run_diff_chart.h"
 #include "widgets/run_diff_model.h"
@@ -37,10 +38,8 @@ RunDiffView::RunDiffView(QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    for (const auto& m : metricCatalog())
-        if (m.tabled)
-            m_metric->addItem(QString::fromLatin1(m.label), static_cast<int>(m.id));
-    m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(m_model->metric())));
+    addMetrics(m_metric, [](const MetricInfo& m) { return m.tabled; });
+    selectMetric(m_metric, m_model->metric());
     m_metric->setToolTip(tr("The metric each side shows, and the difference is taken of"));
     m_margin->setRange(0, 1e6);
     m_margin->setDecimals(3);
@@ -83,8 +82,7 @@ RunDiffView::RunDiffView(QWidget* parent)
     layout->addLayout(controls);
     layout->addWidget(outer, 1);
 
-    connect(m_metric, &QComboBox::currentIndexChanged, this,
-            [this] { setMetric(static_cast<Metric>(m_metric->currentData().toInt())); });
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { setMetric(selectedMetric(m_metric)); });
     const auto applyMargin = [this] {
         m_margin->setEnabled(m_worseOnly->isChecked());
         m_proxy->setWorseThan(m_worseOnly->isChecked() ? std::optional<double>(m_margin->value())
@@ -150,9 +148,7 @@ void RunDiffView::setMessage(const QString& text) {
 void RunDiffView::setMetric(Metric metric) {
     m_model->setMetric(metric);
     m_chart->setRuns(m_model->runs(), metric);
-    const int i = m_metric->findData(static_cast<int>(metric));
-    if (i >= 0 && i != m_metric->currentIndex())
-        m_metric->setCurrentIndex(i);
+    selectMetric(m_metric, metric); // no signal when it is the one shown
     m_proxy->invalidate();
     showSummary();
     emit metricChanged(metric);

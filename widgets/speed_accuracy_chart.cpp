@@ -2,6 +2,7 @@
 
 #include "core/compare/findings.h"
 #include "core/compare/row_name.h"
+#include "widgets/metric_box.h"
 #include "widgets/plot_export.h"
 #include "widgets/scatter_sprite.h"
 
@@ -41,9 +42,7 @@ QCPGraph* pointsGraph(QCustomPlot* plot, const QColor& color, double size) {
 SpeedAccuracyChart::SpeedAccuracyChart(QWidget* parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)),
       m_note(new QLabel(this)) {
-    for (const auto& m : metricCatalog())
-        if (m.charted)
-            m_metricBox->addItem(QString::fromUtf8(m.label), static_cast<int>(m.id));
+    addMetrics(m_metricBox, charted);
     setMetric(Metric::Snr);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Time share against the gap:"), this));
@@ -111,13 +110,11 @@ void SpeedAccuracyChart::updateSession(std::shared_ptr<const Session> snapshot) 
 }
 
 void SpeedAccuracyChart::setMetric(Metric metric) {
-    const int at = m_metricBox->findData(static_cast<int>(metric));
-    if (at >= 0)
-        m_metricBox->setCurrentIndex(at);
+    selectMetric(m_metricBox, metric);
 }
 
 Metric SpeedAccuracyChart::metric() const {
-    return static_cast<Metric>(m_metricBox->currentData().toInt());
+    return selectedMetric(m_metricBox);
 }
 
 void SpeedAccuracyChart::setSelectedRow(std::optional<std::size_t> row) {

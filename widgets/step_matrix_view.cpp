@@ -1,6 +1,7 @@
 #include "widgets/step_matrix_view.h"
 
 #include "core/report/text_format.h"
+#include "widgets/metric_box.h"
 #include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
 
@@ -31,10 +32,8 @@ StepMatrixView::StepMatrixView(QWidget* parent)
     m_marginBox->setValue(m_margin);
     m_marginBox->setToolTip(
         tr("The first crossing: the first step where B is worse than A by more than this"));
-    for (const auto& m : metricCatalog())
-        if (m.charted)
-            m_metricBox->addItem(QString::fromLatin1(m.label), static_cast<int>(m.id));
-    m_metricBox->setCurrentIndex(m_metricBox->findData(static_cast<int>(m_metric)));
+    addMetrics(m_metricBox, charted);
+    selectMetric(m_metricBox, m_metric);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -69,7 +68,7 @@ StepMatrixView::StepMatrixView(QWidget* parent)
     layout->addWidget(split, 1);
 
     connect(m_metricBox, &QComboBox::currentIndexChanged, this,
-            [this] { setMetric(static_cast<Metric>(m_metricBox->currentData().toInt())); });
+            [this] { setMetric(selectedMetric(m_metricBox)); });
     connect(m_showBox, &QComboBox::currentIndexChanged, this,
             [this] { setShow(static_cast<Show>(m_showBox->currentData().toInt())); });
     connect(m_marginBox, &QDoubleSpinBox::valueChanged, this, [this](double v) { setMargin(v); });
@@ -131,9 +130,7 @@ void StepMatrixView::setMargin(double margin) {
 
 void StepMatrixView::setMetric(Metric metric) {
     m_metric = metric;
-    const int i = m_metricBox->findData(static_cast<int>(metric));
-    if (i >= 0 && i != m_metricBox->currentIndex())
-        m_metricBox->setCurrentIndex(i);
+    selectMetric(m_metricBox, metric); // no signal when it is the one shown
     rebuild();
 }
 

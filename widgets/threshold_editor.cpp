@@ -1,5 +1,7 @@
 #include "widgets/threshold_editor.h"
 
+#include "widgets/metric_box.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -36,8 +38,7 @@ ThresholdEditor::ThresholdEditor(QWidget* parent)
     layout->addWidget(m_metric);
     layout->addWidget(m_direction);
     layout->addWidget(m_value);
-    for (const auto& m : metricCatalog())
-        m_metric->addItem(QString::fromUtf8(m.label), static_cast<int>(m.id));
+    addMetrics(m_metric, nullptr);
     m_value->setDecimals(6);
     m_value->setRange(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
     m_value->setKeyboardTracking(false); // one change per edit, not per digit
@@ -56,15 +57,13 @@ ThresholdEditor::ThresholdEditor(QWidget* parent)
 
 void ThresholdEditor::setThreshold(const MetricThreshold& t) {
     const QSignalBlocker metric(m_metric), value(m_value);
-    const int at = m_metric->findData(static_cast<int>(t.metric));
-    if (at >= 0)
-        m_metric->setCurrentIndex(at);
+    selectMetric(m_metric, t.metric);
     m_value->setValue(t.value);
     showDirection();
 }
 
 MetricThreshold ThresholdEditor::threshold() const {
-    return {static_cast<Metric>(m_metric->currentData().toInt()), m_value->value()};
+    return {selectedMetric(m_metric), m_value->value()};
 }
 
 bool ThresholdEditor::filtering() const {

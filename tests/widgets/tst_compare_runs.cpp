@@ -20,6 +20,7 @@
 #include "widgets/tensor_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
@@ -66,6 +67,7 @@ private slots:
     void theGraphColoursByTheDifference();
     void theTensorsOfBothRunsSideBySide();
     void twoDecodeLoopsStepByStep();
+    void everyMetricChooserNamesTheMetricsAsTheCatalog();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -403,6 +405,24 @@ void CompareRunsTest::twoDecodeLoopsStepByStep() {
     // A's op is the one clicked, at its step.
     QCOMPARE(window.inspector()->opView()->currentIndex().data(OpTableModel::RowIndexRole).toLongLong(),
              static_cast<qlonglong>(d.rowAt(*op, 3)));
+}
+
+void CompareRunsTest::everyMetricChooserNamesTheMetricsAsTheCatalog() {
+    // The A/B table's and the steps' choosers read "Max |Δ|" as Latin-1 once:
+    // "Max |Î”|". Every chooser now labels a metric as the catalog writes it.
+    RunDiffView ab;
+    StepMatrixView steps;
+    for (QWidget* view : std::initializer_list<QWidget*>{&ab, &steps}) {
+        int offered = 0;
+        for (const auto* box : view->findChildren<QComboBox*>())
+            for (int i = 0; i < box->count(); ++i)
+                if (box->itemData(i).toInt() == static_cast<int>(Metric::MaxAbs) &&
+                    box->itemText(i).contains(QLatin1Char('|'))) {
+                    QCOMPARE(box->itemText(i), QString::fromUtf8(metricInfo(Metric::MaxAbs).label));
+                    ++offered;
+                }
+        QCOMPARE(offered, 1);
+    }
 }
 
 QTEST_MAIN(CompareRunsTest)
