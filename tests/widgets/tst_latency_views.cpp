@@ -31,17 +31,25 @@ std::shared_ptr<const Session> session(const char* dir) {
 class LatencyViewsTest : public QObject {
     Q_OBJECT
 private slots:
+    // The portable MHA session (real ExecuTorch output, every row timed), loaded
+    // once for the views that only read it.
+    void initTestCase() {
+        m_mha = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
+        QVERIFY(m_mha && m_mha->latency && m_mha->comparison);
+    }
     void theTableShowsAndSortsEachOpsTime();
     void theScatterPlotsTimedOpsAndAClickSelects();
     void aSessionWithoutTimesSaysSo();
     void theAbTableComparesBothTimes();
     void theGraphColoursByTimeOrShowsATimeBar();
     void theCoverageListsTimesWithoutNumbersAndTheReverse();
+
+private:
+    std::shared_ptr<const Session> m_mha;
 };
 
 void LatencyViewsTest::theTableShowsAndSortsEachOpsTime() {
-    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
-    QVERIFY(s && s->latency && s->comparison);
+    const auto& s = m_mha;
     OpTableModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setSession(s);
@@ -62,8 +70,7 @@ void LatencyViewsTest::theTableShowsAndSortsEachOpsTime() {
 }
 
 void LatencyViewsTest::theScatterPlotsTimedOpsAndAClickSelects() {
-    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
-    QVERIFY(s && s->latency);
+    const auto& s = m_mha;
     SpeedAccuracyChart chart;
     chart.resize(700, 320);
     chart.show();
@@ -143,8 +150,7 @@ void LatencyViewsTest::theAbTableComparesBothTimes() {
 }
 
 void LatencyViewsTest::theGraphColoursByTimeOrShowsATimeBar() {
-    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
-    QVERIFY(s && s->latency);
+    const auto& s = m_mha;
     GraphView graph;
     graph.resize(800, 600);
     graph.show();
