@@ -3,6 +3,8 @@
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/graph_box_summary.h"
+#include "widgets/graph_minimap.h"
+#include "widgets/graph_search.h"
 #include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
 #include "widgets/post_if_current.h"
@@ -29,39 +31,6 @@
 #include <cmath>
 
 namespace gapscope {
-
-// An overview of the whole scene in a corner of the view, with the part the
-// view shows framed; a click there centres the view on that point.
-class GraphMiniMap : public QGraphicsView {
-public:
-    GraphMiniMap(QGraphicsScene* scene, QGraphicsView* main) : QGraphicsView(scene, main), m_main(main) {
-        setInteractive(false);
-        setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        setFrameShape(QFrame::Box);
-        setFixedSize(160, 160);
-        setRenderHint(QPainter::Antialiasing, false);
-        setToolTip(tr("Overview: click to go there"));
-    }
-    void fit() { fitInView(scene()->sceneRect(), Qt::KeepAspectRatio); }
-
-protected:
-    void drawForeground(QPainter* painter, const QRectF&) override {
-        const QRectF shown = m_main->mapToScene(m_main->viewport()->rect()).boundingRect();
-        painter->setPen(QPen(QColor(200, 40, 40), 0));
-        painter->setBrush(QColor(200, 40, 40, 30));
-        painter->drawRect(shown);
-    }
-    void mousePressEvent(QMouseEvent* e) override { m_main->centerOn(mapToScene(e->position().toPoint())); }
-    void mouseMoveEvent(QMouseEvent* e) override {
-        if (e->buttons() & Qt::LeftButton)
-            m_main->centerOn(mapToScene(e->position().toPoint()));
-    }
-    void wheelEvent(QWheelEvent*) override {}
-
-private:
-    QGraphicsView* m_main;
-};
 
 namespace {
 
@@ -108,11 +77,11 @@ GraphView::GraphView(QWidget* parent)
     layout->addLayout(bar);
     layout->addWidget(m_view, 1);
 
-    connect(m_search, &QLineEdit::returnPressed, this, [this] {
-        if (!find(m_search->text()))
-            m_status->setText(tr("no node matches"));
+    connect(m_search, &QLineEdit::returnPressed, this, [this] { find(m_search->text()); });
+    connect(m_search, &QLineEdit::textChanged, this, [this] {
+        m_findFrom = 0;
+        m_status->clear(); // the last match's label would name a node this text may not find
     });
-    connect(m_search, &QLineEdit::textChanged, this, [this] { m_findFrom = 0; });
     connect(fit, &QPushButton::clicked, this,
             [this] { m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio); });
     connect(m_collapseAll, &QPushButton::clicked, this, [this] {
@@ -394,26 +363,31 @@ void GraphView::setSelectedRow(std::optional<std::size_t> row) {
 }
 
 bool GraphView::find(const QString& text) {
-    if (text.isEmpty())
+    const auto matches = matchingBoxes(m_graph, m_layout, text);
+    if (matches.empty()) {
+        m_status->setText(text.isEmpty() ? QString() : tr("no node matches \u201c%1\u201d").arg(text));
         return false;
-    const std::size_t n = m_layout.boxes.size();
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t b = (m_findFrom + k) % n;
-        for (auto node : m_layout.boxes[b].nodes) {
-            const auto& g = m_graph.nodes[node];
-            if (QString::fromStdString(g.name).contains(text, Qt::CaseInsensitive) ||
-                QString::fromStdString(g.op).contains(text, Qt::CaseInsensitive)) {
-                m_findFrom = b + 1;
-                m_view->centerOn(m_boxes[b]);
-                if (g.row)
-                    emit rowClicked(*g.row);
-                m_status->setText(
-                    tr("%1 (%2)").arg(QString::fromStdString(g.name), QString::fromStdString(g.op)));
-                return true;
-            }
-        }
     }
-    return false;
+    // The next match from the last one found, round to the first.
+    auto it = std::lower_bound(matches.begin(), matches.end(), m_findFrom);
+    if (it == matches.end())
+        it = matches.begin();
+    const std::size_t b = *it;
+    m_findFrom = b + 1;
+    m_view->centerOn(m_boxes[b]);
+    for (auto node : m_layout.boxes[b].nodes)
+        if (const auto& g = m_graph.nodes[node]; nodeMatches(g, text)) {
+            if (g.row)
+                emit rowClicked(*g.row);
+            m_status->setText(matchLabel(std::size_t(it - matches.begin()) + 1, matches.size(),
+                                         QString::fromStdString(g.name), QString::fromStdString(g.op)));
+            break;
+        }
+    return true;
+}
+
+void GraphView::clearSearch() {
+    m_search->clear();
 }
 
 bool GraphView::eventFilter(QObject* watched, QEvent* event) {

@@ -49,8 +49,10 @@ public:
     void setSelectedRow(std::optional<std::size_t> row);
     // Collapses (or expands) one group, or all of them (group -1), and lays out again.
     void setCollapsed(int group, bool collapsed);
-    // Selects and centres the next node whose name or op contains `text`.
+    // Selects and centres the next node whose name or op contains `text`; the
+    // status says "match k of n" (or that none matches).
     bool find(const QString& text);
+    void clearSearch();
     QString exportTo(const QString& path) const; // .svg or .png; error message or empty
     // The A/B comparison's difference per row of this session (how much worse
     // B is, in `label`'s unit: RunDiffModel's "B worse by"); the graph can be

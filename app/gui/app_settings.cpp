@@ -1,13 +1,9 @@
 #include "app/gui/app_settings.h"
 
-#include "core/common/atomic_file.h"
-
-#include <QFile>
+#include <QDir>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSettings>
+#include <algorithm>
 #include <cmath>
 
 namespace gapscope {
@@ -79,14 +75,22 @@ void AppSettings::setThreshold(const MetricThreshold& threshold) {
 
 QList<QStringList> AppSettings::recentSessions() const {
     QList<QStringList> out;
-    for (const auto& v : QSettings().value(kRecent).toList())
-        out << v.toStringList();
+    for (const auto& v : QSettings().value(kRecent).toList()) {
+        const QStringList files = v.toStringList();
+        // An older Gapscope stored paths as given: relative to a directory it did not record.
+        if (!files.isEmpty() &&
+            std::all_of(files.begin(), files.end(), [](const QString& f) { return QDir::isAbsolutePath(f); }))
+            out << files;
+    }
     return out;
 }
 
-void AppSettings::addRecentSession(const QStringList& files) {
-    if (files.isEmpty())
+void AppSettings::addRecentSession(const QStringList& given) {
+    if (given.isEmpty())
         return;
+    QStringList files; // absolute: the list is used from any directory
+    for (const auto& f : given)
+        files << QFileInfo(f).absoluteFilePath();
     QList<QStringList> recent = recentSessions();
     recent.removeAll(files);
     recent.prepend(files);
@@ -106,59 +110,6 @@ void AppSettings::replaceRecentSession(const QStringList& files, const QString& 
         stored << r;
     QSettings().setValue(kRecent, stored);
     addRecentSession({sessionFile});
-}
-
-QString writeSessionFile(const QString& path, const SessionFile& session) {
-    QJsonObject o;
-    o[QStringLiteral("gapscope_session")] = 1;
-    QJsonArray files;
-    for (const auto& f : session.files)
-        files.append(QFileInfo(f).absoluteFilePath());
-    o[QStringLiteral("files")] = files;
-    o[QStringLiteral("run")] = session.run ? QJsonValue(*session.run) : QJsonValue();
-    if (!session.method.isEmpty())
-        o[QStringLiteral("method")] = session.method;
-    const QByteArray bytes = QJsonDocument(o).toJson();
-    if (auto err = writeFileAtomically(
-            path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size()))))
-        return QString::fromStdString(err->describe());
-    return {};
-}
-
-bool isSessionFile(const QString& path) {
-    const QFileInfo info(path);
-    if (!info.isFile() || info.size() > (1 << 20))
-        return false;
-    // Claimed by its key, so that a broken one is reported as a session file.
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) && f.read(1 << 20).contains("\"gapscope_session\"");
-}
-
-std::optional<SessionFile> readSessionFile(const QString& path, QString* error) {
-    auto fail = [&](const QString& why) {
-        if (error)
-            *error = path + QStringLiteral(": ") + why;
-        return std::nullopt;
-    };
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("cannot open for reading"));
-    QJsonParseError parse;
-    const auto doc = QJsonDocument::fromJson(f.readAll(), &parse);
-    if (parse.error != QJsonParseError::NoError)
-        return fail(QStringLiteral("not JSON (%1 at byte %2)").arg(parse.errorString()).arg(parse.offset));
-    const auto o = doc.object();
-    if (o.value(QStringLiteral("gapscope_session")).toInt() != 1)
-        return fail(QStringLiteral("not a Gapscope session file (no \"gapscope_session\": 1)"));
-    SessionFile s;
-    for (const auto& v : o.value(QStringLiteral("files")).toArray())
-        s.files << v.toString();
-    if (o.value(QStringLiteral("run")).isDouble())
-        s.run = o.value(QStringLiteral("run")).toInt();
-    s.method = o.value(QStringLiteral("method")).toString();
-    if (s.files.isEmpty())
-        return fail(QStringLiteral("the session lists no files"));
-    return s;
 }
 
 } // namespace gapscope

@@ -39,20 +39,4 @@ public:
     void replaceRecentSession(const QStringList& files, const QString& sessionFile);
 };
 
-// A session file: the files of a session and how it was compared, as JSON
-// ({"gapscope_session": 1, "files": [...], "run": N|null, "method": "..."}; no
-// method, or "", is the capture's).
-struct SessionFile {
-    QStringList files;
-    std::optional<int> run;
-    QString method;
-};
-QString writeSessionFile(const QString& path, const SessionFile& session); // error message or empty
-std::optional<SessionFile> readSessionFile(const QString& path, QString* error = nullptr);
-// A regular file of at most 1 MiB holding the "gapscope_session" key: how Open,
-// the command line and a drop tell a saved session from the files of one
-// (never by its name, and never reading a multi-GB dump or blocking on a FIFO).
-// Whether it is a valid one, readSessionFile says.
-bool isSessionFile(const QString& path);
-
 } // namespace gapscope

@@ -414,6 +414,51 @@ void InspectorView::selectRow(std::optional<std::size_t> row) {
     m_selecting = false;
 }
 
+SessionFile InspectorView::viewState() const {
+    SessionFile view;
+    view.filter = m_filter->text();
+    const auto row = m_chart->selectedRow();
+    if (row && m_session && m_session->comparison && *row < m_session->comparison->rows.size()) {
+        view.selectedRow = static_cast<int>(*row);
+        view.selectedOp = QString::fromStdString(displayOpName(m_session->comparison->rows[*row]));
+    }
+    return view;
+}
+
+void InspectorView::restoreViewState(const SessionFile& view) {
+    m_filter->setText(view.filter);
+    if (!view.selectedRow || !m_session || !m_session->comparison)
+        return;
+    const auto& rows = m_session->comparison->rows;
+    const auto holds = [&](std::size_t r) {
+        return view.selectedOp.isEmpty() || QString::fromStdString(displayOpName(rows[r])) == view.selectedOp;
+    };
+    std::optional<std::size_t> row;
+    if (std::size_t(*view.selectedRow) < rows.size() && holds(std::size_t(*view.selectedRow)))
+        row = std::size_t(*view.selectedRow);
+    for (std::size_t r = 0; !row && !view.selectedOp.isEmpty() && r < rows.size(); ++r)
+        if (holds(r))
+            row = r;
+    if (row) {
+        m_autoSelectPending = false; // the user's op, not the first one
+        m_autoSelected.reset();
+        selectRow(row);
+    }
+}
+
+void InspectorView::clearViewState() {
+    m_filter->clear();
+    m_graph->clearSearch();
+}
+
+void InspectorView::setThreshold(const MetricThreshold& threshold) {
+    m_threshold->setThreshold(threshold);
+    if (m_session) {
+        m_session = adopt(m_session);
+        applyFilter();
+    }
+}
+
 bool InspectorView::stepDivergent(int direction) {
     if (!m_session || !m_session->comparison)
         return false;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/gui/session_file.h"
 #include "core/session/session.h"
 
 #include <QWidget>
@@ -56,6 +57,17 @@ public:
     bool selectStrongestGain();
     void focusFilter();
     void focusTable();
+
+    // What the user set for this session: the filter and the selected op (row
+    // and name), for a saved session and for Reload.
+    SessionFile viewState() const;
+    // Applied once the session it was saved with is shown: the filter, and the
+    // op selected by its row when the row still holds that op, else by its name.
+    void restoreViewState(const SessionFile& view);
+    // Another session: the filter and the graph search of the last one go.
+    void clearViewState();
+    // A threshold restored with a saved session (not the user's remembered one).
+    void setThreshold(const MetricThreshold& threshold);
 
     void restoreLayout(const AppSettings& settings);
     void saveLayout(AppSettings& settings) const;

@@ -143,6 +143,8 @@ int main(int argc, char** argv) {
     parser.process(app);
 
     gapscope::MainWindow window; // restores the last geometry
+    const bool headless = parser.isSet(screenshot) || parser.isSet(report);
+    window.controller()->setRecordsRecent(!headless); // a scripted run is not a session the user opened
     if (parser.isSet(size)) {
         const auto wh = parser.value(size).split(QLatin1Char('x'));
         window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
@@ -160,7 +162,11 @@ int main(int argc, char** argv) {
         QStringList paths = parser.positionalArguments();
         if (parser.isSet(capture))
             paths << parser.value(capture);
-        window.openPaths(paths);
+        const QString error = window.openPaths(paths);
+        if (!error.isEmpty() && headless) {
+            printError(error); // nothing will load: waiting for it would never end
+            return 1;
+        }
         if (parser.isSet(capture)) // the same files, this reference among them
             window.controller()->chooseCapture(QFileInfo(parser.value(capture)).absoluteFilePath());
     }

@@ -24,6 +24,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -58,7 +59,10 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_welcome, &WelcomePage::demoRequested, this,
             [this](EmbeddedDemo demo) { demo == EmbeddedDemo::Qnn ? openQnnDemo() : openDemo(); });
-    connect(m_welcome, &WelcomePage::recentRequested, this, &MainWindow::openPaths);
+    connect(m_welcome, &WelcomePage::recentRequested, this, &MainWindow::openAnew);
+    m_dropChooser = [this](const QStringList& paths, bool canAdd) {
+        return askDropAction(this, paths, canAdd);
+    };
 
     auto* central = new QWidget;
     auto* cl = new QVBoxLayout(central);
@@ -129,6 +133,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
     connect(m_inspector, &InspectorView::captureRequested, m_sessions, &SessionController::chooseCapture);
     connect(m_sessions, &SessionController::recentChanged, this, [this] { m_actions->fillRecent(); });
+    connect(m_sessions, &SessionController::sessionReplaced, m_inspector, &InspectorView::clearViewState);
+    connect(m_sessions, &SessionController::thresholdRestored, m_inspector, &InspectorView::setThreshold);
 
     AppSettings settings;
     m_restoredGeometry = restoreGeometry(settings.windowGeometry());
@@ -169,10 +175,40 @@ SessionLoader* MainWindow::loader() const {
     return m_sessions->loader();
 }
 
-void MainWindow::openPaths(const QStringList& paths) {
+QString MainWindow::openPaths(const QStringList& paths) {
     const QString error = m_sessions->openPaths(paths);
     if (!error.isEmpty())
         showBanner({error});
+    return error;
+}
+
+bool MainWindow::opensAnotherSession(const QStringList& paths) const {
+    const bool open = m_sessions->isDemo() || !m_sessions->paths().isEmpty();
+    return open && startsSession(paths);
+}
+
+void MainWindow::openOrAsk(const QStringList& paths) {
+    if (!opensAnotherSession(paths)) {
+        openPaths(paths);
+        return;
+    }
+    switch (m_dropChooser(paths, !m_sessions->isDemo())) {
+    case DropAction::Open: return openAnew(paths);
+    case DropAction::Beside: return compareWith(paths);
+    case DropAction::AddFiles: openPaths(paths); return;
+    case DropAction::Cancel: return;
+    }
+}
+
+void MainWindow::openAnew(const QStringList& paths) {
+    const QString error = m_sessions->openPaths(paths, true);
+    if (!error.isEmpty())
+        showBanner({error});
+}
+
+void MainWindow::reload() {
+    m_sessions->keepView(m_inspector->viewState());
+    m_sessions->reload();
 }
 
 void MainWindow::openDemo() {
@@ -191,9 +227,10 @@ bool MainWindow::openSessionFile(const QString& path) {
 }
 
 bool MainWindow::saveSession(const QString& path) {
-    const QString error = m_sessions->saveSession(path);
+    const QString error = m_sessions->saveSession(path, m_inspector->viewState());
     setWindowTitle(sessionTitle());
-    statusBar()->showMessage(error.isEmpty() ? tr("Session saved to %1").arg(path) : error, 5000);
+    statusBar()->showMessage(
+        error.isEmpty() ? tr("Session saved to %1").arg(m_sessions->sessionFile()) : error, 5000);
     return error.isEmpty();
 }
 
@@ -210,7 +247,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (paths.isEmpty())
         return;
     event->acceptProposedAction();
-    openPaths(paths); // a saved session file too, told by its content
+    if (!opensAnotherSession(paths)) {
+        openPaths(paths); // a saved session file too, told by its content
+        return;
+    }
+    // Asked after the drop is accepted: the drag source is not left waiting on a dialog.
+    QTimer::singleShot(0, this, [this, paths] { openOrAsk(paths); });
 }
 
 void MainWindow::changeEvent(QEvent* event) {
@@ -274,6 +316,8 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
         m_inspector->selectRow(*m_pendingRow);
         m_pendingRow.reset();
     }
+    if (const auto view = m_sessions->takeSavedView()) // a saved session's, or Reload's
+        m_inspector->restoreViewState(*view);
     showStepSelection();
     m_actions->refresh();
     if (snapshot->comparison) {
@@ -296,16 +340,39 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
     emit sessionShown();
 }
 
-QString MainWindow::sessionTitle() const {
-    QString name;
+QString MainWindow::sessionName() const {
     if (m_sessions->isDemo())
-        name = tr("built-in demo");
-    else if (!m_sessions->sessionFile().isEmpty())
-        name = QFileInfo(m_sessions->sessionFile()).fileName();
-    else if (!m_sessions->paths().isEmpty())
-        name = QFileInfo(m_sessions->paths().front()).isDir()
-                   ? QFileInfo(m_sessions->paths().front()).fileName()
-                   : QFileInfo(QFileInfo(m_sessions->paths().front()).absolutePath()).fileName();
+        return m_sessions->demoKind() == EmbeddedDemo::Qnn ? tr("QNN 8a8w demo") : tr("XNNPACK int8 demo");
+    if (!m_sessions->sessionFile().isEmpty()) {
+        QString name = QFileInfo(m_sessions->sessionFile()).fileName();
+        if (name.endsWith(QStringLiteral(".gapscope.json")))
+            name.chop(14);
+        return name;
+    }
+    if (m_sessions->paths().isEmpty())
+        return {};
+    const QFileInfo first(m_sessions->paths().front());
+    return first.isDir() ? first.fileName() : QFileInfo(first.absolutePath()).fileName();
+}
+
+QString MainWindow::defaultOutput(const QString& suffix) const {
+    QString folder = QDir::homePath();
+    if (!m_sessions->sessionFile().isEmpty())
+        folder = QFileInfo(m_sessions->sessionFile()).absolutePath();
+    else if (!m_sessions->isDemo() && !m_sessions->paths().isEmpty()) {
+        const QFileInfo first(m_sessions->paths().front());
+        folder = first.isDir() ? first.absoluteFilePath() : first.absolutePath();
+    }
+    QString name = sessionName().isEmpty() ? QStringLiteral("gapscope") : sessionName();
+    name.replace(QLatin1Char(' '), QLatin1Char('-'));
+    const auto s = session();
+    if (s && s->comparison && !s->comparison->method.empty() && s->comparison->method != "forward")
+        name += QLatin1Char('-') + QString::fromStdString(s->comparison->method);
+    return QDir(folder).filePath(name + suffix);
+}
+
+QString MainWindow::sessionTitle() const {
+    QString name = sessionName();
     const auto s = session();
     if (s && s->comparison && !s->comparison->method.empty() && s->comparison->method != "forward")
         name += QStringLiteral(" · ") + QString::fromStdString(s->comparison->method);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/gui/drop_prompt.h"
 #include "core/session/session.h"
 
 #include <QMainWindow>
@@ -40,7 +41,20 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    void openPaths(const QStringList& paths);
+    // Files join the open session (a debug buffer dropped on the banner).
+    // Returns the error (an unreadable saved session), also shown in the banner.
+    QString openPaths(const QStringList& paths);
+    // A drop or File → Open: a session of its own asks whether to open it
+    // instead, beside (A/B) or add its files (drop_prompt.h); other files join.
+    void openOrAsk(const QStringList& paths);
+    // Replaces the open session (Recent sessions).
+    void openAnew(const QStringList& paths);
+    // A session is open and these paths are a session of their own.
+    bool opensAnotherSession(const QStringList& paths) const;
+    // Reads the same files again, keeping the filter and the selected op (F5).
+    void reload();
+    // Tests answer the drop question without a dialog.
+    void setDropChooser(DropChooser chooser) { m_dropChooser = std::move(chooser); }
     void openDemo();
     void openQnnDemo();
     bool openSessionFile(const QString& path);
@@ -74,6 +88,11 @@ public:
     WindowActions* actions() const { return m_actions; }
     // "folder — Gapscope": the session the window shows.
     QString sessionTitle() const;
+    // What the session is called: its saved file's name, its folder's, or the demo's.
+    QString sessionName() const;
+    // Where an export is offered by default: the session's folder, named after
+    // the session ("mobilenet" + "-report"); the home folder for a demo.
+    QString defaultOutput(const QString& suffix) const;
     // The window took the size and position it had when last closed.
     bool restoredGeometry() const { return m_restoredGeometry; }
     // A device run rewrote an input while the app shows it: say so and offer a
@@ -124,6 +143,7 @@ private:
     EventBrowser* m_events;
     WindowActions* m_actions = nullptr;
     bool m_restoredGeometry = false;
+    DropChooser m_dropChooser;
 };
 
 } // namespace gapscope

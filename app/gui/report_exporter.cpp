@@ -51,8 +51,18 @@ void ReportExporter::start() {
         // After start() returns, as every other ending: the caller connects first either way.
         QTimer::singleShot(0, this, [this, why] { end(why); });
     };
-    if (!m_session || !m_session->comparison)
-        return refuse(QStringLiteral("nothing to export: no comparison is open"));
+    if (!m_session || !m_session->comparison) {
+        // Headless, this is all the user sees: say why the session has no comparison.
+        QStringList why;
+        if (m_session) {
+            for (const auto& e : m_session->errors)
+                why << QString::fromStdString(e.describe());
+            for (const auto& m : m_session->missing)
+                why << QString::fromStdString(m) + QStringLiteral(" missing");
+        }
+        return refuse(QStringLiteral("nothing to export: no comparison is open") +
+                      (why.isEmpty() ? QString() : QStringLiteral(": ") + why.join(QStringLiteral("; "))));
+    }
     if (!m_session->complete)
         return refuse(QStringLiteral("the metrics are still being computed (or their loading was cancelled): "
                                      "export once the session is complete"));

@@ -6,6 +6,8 @@
 #include "core/session/companion_files.h"
 #include "core/session/session.h"
 
+#include <QFileInfo>
+
 namespace gapscope {
 
 namespace {
@@ -20,15 +22,19 @@ bool isEtDumpFile(const QString& path) {
 SessionController::SessionController(QObject* parent) : QObject(parent), m_loader(new SessionLoader(this)) {
     m_options.threshold = AppSettings().threshold();
     connect(m_loader, &SessionLoader::opened, this, [this](std::shared_ptr<const Session> session) {
-        if (m_demo || !session->comparison || !m_sessionFile.isEmpty())
+        if (m_demo || !session->comparison || !m_sessionFile.isEmpty() || !m_recordsRecent)
             return; // a saved session is listed by its file
         AppSettings().addRecentSession(m_paths);
         emit recentChanged();
     });
 }
 
-QString SessionController::openPaths(const QStringList& paths) {
-    // A saved session given alone opens as saved (its files, run and method).
+QString SessionController::openPaths(const QStringList& given, bool anew) {
+    // Absolute: the session is saved, listed and reloaded from any directory.
+    QStringList paths;
+    for (const auto& p : given)
+        paths << QFileInfo(p).absoluteFilePath();
+    // A saved session given alone opens as saved (its files and choices).
     if (paths.size() == 1 && isSessionFile(paths.front()))
         return openSessionFile(paths.front());
     QStringList merged;
@@ -44,18 +50,29 @@ QString SessionController::openPaths(const QStringList& paths) {
             merged << p;
         }
     }
-    const bool startingOver = m_demo || m_paths.isEmpty();
+    const bool startingOver = anew || m_demo || m_paths.isEmpty();
     // A dump opened alone (double click, `gapscope run.etdp`) brings the ETRecord
     // and captures beside it; added to an open session it is just one more file.
     if (startingOver && merged.size() == 1 && isEtDumpFile(merged.front()))
         for (const auto& companion : companionFilesOf(merged.front().toStdString()))
             merged << QString::fromStdString(companion);
-    if (!m_demo)
-        for (const auto& p : m_paths)
-            if (!merged.contains(p))
-                merged << p;
-    openFiles(merged);
+    if (startingOver)
+        openFiles(merged);
+    else
+        addFiles(merged);
     return {};
+}
+
+void SessionController::addFiles(const QStringList& paths) {
+    QStringList merged = paths;
+    for (const auto& p : m_paths)
+        if (!merged.contains(p))
+            merged << p;
+    m_paths = merged;
+    // A file named now fills its slot (docs/gui.md): no earlier pick overrides it.
+    m_options.debug_buffer.clear();
+    m_options.capture.clear();
+    reload();
 }
 
 void SessionController::forgetChoices() {
@@ -63,13 +80,17 @@ void SessionController::forgetChoices() {
     m_options.comparison.method.clear();
     m_options.capture.clear();
     m_options.debug_buffer.clear();
+    m_savedView.reset();
 }
 
 void SessionController::openFiles(const QStringList& paths) {
-    m_paths = paths;
+    m_paths.clear();
+    for (const auto& p : paths)
+        m_paths << QFileInfo(p).absoluteFilePath();
     m_sessionFile.clear();
     m_demo = false;
     forgetChoices();
+    emit sessionReplaced();
     reload();
 }
 
@@ -79,6 +100,7 @@ void SessionController::openDemo(EmbeddedDemo demo) {
     m_demo = true;
     m_demoKind = demo;
     forgetChoices();
+    emit sessionReplaced();
     reload();
 }
 
@@ -88,28 +110,50 @@ QString SessionController::openSessionFile(const QString& path) {
     if (!s)
         return error;
     m_paths = s->files;
-    m_sessionFile = path;
+    m_sessionFile = QFileInfo(path).absoluteFilePath();
     m_demo = false;
-    AppSettings().addRecentSession({path}); // reopened as saved, from the welcome page too
-    emit recentChanged();
+    if (m_recordsRecent) {
+        AppSettings().addRecentSession({m_sessionFile}); // reopened as saved, from the welcome page too
+        emit recentChanged();
+    }
     forgetChoices();
     m_options.comparison.run =
         s->run ? std::optional<std::size_t>(static_cast<std::size_t>(*s->run)) : std::nullopt;
     m_options.comparison.method = s->method.toStdString();
+    m_options.capture = s->capture.toStdString();
+    m_options.debug_buffer = s->debugBuffer.toStdString();
+    emit sessionReplaced();
+    if (s->threshold) {
+        m_options.threshold = *s->threshold;
+        emit thresholdRestored(*s->threshold);
+    }
+    m_savedView = *s;
     reload();
     return {};
 }
 
-QString SessionController::saveSession(const QString& path) {
+std::optional<SessionFile> SessionController::takeSavedView() {
+    auto view = std::move(m_savedView);
+    m_savedView.reset();
+    return view;
+}
+
+QString SessionController::saveSession(const QString& chosen, const SessionFile& view) {
     if (m_demo || m_paths.isEmpty())
         return tr("Could not save the session: %1")
             .arg(m_demo ? tr("the demo is built into the app, there are no files to list")
                         : tr("no files are open"));
-    SessionFile s;
+    SessionFile s = view;
     s.files = m_paths;
     if (m_options.comparison.run)
         s.run = static_cast<int>(*m_options.comparison.run);
     s.method = QString::fromStdString(m_options.comparison.method);
+    s.capture = QString::fromStdString(m_options.capture);
+    s.debugBuffer = QString::fromStdString(m_options.debug_buffer);
+    s.threshold = m_options.threshold;
+    const QString path = QFileInfo(sessionFileName(chosen)).absoluteFilePath();
+    if (m_paths.contains(path))
+        return tr("Could not save the session: %1 is one of its inputs").arg(path);
     const QString error = writeSessionFile(path, s);
     if (error.isEmpty()) {
         m_sessionFile = path;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/gui/session_file.h"
 #include "app/gui/session_loader.h"
 #include "core/session/session.h"
 
@@ -19,13 +20,27 @@ public:
     // Files join the session, replacing files of the same kind (newest first). A
     // saved session file alone opens that session; among others it stands for
     // its files. Returns an error message (an unreadable session file), or empty.
-    QString openPaths(const QStringList& paths);
+    // With `anew`, they replace the open session instead (Recent, "Open instead").
+    QString openPaths(const QStringList& paths, bool anew = false);
     // Starts afresh from exactly these files.
     void openFiles(const QStringList& paths);
+    // Files that add to the open session (a debug buffer dropped on the banner):
+    // the choices made for it stay.
+    void addFiles(const QStringList& paths);
     void openDemo(EmbeddedDemo demo = EmbeddedDemo::Xnnpack);
     // Returns the error message, or an empty string when the session is loading.
     QString openSessionFile(const QString& path);
-    QString saveSession(const QString& path);
+    // Saves the files and the choices (run, method, capture, debug buffer,
+    // threshold) with the view's state (`view`: filter and selected op) to
+    // sessionFileName(path). Returns the error message, or empty.
+    QString saveSession(const QString& path, const SessionFile& view);
+    // The filter and selected op of the session file being opened, until the
+    // window has applied them (takeSavedView).
+    std::optional<SessionFile> takeSavedView();
+    // Reload (F5) gives the view back as it was: kept here until the next load completes.
+    void keepView(const SessionFile& view) { m_savedView = view; }
+    // Headless runs (--screenshot, --report) do not join the recent list.
+    void setRecordsRecent(bool records) { m_recordsRecent = records; }
     // Compares another method (empty: the capture's) or run (none: the method's default run).
     void compare(const QString& method, std::optional<std::size_t> run);
     // The threshold later loads judge the first divergence by.
@@ -40,6 +55,7 @@ public:
     void reload();
 
     bool isDemo() const { return m_demo; }
+    EmbeddedDemo demoKind() const { return m_demoKind; }
     // The saved session file this session came from or was saved to, if any.
     const QString& sessionFile() const { return m_sessionFile; }
     const QStringList& paths() const { return m_paths; }
@@ -47,6 +63,11 @@ public:
 
 signals:
     void recentChanged();
+    // Another session replaces the open one (not a reload, another run or an
+    // added file): what the user set for the last one (filter, search) goes.
+    void sessionReplaced();
+    // A saved session brought its threshold: the views judge by it.
+    void thresholdRestored(const gapscope::MetricThreshold& threshold);
 
 private:
     // Another session: the run, method, capture and debug buffer picked for the last one go.
@@ -61,6 +82,8 @@ private:
     bool m_demo = false;
     EmbeddedDemo m_demoKind = EmbeddedDemo::Xnnpack;
     SessionOptions m_options;
+    std::optional<SessionFile> m_savedView;
+    bool m_recordsRecent = true;
 };
 
 } // namespace gapscope

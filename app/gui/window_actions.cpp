@@ -19,6 +19,7 @@
 #include <QKeyEvent>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QUrl>
 
@@ -42,6 +43,21 @@ void allow(QAction* action, const QString& whyNot) {
     action->setToolTip(whyNot.isEmpty() ? action->text().remove(QLatin1Char('&')) : whyNot);
 }
 
+// After an export: a box that does not block (the window stays usable, and a
+// headless run never waits on it) offering to open what was written.
+void offerToOpen(QWidget* parent, const QString& path) {
+    auto* box = new QMessageBox(QMessageBox::Information, QObject::tr("Report written"),
+                                QObject::tr("The report is in %1.").arg(path), QMessageBox::NoButton, parent);
+    box->setObjectName(QStringLiteral("reportWritten"));
+    box->setTextFormat(Qt::PlainText);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* open = box->addButton(QObject::tr("&Open it"), QMessageBox::AcceptRole);
+    box->addButton(QMessageBox::Close);
+    QObject::connect(open, &QPushButton::clicked, parent,
+                     [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });
+    box->open();
+}
+
 } // namespace
 
 WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(window) {
@@ -53,7 +69,7 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
             w, tr("Open session files"), QString(),
             tr("Session files (*.etdp *.bin *.safetensors *.json *.pte);;All files (*)"));
         if (!files.isEmpty())
-            w->openPaths(files);
+            w->openOrAsk(files);
     })->setToolTip(tr("ETDump, debug buffer, ETRecord, AOT capture, or a saved session"));
     add(file, tr("&Compare With…"), QKeySequence(tr("Ctrl+Shift+O")), w, [w] {
         const auto dir =
@@ -61,25 +77,27 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         if (!dir.isEmpty())
             w->compareWith({dir});
     })->setToolTip(tr("Another backend, recipe or build of this model, side by side in the A/B tab"));
-    m_reload = add(file, tr("&Reload"), QKeySequence(Qt::Key_F5), w, [w] { w->controller()->reload(); });
+    m_reload = add(file, tr("&Reload"), QKeySequence(Qt::Key_F5), w, [w] { w->reload(); });
     m_recent = file->addMenu(tr("Recent sessions"));
     m_recent->setToolTipsVisible(true);
     file->addSeparator();
     m_saveSession = add(file, tr("Sa&ve session…"), QKeySequence::Save, w, [w] {
-        const auto path = QFileDialog::getSaveFileName(
-            w, tr("Save session"), QStringLiteral("session.gapscope.json"), tr("Gapscope session (*.json)"));
+        const auto path = QFileDialog::getSaveFileName(w, tr("Save session"),
+                                                       w->defaultOutput(QStringLiteral(".gapscope.json")),
+                                                       tr("Gapscope session (*.gapscope.json)"));
         if (!path.isEmpty())
-            w->saveSession(path);
+            w->saveSession(path); // ".gapscope.json" added when missing
     });
     m_exportCsv = add(file, tr("&Export table as CSV…"), QKeySequence(tr("Ctrl+E")), w, [w] {
-        const auto path = QFileDialog::getSaveFileName(w, tr("Export CSV"), QStringLiteral("gapscope.csv"));
+        const auto path = QFileDialog::getSaveFileName(
+            w, tr("Export CSV"), w->defaultOutput(QStringLiteral(".csv")), tr("CSV (*.csv);;All files (*)"));
         if (!path.isEmpty() && !w->exportCsv(path))
             w->statusBar()->showMessage(tr("Could not write %1").arg(path), 5000);
     });
     m_exportChart = add(file, tr("Export gap chart as &PNG, PDF or SVG…"), {}, w, [w] {
-        const auto path =
-            QFileDialog::getSaveFileName(w, tr("Export chart"), QStringLiteral("gap-chart.png"),
-                                         tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
+        const auto path = QFileDialog::getSaveFileName(
+            w, tr("Export chart"), w->defaultOutput(QStringLiteral("-gap-chart.png")),
+            tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
         if (path.isEmpty())
             return;
         const QString err = savePlot(w->chart()->plot(), path);
@@ -91,19 +109,18 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         dialog.setFileMode(QFileDialog::AnyFile);
         dialog.setAcceptMode(QFileDialog::AcceptSave);
         dialog.setOption(QFileDialog::ShowDirsOnly);
-        dialog.selectFile(QStringLiteral("gapscope-report"));
+        dialog.selectFile(w->defaultOutput(QStringLiteral("-report")));
         if (!dialog.exec() || dialog.selectedFiles().isEmpty())
             return;
         const QString folder = dialog.selectedFiles().front();
         // Owned by the window: closing it mid-export ends the export with it.
         auto* exporter = new ReportExporter(w->session(), w->chart()->metric(), folder, 3, w);
         connect(exporter, &ReportExporter::finished, w, [w, exporter, folder](const QString& err) {
-            w->statusBar()->showMessage(
-                err.isEmpty()
-                    ? tr("Report written to %1").arg(QDir(folder).filePath(QStringLiteral("index.html")))
-                    : err,
-                8000);
+            const QString index = QDir(folder).filePath(QStringLiteral("index.html"));
+            w->statusBar()->showMessage(err.isEmpty() ? tr("Report written to %1").arg(index) : err, 8000);
             exporter->deleteLater();
+            if (err.isEmpty())
+                offerToOpen(w, index);
         });
         w->statusBar()->showMessage(tr("Writing the report into %1…").arg(folder));
         exporter->start();
@@ -198,8 +215,8 @@ void WindowActions::fillRecent() {
     m_recent->clear();
     const auto recent = AppSettings().recentSessions();
     for (const auto& files : recent) {
-        QAction* a = m_recent->addAction(describeFiles(files), &m_window,
-                                         [this, files] { m_window.openPaths(files); });
+        QAction* a =
+            m_recent->addAction(describeFiles(files), &m_window, [this, files] { m_window.openAnew(files); });
         a->setToolTip(files.join(QLatin1Char('\n')));
     }
     m_recent->setEnabled(!recent.isEmpty());

@@ -117,7 +117,7 @@ void DailyUseTest::aSavedSessionOpensEveryWay() {
     QVERIFY(window.session()->debug_buffer_file); // not taken for the debug buffer
     QCOMPARE(QString::fromStdString(window.session()->debug_buffer_file->path()),
              kDemo.filePath(QStringLiteral("run.debug.bin")));
-    QVERIFY(window.windowTitle().startsWith(QStringLiteral("my.gapscope.json")));
+    QVERIFY(window.windowTitle().startsWith(QStringLiteral("my — ")));
     // The recent list offers it once, by its file.
     QCOMPARE(AppSettings().recentSessions().front(), QStringList{saved});
     // An unreadable one says so in the banner.
@@ -138,8 +138,8 @@ void DailyUseTest::droppedFoldersAndSessionFilesOpen() {
     QVERIFY(window.session()->comparison);
     // A saved session file.
     QTemporaryDir dir;
-    const QString saved = dir.filePath(QStringLiteral("s.json"));
-    QVERIFY(window.saveSession(saved));
+    const QString saved = dir.filePath(QStringLiteral("s.gapscope.json"));
+    QVERIFY(window.saveSession(dir.filePath(QStringLiteral("s.json")))); // the extension is completed
     MainWindow other;
     other.show();
     drop(other, {saved});

@@ -381,7 +381,7 @@ void GapscopeGuiTest::sessionsSaveReopenAndAreRemembered() {
         QCOMPARE(AppSettings().recentSessions().front(), QStringList{sessionPath});
         QVERIFY(!AppSettings().recentSessions().contains(demoFiles()));
         QCOMPARE(window.welcomePage()->recentList()->item(0)->toolTip(), sessionPath);
-        QCOMPARE(window.windowTitle(), QStringLiteral("s.gapscope.json — Gapscope"));
+        QCOMPARE(window.windowTitle(), QStringLiteral("s — Gapscope")); // named without the extension
     }
     MainWindow reopened;
     QSignalSpy shown(&reopened, &MainWindow::sessionShown);

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/compare/metric_catalog.h"
+
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace gapscope {
+
+// A saved session: its files and everything the user chose about how it is
+// compared and looked at, so that reopening it shows the same thing
+// (docs/gui.md, "Saved sessions"). As JSON:
+//   {"gapscope_session": 1, "files": [...], "run": N|null, "method": "...",
+//    "capture": "...", "debug_buffer": "...",
+//    "threshold": {"metric": "snr", "value": 20}, "filter": "...",
+//    "selected_op": {"row": N, "name": "..."}}
+// Every key but "gapscope_session" and "files" is optional. Paths are written
+// absolute; a relative one (a hand-written or moved file) is read against the
+// session file's folder, never the current directory.
+struct SessionFile {
+    QStringList files;
+    std::optional<int> run;
+    QString method; // empty: the capture's
+    QString capture;
+    QString debugBuffer;
+    std::optional<MetricThreshold> threshold;
+    QString filter;
+    std::optional<int> selectedRow;
+    QString selectedOp; // the row's op name: a row index alone may name another op if the files changed
+};
+
+// Error message (which file, which key, what was wrong), or empty.
+QString writeSessionFile(const QString& path, const SessionFile& session);
+std::optional<SessionFile> readSessionFile(const QString& path, QString* error = nullptr);
+// A regular file of at most 1 MiB holding the "gapscope_session" key: how Open,
+// the command line and a drop tell a saved session from the files of one
+// (never by its name, and never reading a multi-GB dump or blocking on a FIFO).
+// Whether it is a valid one, readSessionFile says.
+bool isSessionFile(const QString& path);
+// The name Save Session writes: the user's, with ".gapscope.json" added when it
+// lacks it ("run" and "run.json" become "run.gapscope.json"; "chart.png" becomes
+// "chart.png.gapscope.json", never session JSON inside a PNG's name).
+QString sessionFileName(const QString& chosen);
+
+} // namespace gapscope
