@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fcntl.h>
 #include <mutex>
+#include <optional>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <utility>
 #include <vector>
 
@@ -16,11 +19,28 @@ std::mutex& inputsMutex() {
     return m;
 }
 
-// (device, inode) of every input used by this process. Never shrinks: a file
-// read once stays protected for the process's life.
-std::vector<std::pair<dev_t, ino_t>>& inputs() {
-    static std::vector<std::pair<dev_t, ino_t>> v;
+struct InputId {
+    dev_t device;
+    ino_t inode;
+    std::optional<std::pair<long long, unsigned>> birth; // where the file system records it
+};
+
+// Every input used by this process. Never shrinks: a file read once stays
+// protected for the process's life.
+std::vector<InputId>& inputs() {
+    static std::vector<InputId> v;
     return v;
+}
+
+// statx's birth time (not ctime: a hard link or chmod changes that, and a hard
+// link to an input must stay refused).
+std::optional<std::pair<long long, unsigned>> birthTime(const std::string& path, dev_t device, ino_t inode) {
+    struct statx sx {};
+    if (::statx(AT_FDCWD, path.c_str(), 0, STATX_INO | STATX_BTIME, &sx) != 0 ||
+        !(sx.stx_mask & STATX_BTIME) || sx.stx_ino != inode ||
+        makedev(sx.stx_dev_major, sx.stx_dev_minor) != device)
+        return std::nullopt;
+    return std::make_pair(static_cast<long long>(sx.stx_btime.tv_sec), sx.stx_btime.tv_nsec);
 }
 
 } // namespace
@@ -53,11 +73,14 @@ std::optional<Error> refuseNonRegularInput(const std::string& path) {
     return std::nullopt;
 }
 
-void registerInput(unsigned long long device, unsigned long long inode) {
+void registerInput(unsigned long long device, unsigned long long inode, const std::string& path) {
+    const InputId id{static_cast<dev_t>(device), static_cast<ino_t>(inode),
+                     birthTime(path, static_cast<dev_t>(device), static_cast<ino_t>(inode))};
     std::lock_guard<std::mutex> lock(inputsMutex());
-    const std::pair<dev_t, ino_t> id{static_cast<dev_t>(device), static_cast<ino_t>(inode)};
-    if (std::find(inputs().begin(), inputs().end(), id) == inputs().end())
-        inputs().push_back(id);
+    for (const auto& known : inputs())
+        if (known.device == id.device && known.inode == id.inode && known.birth == id.birth)
+            return;
+    inputs().push_back(id);
 }
 
 std::optional<Error> refuseUnsafeOutput(const std::string& path) {
@@ -67,9 +90,15 @@ std::optional<Error> refuseUnsafeOutput(const std::string& path) {
     if (!S_ISREG(st.st_mode))
         return makeError(ErrorCode::Io,
                          "is " + describeFileType(st) + ", not a regular file: refusing to replace it", path);
+    const auto birth = birthTime(path, st.st_dev, st.st_ino);
     std::lock_guard<std::mutex> lock(inputsMutex());
-    const std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
-    if (std::find(inputs().begin(), inputs().end(), id) != inputs().end())
+    // The same inode born at another time is another file (an input deleted,
+    // its inode number reused); without birth times, the inode decides.
+    const bool input = std::any_of(inputs().begin(), inputs().end(), [&](const InputId& known) {
+        return known.device == st.st_dev && known.inode == st.st_ino &&
+               (!known.birth || !birth || known.birth == birth);
+    });
+    if (input)
         return makeError(ErrorCode::Io, "is one of the inputs: refusing to overwrite it; choose another name",
                          path);
     return std::nullopt;

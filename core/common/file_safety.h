@@ -21,7 +21,10 @@ std::optional<Error> refuseNonRegularInput(const std::string& path);
 // Remembers a file used as an input (device and inode), so that no output is
 // ever written over it, whatever name or hard link the output names
 // (MappedFile::protectFromOutputs; files only looked at are not protected).
-void registerInput(unsigned long long device, unsigned long long inode);
+// `path` names it now: its birth time is kept too, so that a file created later
+// on the inode of a deleted input (file systems reuse inode numbers) is not
+// taken for that input.
+void registerInput(unsigned long long device, unsigned long long inode, const std::string& path);
 
 // Refuses an output path that exists and is not a regular file (a device node,
 // a FIFO, a directory, a symbolic link, which rename() would replace by a

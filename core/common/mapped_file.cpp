@@ -71,7 +71,7 @@ std::shared_ptr<const MappedFile> MappedFile::fromBytes(std::string name, const 
 
 void MappedFile::protectFromOutputs() const {
     if (m_identity)
-        registerInput(m_identity->first, m_identity->second);
+        registerInput(m_identity->first, m_identity->second, m_path);
 }
 
 bool MappedFile::changedOnDisk() const {

@@ -148,6 +148,30 @@ TEST_CASE("outputs never replace special files or inputs", "[hostile][outputs]")
         }
         CHECK(slurp(input) == "input bytes");
     }
+    SECTION("a new file on a deleted input's inode number is not that input") {
+        // ext4 and others hand a freed inode number to the next file created: a
+        // report written where an input of an earlier session was deleted must
+        // not be refused as "one of the inputs" (the birth time tells them apart).
+        const auto input = tempPath("hostile-reused-input.bin");
+        spit(input, "input");
+        struct stat before {};
+        REQUIRE(::stat(input.c_str(), &before) == 0);
+        MappedFile::open(input).value()->protectFromOutputs();
+        std::remove(input.c_str());
+        std::string reused;
+        for (int k = 0; k < 64 && reused.empty(); ++k) {
+            const auto candidate = tempPath("hostile-reused-" + std::to_string(k) + ".txt");
+            spit(candidate, "later");
+            struct stat st {};
+            REQUIRE(::stat(candidate.c_str(), &st) == 0);
+            if (st.st_ino == before.st_ino && st.st_dev == before.st_dev)
+                reused = candidate;
+        }
+        if (reused.empty())
+            WARN("the file system gave no freed inode number back in 64 files: nothing to check here");
+        else
+            CHECK_FALSE(writeFileAtomically(reused, std::string_view("report")));
+    }
 }
 
 TEST_CASE("capture documents: nesting, numbers and types are located errors", "[hostile][capture]") {
