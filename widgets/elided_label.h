@@ -16,6 +16,9 @@ public:
     // `tooltip`: the full text, laid out for reading (default: the text).
     void setText(const QString& text, const QString& tooltip = {});
     QString text() const { return m_text; }
+    // Hides QLabel::clear, which left m_text (and so the painted line and the
+    // tooltip) as it was: the last session's worst elements stayed on screen.
+    void clear() { setText(QString()); }
     QSize minimumSizeHint() const override;
     QSize sizeHint() const override;
 

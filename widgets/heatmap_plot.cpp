@@ -33,18 +33,38 @@ HeatmapPlot makeHeatmapPlot(QWidget* parent, const QString& title, bool divergin
         axis->setTicker(ticker);
     }
     plot->setMouseTracking(true);
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // Back to the whole slice (drawHeatmap keeps its extent on the plot).
+    QObject::connect(plot, &QCustomPlot::mouseDoubleClick, plot, [plot](QMouseEvent*) {
+        const QVariant x = plot->property("gapscopeFullX"), y = plot->property("gapscopeFullY");
+        if (!x.isValid() || !y.isValid())
+            return;
+        plot->xAxis->setRange(x.toPointF().x(), x.toPointF().y());
+        plot->yAxis->setRange(y.toPointF().x(), y.toPointF().y());
+        plot->replot();
+    });
+    auto* empty = new QCPItemText(plot);
+    empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    empty->position->setCoords(0.5, 0.5);
+    empty->setColor(QColor(110, 110, 110));
+    empty->setClipToAxisRect(false);
+    empty->setVisible(false);
     enablePlotExport(plot, exportName);
-    return {plot, map};
+    return {plot, map, empty};
 }
 
 void drawHeatmap(const HeatmapPlot& h, const std::vector<double>& values, int width, int height, int stride,
-                 const QCPRange* range) {
+                 const QCPRange* range, const QString& whyEmpty) {
     QCPColorMap* map = h.map;
     // Nothing to show: no map, and no colour scale that would look like data.
     const bool shown = !values.empty() && width > 0 && height > 0;
     map->setVisible(shown);
     if (map->colorScale())
         map->colorScale()->setVisible(shown);
+    if (h.empty) {
+        h.empty->setText(whyEmpty);
+        h.empty->setVisible(!shown && !whyEmpty.isEmpty());
+    }
     if (!shown) {
         map->data()->setSize(1, 1);
         map->data()->fill(0);
@@ -70,6 +90,8 @@ void drawHeatmap(const HeatmapPlot& h, const std::vector<double>& values, int wi
     const double half = 0.5 * stride;
     h.plot->xAxis->setRange(-half, width * stride - half);
     h.plot->yAxis->setRange(-half, height * stride - half);
+    h.plot->setProperty("gapscopeFullX", QPointF(-half, width * stride - half));
+    h.plot->setProperty("gapscopeFullY", QPointF(-half, height * stride - half));
 }
 
 double maxAbs(const std::vector<double>& values) {

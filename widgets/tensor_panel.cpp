@@ -15,10 +15,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCursor>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -50,7 +52,8 @@ TensorPanel::TensorPanel(QWidget* parent)
     controls->addWidget(m_rowAxis);
     controls->addWidget(new QLabel(tr("columns"), this));
     controls->addWidget(m_colAxis);
-    controls->addWidget(new QLabel(tr("slice"), this));
+    m_sliceLabel = new QLabel(tr("slice"), this);
+    controls->addWidget(m_sliceLabel);
     controls->addWidget(m_leading);
     controls->addWidget(m_shared);
     m_shared->setChecked(true);
@@ -146,6 +149,10 @@ void TensorPanel::setRow(std::optional<std::size_t> row) {
 }
 
 void TensorPanel::refresh() {
+    // A breakdown still computing for the row shown before would land on this one.
+    m_details.cancel();
+    m_detailsPending = false;
+    m_whyEmpty.clear();
     for (auto& v : m_values)
         v.clear();
     m_width = m_height = 0;
@@ -180,8 +187,10 @@ void TensorPanel::refresh() {
         m_hover->setText(
             plan ? tr("The reference output is not a tensor.")
                  : tr("Nothing was compared for this op (%1).").arg(QString::fromStdString(row->reason)));
-        for (const auto& h : m_heatmaps)
+        for (const auto& h : m_heatmaps) {
+            drawHeatmap(h, {}, 0, 0, 1, nullptr, plan ? tr("not a tensor") : tr("nothing compared"));
             h.plot->replot();
+        }
         return;
     }
     const auto reader = ElementReader::of(*plan, rowElement(*row, element).measured);
@@ -207,6 +216,20 @@ void TensorPanel::refresh() {
     m_leading->blockSignals(true); // the slice is drawn now, not again through valueChanged
     m_leading->setRange(0, static_cast<int>(slice.slices - 1));
     m_leading->blockSignals(false);
+    // Which dimensions the slice index steps: the ones not drawn, flattened in order.
+    QStringList stepped;
+    for (int d = 0; d < rank; ++d)
+        if ((rank < 2 || d != m_rowAxis->currentIndex()) && d != m_colAxis->currentIndex())
+            stepped << QString::number(d);
+    m_leading->setToolTip(stepped.isEmpty()
+                              ? tr("The slice shows the whole tensor")
+                              : tr("Steps dimension%1 %2 (the ones not drawn, flattened in order): "
+                                   "%3 slices")
+                                    .arg(stepped.size() > 1 ? QStringLiteral("s") : QString(),
+                                         stepped.join(QStringLiteral(", ")))
+                                    .arg(slice.slices));
+    m_sliceLabel->setText(stepped.isEmpty() ? tr("slice")
+                                            : tr("slice of dim %1").arg(stepped.join(QChar(0x00D7))));
     m_slice = slice;
     m_stride = slice.stride;
     m_width = slice.width;
@@ -227,6 +250,8 @@ void TensorPanel::refresh() {
     fill(m_values[0],
          [&](std::uint64_t flat) { return reader ? reader->reference(flat) : referenceAt(*plan, flat); });
     m_raw.clear();
+    if (!reader)
+        m_whyEmpty = plan->measurable() ? tr("runtime shape differs") : tr("no runtime tensor");
     if (reader) {
         fill(m_values[1], [&](std::uint64_t flat) { return reader->runtime(flat); });
         // The hover shows the device's own value where the panel's differs from it:
@@ -271,7 +296,7 @@ void TensorPanel::drawMaps() {
             range = QCPRange(lo, hi);
         }
         drawHeatmap(m_heatmaps[which], m_values[which], m_width, m_height, m_stride,
-                    range ? &*range : nullptr);
+                    range ? &*range : nullptr, which == 0 ? QString() : m_whyEmpty);
     }
 }
 
@@ -297,8 +322,12 @@ void TensorPanel::showValueAt(int which, const QPointF& pixel) {
     const auto coords = m_slice.coordinates(y, x);
     for (auto c : coords)
         index << QString::number(c);
-    m_hover->setText(tr("[%1]  reference %2   runtime %3%4   difference %5")
-                         .arg(index.join(QStringLiteral(", ")), value(0), value(1), raw, value(2)));
+    const QString text = tr("[%1]  reference %2   runtime %3%4   difference %5")
+                             .arg(index.join(QStringLiteral(", ")), value(0), value(1), raw, value(2));
+    m_hover->setText(text);
+    // Also at the cursor: the line below the maps is cut on a narrow window.
+    QToolTip::showText(QCursor::pos(), text.split(QStringLiteral("   ")).join(QLatin1Char('\n')),
+                       m_heatmaps[static_cast<std::size_t>(which)].plot);
 }
 
 int TensorPanel::sliceCount() const {
@@ -307,6 +336,15 @@ int TensorPanel::sliceCount() const {
 
 void TensorPanel::setSlice(int slice) {
     m_leading->setValue(slice); // refreshes through valueChanged
+}
+
+QString TensorPanel::mapNote(int which) const {
+    const auto& h = m_heatmaps[static_cast<std::size_t>(which)];
+    return h.empty && h.empty->visible() ? h.empty->text() : QString();
+}
+
+bool TensorPanel::mapShown(int which) const {
+    return m_heatmaps[static_cast<std::size_t>(which)].map->visible();
 }
 
 QString TensorPanel::hoverText() const {

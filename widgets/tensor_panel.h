@@ -61,6 +61,11 @@ public:
     QString worstElementsText() const;
     // "[row, column]  reference …" for the element under the cursor, or the slice description.
     QString hoverText() const;
+    // What heatmap `which` (0 reference, 1 runtime, 2 difference) says in place
+    // of a map it cannot draw; empty when it draws one.
+    QString mapNote(int which) const;
+    // Whether heatmap `which` shows a map (and its colour scale).
+    bool mapShown(int which) const;
     // The big-tensor details of the selected op are still being computed
     // (detailsReady follows).
     bool detailsPending() const { return m_detailsPending; }
@@ -99,6 +104,8 @@ private:
     ElidedLabel* m_hover;
     QSpinBox* m_element;
     QSpinBox* m_leading;
+    QLabel* m_sliceLabel = nullptr; // "slice of dim 0×1": what the spinner steps
+    QString m_whyEmpty;             // why the runtime and difference maps are empty
     QCheckBox* m_shared;
     QGridLayout* m_grid = nullptr;
     bool m_oneRow = false;

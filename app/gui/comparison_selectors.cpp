@@ -1,6 +1,7 @@
 #include "app/gui/comparison_selectors.h"
 
 #include "core/align/run_methods.h"
+#include "core/capture/reference_kind.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -13,14 +14,17 @@ namespace gapscope {
 
 ComparisonSelectors::ComparisonSelectors(QWidget* parent)
     : QWidget(parent), m_methodLabel(new QLabel(tr("Method:"), this)), m_methods(new QComboBox(this)),
-      m_captureLabel(new QLabel(tr("Reference:"), this)), m_captures(new QComboBox(this)),
-      m_runs(new QComboBox(this)) {
+      m_captureLabel(new QLabel(tr("Reference:"), this)), m_referenceKind(new QLabel(this)),
+      m_captures(new QComboBox(this)), m_runs(new QComboBox(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_methodLabel);
     layout->addWidget(m_methods);
     layout->addWidget(m_captureLabel);
     layout->addWidget(m_captures);
+    m_referenceKind->setObjectName(QStringLiteral("referenceKind"));
+    m_referenceKind->setStyleSheet(QStringLiteral("QLabel { color: #555; font-style: italic; }"));
+    layout->addWidget(m_referenceKind);
     layout->addWidget(new QLabel(tr("Run:"), this));
     layout->addWidget(m_runs);
     m_methods->setToolTip(tr("The program method to compare (each method needs its own capture)"));
@@ -29,7 +33,8 @@ ComparisonSelectors::ComparisonSelectors(QWidget* parent)
     for (QComboBox* box : {m_methods, m_captures, m_runs})
         box->setSizeAdjustPolicy(QComboBox::AdjustToContents); // never truncated
     for (QWidget* w : {static_cast<QWidget*>(m_methodLabel), static_cast<QWidget*>(m_methods),
-                       static_cast<QWidget*>(m_captureLabel), static_cast<QWidget*>(m_captures)})
+                       static_cast<QWidget*>(m_captureLabel), static_cast<QWidget*>(m_captures),
+                       static_cast<QWidget*>(m_referenceKind)})
         w->hide(); // shown when there is a choice
 
     connect(m_runs, qOverload<int>(&QComboBox::activated), this, [this](int index) {
@@ -113,6 +118,7 @@ void ComparisonSelectors::fillMethods() {
 
 void ComparisonSelectors::fillCaptures() {
     m_captures->clear();
+    m_referenceKind->hide();
     if (!m_session || !m_session->capture_file)
         return;
     // The captures of the compared capture's method: the others belong to the
@@ -140,6 +146,12 @@ void ComparisonSelectors::fillCaptures() {
     m_captures->setVisible(m_captures->count() > 0);
     m_captureLabel->setVisible(m_captures->count() > 0);
     m_captures->setEnabled(choice);
+    if (m_session->capture) {
+        const ReferenceKind kind = referenceKind(*m_session->capture);
+        m_referenceKind->setText(QString::fromStdString(gapscope::referenceKindLabel(kind)));
+        m_referenceKind->setToolTip(QString::fromStdString(referenceKindMeaning(kind)));
+    }
+    m_referenceKind->setVisible(m_session->capture != nullptr);
 }
 
 } // namespace gapscope

@@ -21,6 +21,8 @@ public:
 
     void setSession(const std::shared_ptr<const Session>& session);
     QComboBox* methods() const { return m_methods; }
+    // What the compared capture's reference is (reference_kind.h), shown beside it.
+    QLabel* referenceKindLabel() const { return m_referenceKind; }
     QComboBox* captures() const { return m_captures; }
     QComboBox* runs() const { return m_runs; }
 
@@ -39,6 +41,7 @@ private:
     QLabel* m_methodLabel;
     QComboBox* m_methods;
     QLabel* m_captureLabel;
+    QLabel* m_referenceKind; // "float model", "quantised simulation (PT2E)": what the gaps are against
     QComboBox* m_captures;
     QComboBox* m_runs;
 };

@@ -38,9 +38,9 @@ InspectorView::InspectorView(QWidget* parent)
       m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
       m_chart(new GapChart), m_speed(new SpeedAccuracyChart), m_charts(new QTabWidget),
       m_tensors(new TensorPanel), m_graph(new GraphView), m_runDiff(new RunDiffView),
-      m_steps(new StepMatrixView), m_filter(new QLineEdit), m_threshold(new ThresholdEditor),
-      m_selectors(new ComparisonSelectors), m_warnings(new QLabel), m_notes(new QLabel),
-      m_chartRefresh(new QTimer(this)) {
+      m_steps(new StepMatrixView), m_filter(new QLineEdit), m_shownCount(new QLabel),
+      m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors), m_warnings(new QLabel),
+      m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     for (QTableView* view : {m_table, m_coverageView}) {
         view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -88,6 +88,10 @@ InspectorView::InspectorView(QWidget* parent)
     m_filter->setPlaceholderText(tr("Filter ops, handles, status…"));
     m_filter->setClearButtonEnabled(true);
     filterRow->addWidget(m_filter, 1);
+    m_shownCount->setObjectName(QStringLiteral("shownCount"));
+    m_shownCount->setStyleSheet(QStringLiteral("QLabel { color: #8a4b00; font-weight: bold; }"));
+    m_shownCount->hide();
+    filterRow->addWidget(m_shownCount);
     filterRow->addWidget(m_threshold);
     filterRow->addWidget(m_selectors);
     // What the comparison warns about (a capture of another method or graph, a
@@ -144,6 +148,11 @@ InspectorView::InspectorView(QWidget* parent)
     layout->addWidget(main);
 
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &OpFilterProxy::setText);
+    // A filter hides rows: say how many, so that a forgotten one is seen.
+    for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_proxy, signal, this, &InspectorView::showShownCount);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &InspectorView::showShownCount);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &InspectorView::showShownCount);
     m_threshold->setThreshold(AppSettings().threshold());
     connect(m_threshold, &ThresholdEditor::filteringChanged, this, [this] { applyFilter(); });
     connect(m_threshold, &ThresholdEditor::thresholdChanged, this, [this](const MetricThreshold& t) {
@@ -444,6 +453,12 @@ void InspectorView::restoreViewState(const SessionFile& view) {
         m_autoSelected.reset();
         selectRow(row);
     }
+}
+
+void InspectorView::showShownCount() {
+    const int shown = m_proxy->rowCount(), all = m_model->rowCount();
+    m_shownCount->setVisible(shown < all);
+    m_shownCount->setText(tr("%1 of %2 shown (filter)").arg(shown).arg(all));
 }
 
 void InspectorView::clearViewState() {

@@ -94,6 +94,7 @@ public:
     QComboBox* captureSelector() const;
     QLabel* warningBanner() const { return m_warnings; }
     QLabel* noteBanner() const { return m_notes; }
+    QLabel* shownCount() const { return m_shownCount; }
     ThresholdEditor* thresholdEditor() const { return m_threshold; }
 
 signals:
@@ -112,6 +113,7 @@ private:
     // loaded with another).
     std::shared_ptr<const Session> adopt(std::shared_ptr<const Session> snapshot) const;
     void applyFilter();
+    void showShownCount();
     void showWarnings();
     void sizeColumns();
     void fitIndexColumn();
@@ -133,6 +135,7 @@ private:
     StepMatrixView* m_steps;
     QTabWidget* m_tabs = nullptr;
     QLineEdit* m_filter;
+    QLabel* m_shownCount; // "12 of 40 shown (filter)" while a filter hides rows
     ThresholdEditor* m_threshold;
     ComparisonSelectors* m_selectors;
     QLabel* m_warnings;

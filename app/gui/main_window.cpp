@@ -7,6 +7,7 @@
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/session_status.h"
 #include "app/gui/steps_controller.h"
 #include "app/gui/welcome_page.h"
 #include "app/gui/window_actions.h"
@@ -47,8 +48,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_compare(new CompareController(this)),
       m_steps(new StepsController(this)), m_stepsB(new StepsController(this)), m_inspector(new InspectorView),
       m_banner(new QLabel), m_debugBufferPicker(new DebugBufferPicker), m_progress(new QProgressBar),
-      m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel), m_pages(new QStackedWidget),
-      m_welcome(new WelcomePage), m_events(new EventBrowser) {
+      m_cancel(new QPushButton(tr("Cancel"))), m_status(new QLabel), m_worstLink(new QLabel),
+      m_pages(new QStackedWidget), m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
     setAcceptDrops(true);
 
@@ -90,6 +91,13 @@ MainWindow::MainWindow(QWidget* parent)
     // A long message is cut, as showMessage's was; it never widens the window.
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     statusBar()->addWidget(m_status, 1);
+    m_worstLink->setObjectName(QStringLiteral("worstOpLink"));
+    m_worstLink->setTextFormat(Qt::RichText);
+    m_worstLink->setToolTip(tr("No op crosses the threshold: select the op that comes closest"));
+    m_worstLink->hide();
+    connect(m_worstLink, &QLabel::linkActivated, this,
+            [this](const QString& row) { m_inspector->selectRow(row.toULongLong()); });
+    statusBar()->addWidget(m_worstLink);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
 
@@ -131,6 +139,8 @@ MainWindow::MainWindow(QWidget* parent)
     connectSteps();
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
     connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
+    connect(m_inspector, &InspectorView::thresholdChanged, this,
+            &MainWindow::showStatus); // ⚑ or "no op crosses"
     connect(m_inspector, &InspectorView::captureRequested, m_sessions, &SessionController::chooseCapture);
     connect(m_sessions, &SessionController::recentChanged, this, [this] { m_actions->fillRecent(); });
     connect(m_sessions, &SessionController::sessionReplaced, m_inspector, &InspectorView::clearViewState);
@@ -304,8 +314,8 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
     setWindowTitle(sessionTitle());
     m_actions->refresh();
     if (snapshot->comparison && !snapshot->complete)
-        m_status->setText(
-            tr("%1 ops aligned; computing their metrics…").arg(snapshot->comparison->rows.size()));
+        m_status->setText(tr("%1 aligned; computing their metrics…")
+                              .arg(countOf(snapshot->comparison->rows.size(), tr("op"), tr("ops"))));
 }
 
 void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
@@ -320,24 +330,25 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
         m_inspector->restoreViewState(*view);
     showStepSelection();
     m_actions->refresh();
-    if (snapshot->comparison) {
-        const auto top = opModel()->topIntroducer();
-        m_status->setText(
-            tr("%1 ops compared, %2 coverage items%3%4")
-                .arg(snapshot->comparison->rows.size())
-                .arg(snapshot->comparison->coverage.size())
-                .arg(snapshot->first_divergence
-                         ? tr(", first divergence ⚑ at row %1").arg(snapshot->first_divergence->row)
-                         : QString())
-                .arg(top ? tr(", error grows most ▲ at row %1 (%2)")
-                               .arg(*top)
-                               .arg(QString::fromStdString(displayOpName(snapshot->comparison->rows[*top])))
-                         : QString()));
-    } else {
-        m_status->clear();
-    }
+    showStatus();
     warnIfInputsChanged();
     emit sessionShown();
+}
+
+void MainWindow::showStatus() {
+    const auto snapshot = session();
+    if (snapshot && !snapshot->complete)
+        return; // "computing their metrics…" stays until the load completes
+    const SessionStatus status = snapshot && snapshot->comparison
+                                     ? describeSession(*snapshot, opModel()->topIntroducer())
+                                     : SessionStatus{};
+    m_status->setText(status.text);
+    // Op names come from the inputs: escaped, the link alone is markup.
+    m_worstLink->setText(
+        status.worst
+            ? QStringLiteral("<a href=\"%1\">%2</a>").arg(*status.worst).arg(status.worstLink.toHtmlEscaped())
+            : QString());
+    m_worstLink->setVisible(status.worst.has_value());
 }
 
 QString MainWindow::sessionName() const {

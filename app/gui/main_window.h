@@ -73,6 +73,8 @@ public:
     TensorPanel* tensorPanel() const;
     QComboBox* runSelector() const;
     QLabel* banner() const { return m_banner; }
+    QLabel* statusLine() const { return m_status; }
+    QLabel* worstOpLink() const { return m_worstLink; }
     DebugBufferPicker* debugBufferPicker() const { return m_debugBufferPicker; }
     SessionLoader* loader() const;
     QPushButton* cancelButton() const { return m_cancel; }
@@ -120,6 +122,8 @@ private:
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
     void finishSession(std::shared_ptr<const Session> session);
     void showBanner(const QStringList& lines);
+    // The status line of a complete session, judged by the threshold shown.
+    void showStatus();
 
     SessionController* m_sessions;
     CompareController* m_compare;
@@ -138,6 +142,7 @@ private:
     // next update. (The longest loading stall did not change measurably: the
     // progress bar's setValue repaints at once too; docs/performance.md.)
     QLabel* m_status;
+    QLabel* m_worstLink; // "worst: row 5 (conv2d, 24.1)" when no op crosses the threshold
     QStackedWidget* m_pages;
     WelcomePage* m_welcome;
     EventBrowser* m_events;

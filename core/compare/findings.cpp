@@ -70,6 +70,19 @@ bool comparedAnything(const Comparison& c) {
                        [](const ComparisonRow& row) { return rowMetric(row, Metric::Mse).has_value(); });
 }
 
+std::optional<FirstDivergence> worstRow(const Comparison& c, const MetricThreshold& threshold) {
+    const MetricInfo& info = metricInfo(threshold.metric);
+    std::optional<FirstDivergence> worst;
+    for (const auto i : executionOrder(c)) {
+        const auto& row = c.rows[i];
+        const auto v = row.status == RowStatus::Ok && !agreesExactly(row) ? rowMetric(row, threshold.metric)
+                                                                          : std::nullopt;
+        if (v && !std::isnan(*v) && (!worst || worseThan(info, *v, worst->value)))
+            worst = FirstDivergence{row.index, threshold, *v};
+    }
+    return worst;
+}
+
 bool crossesThreshold(const OutputComparison& output, const MetricThreshold& threshold) {
     if (output.status != RowStatus::Ok || !output.metrics || agrees(*output.metrics))
         return false;

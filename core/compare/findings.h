@@ -42,6 +42,10 @@ struct FirstDivergence {
     double value = 0;
 };
 std::optional<FirstDivergence> firstDivergence(const Comparison& c, const MetricThreshold& threshold);
+// The compared row whose value of `metric` is worst (the first in execution
+// order among equals), leaving out rows in exact agreement; none when no row
+// has a value. What the app offers when no op crosses the threshold.
+std::optional<FirstDivergence> worstRow(const Comparison& c, const MetricThreshold& threshold);
 
 // Rows ranked by the error they add: own rel_l2 minus the worst rel_l2 among the
 // rows that produce their inputs. Producer edges come from the reference graph;

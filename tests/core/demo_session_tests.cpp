@@ -41,6 +41,21 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
     CHECK(accounted == compared->session.capture.records.size());
     // The int8 XNNPACK run tracks PT2E's simulation closely: nothing crosses 20 dB.
     CHECK_FALSE(firstDivergence(cmp, {Metric::Snr, 20.0}));
+    // What the app offers instead: the worst op by the threshold's metric, by hand.
+    const auto worst = worstRow(cmp, {Metric::Snr, 20.0});
+    REQUIRE(worst);
+    for (const auto& row : cmp.rows)
+        if (row.status == RowStatus::Ok && rowMetric(row, Metric::Snr) &&
+            !std::isnan(*rowMetric(row, Metric::Snr)))
+            CHECK(*rowMetric(row, Metric::Snr) >= worst->value);
+    CHECK(worst->value == *rowMetric(cmp.rows[worst->row], Metric::Snr));
+    CHECK(worst->value >= 20.0);
+    // By a metric where larger is worse, the other end.
+    const auto worstL2 = worstRow(cmp, {Metric::RelL2, 0.1});
+    REQUIRE(worstL2);
+    for (const auto& row : cmp.rows)
+        if (row.status == RowStatus::Ok && rowMetric(row, Metric::RelL2))
+            CHECK(*rowMetric(row, Metric::RelL2) <= worstL2->value);
     const auto fd = firstDivergence(cmp, {Metric::Mse, 1e-16});
     REQUIRE(fd);
     CHECK(cmp.rows[fd->row].instruction_id == 1); // layer_norm runs second

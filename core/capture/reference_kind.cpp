@@ -1,0 +1,54 @@
+#include "core/capture/reference_kind.h"
+
+#include "core/capture/aot_capture.h"
+
+namespace gapscope {
+
+ReferenceKind referenceKind(const AotCapture& capture) {
+    const std::string g = capture.reference_graph.value_or("");
+    if (g.rfind("float_exported_program", 0) == 0)
+        return ReferenceKind::FloatModel;
+    if (g == "host_twin_runtime")
+        return ReferenceKind::HostTwin;
+    if (g.empty())
+        return ReferenceKind::ModelRun;
+    // The ETRecord's graphs: quantised when PT2E left its quantize/dequantize ops in them.
+    for (const auto& record : capture.records)
+        for (const auto& op : record.ops)
+            if (op.find("quantize_per_") != std::string::npos)
+                return ReferenceKind::QuantSimulation;
+    return ReferenceKind::ExportedGraph;
+}
+
+std::string referenceKindLabel(ReferenceKind kind) {
+    switch (kind) {
+    case ReferenceKind::FloatModel: return "float model";
+    case ReferenceKind::QuantSimulation: return "quantised simulation (PT2E)";
+    case ReferenceKind::ExportedGraph: return "exported graph";
+    case ReferenceKind::HostTwin: return "host twin (no delegates)";
+    case ReferenceKind::ModelRun: return "model run";
+    }
+    return "model run";
+}
+
+std::string referenceKindMeaning(ReferenceKind kind) {
+    switch (kind) {
+    case ReferenceKind::FloatModel:
+        return "the float model before quantisation: the gaps are the whole error of quantising and lowering";
+    case ReferenceKind::QuantSimulation:
+        return "ExecuTorch's quantised graph run in float (PT2E's simulation, the Inspector's reference): "
+               "the gaps "
+               "are where the device departs from the simulation, not the quantisation error, and are often "
+               "near 0";
+    case ReferenceKind::ExportedGraph:
+        return "ExecuTorch's exported graph (the Inspector's reference): the gaps are the backend's own "
+               "error";
+    case ReferenceKind::HostTwin:
+        return "the same program run on this machine without delegates: the gaps are each delegate kernel's "
+               "error";
+    case ReferenceKind::ModelRun: return "a run of the model captured by gapscope-capture";
+    }
+    return {};
+}
+
+} // namespace gapscope
