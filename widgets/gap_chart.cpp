@@ -7,6 +7,7 @@
 #include "widgets/plot_export.h"
 #include "widgets/scatter_sprite.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -65,21 +66,36 @@ GapChart::GapChart(QWidget* parent)
                                tr("row %1: %2\n%3 = %4")
                                    .arg(r.index)
                                    .arg(ops.join(QStringLiteral(", ")))
-                                   .arg(QString::fromLatin1(metricInfo(metric()).name))
+                                   .arg(m_metricBox->currentText()) // the axis's words, not the key
                                    .arg(v ? QString::number(*v, 'g', 4) : tr("n/a")),
                                m_plot);
         }
     });
     enablePlotExport(m_plot, QStringLiteral("gap-chart"));
+    // A click selects on release, unless it dragged (a pan) or was a double
+    // click's (the reset of the zoom selects nothing).
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
-        if (e->button() != Qt::LeftButton)
+        m_pressAt = e->button() == Qt::LeftButton ? std::optional<QPointF>(e->position()) : std::nullopt;
+    });
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        const auto at = std::exchange(m_pressAt, std::nullopt);
+        if (e->button() != Qt::LeftButton || !at || (e->position() - *at).manhattanLength() > 4)
             return; // the right button opens the export menu
-        if (auto row = rowNear(e))
+        if (auto row = rowNear(e)) {
+            m_beforeClick = m_selected;
+            m_clickedAt.start();
             emit rowClicked(*row);
+        }
     });
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
-        m_plot->rescaleAxes();
-        m_plot->replot();
+        m_pressAt.reset(); // its second press is no click
+        // The first click of this double click selected an op: the reset of the
+        // zoom gives the selection back as it was.
+        if (m_clickedAt.isValid() && m_clickedAt.elapsed() <= QApplication::doubleClickInterval() &&
+            m_beforeClick)
+            emit rowClicked(*m_beforeClick);
+        m_clickedAt.invalidate();
+        rebuild(); // the whole chart, as first drawn
     });
 }
 
@@ -220,12 +236,12 @@ void GapChart::rebuild() {
         addThresholdLine(*limit, threshold);
     if (m_session->first_divergence)
         addRowMarker(m_session->first_divergence->row, tr("first divergence"), QColor(200, 60, 60),
-                     QColor(200, 60, 60), Qt::SolidLine, 0.05);
+                     QColor(200, 60, 60), Qt::SolidLine, 0.97);
     // Where the error grows the most: where drift is introduced, not where it first
     // crosses the threshold.
     if (const auto strongest = strongestGain(m_session->introducers))
         addRowMarker(strongest->row, tr("error grows %1 dB").arg(strongest->gain_db, 0, 'f', 0),
-                     QColor(215, 120, 0), QColor(170, 90, 0), Qt::DashLine, 0.16);
+                     QColor(215, 120, 0), QColor(170, 90, 0), Qt::DashLine, 0.80);
     m_marker = m_plot->addGraph();
     m_marker->setLineStyle(QCPGraph::lsNone);
     m_marker->setScatterStyle(
@@ -256,10 +272,8 @@ void GapChart::rebuild() {
         auto* note = new QCPItemText(m_plot);
         note->position->setType(QCPItemPosition::ptAxisRectRatio);
         note->position->setCoords(0.5, 0.45);
-        note->setText(
-            !m_session->complete
-                ? tr("no metric computed yet")
-                : tr("no op has a value of %1").arg(QString::fromLatin1(metricInfo(metric()).name)));
+        note->setText(!m_session->complete ? tr("no metric computed yet")
+                                           : tr("no op has a value of %1").arg(m_metricBox->currentText()));
         note->setColor(QColor(110, 110, 110));
     }
     showSelection();
@@ -284,7 +298,9 @@ void GapChart::setOpTicks(const std::vector<ComparisonRow>& rows) {
         ticker->addTick(static_cast<double>(i), label);
     }
     m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 && !shortChart ? 30 : 0);
+    // Slanted labels end at their tick (counter-clockwise): one starting there
+    // would run under the next ops' points.
+    m_plot->xAxis->setTickLabelRotation(m_order.size() > 6 && !shortChart ? -30 : 0);
 }
 
 void GapChart::addThresholdLine(double limit, const QString& threshold) {
@@ -315,7 +331,8 @@ void GapChart::addRowMarker(std::size_t row, const QString& label, const QColor&
     text->position->setCoords(x, labelY);
     // Keep the label inside the plot: right of the line, or left of it near the edge.
     const bool rightHalf = x > static_cast<double>(m_order.size()) / 2;
-    text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    // Along the foot of the plot: the legend of the points sits at the top left.
+    text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
     text->setText(rightHalf ? QString(label + QLatin1Char(' ')) : QString(QLatin1Char(' ') + label));
     text->setColor(textColor);
     // Readable where the curve runs through it.

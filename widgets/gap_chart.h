@@ -4,6 +4,8 @@
 #include "core/compare/row_name.h"
 #include "core/session/session.h"
 
+#include <QElapsedTimer>
+#include <QPointF>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -67,6 +69,9 @@ private:
     std::shared_ptr<const Session> m_session;
     std::vector<std::size_t> m_order;
     std::optional<std::size_t> m_selected;
+    std::optional<QPointF> m_pressAt;         // a left press not yet released
+    std::optional<std::size_t> m_beforeClick; // the selection before the last click
+    QElapsedTimer m_clickedAt;                // when that click selected
 };
 
 } // namespace gapscope

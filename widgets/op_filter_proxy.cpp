@@ -21,12 +21,19 @@ void OpFilterProxy::setThreshold(std::optional<MetricThreshold> threshold) {
     invalidateFilter();
 }
 
+void OpFilterProxy::setPinnedRow(std::optional<std::size_t> row) {
+    if (row == m_pinned)
+        return;
+    m_pinned = row;
+    invalidateFilter();
+}
+
 bool OpFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
     const auto* model = qobject_cast<const OpTableModel*>(sourceModel());
     if (!model)
         return true;
     const ComparisonRow* row = model->comparisonRow(sourceRow);
-    if (!row)
+    if (!row || (m_pinned && row->index == *m_pinned))
         return true;
     if (!m_text.isEmpty()) {
         bool hit = false;

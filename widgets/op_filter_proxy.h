@@ -18,6 +18,12 @@ public:
     void setText(const QString& text);
     // Keep only rows past `threshold` (crossesThreshold); nullopt removes the filter.
     void setThreshold(std::optional<MetricThreshold> threshold);
+    // A row (comparison row index) shown whatever the filters say: the op
+    // selected in the chart, the graph or the steps view while a filter hides it,
+    // so that the table always shows the selection.
+    void setPinnedRow(std::optional<std::size_t> row);
+    std::optional<std::size_t> pinnedRow() const { return m_pinned; }
+    bool filtering() const { return !m_text.isEmpty() || m_threshold.has_value(); }
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -28,6 +34,7 @@ protected:
 private:
     QString m_text;
     std::optional<MetricThreshold> m_threshold;
+    std::optional<std::size_t> m_pinned;
     // OpTableModel::sortKey of every row for one column, under one generation.
     mutable std::vector<double> m_keys;
     mutable int m_keysColumn = -1;

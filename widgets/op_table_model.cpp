@@ -6,10 +6,12 @@
 #include <QBrush>
 #include <QCoreApplication>
 #include <QFont>
+#include <QRegularExpression>
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace gapscope {
 
@@ -29,6 +31,25 @@ QString perOutput(const std::vector<std::string>& items) {
         std::all_of(items.begin(), items.end(), [&](const auto& i) { return i == items[0]; }))
         return QString::fromStdString(items[0]) + QStringLiteral(" ×") + QString::number(items.size());
     return joined(items, "; ");
+}
+
+// "float32 vs uint8 (dequantized)" as "f32 vs u8 (dq)": the column stays
+// narrow; the tooltip says it whole.
+QString shortDtypes(QString text) {
+    static const QRegularExpression type(QStringLiteral("\\b(bfloat|float|uint|int)(\\d+)\\b"));
+    static const std::map<QString, QString> prefix{{QStringLiteral("bfloat"), QStringLiteral("bf")},
+                                                   {QStringLiteral("float"), QStringLiteral("f")},
+                                                   {QStringLiteral("uint"), QStringLiteral("u")},
+                                                   {QStringLiteral("int"), QStringLiteral("i")}};
+    QString out;
+    qsizetype from = 0;
+    for (auto it = type.globalMatch(text); it.hasNext();) {
+        const auto m = it.next();
+        out += text.mid(from, m.capturedStart() - from) + prefix.at(m.captured(1)) + m.captured(2);
+        from = m.capturedEnd();
+    }
+    out += text.mid(from);
+    return out.replace(QStringLiteral(" (dequantized)"), QStringLiteral(" (dq)"));
 }
 
 QString handles(const HandleTuple& h) {
@@ -276,7 +297,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case AotOps: return joined(r->id().aot_ops, ", ");
         case RuntimeOps: return joined(r->id().runtime_ops, ", ");
         case Shape: return perOutput(r->id().shapes);
-        case Dtype: return perOutput(r->id().dtypes);
+        case Dtype: return shortDtypes(perOutput(r->id().dtypes));
         default: return {};
         }
     case SortRole:
@@ -335,6 +356,15 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
                 tr("Broadcast, not element for element: %1").arg(QString::fromStdString(r->reason)));
         if (col == AotOps || col == RuntimeOps)
             return wrapped(data(index, Qt::DisplayRole).toString());
+        if (col == Dtype) {
+            const QString full = perOutput(r->id().dtypes);
+            return wrapped(
+                full.contains(QStringLiteral("(dequantized)"))
+                    ? tr("%1: the device's integer codes are dequantised with their scale and zero "
+                         "point before they are compared")
+                          .arg(full)
+                    : full);
+        }
         if (!r->reason.empty())
             return wrapped(QString::fromStdString(r->reason));
         if (!r->selection.empty())

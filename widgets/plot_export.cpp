@@ -8,6 +8,8 @@
 #include <QMessageBox>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
 namespace gapscope {
@@ -25,9 +27,20 @@ void paintVector(QCustomPlot* plot, QPaintDevice* device, int width, int height)
 
 } // namespace
 
+QSize plotExportSize(const QCustomPlot* plot) {
+    // A plot as laid out on a laptop (a 1308 × 143 strip, a 220 × 150 heatmap)
+    // is too small for a slide: at least 1200 wide, in proportion, and a strip
+    // at least 400 tall so that its values have room.
+    const QSize shown = plot->size().expandedTo(QSize(1, 1));
+    const double scale = std::max(1.0, 1200.0 / shown.width());
+    return QSize(static_cast<int>(std::lround(shown.width() * scale)),
+                 std::max(400, static_cast<int>(std::lround(shown.height() * scale))));
+}
+
 QString savePlot(QCustomPlot* plot, const QString& path) {
-    const int width = plot->width();
-    const int height = plot->height();
+    const QSize size = plotExportSize(plot);
+    const int width = size.width();
+    const int height = size.height();
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);

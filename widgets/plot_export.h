@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QSize>
 #include <QString>
 
 class QCustomPlot;
@@ -10,6 +11,9 @@ namespace gapscope {
 // Writes a plot as PNG, PDF or SVG, chosen by the path's extension (PNG when it
 // names none of them), atomically: a reader never sees half a file. Returns an
 // error message naming the path, or an empty string.
+// The size a plot is saved at: its on-screen size, scaled up to at least 1200
+// pixels wide (in proportion), and at least 400 tall.
+QSize plotExportSize(const QCustomPlot* plot);
 QString savePlot(QCustomPlot* plot, const QString& path);
 
 // Writes an image as PNG, atomically and under writeFileAtomically's rules (it

@@ -17,7 +17,7 @@ ComparisonSelectors::ComparisonSelectors(QWidget* parent)
       m_captureLabel(new QLabel(tr("Reference:"), this)), m_referenceKind(new QLabel(this)),
       m_captures(new QComboBox(this)), m_runs(new QComboBox(this)) {
     auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setContentsMargins(0, 0, 0, 2);
     layout->addWidget(m_methodLabel);
     layout->addWidget(m_methods);
     layout->addWidget(m_captureLabel);
@@ -30,8 +30,13 @@ ComparisonSelectors::ComparisonSelectors(QWidget* parent)
     m_methods->setToolTip(tr("The program method to compare (each method needs its own capture)"));
     m_captures->setToolTip(tr("The reference to compare against, of the captures given"));
     m_runs->setToolTip(tr("The RunData block of the ETDump to compare"));
-    for (QComboBox* box : {m_methods, m_captures, m_runs})
-        box->setSizeAdjustPolicy(QComboBox::AdjustToContents); // never truncated
+    m_methods->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Capture names and run labels can be long: elided past a width (the tooltip
+    // and the open list show them whole), so that at 1024 px the filter keeps its room.
+    for (QComboBox* box : {m_captures, m_runs}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(16);
+    }
     for (QWidget* w : {static_cast<QWidget*>(m_methodLabel), static_cast<QWidget*>(m_methods),
                        static_cast<QWidget*>(m_captureLabel), static_cast<QWidget*>(m_captures),
                        static_cast<QWidget*>(m_referenceKind)})

@@ -9,6 +9,8 @@
 #include "widgets/graph_view.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
+#include "widgets/op_table_view.h"
+#include "widgets/plot_export.h"
 #include "widgets/run_diff_view.h"
 #include "widgets/speed_accuracy_chart.h"
 #include "widgets/step_matrix_view.h"
@@ -17,10 +19,14 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -35,48 +41,20 @@ namespace gapscope {
 
 InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
-      m_coverage(new CoverageModel(this)), m_table(new QTableView), m_coverageView(new QTableView),
+      m_coverage(new CoverageModel(this)), m_table(new OpTableView), m_coverageView(new QTableView),
       m_chart(new GapChart), m_speed(new SpeedAccuracyChart), m_charts(new QTabWidget),
       m_tensors(new TensorPanel), m_graph(new GraphView), m_runDiff(new RunDiffView),
       m_steps(new StepMatrixView), m_filter(new QLineEdit), m_shownCount(new QLabel),
       m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors), m_warnings(new QLabel),
       m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
-    for (QTableView* view : {m_table, m_coverageView}) {
-        view->setSelectionBehavior(QAbstractItemView::SelectRows);
-        view->setSelectionMode(QAbstractItemView::SingleSelection);
-        view->verticalHeader()->hide();
-        view->setAlternatingRowColors(true);
-        view->setWordWrap(false);
-    }
+    m_coverageView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_coverageView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_coverageView->verticalHeader()->hide();
+    m_coverageView->setAlternatingRowColors(true);
+    m_coverageView->setWordWrap(false);
     m_table->setModel(m_proxy);
-    // One tab stop: Tab leaves the table for the tensor panel and the chart
-    // (arrows move within it), and the focused view shows a frame.
-    m_table->setTabKeyNavigation(false);
-    m_table->setStyleSheet(QStringLiteral("QTableView:focus { border: 2px solid palette(highlight); }"));
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(OpTableModel::Index, Qt::AscendingOrder);
-    // A first click on a metric's header sorts the worst ops first, whichever
-    // way the metric runs (MSE descending, SNR ascending); a second click flips.
-    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
-            [this](int section, Qt::SortOrder order) {
-                const int previous = m_sortSection;
-                m_sortSection = section;
-                if (section == previous)
-                    return;
-                const auto metric = OpTableModel::metricOf(section);
-                const auto tail = OpTableModel::tailOf(section);
-                if (!metric && (!tail || tail == OpTableModel::Tail::Status))
-                    return; // the slowest, the most gain, the most added: first
-                const Qt::SortOrder worstFirst =
-                    !metric || metricInfo(*metric).higher_is_worse ? Qt::DescendingOrder : Qt::AscendingOrder;
-                if (order != worstFirst)
-                    m_table->sortByColumn(section, worstFirst);
-            });
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setStretchLastSection(true);
     // Whatever the splitters do, the table keeps room for eight rows.
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     m_table->setMinimumHeight(kMinTableRows * m_table->verticalHeader()->defaultSectionSize() +
                               m_table->horizontalHeader()->sizeHint().height() +
                               m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
@@ -87,13 +65,13 @@ InspectorView::InspectorView(QWidget* parent)
     m_filter->setObjectName(QStringLiteral("opFilter"));
     m_filter->setPlaceholderText(tr("Filter ops, handles, status…"));
     m_filter->setClearButtonEnabled(true);
+    m_filter->setMinimumWidth(160); // room to read what is typed, on a 1024 px screen too
     filterRow->addWidget(m_filter, 1);
     m_shownCount->setObjectName(QStringLiteral("shownCount"));
     m_shownCount->setStyleSheet(QStringLiteral("QLabel { color: #8a4b00; font-weight: bold; }"));
     m_shownCount->hide();
     filterRow->addWidget(m_shownCount);
     filterRow->addWidget(m_threshold);
-    filterRow->addWidget(m_selectors);
     // What the comparison warns about (a capture of another method or graph, a
     // run that does not fit): above the table, where the numbers it concerns are.
     m_warnings->setObjectName(QStringLiteral("comparisonWarnings"));
@@ -175,6 +153,22 @@ InspectorView::InspectorView(QWidget* parent)
                 selectRow(static_cast<std::size_t>(current.data(OpTableModel::RowIndexRole).toULongLong()));
             });
     connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
+    connect(m_table, &OpTableView::showInGraphRequested, this, [this](std::size_t row) {
+        selectRow(row);
+        showTab(GraphTab);
+    });
+    connect(m_table, &OpTableView::exportOpRequested, this, [this](std::size_t row) {
+        const QString folder =
+            m_session && m_session->etdump_file
+                ? QFileInfo(QString::fromStdString(m_session->etdump_file->path())).absolutePath()
+                : QDir::homePath();
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export this op's figure"), QDir(folder).filePath(QStringLiteral("op-%1.png").arg(row)),
+            tr("PNG image (*.png)"));
+        if (!path.isEmpty())
+            if (const QString error = exportOpFigure(row, path); !error.isEmpty())
+                QMessageBox::warning(this, tr("Export this op's figure"), error);
+    });
     connect(m_speed, &SpeedAccuracyChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
     connect(m_graph, &GraphView::rowClicked, this, [this](std::size_t row) { selectRow(row); });
     // Rows arrive in batches during a staged load: redraw the chart at most a few times a second.
@@ -207,6 +201,9 @@ QTabWidget* InspectorView::buildTabs() {
     tabs->addTab(m_steps, tr("Steps"));
     tabs->setTabToolTip(StepsTab, tr("Every execution of a decode loop against its own step: ops × steps"));
     m_tabs = tabs;
+    // The method, reference and run beside the tabs (the row they sit in has
+    // room to spare), so that at 1024 px the filter row keeps the filter readable.
+    tabs->setCornerWidget(m_selectors, Qt::TopRightCorner);
     // The A/B tab has its own tensors (A's reference and runtime among them)
     // and its own chart: A's alone below it would halve its height for nothing.
     connect(tabs, &QTabWidget::currentChanged, this, [this](int tab) {
@@ -233,6 +230,10 @@ void InspectorView::saveLayout(AppSettings& settings) const {
             settings.setSplitterState(splitter->objectName(), splitter->saveState());
     if (m_model->rowCount() > 0)
         settings.setTableHeaderState(m_table->horizontalHeader()->saveState(), OpTableModel::columns());
+}
+
+QTableView* InspectorView::opView() const {
+    return m_table;
 }
 
 QComboBox* InspectorView::runSelector() const {
@@ -299,6 +300,7 @@ void InspectorView::sizeColumns() {
     }
     m_coverageView->resizeColumnsToContents();
     fitIndexColumn();
+    m_table->refreshFrozen();
 }
 
 void InspectorView::fitIndexColumn() {
@@ -330,6 +332,7 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     const bool sameFiles =
         m_session && session && m_session->workspace && m_session->workspace == session->workspace;
     m_session = adopt(std::move(session));
+    m_proxy->setPinnedRow(std::nullopt);             // row indices of another snapshot
     m_chart->setMetric(AppSettings().chartMetric()); // before the session: one chart build, not two
     m_model->setSession(m_session);
     m_coverage->setSession(m_session);
@@ -413,7 +416,16 @@ void InspectorView::selectRow(std::optional<std::size_t> row) {
     m_graph->setSelectedRow(row);
     if (row) {
         const int source = m_model->modelRow(*row);
-        const QModelIndex proxy = m_proxy->mapFromSource(m_model->index(source, 0));
+        QModelIndex proxy = m_proxy->mapFromSource(m_model->index(source, 0));
+        // Hidden by the filter: shown anyway (and said in the count), never a
+        // selection the table does not show. Another selection lets it go.
+        if (!proxy.isValid() && source >= 0 && m_proxy->filtering()) {
+            m_proxy->setPinnedRow(*row);
+            proxy = m_proxy->mapFromSource(m_model->index(source, 0));
+        } else if (m_proxy->pinnedRow() && *m_proxy->pinnedRow() != *row) {
+            m_proxy->setPinnedRow(std::nullopt);
+            proxy = m_proxy->mapFromSource(m_model->index(source, 0));
+        }
         if (proxy.isValid()) {
             m_table->selectionModel()->setCurrentIndex(proxy, QItemSelectionModel::ClearAndSelect |
                                                                   QItemSelectionModel::Rows);
@@ -458,7 +470,9 @@ void InspectorView::restoreViewState(const SessionFile& view) {
 void InspectorView::showShownCount() {
     const int shown = m_proxy->rowCount(), all = m_model->rowCount();
     m_shownCount->setVisible(shown < all);
-    m_shownCount->setText(tr("%1 of %2 shown (filter)").arg(shown).arg(all));
+    m_shownCount->setText(m_proxy->pinnedRow()
+                              ? tr("%1 of %2 shown (filter, and the selected op)").arg(shown).arg(all)
+                              : tr("%1 of %2 shown (filter)").arg(shown).arg(all));
 }
 
 void InspectorView::clearViewState() {
@@ -472,6 +486,11 @@ void InspectorView::setThreshold(const MetricThreshold& threshold) {
         m_session = adopt(m_session);
         applyFilter();
     }
+}
+
+QString InspectorView::exportOpFigure(std::size_t row, const QString& path) {
+    selectRow(row); // the figure is the tensor panel's, of this op
+    return savePng(m_tensors->renderFigure(), path);
 }
 
 bool InspectorView::stepDivergent(int direction) {

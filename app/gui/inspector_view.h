@@ -25,6 +25,7 @@ class SpeedAccuracyChart;
 class GraphView;
 class OpFilterProxy;
 class OpTableModel;
+class OpTableView;
 class TensorPanel;
 class RunDiffView;
 class StepMatrixView;
@@ -51,6 +52,9 @@ public:
     void measuringStopped();
 
     void selectRow(std::optional<std::size_t> row);
+    // The op's tensor figure (heatmaps, histogram, scatter, per channel) as a
+    // PNG: the op table's "Export this op's figure". Error message, or empty.
+    QString exportOpFigure(std::size_t row, const QString& path);
     // The next (+1) or previous (−1) op past the threshold; false when there is none.
     bool stepDivergent(int direction);
     // Selects the op where the error grows most; false when no op stands out.
@@ -76,7 +80,7 @@ public:
 
     OpTableModel* opModel() const { return m_model; }
     OpFilterProxy* opProxy() const { return m_proxy; }
-    QTableView* opView() const { return m_table; }
+    QTableView* opView() const;
     GapChart* chart() const { return m_chart; }
     SpeedAccuracyChart* speedChart() const { return m_speed; }
     enum ChartTab { GapChartTab, SpeedChartTab };
@@ -124,7 +128,7 @@ private:
     OpTableModel* m_model;
     OpFilterProxy* m_proxy;
     CoverageModel* m_coverage;
-    QTableView* m_table;
+    OpTableView* m_table;
     QTableView* m_coverageView;
     GapChart* m_chart;
     SpeedAccuracyChart* m_speed;
@@ -147,7 +151,6 @@ private:
     quint64 m_shown = 0;              // sessions shown: a deferred selection checks it is still current
     bool m_autoSelectPending = false; // the first op is still to be selected for the user
     bool m_selecting = false;
-    int m_sortSection = 0; // the column the table is sorted on
 };
 
 } // namespace gapscope

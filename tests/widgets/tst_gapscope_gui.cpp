@@ -703,14 +703,17 @@ void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
         QCOMPARE(savePlot(plots[i], base + QStringLiteral(".pdf")), QString());
         QCOMPARE(savePlot(plots[i], base + QStringLiteral(".svg")), QString());
         const QImage png(base + QStringLiteral(".png"));
-        QCOMPARE(png.size(), plots[i]->size());
+        QCOMPARE(png.size(), plotExportSize(plots[i]));
+        QVERIFY(png.width() >= 1200 && png.height() >= 400); // never the on-screen strip
+        QVERIFY(std::abs(double(png.width()) / plots[i]->width() * plots[i]->height() - png.height()) <= 1 ||
+                png.height() == 400);
         QFile pdf(base + QStringLiteral(".pdf"));
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         QVERIFY(pdf.read(5) == "%PDF-");
         QVERIFY(pdf.size() > 1000);
         QSvgRenderer svg(base + QStringLiteral(".svg"));
         QVERIFY(svg.isValid());
-        QCOMPARE(svg.viewBox().size(), plots[i]->size());
+        QCOMPARE(svg.viewBox().size(), plotExportSize(plots[i]));
     }
     // The gap chart's SVG holds the ops' names as text, not pixels.
     QFile chartSvg(dir.filePath(QStringLiteral("plot%1.svg").arg(plots.indexOf(window.chart()->plot()))));
