@@ -9,7 +9,11 @@ class QLabel;
 class QSortFilterProxyModel;
 class QTableView;
 
+class QTabWidget;
+
 namespace gapscope {
+
+class GraphView;
 
 class EventTableModel;
 
@@ -24,12 +28,17 @@ public:
     EventTableModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
     QString summary() const;
+    // The ETRecord's graph, when the session has one but no comparison (no capture yet).
+    GraphView* graph() const { return m_graph; }
+    QTabWidget* tabs() const { return m_tabs; }
 
 private:
     EventTableModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
     QLabel* m_summary;
+    QTabWidget* m_tabs;
+    GraphView* m_graph;
 };
 
 } // namespace gapscope

@@ -83,8 +83,9 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     const int col = index.column();
     if (role == SortRole) {
         switch (col) {
-        case Run: return static_cast<qulonglong>(ref.run);
-        case Index: return static_cast<qulonglong>(ref.event);
+        // Run, then event: a sort on # keeps each run's events together.
+        case Run:
+        case Index: return (static_cast<qulonglong>(ref.run) << 32) | static_cast<qulonglong>(ref.event);
         case Instruction: return profile ? profile->instruction_id : debug ? debug->instruction_id : -1;
         case DurationUs:
             return profile && profile->end_time >= profile->start_time
@@ -137,11 +138,15 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant EventTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == DelegateId)
+        return tr("What the delegate logged to identify the event: a number, or a name (XNNPACK logs its "
+                  "operators' names, QNN its ops' names)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
-    static const char* const titles[] = {
-        QT_TR_NOOP("Run"),         QT_TR_NOOP("#"),           QT_TR_NOOP("Kind"),        QT_TR_NOOP("Name"),
-        QT_TR_NOOP("Instruction"), QT_TR_NOOP("Delegate id"), QT_TR_NOOP("Duration µs"), QT_TR_NOOP("Value")};
+    static const char* const titles[] = {QT_TR_NOOP("Run"),         QT_TR_NOOP("#"),
+                                         QT_TR_NOOP("Kind"),        QT_TR_NOOP("Name"),
+                                         QT_TR_NOOP("Instruction"), QT_TR_NOOP("Delegate event"),
+                                         QT_TR_NOOP("Duration µs"), QT_TR_NOOP("Value")};
     return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
 }
 

@@ -81,6 +81,10 @@ GapChart::GapChart(QWidget* parent)
         const auto at = std::exchange(m_pressAt, std::nullopt);
         if (e->button() != Qt::LeftButton || !at || (e->position() - *at).manhattanLength() > 4)
             return; // the right button opens the export menu
+        // The second click of a double click (Qt delivers its press and release
+        // too) selects nothing: the double click gives the selection back.
+        if (m_clickedAt.isValid() && m_clickedAt.elapsed() <= QApplication::doubleClickInterval())
+            return;
         if (auto row = rowNear(e)) {
             m_beforeClick = m_selected;
             m_clickedAt.start();

@@ -8,6 +8,20 @@
 
 namespace gapscope {
 
+QString boxName(const std::string& name) {
+    const QString full = QString::fromStdString(name);
+    return full.size() <= 32 ? full : QStringLiteral("…") + full.right(31);
+}
+
+QString boxLabel(const GraphLayout::Box& box, const OpGraph& graph) {
+    if (box.group >= 0)
+        return QString::fromStdString(graph.groups[static_cast<std::size_t>(box.group)].label);
+    const auto& node = graph.nodes[box.nodes.front()];
+    const QString op = QString::fromStdString(node.op);
+    // The first conv is named "conv2d": its name once.
+    return node.name == node.op ? op : op + QLatin1Char('\n') + boxName(node.name);
+}
+
 BoxSummary summarizeBox(const GraphLayout::Box& box, const OpGraph& graph, const Session& session,
                         const BoxMarks& marks) {
     BoxSummary s;

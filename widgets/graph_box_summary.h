@@ -30,6 +30,12 @@ struct BoxMarks {
     std::optional<std::size_t> first, top, selected;
 };
 
+// A node's name as its box shows it: at most 32 characters, the end kept
+// ("…_proj_1" tells the layers apart).
+QString boxName(const std::string& name);
+// The text in a box: a collapsed group's label, or the node's op over its name.
+QString boxLabel(const GraphLayout::Box& box, const OpGraph& graph);
+
 BoxSummary summarizeBox(const GraphLayout::Box& box, const OpGraph& graph, const Session& session,
                         const BoxMarks& marks);
 

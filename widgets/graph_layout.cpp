@@ -1,5 +1,7 @@
 #include "widgets/graph_layout.h"
 
+#include "widgets/graph_box_summary.h"
+
 #include <QByteArray>
 #include <QProcess>
 #include <QStringList>
@@ -122,8 +124,9 @@ std::vector<std::size_t> placeInBoxes(const OpGraph& graph, const std::vector<bo
         } else {
             GraphLayout::Box b;
             b.nodes = {i};
-            b.w = widthFor(graph.nodes[i].op);
-            b.h = 30;
+            // Two lines: the op, then the node's name (boxLabel).
+            b.w = std::max(widthFor(graph.nodes[i].op), widthFor(boxName(graph.nodes[i].name).toStdString()));
+            b.h = 40;
             boxOf[i] = out.boxes.size();
             out.boxes.push_back(b);
         }

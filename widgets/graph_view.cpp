@@ -147,6 +147,7 @@ void GraphView::showEvent(QShowEvent* event) {
 
 void GraphView::relayout() {
     m_scene->clear();
+    m_halo = nullptr; // the scene's, deleted with it
     m_boxes.clear();
     m_timeBars.clear();
     m_layout = {};
@@ -190,6 +191,7 @@ void GraphView::relayout() {
 
 void GraphView::showLayout() {
     m_scene->clear();
+    m_halo = nullptr; // the scene's, deleted with it
     m_boxes.clear();
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
@@ -222,10 +224,7 @@ void GraphView::showLayout() {
         auto* r = m_scene->addRect(QRectF(box.x - box.w / 2, box.y - box.h / 2, box.w, box.h));
         r->setData(kBoxRole, static_cast<qulonglong>(b));
         r->setData(kGroupRole, box.group);
-        const QString label =
-            box.group >= 0 ? QString::fromStdString(m_graph.groups[static_cast<std::size_t>(box.group)].label)
-                           : QString::fromStdString(m_graph.nodes[box.nodes.front()].op);
-        auto* t = new QGraphicsSimpleTextItem(label, r);
+        auto* t = new QGraphicsSimpleTextItem(boxLabel(box, m_graph), r);
         t->setFont(small);
         const QRectF tb = t->boundingRect();
         t->setPos(box.x - tb.width() / 2, box.y - tb.height() / 2);
@@ -236,6 +235,13 @@ void GraphView::showLayout() {
         bar->hide();
         m_timeBars.push_back(bar);
     }
+    // The selection is a frame around the box, not its border: a selected first
+    // divergence keeps its red border.
+    m_halo = m_scene->addRect(QRectF(), QPen(QColor(20, 90, 200), 3), Qt::NoBrush);
+    m_halo->setZValue(1);
+    m_halo->hide();
+    const bool anyExpanded = std::find(m_collapsed.begin(), m_collapsed.end(), false) != m_collapsed.end();
+    m_collapseAll->setText(anyExpanded || m_collapsed.empty() ? tr("Collapse groups") : tr("Expand groups"));
     m_scene->setSceneRect(QRectF(-20, -20, m_layout.width + 40, m_layout.height + 40));
     recolour();
     // Start whole if that stays readable, else at a readable zoom (Fit shows it all).
@@ -264,6 +270,8 @@ void GraphView::recolour() {
                          compared(strongest ? std::optional<std::size_t>(strongest->row) : std::nullopt),
                          compared(m_selected)};
     const double maxShare = largestShare(*m_session);
+    if (m_halo)
+        m_halo->hide(); // shown again on the selected box, if one shows it
     const ColourBy by = colourBy();
     for (std::size_t b = 0; b < m_boxes.size() && b < m_layout.boxes.size(); ++b) {
         const BoxSummary s = summarizeBox(m_layout.boxes[b], m_graph, *m_session, marks);
@@ -287,11 +295,14 @@ void GraphView::recolour() {
                              ? tr("\nno partner in B, or no value to compare")
                              : tr("\nB worse by %1 (%2)").arg(it->second, 0, 'g', 3).arg(m_differenceLabel);
         }
-        r->setPen(QPen(s.selected ? QColor(20, 90, 200)
-                       : s.first  ? QColor(200, 30, 30)
-                       : s.top    ? QColor(220, 120, 0)
-                                  : QColor(90, 90, 90),
-                       s.selected || s.first || s.top ? 3 : 1));
+        r->setPen(QPen(s.first ? QColor(200, 30, 30)
+                       : s.top ? QColor(220, 120, 0)
+                               : QColor(90, 90, 90),
+                       s.first || s.top ? 3 : 1));
+        if (s.selected && m_halo) {
+            m_halo->setRect(r->rect().adjusted(-5, -5, 5, 5));
+            m_halo->show();
+        }
         const QString marked = (s.first ? QStringLiteral(" ⚑ first divergence") : QString()) +
                                (s.top ? QStringLiteral(" ▲ the error grows most") : QString());
         r->setToolTip(
@@ -340,6 +351,15 @@ QColor GraphView::boxBrush(std::size_t row) const {
     const int box = boxOfRow(row);
     return box >= 0 && static_cast<std::size_t>(box) < m_boxes.size() ? m_boxes[box]->brush().color()
                                                                       : QColor();
+}
+
+QPen GraphView::boxPen(std::size_t row) const {
+    const int b = boxOfRow(row);
+    return b >= 0 && std::size_t(b) < m_boxes.size() ? m_boxes[std::size_t(b)]->pen() : QPen();
+}
+
+QRectF GraphView::selectionFrame() const {
+    return m_halo && m_halo->isVisible() ? m_halo->rect() : QRectF();
 }
 
 int GraphView::boxOfRow(std::size_t row) const {

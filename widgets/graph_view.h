@@ -73,6 +73,11 @@ public:
     double timeBar(std::size_t row) const;
     // The fill of the box showing a row's node (tests); invalid when none shows it.
     QColor boxBrush(std::size_t row) const;
+    // Its border (red: first divergence, orange: the error grows most) and the
+    // selection's frame around a box (empty when nothing shown is selected).
+    QPen boxPen(std::size_t row) const;
+    QRectF selectionFrame() const;
+    QPushButton* collapseButton() const { return m_collapseAll; }
 
     const OpGraph& graph() const { return m_graph; }
     const GraphLayout& layout() const { return m_layout; }
@@ -102,6 +107,7 @@ private:
     GraphLayout m_layout;
     std::vector<bool> m_collapsed;
     std::vector<QGraphicsRectItem*> m_boxes;
+    QGraphicsRectItem* m_halo = nullptr; // the selection's frame, in the scene
     std::optional<std::size_t> m_selected;
     std::size_t m_findFrom = 0;
     bool m_pending = false;

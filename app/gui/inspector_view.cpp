@@ -36,6 +36,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <utility>
 
 namespace gapscope {
 
@@ -97,6 +98,7 @@ InspectorView::InspectorView(QWidget* parent)
     tl->addWidget(buildTabs(), 1);
 
     auto* top = new QSplitter(Qt::Vertical);
+    m_top = top;
     top->setObjectName(QStringLiteral("tableAndTensors"));
     top->addWidget(tableBox);
     top->addWidget(m_tensors);
@@ -135,15 +137,7 @@ InspectorView::InspectorView(QWidget* parent)
     connect(m_threshold, &ThresholdEditor::filteringChanged, this, [this] { applyFilter(); });
     connect(m_threshold, &ThresholdEditor::thresholdChanged, this, [this](const MetricThreshold& t) {
         AppSettings().setThreshold(t);
-        if (m_session) {
-            // A new snapshot judged by the new threshold: first divergence, filter, chart line.
-            m_session = adopt(m_session);
-            m_model->updateSession(m_session);
-            m_tensors->updateSession(m_session);
-            m_chart->updateSession(m_session);
-            m_speed->updateSession(m_session);
-            applyFilter();
-        }
+        rejudge();
         emit thresholdChanged(t);
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -208,7 +202,16 @@ QTabWidget* InspectorView::buildTabs() {
     // and its own chart: A's alone below it would halve its height for nothing.
     connect(tabs, &QTabWidget::currentChanged, this, [this](int tab) {
         m_tensors->setVisible(tab != AbTab);
-        m_charts->setVisible(tab != AbTab);
+        // The graph's colours are the gap chart's: its height goes to the graph,
+        // which takes two thirds of the rest; leaving it gives the table its split back.
+        m_charts->setVisible(tab != AbTab && tab != GraphTab);
+        if (tab == GraphTab && m_userSplit.isEmpty() && m_top) {
+            m_userSplit = m_top->sizes();
+            const int total = m_userSplit.value(0) + m_userSplit.value(1);
+            m_top->setSizes({total * 2 / 3, total - total * 2 / 3});
+        } else if (tab != GraphTab && !m_userSplit.isEmpty() && m_top) {
+            m_top->setSizes(std::exchange(m_userSplit, {}));
+        }
     });
     return tabs;
 }
@@ -482,10 +485,21 @@ void InspectorView::clearViewState() {
 
 void InspectorView::setThreshold(const MetricThreshold& threshold) {
     m_threshold->setThreshold(threshold);
-    if (m_session) {
-        m_session = adopt(m_session);
-        applyFilter();
-    }
+    rejudge();
+}
+
+void InspectorView::rejudge() {
+    if (!m_session)
+        return;
+    // A new snapshot judged by the new threshold: first divergence, filter,
+    // chart line, the graph's ⚑.
+    m_session = adopt(m_session);
+    m_model->updateSession(m_session);
+    m_tensors->updateSession(m_session);
+    m_chart->updateSession(m_session);
+    m_speed->updateSession(m_session);
+    m_graph->updateSession(m_session);
+    applyFilter();
 }
 
 QString InspectorView::exportOpFigure(std::size_t row, const QString& path) {

@@ -13,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QTabWidget;
 class QTableView;
+class QSplitter;
 class QTimer;
 
 namespace gapscope {
@@ -117,6 +118,8 @@ private:
     // loaded with another).
     std::shared_ptr<const Session> adopt(std::shared_ptr<const Session> snapshot) const;
     void applyFilter();
+    // The views judge the snapshot by the threshold shown (after it changed).
+    void rejudge();
     void showShownCount();
     void showWarnings();
     void sizeColumns();
@@ -138,6 +141,8 @@ private:
     RunDiffView* m_runDiff;
     StepMatrixView* m_steps;
     QTabWidget* m_tabs = nullptr;
+    QSplitter* m_top = nullptr; // the tabs above the tensor panel
+    QList<int> m_userSplit;     // its sizes before the Graph tab took more
     QLineEdit* m_filter;
     QLabel* m_shownCount; // "12 of 40 shown (filter)" while a filter hides rows
     ThresholdEditor* m_threshold;

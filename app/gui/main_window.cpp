@@ -35,11 +35,13 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <sstream>
 
 namespace gapscope {
@@ -148,6 +150,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     AppSettings settings;
     m_restoredGeometry = restoreGeometry(settings.windowGeometry());
+    if (m_restoredGeometry)
+        fitToScreen(); // saved on a larger screen, or with a frame the window manager now adds
     restoreState(settings.windowState());
     m_inspector->restoreLayout(settings);
 }
@@ -349,6 +353,19 @@ void MainWindow::showStatus() {
             ? QStringLiteral("<a href=\"%1\">%2</a>").arg(*status.worst).arg(status.worstLink.toHtmlEscaped())
             : QString());
     m_worstLink->setVisible(status.worst.has_value());
+}
+
+void MainWindow::fitToScreen() {
+    const QRect available = screen()->availableGeometry();
+    // Room for the title bar the window manager adds above the client area.
+    const int frame = std::max(frameGeometry().height() - geometry().height(), 32);
+    QRect g = geometry();
+    g.setWidth(std::min(g.width(), available.width()));
+    g.setHeight(std::min(g.height(), available.height() - frame));
+    g.moveLeft(std::clamp(g.left(), available.left(), available.right() - g.width() + 1));
+    g.moveTop(std::clamp(g.top(), available.top() + frame, available.bottom() - g.height() + 1));
+    if (g != geometry())
+        setGeometry(g);
 }
 
 QString MainWindow::sessionName() const {

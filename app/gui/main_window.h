@@ -95,6 +95,9 @@ public:
     // Where an export is offered by default: the session's folder, named after
     // the session ("mobilenet" + "-report"); the home folder for a demo.
     QString defaultOutput(const QString& suffix) const;
+    // Within the screen's available area, title bar included: a geometry saved
+    // on a larger screen is clamped, never taller than the screen.
+    void fitToScreen();
     // The window took the size and position it had when last closed.
     bool restoredGeometry() const { return m_restoredGeometry; }
     // A device run rewrote an input while the app shows it: say so and offer a

@@ -368,3 +368,27 @@ TEST_CASE("several debug-buffer candidates: none is guessed, a named file or a p
     CHECK(picked->debug_buffer_file->path() == b);
     fs::remove_all(dir);
 }
+
+#include "core/session/capture_advice.h"
+
+TEST_CASE("a session without a capture says which command makes one for its kind", "[session]") {
+    const auto loadWithout = [](const std::string& dir) {
+        std::vector<Error> errors;
+        const auto inputs = sessionInputsFromPaths(
+            {dir + "/run.etdp", dir + "/run.debug.bin", dir + "/etrecord.bin"}, errors);
+        REQUIRE(errors.empty());
+        return loadSessionFiles(sortSessionFiles(inputs));
+    };
+    const std::string demo = GAPSCOPE_DEMO_DIR;
+    const auto xnnpack = captureAdvice(*loadWithout(demo));
+    REQUIRE(xnnpack);
+    CHECK_THAT(*xnnpack, Catch::Contains("gapscope-capture from-etrecord '" + demo + "/etrecord.bin'"));
+    CHECK_THAT(*xnnpack, Catch::Contains("-o '" + demo + "/capture.gscap.safetensors'"));
+    const auto qnn = captureAdvice(*loadWithout(GAPSCOPE_QNN_DEMO_DIR));
+    REQUIRE(qnn);
+    CHECK_THAT(*qnn, Catch::Contains("capture_from_qnn_debugger(debugger).write("));
+    CHECK_THAT(*qnn, !Catch::Contains("from-etrecord"));
+    // With a capture there is nothing to advise.
+    std::vector<Error> errors;
+    CHECK_FALSE(captureAdvice(*loadSessionFiles(sortSessionFiles(sessionInputsFromPaths({demo}, errors)))));
+}

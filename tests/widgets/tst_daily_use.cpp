@@ -31,6 +31,7 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -372,9 +373,23 @@ void DailyUseTest::theWindowSizeIsRemembered() {
         window.resize(1111, 700);
         QTRY_COMPARE(window.size(), QSize(1111, 700));
     }
-    MainWindow again;
-    QVERIFY(again.restoredGeometry());
-    QCOMPARE(again.size(), QSize(1111, 700));
+    {
+        MainWindow again;
+        QVERIFY(again.restoredGeometry());
+        QCOMPARE(again.size(), QSize(1111, 700));
+        QCOMPARE(again.screen()->availableGeometry().size(), QSize(1920, 1080)); // the configured screen
+        // Saved on a larger screen: it comes back within this one, title bar included.
+        again.setGeometry(100, 900, 2500, 1500);
+    }
+    MainWindow clamped;
+    QVERIFY(clamped.restoredGeometry());
+    const QRect available = clamped.screen()->availableGeometry();
+    QVERIFY2(available.contains(clamped.geometry()), qPrintable(QStringLiteral("%1,%2 %3x%4")
+                                                                    .arg(clamped.geometry().x())
+                                                                    .arg(clamped.geometry().y())
+                                                                    .arg(clamped.width())
+                                                                    .arg(clamped.height())));
+    QVERIFY(clamped.geometry().top() >= available.top() + 32); // room for the title bar above
 }
 
 void DailyUseTest::theGraphViewShowsTheReferenceGraph() {

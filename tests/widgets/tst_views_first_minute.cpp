@@ -1,0 +1,270 @@
+// The views a new user works with in the first minute (issue 27, item 4): the
+// op table (frozen op columns, column chooser, copy, row menu, short dtypes),
+// a selection the filter hides, the gap chart's clicks, the graph's labels,
+// marks and collapse state, the event browser without a capture.
+#include "app/gui/app_settings.h"
+#include "app/gui/inspector_view.h"
+#include "gui_test_support.h"
+#include "widgets/event_browser.h"
+#include "widgets/event_table_model.h"
+#include "widgets/gap_chart.h"
+#include "widgets/graph_view.h"
+#include "widgets/op_filter_proxy.h"
+#include "widgets/op_table_model.h"
+#include "widgets/op_table_view.h"
+
+#include <QAction>
+#include <QClipboard>
+#include <QFile>
+#include <QGraphicsView>
+#include <QHeaderView>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <qcustomplot.h>
+
+using namespace gapscope;
+using namespace gapscope::test;
+
+namespace {
+
+OpTableView* tableOf(MainWindow& window) {
+    return qobject_cast<OpTableView*>(window.opView());
+}
+
+QAction* actionNamed(QMenu* menu, const QString& text) {
+    for (QAction* a : menu->actions())
+        if (a->text().remove(QLatin1Char('&')).startsWith(text))
+            return a;
+    return nullptr;
+}
+
+} // namespace
+
+class ViewsFirstMinuteTest : public QObject {
+    Q_OBJECT
+private slots:
+    void init() {
+        QSettings().clear();
+        AppSettings().setThreshold({Metric::Snr, 20.0});
+    }
+    void theOpColumnsStayWhileTheMetricsScroll();
+    void columnsAreChosenAndRemembered();
+    void rowsAreCopiedAsTabSeparatedText();
+    void aRowsMenuShowsItInTheGraphAndExportsItsFigure();
+    void aSelectionTheFilterHidesIsShown();
+    void chartClicksSelectButItsDoubleClickDoesNot();
+    void theGraphNamesNodesAndKeepsTheirMarksWhenSelected();
+    void withoutACaptureTheEventsAndGraphShowAndSayHowToMakeOne();
+};
+
+void ViewsFirstMinuteTest::theOpColumnsStayWhileTheMetricsScroll() {
+    MainWindow window;
+    window.resize(1024, 700);
+    window.show();
+    window.openAnew({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/multimethod_portable")});
+    QVERIFY(waitShown(window));
+    OpTableView* table = tableOf(window);
+    QVERIFY(table);
+    QTableView* frozen = table->frozenView();
+    QVERIFY(frozen->isVisible());
+    for (int col = 0; col < window.opModel()->columnCount(); ++col)
+        QCOMPARE(frozen->isColumnHidden(col), !OpTableView::isFrozen(col));
+    QCOMPARE(table->horizontalHeader()->visualIndex(OpTableModel::AotOps), 1); // the name beside the #
+    QScrollBar* sideways = table->horizontalScrollBar();
+    QVERIFY(sideways->maximum() > 0); // at 1024 px the metrics scroll
+    const QRect before = frozen->geometry();
+    sideways->setValue(sideways->maximum());
+    QCOMPARE(frozen->geometry(), before);
+    QCOMPARE(frozen->width(),
+             table->columnWidth(OpTableModel::Index) + table->columnWidth(OpTableModel::AotOps));
+    // Selecting an op keeps the metrics scrolled where they are.
+    window.inspector()->selectRow(window.session()->comparison->rows.size() - 1);
+    QCOMPARE(sideways->value(), sideways->maximum());
+    // Short dtypes, whole in the tooltip.
+    const QModelIndex dtype = window.opModel()->index(0, OpTableModel::Dtype);
+    QCOMPARE(dtype.data().toString(), QStringLiteral("f32 vs f32"));
+    QVERIFY(dtype.data(Qt::ToolTipRole).toString().contains(QStringLiteral("float32 vs float32")));
+}
+
+void ViewsFirstMinuteTest::columnsAreChosenAndRemembered() {
+    const int mse = OpTableModel::column(Metric::Mse);
+    {
+        MainWindow window;
+        window.show();
+        window.openDemo();
+        QVERIFY(waitShown(window));
+        QMenu* menu = tableOf(window)->columnMenu();
+        QAction* aotOps = actionNamed(menu, QStringLiteral("AOT ops"));
+        QVERIFY(aotOps && !aotOps->isEnabled()); // the op's name always shows
+        QAction* mseAction = actionNamed(menu, QStringLiteral("MSE"));
+        QVERIFY(mseAction && mseAction->isChecked());
+        mseAction->trigger();
+        QVERIFY(window.opView()->isColumnHidden(mse));
+        QVERIFY(!tableOf(window)
+                     ->selectedRowsText()
+                     .section(QLatin1Char('\n'), 0, 0)
+                     .contains(QStringLiteral("MSE"))); // a hidden column is not copied
+    }
+    MainWindow again;
+    again.show();
+    again.openDemo();
+    QVERIFY(waitShown(again));
+    QVERIFY(again.opView()->isColumnHidden(mse));
+    QVERIFY(!actionNamed(tableOf(again)->columnMenu(), QStringLiteral("MSE"))->isChecked());
+}
+
+void ViewsFirstMinuteTest::rowsAreCopiedAsTabSeparatedText() {
+    MainWindow window;
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    QTableView* table = window.opView();
+    auto* selection = table->selectionModel();
+    selection->select(window.opProxy()->index(0, 0),
+                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    selection->select(window.opProxy()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_C, Qt::ControlModifier);
+    const QStringList lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3); // the header and two rows
+    QVERIFY(lines[0].startsWith(QStringLiteral("#\tAOT ops\tDebug handles")));
+    QCOMPARE(lines[1].split(QLatin1Char('\t')).size(), lines[0].split(QLatin1Char('\t')).size());
+    QVERIFY(lines[1].startsWith(QStringLiteral("0\t")));
+    QVERIFY(lines[2].startsWith(QStringLiteral("2\t")));
+    QVERIFY(lines[2].contains(window.opProxy()->index(2, OpTableModel::AotOps).data().toString()));
+}
+
+void ViewsFirstMinuteTest::aRowsMenuShowsItInTheGraphAndExportsItsFigure() {
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    OpTableView* table = tableOf(window);
+    QMenu* menu = table->rowMenu(window.opProxy()->index(3, OpTableModel::Shape));
+    QCOMPARE(actionNamed(menu, QStringLiteral("Copy row"))->text().remove(QLatin1Char('&')),
+             QStringLiteral("Copy row"));
+    actionNamed(menu, QStringLiteral("Show in graph"))->trigger();
+    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(3));
+    QVERIFY(window.inspector()->graphView()->isVisible());
+    QVERIFY(!window.chart()->isVisible()); // the graph takes the chart's height
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("op.png"));
+    QCOMPARE(window.inspector()->exportOpFigure(1, png), QString());
+    QVERIFY(QImage(png).width() > 800);
+    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(1));
+}
+
+void ViewsFirstMinuteTest::aSelectionTheFilterHidesIsShown() {
+    MainWindow window;
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    window.findChild<QLineEdit*>(QStringLiteral("opFilter"))->setText(QStringLiteral("topk"));
+    QCOMPARE(window.opProxy()->rowCount(), 1);
+    emit window.chart()->rowClicked(0); // a click on the chart, on an op the filter hides
+    QCOMPARE(window.opProxy()->rowCount(), 2);
+    QCOMPARE(window.opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(), 0ULL);
+    QCOMPARE(window.inspector()->shownCount()->text(),
+             QStringLiteral("2 of 4 shown (filter, and the selected op)"));
+    // Selecting a row the filter shows lets the pinned one go.
+    window.inspector()->selectRow(std::size_t{3});
+    QCOMPARE(window.opProxy()->rowCount(), 1);
+}
+
+void ViewsFirstMinuteTest::chartClicksSelectButItsDoubleClickDoesNot() {
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.openDemo();
+    QVERIFY(waitShown(window));
+    window.inspector()->selectRow(std::size_t{0});
+    QCustomPlot* plot = window.chart()->plot();
+    // The op drawn third, in execution order.
+    const QPoint third(qRound(plot->xAxis->coordToPixel(2)), plot->height() / 2);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, third);
+    const auto clicked = window.chart()->selectedRow();
+    QTest::qWait(QApplication::doubleClickInterval() + 50); // the next click is no double click
+    QVERIFY(clicked && *clicked != 0);
+    // A drag pans and selects nothing.
+    QTest::mousePress(plot, Qt::LeftButton, {},
+                      QPoint(qRound(plot->xAxis->coordToPixel(0)), plot->height() / 2));
+    QTest::mouseMove(plot, third);
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, third + QPoint(40, 0));
+    QCOMPARE(window.chart()->selectedRow(), clicked);
+    // A double click on another op resets the zoom and leaves the selection as it was.
+    const QPoint first(qRound(plot->xAxis->coordToPixel(0)), plot->height() / 2);
+    QTest::mouseDClick(plot, Qt::LeftButton, {}, first);
+    QCOMPARE(window.chart()->selectedRow(), clicked);
+}
+
+void ViewsFirstMinuteTest::theGraphNamesNodesAndKeepsTheirMarksWhenSelected() {
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.openAnew({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/multimethod_portable")});
+    QVERIFY(waitShown(window));
+    GraphView* graph = window.inspector()->graphView();
+    window.inspector()->showTab(InspectorView::GraphTab);
+    QTRY_VERIFY_WITH_TIMEOUT(!graph->layoutPending() && !graph->layout().boxes.empty(), 20000);
+    // Nodes show their name under their op when it says more.
+    bool named = false;
+    for (auto* item : graph->view()->scene()->items())
+        if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item))
+            named = named || text->text().contains(QLatin1Char('\n'));
+    QVERIFY(named);
+    // A first divergence, selected, keeps its red border inside the selection's frame.
+    window.inspector()->setThreshold({Metric::Snr, 400.0});
+    const auto s = window.session();
+    QVERIFY(s->first_divergence);
+    const std::size_t first = s->first_divergence->row;
+    window.inspector()->selectRow(first);
+    QCOMPARE(graph->boxPen(first).color(), QColor(200, 30, 30));
+    QVERIFY(!graph->selectionFrame().isEmpty());
+    // Search counts its matches.
+    QVERIFY(graph->find(QStringLiteral("mul")));
+    QVERIFY2(graph->status().startsWith(QStringLiteral("match 1 of ")), qPrintable(graph->status()));
+}
+
+void ViewsFirstMinuteTest::withoutACaptureTheEventsAndGraphShowAndSayHowToMakeOne() {
+    QTemporaryDir dir;
+    for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin"})
+        QVERIFY(QFile::copy(demoDir().filePath(QString::fromLatin1(name)),
+                            dir.filePath(QString::fromLatin1(name))));
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.openAnew({dir.path()});
+    QVERIFY(waitShown(window));
+    EventBrowser* events = window.eventBrowser();
+    QVERIFY(events->isVisible());
+    QVERIFY2(events->summary().contains(QStringLiteral("gapscope-capture from-etrecord &#x27;") +
+                                        dir.filePath(QStringLiteral("etrecord.bin"))) ||
+                 events->summary().contains(QStringLiteral("gapscope-capture from-etrecord '") +
+                                            dir.filePath(QStringLiteral("etrecord.bin"))),
+             qPrintable(events->summary()));
+    QVERIFY(events->tabs()->isTabVisible(1));
+    events->tabs()->setCurrentIndex(1);
+    QTRY_VERIFY_WITH_TIMEOUT(!events->graph()->layoutPending() && !events->graph()->layout().boxes.empty(),
+                             20000);
+    // Sorted by #, each run's events stay together.
+    QTableView* view = events->view();
+    view->sortByColumn(EventTableModel::Index, Qt::AscendingOrder);
+    quint64 lastRun = 0;
+    for (int r = 0; r < view->model()->rowCount(); ++r) {
+        const quint64 run = view->model()->index(r, EventTableModel::Run).data().toULongLong();
+        QVERIFY(run >= lastRun);
+        lastRun = run;
+    }
+    QCOMPARE(view->model()->headerData(EventTableModel::DelegateId, Qt::Horizontal).toString(),
+             QStringLiteral("Delegate event"));
+}
+
+QTEST_MAIN(ViewsFirstMinuteTest)
+#include "tst_views_first_minute.moc"
