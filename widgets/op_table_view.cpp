@@ -158,6 +158,36 @@ void OpTableView::refreshFrozen() {
     updateFrozenGeometry();
 }
 
+void OpTableView::sizeColumns(const QByteArray& savedHeader, int rows) {
+    if (!savedHeader.isEmpty()) {
+        horizontalHeader()->restoreState(savedHeader);
+        // Widths saved on another session may not fit this one's ops: the op
+        // columns stay readable and "#" fits its largest index.
+        for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
+            setColumnWidth(col, std::max(columnWidth(col), 140));
+    } else {
+        resizeColumnsToContents();
+        // Fused groups list many ops: keep the op columns readable, the numbers visible.
+        for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
+            setColumnWidth(col, std::min(columnWidth(col), 280));
+        setColumnWidth(OpTableModel::Handles, std::min(columnWidth(OpTableModel::Handles), 120));
+        // Metric cells hold "…" until measured: leave room for the numbers.
+        for (int col = OpTableModel::FirstMetric; col <= OpTableModel::column(OpTableModel::Tail::Added);
+             ++col)
+            setColumnWidth(col, std::max(columnWidth(col), 72));
+    }
+    fitIndexColumn(rows);
+    refreshFrozen();
+}
+
+void OpTableView::fitIndexColumn(int rows) {
+    // Sized for the largest index with both marks, not for the rows in view
+    // (resizeColumnToContents measures only those: "#" truncated past 1000).
+    const int widest =
+        fontMetrics().horizontalAdvance(QString::number(std::max(rows - 1, 0)) + QStringLiteral(" ⚑▲"));
+    setColumnWidth(OpTableModel::Index, std::max(columnWidth(OpTableModel::Index), widest + 24));
+}
+
 int OpTableView::frozenWidth() const {
     return columnWidth(OpTableModel::Index) + columnWidth(OpTableModel::AotOps);
 }

@@ -24,6 +24,11 @@ public:
     // After the header changed wholesale (restoreState, resizeColumnsToContents):
     // the frozen columns first, and the overlay's widths and place again.
     void refreshFrozen();
+    // Columns sized for a new session's rows: `savedHeader` (the user's widths,
+    // order and hidden columns) when given, else to their contents within
+    // bounds; "#" fits the largest of `rows` indices with both marks.
+    void sizeColumns(const QByteArray& savedHeader, int rows);
+    void fitIndexColumn(int rows);
     QTableView* frozenView() const { return m_frozen; }
     // The selected rows, in the order shown, as TSV: a header line of the
     // columns shown, then one line per row (what Ctrl+C puts on the clipboard).

@@ -281,38 +281,9 @@ void InspectorView::showWarnings() {
 }
 
 void InspectorView::sizeColumns() {
-    if (!m_savedHeader.isEmpty()) {
-        // The user's column widths and order win over the automatic layout.
-        m_table->horizontalHeader()->restoreState(m_savedHeader);
-        m_savedHeader.clear();
-        // Widths saved on another session may not fit this one's ops: the op
-        // columns stay readable and "#" fits its largest index.
-        for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
-            m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 140));
-    } else {
-        m_table->resizeColumnsToContents();
-        // Fused groups list many ops: keep the op columns readable, the numbers visible.
-        for (int col : {OpTableModel::AotOps, OpTableModel::RuntimeOps})
-            m_table->setColumnWidth(col, std::min(m_table->columnWidth(col), 280));
-        m_table->setColumnWidth(OpTableModel::Handles,
-                                std::min(m_table->columnWidth(OpTableModel::Handles), 120));
-        // Metric cells hold "…" until measured: leave room for the numbers.
-        for (int col = OpTableModel::FirstMetric; col <= OpTableModel::column(OpTableModel::Tail::Added);
-             ++col)
-            m_table->setColumnWidth(col, std::max(m_table->columnWidth(col), 72));
-    }
+    // The user's column widths and order (restored once) win over the automatic layout.
+    m_table->sizeColumns(std::exchange(m_savedHeader, {}), m_model->rowCount());
     m_coverageView->resizeColumnsToContents();
-    fitIndexColumn();
-    m_table->refreshFrozen();
-}
-
-void InspectorView::fitIndexColumn() {
-    // Sized for the largest index with both marks, not for the rows in view
-    // (resizeColumnToContents measures only those: "#" truncated past 1000).
-    const int widest = m_table->fontMetrics().horizontalAdvance(
-        QString::number(std::max(m_model->rowCount() - 1, 0)) + QStringLiteral(" ⚑▲"));
-    m_table->setColumnWidth(OpTableModel::Index,
-                            std::max(m_table->columnWidth(OpTableModel::Index), widest + 24));
 }
 
 std::shared_ptr<const Session> InspectorView::adopt(std::shared_ptr<const Session> snapshot) const {
@@ -346,7 +317,7 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_selectors->setSession(m_session);
     showWarnings();
     if (sameFiles)
-        fitIndexColumn();
+        m_table->fitIndexColumn(m_model->rowCount());
     else
         sizeColumns();
     m_autoSelected.reset();
@@ -390,8 +361,8 @@ void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
     autoSelectFirst(); // if the load finished before the deferred selection ran
     m_chartRefresh->stop();
     m_session = adopt(std::move(snapshot));
-    m_model->updateSession(m_session); // the first-divergence and gain marks
-    fitIndexColumn();                  // room for them
+    m_model->updateSession(m_session);            // the first-divergence and gain marks
+    m_table->fitIndexColumn(m_model->rowCount()); // room for them
     m_tensors->updateSession(m_session);
     m_coverage->setSession(m_session);
     m_coverageView->resizeColumnsToContents();

@@ -123,7 +123,6 @@ private:
     void showShownCount();
     void showWarnings();
     void sizeColumns();
-    void fitIndexColumn();
     // Selects and focuses the first op once after a session is shown, unless
     // the user selected one already.
     void autoSelectFirst();

@@ -1,5 +1,6 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/ab_steps_wiring.h"
 #include "app/gui/app_settings.h"
 #include "app/gui/compare_controller.h"
 #include "app/gui/debug_buffer_picker.h"
@@ -137,8 +138,7 @@ MainWindow::MainWindow(QWidget* parent)
     // A/B: B loads beside A on its own loader; each complete A is paired with it again.
     connect(loader, &SessionLoader::completed, m_compare, &CompareController::setA);
     connect(loader, &SessionLoader::completed, m_steps, &StepsController::sessionCompleted);
-    connectComparison();
-    connectSteps();
+    m_wiring = new AbStepsWiring(m_inspector, m_sessions, m_compare, m_steps, m_stepsB, m_status, this);
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
     connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
     connect(m_inspector, &InspectorView::thresholdChanged, this,
@@ -326,13 +326,9 @@ void MainWindow::finishSession(std::shared_ptr<const Session> snapshot) {
     m_progress->hide();
     m_cancel->hide();
     m_inspector->finishSession(snapshot);
-    if (m_pendingRow) { // the op clicked in the steps view, at its step
-        m_inspector->selectRow(*m_pendingRow);
-        m_pendingRow.reset();
-    }
+    m_wiring->sessionFinished();
     if (const auto view = m_sessions->takeSavedView()) // a saved session's, or Reload's
         m_inspector->restoreViewState(*view);
-    showStepSelection();
     m_actions->refresh();
     showStatus();
     warnIfInputsChanged();
@@ -414,111 +410,6 @@ bool MainWindow::exportCsv(const QString& path) {
     std::ostringstream out;
     writeComparisonCsv(out, *snapshot->comparison, snapshot->latency.get());
     return !writeFileAtomically(path.toStdString(), std::string_view(out.str()));
-}
-
-void MainWindow::connectComparison() {
-    connect(m_inspector->runDiffView(), &RunDiffView::metricChanged, this,
-            &MainWindow::showDifferenceInGraph);
-    connect(m_compare, &CompareController::compared, this, [this](std::shared_ptr<const ComparedRuns> runs) {
-        m_inspector->runDiffView()->setRuns(std::move(runs));
-        showDifferenceInGraph(); // the tab stays the user's (compareWith showed A/B when asked)
-        m_status->setText(tr("A/B: %1 against %2")
-                              .arg(QString::fromStdString(m_compare->runs()->a.label),
-                                   QString::fromStdString(m_compare->runs()->b.label)));
-    });
-    connect(m_compare, &CompareController::failed, this, [this](const QString& message) {
-        m_inspector->runDiffView()->setMessage(message);
-        m_status->setText(message);
-    });
-    connect(m_inspector->runDiffView(), &RunDiffView::pairShown, this, [this](std::size_t pair) {
-        // The A/B tensors show both rows.
-        const auto& runs = m_compare->runs();
-        if (!runs || pair >= runs->match.pairs.size())
-            return;
-        const auto& p = runs->match.pairs[pair];
-        const auto rowOf = [](const RunSummary& s, std::optional<std::size_t> at) {
-            return at ? std::optional<std::size_t>(s.rows[*at].index) : std::nullopt;
-        };
-        m_inspector->runDiffView()->tensors()->setPair(m_compare->pairedA(), rowOf(runs->a, p.a),
-                                                       m_compare->pairedB(), rowOf(runs->b, p.b));
-    });
-    connect(m_inspector->runDiffView(), &RunDiffView::pairSelected, this, [this](std::size_t pair) {
-        // Chosen by the user: the Ops tab, the chart and the graph follow A's row.
-        const auto& runs = m_compare->runs();
-        if (runs && pair < runs->match.pairs.size() && runs->match.pairs[pair].a)
-            m_inspector->selectRow(runs->a.rows[*runs->match.pairs[pair].a].index);
-    });
-}
-
-void MainWindow::connectSteps() {
-    // Steps: every execution of a decode loop, once per loop; a cell clicked shows that op at that step.
-    StepMatrixView* stepsView = m_inspector->stepsView();
-    connect(m_steps, &StepsController::computing, this, [stepsView](std::size_t executions) {
-        stepsView->setMessage(tr("Comparing %1 steps, each with its own capture…").arg(executions));
-    });
-    connect(m_steps, &StepsController::progress, this, [stepsView](std::size_t done, std::size_t total) {
-        stepsView->setMessage(tr("Comparing steps: %1 of %2…").arg(done).arg(total));
-    });
-    connect(m_steps, &StepsController::none, stepsView, &StepMatrixView::setMessage);
-    connect(m_steps, &StepsController::ready, this,
-            [this, stepsView](std::shared_ptr<const SessionSteps> steps) {
-                const auto s = session();
-                stepsView->setSteps(steps, s ? s->threshold : kDefaultThreshold);
-                showStepSelection();
-            });
-    // B's decode loop, step by step beside A's.
-    connect(m_compare->loaderB(), &SessionLoader::completed, m_stepsB, &StepsController::sessionCompleted);
-    connect(m_stepsB, &StepsController::ready, stepsView, &StepMatrixView::setStepsB);
-    connect(m_stepsB, &StepsController::none, stepsView, [stepsView] { stepsView->setStepsB(nullptr); });
-    connect(stepsView, &StepMatrixView::cellClicked, this,
-            [this, stepsView](std::size_t op, std::size_t step) {
-                const auto& steps = stepsView->steps();
-                const auto s = session();
-                if (!steps || !s || !s->comparison || step >= steps->runs.size())
-                    return;
-                const auto row = stepsView->matrix().rowAt(op, step);
-                m_pendingRow = row >= 0 ? std::optional<std::size_t>(std::size_t(row)) : std::nullopt;
-                if (steps->runs[step] == s->comparison->run) {
-                    if (m_pendingRow)
-                        m_inspector->selectRow(*m_pendingRow);
-                    m_pendingRow.reset();
-                    showStepSelection();
-                    return;
-                }
-                m_sessions->compare(QString::fromStdString(s->comparison->method), steps->runs[step]);
-            });
-}
-
-void MainWindow::showDifferenceInGraph() {
-    // The graph shows A's nodes: each paired row's "B worse by" on the A/B tab's metric.
-    std::map<std::size_t, double> worseBy;
-    const auto& runs = m_compare->runs();
-    const Metric metric = m_inspector->runDiffView()->model()->metric();
-    const auto s = session();
-    if (runs && s && s->comparison && runs->a.rows.size() == s->comparison->rows.size())
-        for (const auto& p : runs->match.pairs)
-            if (p.a && p.b)
-                if (const auto d = metricDelta(runs->a, runs->b, p, metric).worse_by)
-                    worseBy[runs->a.rows[*p.a].index] = *d;
-    m_inspector->graphView()->setDifference(std::move(worseBy),
-                                            QString::fromLatin1(metricInfo(metric).label));
-}
-
-void MainWindow::showStepSelection() {
-    StepMatrixView* view = m_inspector->stepsView();
-    const auto& steps = view->steps();
-    const auto s = session();
-    if (!steps || !s || !s->comparison)
-        return;
-    std::optional<std::size_t> step;
-    for (std::size_t k = 0; k < steps->runs.size(); ++k)
-        if (steps->runs[k] == s->comparison->run)
-            step = k;
-    const QModelIndex current = m_inspector->opView()->currentIndex();
-    std::optional<std::size_t> op;
-    if (step && current.isValid())
-        op = view->opOfRow(*step, current.data(OpTableModel::RowIndexRole).toULongLong());
-    view->setSelected(op, step);
 }
 
 void MainWindow::compareWith(const QStringList& paths) {

@@ -19,6 +19,7 @@ class QTableView;
 
 namespace gapscope {
 
+class AbStepsWiring;
 class CompareController;
 class StepsController;
 class DebugBufferPicker;
@@ -114,14 +115,6 @@ protected:
     void changeEvent(QEvent* event) override; // on activation: did an input change?
 
 private:
-    // The steps view marks the op and step the window shows.
-    void showStepSelection();
-    // The graph's "colour by A/B difference": the A/B tab's values on A's nodes.
-    void showDifferenceInGraph();
-    // The A/B tab's wiring: B's pairing, its pairings shown and chosen.
-    void connectComparison();
-    // The Steps tab's: A's and B's decode loops, and a cell clicked.
-    void connectSteps();
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
     void finishSession(std::shared_ptr<const Session> session);
     void showBanner(const QStringList& lines);
@@ -132,8 +125,7 @@ private:
     CompareController* m_compare;
     StepsController* m_steps;
     StepsController* m_stepsB;
-    // A click in the steps view: the row to select once that step's run is shown.
-    std::optional<std::size_t> m_pendingRow;
+    AbStepsWiring* m_wiring = nullptr;
     InspectorView* m_inspector;
     QLabel* m_banner;
     DebugBufferPicker* m_debugBufferPicker;
