@@ -11,6 +11,7 @@
 #include "app/gui/session_controller.h"
 #include "app/gui/window_actions.h"
 #include "core/compare/findings.h"
+#include "gui_test_support.h"
 #include "widgets/event_browser.h"
 #include "widgets/event_table_model.h"
 #include "widgets/gap_chart.h"
@@ -40,36 +41,11 @@
 #include <qcustomplot.h>
 
 using namespace gapscope;
+using namespace gapscope::test;
 
 namespace {
 
 const QDir kDemo(QStringLiteral(GAPSCOPE_DEMO_DIR));
-
-QStringList demoFiles(const char* capture = "capture.gscap.safetensors") {
-    QStringList files;
-    for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin", capture})
-        files << kDemo.filePath(QString::fromLatin1(name));
-    return files;
-}
-
-// A real drag: enter, then drop, with file URLs.
-void drop(QWidget& target, const QStringList& paths) {
-    QMimeData mime;
-    QList<QUrl> urls;
-    for (const auto& p : paths)
-        urls << QUrl::fromLocalFile(p);
-    mime.setUrls(urls);
-    QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QCoreApplication::sendEvent(&target, &enter);
-    QVERIFY(enter.isAccepted());
-    QDropEvent dropped(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QCoreApplication::sendEvent(&target, &dropped);
-}
-
-bool waitShown(MainWindow& window) {
-    QSignalSpy shown(&window, &MainWindow::sessionShown);
-    return shown.wait(30000);
-}
 
 } // namespace
 
@@ -134,7 +110,7 @@ void DailyUseTest::droppedFoldersAndSessionFilesOpen() {
     MainWindow window;
     window.show();
     // A folder.
-    drop(window, {kDemo.path()});
+    QVERIFY(drop(window, {kDemo.path()}));
     QVERIFY(waitShown(window));
     QVERIFY(window.session()->comparison);
     // A saved session file.
@@ -143,7 +119,7 @@ void DailyUseTest::droppedFoldersAndSessionFilesOpen() {
     QVERIFY(window.saveSession(dir.filePath(QStringLiteral("s.json")))); // the extension is completed
     MainWindow other;
     other.show();
-    drop(other, {saved});
+    QVERIFY(drop(other, {saved}));
     QVERIFY(waitShown(other));
     QCOMPARE(other.controller()->sessionFile(), saved);
     QCOMPARE(other.session()->comparison->rows.size(), window.session()->comparison->rows.size());
@@ -517,7 +493,7 @@ void DailyUseTest::anExecuTorchFolderOpens() {
     QVERIFY(copyLayout(dir));
     MainWindow window;
     window.show();
-    drop(window, {dir.path()});
+    QVERIFY(drop(window, {dir.path()}));
     QVERIFY(waitShown(window));
     QVERIFY2(window.banner()->isHidden(), qPrintable(window.banner()->text()));
     QVERIFY(window.debugBufferPicker()->isHidden());
@@ -542,7 +518,7 @@ void DailyUseTest::aDroppedOrPickedDebugBufferFillsTheSlot() {
     other.close();
     MainWindow window;
     window.show();
-    drop(window, {dir.path()});
+    QVERIFY(drop(window, {dir.path()}));
     QVERIFY(waitShown(window));
     QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing: 2 files could be it")));
     QVERIFY(!window.debugBufferPicker()->isHidden());
@@ -552,7 +528,7 @@ void DailyUseTest::aDroppedOrPickedDebugBufferFillsTheSlot() {
     QCOMPARE(buttons.at(0)->text(), QStringLiteral("a.bin"));
 
     // Dropping one on the banner that asks for it fills the slot.
-    drop(window, {dir.filePath(QStringLiteral("a.bin"))});
+    QVERIFY(drop(window, {dir.filePath(QStringLiteral("a.bin"))}));
     QVERIFY(waitShown(window));
     QVERIFY2(window.banner()->isHidden(), qPrintable(window.banner()->text()));
     QVERIFY(window.debugBufferPicker()->isHidden());
@@ -564,7 +540,7 @@ void DailyUseTest::aDroppedOrPickedDebugBufferFillsTheSlot() {
     // From the folder alone again, a click on a button picks the file.
     MainWindow fresh;
     fresh.show();
-    drop(fresh, {dir.path()});
+    QVERIFY(drop(fresh, {dir.path()}));
     QVERIFY(waitShown(fresh));
     buttons = fresh.debugBufferPicker()->findChildren<QPushButton*>(QStringLiteral("debugBufferCandidate"));
     QCOMPARE(buttons.size(), 2);
