@@ -283,6 +283,12 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files) {
 int runCompare(const CompareOptions& o) {
     ReportContext ctx;
     std::string error;
+    const std::vector<std::pair<std::string, std::string>> outputs{{"--csv", o.csv},
+                                                                   {"--json", o.json},
+                                                                   {"--markdown", o.markdown},
+                                                                   {"--model-explorer", o.modelExplorer}};
+    if (const auto clash = checkOutputs(outputs, {"--model-explorer"}))
+        return fail(*clash), 2;
     // The first divergence is judged by the gate when one is given: a table that says
     // "crosses snr 20" under a passing snr=10 gate reads as a failure.
     const std::string thresholdText = !o.threshold.empty()      ? o.threshold
@@ -341,7 +347,8 @@ int runCompare(const CompareOptions& o) {
     for (const auto& note : c.notes)
         std::cerr << "gapscope-cli compare: note: " << note << "\n";
 
-    writeComparisonTable(std::cout, c, ctx);
+    if (!writesToStdout(outputs)) // a report on standard output is not mixed with the table
+        writeComparisonTable(std::cout, c, ctx);
 
     // Each report is built only when asked for: on 50,000 rows the JSON
     // document alone took more than half of the run.
@@ -427,9 +434,9 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--fail-if-worse", o->failIfWorse,
                     "With --baseline: exit 3 when any row is worse than in the baseline by more than "
                     "METRIC=MARGIN, in the metric's unit (snr=3: 3 dB); repeatable");
-    cmd->add_option("--csv", o->csv, "Write the table as CSV (atomically)");
-    cmd->add_option("--json", o->json, "Write the JSON report (atomically)");
-    cmd->add_option("--markdown", o->markdown, "Write a Markdown report (atomically)");
+    cmd->add_option("--csv", o->csv, "Write the table as CSV (atomically; - for standard output)");
+    cmd->add_option("--json", o->json, "Write the JSON report (atomically; - for standard output)");
+    cmd->add_option("--markdown", o->markdown, "Write a Markdown report (atomically; - for standard output)");
     cmd->add_option(
         "--model-explorer", o->modelExplorer,
         "Write Model Explorer node-data overlays (SNR, rel. L2, time, time share) into this folder, "

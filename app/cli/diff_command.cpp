@@ -73,6 +73,11 @@ int runDiff(const DiffOptions& o) {
     std::string error;
     if (!parseMargins(o.failIfWorse, margins, error))
         return fail("diff", "--fail-if-worse: " + error, 2);
+    const std::vector<std::pair<std::string, std::string>> outputs{
+        {"--csv", o.csv}, {"--json", o.json}, {"--markdown", o.markdown}};
+    if (const auto clash = checkOutputs(outputs))
+        return fail("diff", *clash, 2);
+    const bool tableOut = !writesToStdout(outputs); // a report on standard output is not mixed with the table
     const auto a = loadSavedReport(o.a);
     if (!a)
         return fail("diff", a.error().describe());
@@ -92,9 +97,10 @@ int runDiff(const DiffOptions& o) {
     std::size_t regressions = 0;
     for (std::size_t k = 0; k < runs.size(); ++k) {
         const RunDiff d = diffRuns(*runs[k].first, *runs[k].second, ranking, margins);
-        if (runs.size() > 1)
+        if (runs.size() > 1 && tableOut)
             std::cout << "== execution " << k << " ==\n";
-        writeDiffTable(std::cout, d, o.limit);
+        if (tableOut)
+            writeDiffTable(std::cout, d, o.limit);
         for (const auto& r : d.regressions)
             std::cerr << "worse than the margin"
                       << (runs.size() > 1 ? " at execution " + std::to_string(k) : std::string()) << ": "

@@ -2,11 +2,23 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gapscope::cli {
 
 // Writes a report the user asked for (--csv, --json, --markdown) atomically;
-// nothing for an empty path. The error message, or nothing.
+// nothing for an empty path; "-" writes it to standard output. The error
+// message, or nothing.
 std::optional<std::string> writeOutput(const std::string& path, const std::string& text);
+
+// The outputs a command was given, as (option, path): refused when two name
+// the same file (by path, or by the file an existing one is: a hard link, a
+// symbolic link), or when more than one is standard output ("-"), or when "-"
+// is given to an option that writes a folder. The message, or nothing.
+std::optional<std::string> checkOutputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                                        const std::vector<std::string>& folders = {});
+// Some output goes to standard output: the text table must not.
+bool writesToStdout(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 } // namespace gapscope::cli

@@ -36,10 +36,10 @@ int runProfile(const ProfileCommandOptions& o) {
         return fail("a time scale is one of ns, us, ms, s or cycles", 2);
     if (!timeScalesCompatible(*source, *target))
         return fail("cycles convert to cycles only (as ExecuTorch's Inspector requires)", 2);
-    for (const auto& [a, b] :
-         {std::pair{&o.json, &o.csv}, std::pair{&o.json, &o.trace}, std::pair{&o.csv, &o.trace}})
-        if (!a->empty() && *a == *b)
-            return fail("two outputs name the same file: " + *a, 2);
+    const std::vector<std::pair<std::string, std::string>> outputs{
+        {"--json", o.json}, {"--csv", o.csv}, {"--trace", o.trace}};
+    if (const auto clash = checkOutputs(outputs))
+        return fail(*clash, 2);
     std::vector<Error> errors;
     const SessionInputs inputs = sessionInputsFromPaths(o.paths, errors);
     if (!errors.empty())
@@ -64,7 +64,8 @@ int runProfile(const ProfileCommandOptions& o) {
     options.target = *target;
     options.etrecord = etrecord ? &*etrecord : nullptr;
     const ProfileTable table = profileTable(dump.value(), options);
-    writeProfileText(std::cout, table);
+    if (!writesToStdout(outputs)) // a report on standard output is not mixed with the table
+        writeProfileText(std::cout, table);
     if (!o.json.empty()) {
         const auto text = renderJson(profileToJson(table));
         if (text.replaced)

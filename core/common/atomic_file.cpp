@@ -17,6 +17,12 @@ std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes
     // run as root once destroyed /dev/full so), and an input by the output.
     if (auto refused = refuseUnsafeOutput(path))
         return refused;
+    // A report written again keeps the mode its owner gave it (a 0600 report
+    // stays private); a new one is 0644.
+    struct stat existing {};
+    const mode_t mode = ::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)
+                            ? static_cast<mode_t>(existing.st_mode & 07777)
+                            : static_cast<mode_t>(0644);
     std::string pattern = path + ".tmp-XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
@@ -37,7 +43,7 @@ std::optional<Error> writeFileAtomically(const std::string& path, ByteSpan bytes
         }
         done += static_cast<std::size_t>(n);
     }
-    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
+    if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
         auto err = errnoError(path, "cannot flush");
         ::close(fd);
         ::unlink(tmp.c_str());

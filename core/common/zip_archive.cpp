@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <zip.h>
 
 namespace gapscope {
@@ -51,6 +52,45 @@ std::string locateInconsistency(zip_source_t* src, std::string fallback) {
     return fallback;
 }
 
+std::uint32_t le32(const std::uint8_t* p) {
+    return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+           std::uint32_t(p[3]) << 24;
+}
+std::uint16_t le16(const std::uint8_t* p) {
+    return static_cast<std::uint16_t>(p[0] | p[1] << 8);
+}
+
+// libzip refuses a central directory naming one entry twice without saying
+// which: the first name given twice, read from the directory itself (the end
+// record from the back, then each header; every offset bounds-checked).
+std::optional<std::string> duplicateEntryName(ByteSpan bytes) {
+    constexpr std::size_t kEnd = 22, kHeader = 46;
+    if (bytes.size < kEnd)
+        return std::nullopt;
+    const std::size_t lowest = bytes.size > kEnd + 65535 ? bytes.size - kEnd - 65535 : 0;
+    for (std::size_t at = bytes.size - kEnd + 1; at-- > lowest;) {
+        const std::uint8_t* e = bytes.data + at;
+        if (le32(e) != 0x06054b50)
+            continue;
+        std::size_t offset = le32(e + 16), count = le16(e + 10);
+        std::set<std::string> seen;
+        for (std::size_t k = 0; k < count && offset + kHeader <= bytes.size; ++k) {
+            const std::uint8_t* h = bytes.data + offset;
+            if (le32(h) != 0x02014b50)
+                return std::nullopt;
+            const std::size_t nameLength = le16(h + 28);
+            if (offset + kHeader + nameLength > bytes.size)
+                return std::nullopt;
+            std::string name(reinterpret_cast<const char*>(h + kHeader), nameLength);
+            if (!seen.insert(name).second)
+                return name;
+            offset += kHeader + nameLength + le16(h + 30) + le16(h + 32);
+        }
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::vector<std::string> ZipArchive::entryNames(ByteSpan bytes, std::size_t maxEntries) {
@@ -97,9 +137,13 @@ Result<std::shared_ptr<const ZipArchive>> ZipArchive::open(std::shared_ptr<const
         const int code = zip_error_code_zip(&err);
         std::string msg = "not a valid ZIP archive (" + std::string(zip_error_strerror(&err)) + ")";
         zip_error_fini(&err);
-        if (code == ZIP_ER_EXISTS)
-            msg = "not a valid ZIP archive: two entries have the same name";
-        else if (code == ZIP_ER_INCONS)
+        if (code == ZIP_ER_EXISTS) {
+            const auto name = duplicateEntryName(file->bytes());
+            // Bounded: a name is echoed, never a megabyte of one (printing escapes it).
+            msg = name ? "not a valid ZIP archive: two entries are named '" +
+                             (name->size() > 200 ? name->substr(0, 200) + "..." : *name) + "'"
+                       : "not a valid ZIP archive: two entries have the same name";
+        } else if (code == ZIP_ER_INCONS)
             msg = locateInconsistency(src, msg);
         zip_source_free(src); // a failed open leaves the source to its caller
         return zipError(path, "", msg, ErrorCode::BadMagic);
