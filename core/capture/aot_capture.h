@@ -26,6 +26,10 @@ struct CaptureValue {
     std::vector<CaptureValue> items; // for List
 };
 
+// The codes a quantised dtype holds (int8, uint8, int16, uint16, int32);
+// none for a name that is not one.
+std::optional<std::pair<std::int64_t, std::int64_t>> quantizedRange(const std::string& dtype);
+
 struct QuantParams {
     bool per_channel = false;
     std::vector<double> scale;            // one entry per tensor, or one per channel

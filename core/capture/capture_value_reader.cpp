@@ -4,7 +4,10 @@
 #include "core/common/json_depth.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace gapscope {
 
@@ -159,6 +162,12 @@ template <typename T> bool numberList(value& v, std::vector<T>& dst) {
     return ok && !dst.empty();
 }
 
+std::string shortNumber(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return text;
+}
+
 void quant(value& v, const std::string& field, QuantParams& q) {
     if (v.type().value() != json_type::object)
         fault(field, "quantization parameters must be an object");
@@ -201,15 +210,36 @@ void quant(value& v, const std::string& field, QuantParams& q) {
     for (double s : q.scale)
         if (!(s > 0) || !std::isfinite(s))
             fault(field + ".scale", "every scale must be positive and finite");
+    // A scale the kernels hold as float32: below float32's smallest normal
+    // number it is denormal (or zero) there, and dequantised values lose their
+    // digits; above its largest, infinite.
+    for (double s : q.scale)
+        if (s < double(std::numeric_limits<float>::min()) || s > double(std::numeric_limits<float>::max()))
+            fault(field + ".scale", "scale " + shortNumber(s) +
+                                        " is not a normal float32 number (the kernels' scale): not usable");
     if (!dtypeOk)
         fault(field + ".dtype", "'dtype' must be a string");
     q.dtype = dtype.value_or("");
+    const auto range = quantizedRange(q.dtype);
+    if (!range)
+        fault(field + ".dtype", "'" + q.dtype.substr(0, 40) +
+                                    "' is not a quantised dtype (int8, uint8, int16, uint16 or int32)");
     if (!qmin || !qmax)
         fault(field, "quantization needs integer 'qmin' and 'qmax'");
     q.qmin = *qmin;
     q.qmax = *qmax;
     if (q.qmin > q.qmax)
         fault(field, "qmin is larger than qmax");
+    if (q.qmin < range->first || q.qmax > range->second)
+        fault(field, "qmin..qmax " + std::to_string(q.qmin) + ".." + std::to_string(q.qmax) +
+                         " lies outside " + q.dtype + "'s " + std::to_string(range->first) + ".." +
+                         std::to_string(range->second));
+    for (std::size_t k = 0; k < q.zero_point.size(); ++k)
+        if (q.zero_point[k] < q.qmin || q.zero_point[k] > q.qmax)
+            fault(field + ".zero_point",
+                  "zero point " + std::to_string(q.zero_point[k]) +
+                      (q.zero_point.size() > 1 ? " (channel " + std::to_string(k) + ")" : "") +
+                      " lies outside qmin..qmax " + std::to_string(q.qmin) + ".." + std::to_string(q.qmax));
 }
 
 } // namespace
@@ -221,6 +251,21 @@ void readCaptureValues(simdjson::ondemand::value& v, const std::string& field, s
 
 void readQuantParams(simdjson::ondemand::value& v, const std::string& field, QuantParams& q) {
     quant(v, field, q);
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> quantizedRange(const std::string& dtype) {
+    if (dtype == "int8")
+        return std::pair<std::int64_t, std::int64_t>{-128, 127};
+    if (dtype == "uint8")
+        return std::pair<std::int64_t, std::int64_t>{0, 255};
+    if (dtype == "int16")
+        return std::pair<std::int64_t, std::int64_t>{-32768, 32767};
+    if (dtype == "uint16")
+        return std::pair<std::int64_t, std::int64_t>{0, 65535};
+    if (dtype == "int32")
+        return std::pair<std::int64_t, std::int64_t>{std::numeric_limits<std::int32_t>::min(),
+                                                     std::numeric_limits<std::int32_t>::max()};
+    return std::nullopt;
 }
 
 } // namespace gapscope

@@ -56,6 +56,29 @@ bool isIntegerType(ScalarType t) {
     return info && !info->isFloatingPoint && t != ScalarType::Bool;
 }
 
+bool isFloatType(ScalarType t) {
+    const auto info = scalarTypeInfo(static_cast<std::int8_t>(t));
+    return info && info->isFloatingPoint;
+}
+
+// A reference tensor and a (dequantised, when it was) device tensor of
+// different kinds of number: why they cannot be compared, or nothing.
+std::optional<std::string> kindMismatch(const Operand& reference, bool referenceIsFloat,
+                                        const std::string& aotType, ScalarType runtime,
+                                        const std::string& rtType) {
+    if (reference.is_scalar)
+        return std::nullopt; // a Python number: compared as a number
+    const bool referenceIsBool = aotType == "bool";
+    if (!referenceIsFloat && !referenceIsBool && isFloatType(runtime))
+        return "the reference holds " + aotType + " values and the device " + rtType +
+               ": integer codes (a quantised reference) are not comparable with real values; capture the "
+               "reference in float";
+    if (referenceIsBool != (runtime == ScalarType::Bool))
+        return "a " + aotType + " reference against a " + rtType +
+               " runtime tensor: true/false values are not comparable with numbers";
+    return std::nullopt;
+}
+
 } // namespace
 
 ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
@@ -120,6 +143,21 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
             record && element < record->quantization.size() ? &record->quantization[element] : nullptr;
         if (quant && *quant && !(*quant)->per_channel)
             out.options.step = (*quant)->scale.front();
+        // The device's codes must be able to hold the parameters' qmin..qmax: an
+        // int8 tensor read with uint8's (0..255) is every value wrong. The
+        // names may differ (QNN's 16-bit activations: int32 parameters,
+        // 0..65535, on uint16 tensors).
+        const auto held = quantizedRange(rtType);
+        if (quant && *quant && isIntegerType(type) && held &&
+            ((*quant)->qmin < held->first || (*quant)->qmax > held->second)) {
+            out.status = RowStatus::Invalid;
+            out.reason = "the capture's quantisation parameters (" + (*quant)->dtype + ", " +
+                         std::to_string((*quant)->qmin) + ".." + std::to_string((*quant)->qmax) +
+                         ") do not fit the runtime tensor's " + rtType +
+                         ": its codes cannot be dequantised with them";
+            out.dtype = aotType + " vs " + rtType;
+            return out;
+        }
         if (quant && *quant && isIntegerType(type)) {
             const auto& q = **quant;
             out.options.runtime_transform.scale = q.scale;
@@ -137,6 +175,14 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
                          "quantisation parameters for this output, so it cannot be dequantised; " +
                          "comparing the integers with the " + aotType +
                          " reference would give a wrong number";
+            return out;
+        }
+        // A float tensor against integer or boolean values (or the other way)
+        // is no gap: a reference holding quantised codes against dequantised
+        // device values, a mask against scores (docs/metrics.md, "Dtypes").
+        if (const auto why = kindMismatch(out.reference, referenceIsFloat, aotType, type, rtType)) {
+            out.status = RowStatus::Invalid;
+            out.reason = *why;
             return out;
         }
         if (record && record->axis_order) {

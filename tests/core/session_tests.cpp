@@ -392,3 +392,99 @@ TEST_CASE("a session without a capture says which command makes one for its kind
     std::vector<Error> errors;
     CHECK_FALSE(captureAdvice(*loadSessionFiles(sortSessionFiles(sessionInputsFromPaths({demo}, errors)))));
 }
+
+#include "zip_writer.h"
+
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+// A copy of a demo folder whose capture's safetensors header (and the capture
+// document in it) is edited: real files, one thing wrong.
+std::string
+demoWithEditedCapture(const std::string& demo, const std::string& capture, const std::string& name,
+                      const std::function<void(nlohmann::json& header, nlohmann::json& doc)>& edit) {
+    namespace fs = std::filesystem;
+    const std::string dir = tempPath(name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"run.etdp", "run.debug.bin", "etrecord.bin"})
+        fs::copy_file(demo + "/" + f, dir + "/" + f);
+    std::ifstream in(demo + "/" + capture, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::uint64_t n = 0;
+    std::memcpy(&n, bytes.data(), 8);
+    auto header = nlohmann::json::parse(bytes.substr(8, n));
+    auto doc = nlohmann::json::parse(header["__metadata__"]["gapscope.aot_capture"].get<std::string>());
+    edit(header, doc);
+    header["__metadata__"]["gapscope.aot_capture"] = doc.dump();
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    const std::uint64_t length = text.size();
+    std::ofstream out(dir + "/capture.gscap.safetensors", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&length), 8);
+    out << text << bytes.substr(8 + n);
+    return dir;
+}
+
+std::unique_ptr<Session> loadDir(const std::string& dir) {
+    std::vector<Error> errors;
+    auto session = loadSessionFiles(sortSessionFiles(sessionInputsFromPaths({dir}, errors)));
+    REQUIRE(errors.empty());
+    REQUIRE(session->errors.empty());
+    REQUIRE(session->comparison);
+    return session;
+}
+
+} // namespace
+
+TEST_CASE("quantisation parameters the device's codes cannot hold make invalid rows", "[session][quant]") {
+    // The QNN demo's uint8 tensors read with parameters of 0..65535 (valid for
+    // int32, as QNN's 16-bit activations are recorded): no ok row dequantises them.
+    const auto dir = demoWithEditedCapture(GAPSCOPE_QNN_DEMO_DIR, "capture.gscap.safetensors", "quant-wide",
+                                           [](nlohmann::json&, nlohmann::json& doc) {
+                                               for (auto& r : doc["records"])
+                                                   if (r.contains("quantization"))
+                                                       for (auto& q : r["quantization"])
+                                                           if (q.is_object())
+                                                               q["dtype"] = "int32", q["qmax"] = 65535;
+                                           });
+    const auto session = loadDir(dir);
+    std::size_t refused = 0;
+    for (const auto& row : session->comparison->rows) {
+        for (const auto& e : row.elementPlans())
+            CHECK_FALSE((e.status == RowStatus::Ok && e.dequantized));
+        refused +=
+            row.status == RowStatus::Invalid &&
+            row.reason.find("(int32, 0..65535) do not fit the runtime tensor's uint8") != std::string::npos;
+    }
+    CHECK(refused > 0);
+    // Unedited, the same rows are dequantised and ok (the check refuses only what does not fit).
+    const auto real = loadDir(GAPSCOPE_QNN_DEMO_DIR);
+    std::size_t dequantized = 0;
+    for (const auto& row : real->comparison->rows)
+        for (const auto& e : row.elementPlans())
+            dequantized += e.status == RowStatus::Ok && e.dequantized;
+    CHECK(dequantized >= refused);
+}
+
+TEST_CASE("a reference of integer codes against float device values is no gap", "[session][quant]") {
+    // layer_norm's float reference relabelled int32 (the same four bytes an element).
+    const std::string demo = GAPSCOPE_DEMO_DIR;
+    const auto dir = demoWithEditedCapture(
+        demo, "capture_float.gscap.safetensors", "quant-codes",
+        [](nlohmann::json& header, nlohmann::json&) { header["records/3/0"]["dtype"] = "I32"; });
+    const auto session = loadDir(dir);
+    bool found = false;
+    for (const auto& row : session->comparison->rows)
+        if (row.id().aot_ops == std::vector<std::string>{"layer_norm"}) {
+            found = true;
+            CHECK(row.status == RowStatus::Invalid);
+            CHECK_THAT(row.reason,
+                       Catch::Contains("the reference holds int32 values and the device float32"));
+        }
+    CHECK(found);
+}
