@@ -298,8 +298,9 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
     m_inspector->graphView()->setDifference({}, {});
     m_inspector->showSession(snapshot);
     QStringList lines = pathErrors;
-    for (const auto& e : snapshot->errors)
-        lines << QString::fromStdString(e.describe());
+    for (const auto& e : snapshot->errors) // the unreadable files are among them too: once each
+        if (const QString text = QString::fromStdString(e.describe()); !lines.contains(text))
+            lines << text;
     for (const auto& m : snapshot->missing)
         lines << (m == "debug buffer" && !snapshot->debug_buffer_candidates.empty()
                       ? tr("debug buffer missing: %n files could be it; pick one below, or drop it here", "",

@@ -81,7 +81,30 @@ StagedSession openFileSet(const SessionOptions& options) {
         none.session->errors.push_back(std::move(e));
         return none;
     }
-    return openSession(set->inputs, options);
+    StagedSession staged = openSession(set->inputs, options);
+    if (!set->unreadable.empty()) {
+        // A file given that could not be read may be the capture (or dump) the user
+        // meant: comparing another one in its place would be a silent wrong answer.
+        // The files read stay browsable; nothing is compared.
+        Session& s = *staged.session;
+        std::vector<Error> errors = set->unreadable;
+        if (s.comparison) {
+            Error why;
+            why.code = ErrorCode::Io;
+            why.message = "nothing compared: " + std::to_string(set->unreadable.size()) +
+                          (set->unreadable.size() == 1 ? " file" : " files") +
+                          " given could not be read, and Gapscope never compares another file in its place; "
+                          "make it readable, or leave it out";
+            errors.push_back(std::move(why));
+        }
+        errors.insert(errors.end(), s.errors.begin(), s.errors.end());
+        s.errors = std::move(errors);
+        s.comparison.reset();
+        s.first_divergence.reset();
+        s.complete = true;
+        staged.pending.clear();
+    }
+    return staged;
 }
 
 std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {

@@ -130,7 +130,9 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options = {});
 // The file set `options.file_set` of `options.workspace`, opened: what the app's
 // loader opens, one session of several side by side. A workspace that does not
-// hold that set gives a session with that error and nothing compared.
+// hold that set gives a session with that error and nothing compared; a set with
+// a file that could not be read gives its files read and nothing compared (never
+// another capture in the unreadable one's place).
 StagedSession openFileSet(const SessionOptions& options);
 void completeSession(Session& session, std::vector<OutputComparison> outputs,
                      const SessionOptions& options = {}, const CaptureProvenance& provenance = {});

@@ -65,6 +65,7 @@ private slots:
     void saveCompletesTheNameAndReplacesOnlyASessionFile();
     void reloadKeepsTheFilterAndTheSelectedOp();
     void recentSessionsAreAbsoluteAndHeadlessRunsJoinNone();
+    void anUnreadableFileIsNeverReplacedByAnother();
 };
 
 void SessionFilesTest::aDropOfAnotherSessionAsksWhatItMeans() {
@@ -318,6 +319,27 @@ void SessionFilesTest::recentSessionsAreAbsoluteAndHeadlessRunsJoinNone() {
     QVERIFY(waitShown(single));
     for (const auto& f : single.controller()->paths())
         QVERIFY2(!f.endsWith(QStringLiteral("inputs.pt")), qPrintable(f));
+}
+
+void SessionFilesTest::anUnreadableFileIsNeverReplacedByAnother() {
+    // The capture named is unreadable (a dangling link here: as root, permissions
+    // do not stop a read); the folder holds another capture. Nothing is compared
+    // against it in the named one's place, and the banner says why.
+    QTemporaryDir dir;
+    QVERIFY(copyDemoTo(dir));
+    const QString named = dir.filePath(QStringLiteral("mine.gscap.safetensors"));
+    QVERIFY(QFile::link(dir.filePath(QStringLiteral("gone.safetensors")), named));
+    MainWindow window;
+    window.openPaths({dir.filePath(QStringLiteral("run.etdp")), dir.filePath(QStringLiteral("run.debug.bin")),
+                      dir.filePath(QStringLiteral("etrecord.bin")),
+                      dir.filePath(QStringLiteral("capture.gscap.safetensors")), named});
+    QVERIFY(waitShown(window));
+    QVERIFY(!window.session()->comparison);
+    const QString banner = window.banner()->text();
+    QVERIFY2(banner.contains(named) &&
+                 banner.contains(QStringLiteral("never compares another file in its place")),
+             qPrintable(banner));
+    QCOMPARE(banner.count(named), 1); // said once
 }
 
 QTEST_MAIN(SessionFilesTest)
