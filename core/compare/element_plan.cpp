@@ -61,6 +61,26 @@ bool isFloatType(ScalarType t) {
     return info && info->isFloatingPoint;
 }
 
+// Reads the device's integer codes through `q` (the plan's runtime transform);
+// why it cannot, or nothing. The device's codes must be able to hold the
+// parameters' qmin..qmax: an int8 tensor read with uint8's (0..255) is every
+// value wrong. The names may differ (QNN's 16-bit activations: int32
+// parameters, 0..65535, on uint16 tensors).
+std::optional<std::string> dequantizeWith(const QuantParams& q, const std::string& rtType, ElementPlan& out) {
+    if (const auto held = quantizedRange(rtType); held && (q.qmin < held->first || q.qmax > held->second))
+        return "the capture's quantisation parameters (" + q.dtype + ", " + std::to_string(q.qmin) + ".." +
+               std::to_string(q.qmax) + ") do not fit the runtime tensor's " + rtType +
+               ": its codes cannot be dequantised with them";
+    out.options.runtime_transform.scale = q.scale;
+    out.options.runtime_transform.zero_point = q.zero_point;
+    if (q.per_channel)
+        out.options.runtime_transform.axis = q.axis;
+    out.options.qmin = q.qmin;
+    out.options.qmax = q.qmax;
+    out.dequantized = true;
+    return std::nullopt;
+}
+
 // A reference tensor and a (dequantised, when it was) device tensor of
 // different kinds of number: why they cannot be compared, or nothing.
 std::optional<std::string> kindMismatch(const Operand& reference, bool referenceIsFloat,
@@ -143,31 +163,13 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
             record && element < record->quantization.size() ? &record->quantization[element] : nullptr;
         if (quant && *quant && !(*quant)->per_channel)
             out.options.step = (*quant)->scale.front();
-        // The device's codes must be able to hold the parameters' qmin..qmax: an
-        // int8 tensor read with uint8's (0..255) is every value wrong. The
-        // names may differ (QNN's 16-bit activations: int32 parameters,
-        // 0..65535, on uint16 tensors).
-        const auto held = quantizedRange(rtType);
-        if (quant && *quant && isIntegerType(type) && held &&
-            ((*quant)->qmin < held->first || (*quant)->qmax > held->second)) {
-            out.status = RowStatus::Invalid;
-            out.reason = "the capture's quantisation parameters (" + (*quant)->dtype + ", " +
-                         std::to_string((*quant)->qmin) + ".." + std::to_string((*quant)->qmax) +
-                         ") do not fit the runtime tensor's " + rtType +
-                         ": its codes cannot be dequantised with them";
-            out.dtype = aotType + " vs " + rtType;
-            return out;
-        }
-        if (quant && *quant && isIntegerType(type)) {
-            const auto& q = **quant;
-            out.options.runtime_transform.scale = q.scale;
-            out.options.runtime_transform.zero_point = q.zero_point;
-            if (q.per_channel)
-                out.options.runtime_transform.axis = q.axis;
-            out.options.qmin = q.qmin;
-            out.options.qmax = q.qmax;
-            out.dequantized = true;
-        }
+        if (quant && *quant && isIntegerType(type))
+            if (auto why = dequantizeWith(**quant, rtType, out)) {
+                out.status = RowStatus::Invalid;
+                out.reason = std::move(*why);
+                out.dtype = aotType + " vs " + rtType;
+                return out;
+            }
         out.dtype = aotType + " vs " + rtType + (out.dequantized ? " (dequantized)" : "");
         if (!out.dequantized && referenceIsFloat && isIntegerType(type)) {
             out.status = RowStatus::Invalid;
