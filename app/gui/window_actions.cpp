@@ -66,14 +66,15 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
     file->setToolTipsVisible(true);
     add(file, tr("&Open…"), QKeySequence::Open, w, [w] {
         const auto files = QFileDialog::getOpenFileNames(
-            w, tr("Open session files"), QString(),
+            w, tr("Open session files"), QFileInfo(w->defaultOutput(QString())).absolutePath(),
             tr("Session files (*.etdp *.bin *.safetensors *.json *.pte);;All files (*)"));
         if (!files.isEmpty())
             w->openOrAsk(files);
     })->setToolTip(tr("ETDump, debug buffer, ETRecord, AOT capture, or a saved session"));
     add(file, tr("&Compare With…"), QKeySequence(tr("Ctrl+Shift+O")), w, [w] {
-        const auto dir =
-            QFileDialog::getExistingDirectory(w, tr("Compare with another session's folder (B)"));
+        const auto dir = QFileDialog::getExistingDirectory(
+            w, tr("Compare with another session's folder (B)"),
+            QFileInfo(QFileInfo(w->defaultOutput(QString())).absolutePath()).absolutePath());
         if (!dir.isEmpty())
             w->compareWith({dir});
     })->setToolTip(tr("Another backend, recipe or build of this model, side by side in the A/B tab"));
