@@ -1,7 +1,6 @@
 #include "app/gui/drop_prompt.h"
 
 #include "app/gui/session_file.h"
-#include "core/common/mapped_file.h"
 #include "core/session/file_kind.h"
 
 #include <QFileInfo>
@@ -14,8 +13,7 @@ bool startsSession(const QStringList& paths) {
     for (const auto& p : paths) {
         if (QFileInfo(p).isDir() || isSessionFile(p))
             return true;
-        const auto mapped = MappedFile::open(p.toStdString());
-        if (mapped && detectFileKind(mapped.value()->bytes()) == FileKind::EtDump)
+        if (fileKindAt(p.toStdString()) == FileKind::EtDump)
             return true;
     }
     return false;

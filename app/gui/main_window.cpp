@@ -365,6 +365,13 @@ void MainWindow::fitToScreen() {
         setGeometry(g);
 }
 
+QString MainWindow::comparedMethod() const {
+    const auto s = session();
+    return s && s->comparison && s->comparison->method != "forward"
+               ? QString::fromStdString(s->comparison->method)
+               : QString();
+}
+
 QString MainWindow::sessionName() const {
     if (m_sessions->isDemo())
         return m_sessions->demoKind() == EmbeddedDemo::Qnn ? tr("QNN 8a8w demo") : tr("XNNPACK int8 demo");
@@ -390,17 +397,15 @@ QString MainWindow::defaultOutput(const QString& suffix) const {
     }
     QString name = sessionName().isEmpty() ? QStringLiteral("gapscope") : sessionName();
     name.replace(QLatin1Char(' '), QLatin1Char('-'));
-    const auto s = session();
-    if (s && s->comparison && !s->comparison->method.empty() && s->comparison->method != "forward")
-        name += QLatin1Char('-') + QString::fromStdString(s->comparison->method);
+    if (const QString method = comparedMethod(); !method.isEmpty())
+        name += QLatin1Char('-') + method;
     return QDir(folder).filePath(name + suffix);
 }
 
 QString MainWindow::sessionTitle() const {
     QString name = sessionName();
-    const auto s = session();
-    if (s && s->comparison && !s->comparison->method.empty() && s->comparison->method != "forward")
-        name += QStringLiteral(" · ") + QString::fromStdString(s->comparison->method);
+    if (const QString method = comparedMethod(); !method.isEmpty())
+        name += QStringLiteral(" · ") + method;
     return name.isEmpty() ? tr("Gapscope") : tr("%1 — Gapscope").arg(name);
 }
 

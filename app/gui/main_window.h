@@ -93,6 +93,8 @@ public:
     QString sessionTitle() const;
     // What the session is called: its saved file's name, its folder's, or the demo's.
     QString sessionName() const;
+    // The method compared when it is not "forward" (the title and file names say it); else empty.
+    QString comparedMethod() const;
     // Where an export is offered by default: the session's folder, named after
     // the session ("mobilenet" + "-report"); the home folder for a demo.
     QString defaultOutput(const QString& suffix) const;

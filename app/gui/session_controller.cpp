@@ -2,19 +2,18 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/session_loader.h"
-#include "core/common/mapped_file.h"
 #include "core/session/companion_files.h"
 #include "core/session/session.h"
 
 #include <QFileInfo>
+#include <utility>
 
 namespace gapscope {
 
 namespace {
 
 bool isEtDumpFile(const QString& path) {
-    const auto mapped = MappedFile::open(path.toStdString());
-    return mapped && detectFileKind(mapped.value()->bytes()) == FileKind::EtDump;
+    return fileKindAt(path.toStdString()) == FileKind::EtDump;
 }
 
 } // namespace
@@ -133,9 +132,7 @@ QString SessionController::openSessionFile(const QString& path) {
 }
 
 std::optional<SessionFile> SessionController::takeSavedView() {
-    auto view = std::move(m_savedView);
-    m_savedView.reset();
-    return view;
+    return std::exchange(m_savedView, std::nullopt);
 }
 
 QString SessionController::saveSession(const QString& chosen, const SessionFile& view) {

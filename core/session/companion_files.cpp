@@ -1,6 +1,5 @@
 #include "core/session/companion_files.h"
 
-#include "core/common/mapped_file.h"
 #include "core/session/session.h"
 
 #include <algorithm>
@@ -21,10 +20,8 @@ std::vector<std::string> companionFilesOf(const std::string& etdumpPath) {
         // again (FIFOs, devices) without blocking.
         if (!it->is_regular_file(ec) || fs::equivalent(it->path(), given, ec))
             continue;
-        const auto mapped = MappedFile::open(it->path().string());
-        if (!mapped)
-            continue; // unreadable neighbours are not the user's concern here
-        const FileKind kind = detectFileKind(mapped.value()->bytes());
+        // Unreadable neighbours (no kind) are not the user's concern here.
+        const auto kind = fileKindAt(it->path().string());
         if (kind == FileKind::EtRecord || kind == FileKind::Capture)
             found.push_back(it->path().string());
     }

@@ -2,6 +2,7 @@
 
 #include "core/capture/aot_capture.h"
 #include "core/capture/safetensors_file.h"
+#include "core/common/mapped_file.h"
 #include "core/common/zip_archive.h"
 
 #include <algorithm>
@@ -117,6 +118,13 @@ FileKind detectFileKind(ByteSpan b) {
     if (looksLikeText(b))
         return FileKind::Text;
     return FileKind::Raw;
+}
+
+std::optional<FileKind> fileKindAt(const std::string& path) {
+    const auto mapped = MappedFile::open(path);
+    if (!mapped)
+        return std::nullopt;
+    return detectFileKind(mapped.value()->bytes());
 }
 
 } // namespace gapscope

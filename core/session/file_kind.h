@@ -2,6 +2,9 @@
 
 #include "core/common/byte_span.h"
 
+#include <optional>
+#include <string>
+
 namespace gapscope {
 
 // What a file is, told from its content (never its name). ExecuTorch's own
@@ -20,5 +23,8 @@ enum class FileKind {
 };
 const char* fileKindName(FileKind kind);
 FileKind detectFileKind(ByteSpan bytes);
+// The kind of the file at `path` (mapped, never blocking on a FIFO or device);
+// none when it cannot be opened.
+std::optional<FileKind> fileKindAt(const std::string& path);
 
 } // namespace gapscope
