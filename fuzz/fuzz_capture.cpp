@@ -1,6 +1,7 @@
 // libFuzzer target: an AOT capture. Inputs starting with '{' are the
-// gapscope.aot_capture JSON document inside a valid safetensors file (the
-// structure-aware mode); anything else is a whole safetensors file.
+// gapscope.aot_capture JSON document inside a valid safetensors file, mutated as
+// JSON (fuzz/json_mutator.h: the structure-aware mode, which reaches the
+// document's rules); anything else is a whole safetensors file, mutated as bytes.
 #include "core/capture/aot_capture.h"
 #include "core/capture/capture_document_reader.h"
 #include "core/capture/safetensors_file.h"
@@ -8,6 +9,14 @@
 #include "core/report/inputs_json.h"
 #include "core/report/json_text.h"
 #include "fuzz/fuzz_input.h"
+#include "fuzz/json_mutator.h"
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
+                                               unsigned seed) {
+    if (size > 0 && data[0] == '{')
+        return gapscope::fuzz::mutateJson(data, size, maxSize, seed);
+    return LLVMFuzzerMutate(data, size, maxSize);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace gapscope;

@@ -5,7 +5,11 @@
 #include "core/etdump/etdump_reader.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <zlib.h>
 
 namespace gapscope::fuzz {
@@ -38,6 +42,15 @@ std::vector<std::string> splitParts(const std::uint8_t* data, std::size_t size, 
     }
     out.push_back(all.substr(std::min(from, all.size())));
     out.resize(parts);
+    return out;
+}
+
+std::string joinParts(std::vector<std::string> parts) {
+    while (parts.size() > 1 && parts.back().empty())
+        parts.pop_back();
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        out += (i ? kSeparator : "") + parts[i];
     return out;
 }
 
@@ -87,7 +100,22 @@ std::string storedZip(const std::vector<std::pair<std::string, std::string>>& en
     return out;
 }
 
-std::string captureWithDocument(const std::string& document) {
+CaptureTensors tensorsOf(const std::string& capturePath) {
+    std::ifstream in(capturePath, std::ios::binary);
+    const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::uint64_t size = 0;
+    if (raw.size() < 8)
+        std::abort();
+    std::memcpy(&size, raw.data(), 8);
+    if (size > raw.size() - 8)
+        std::abort();
+    auto header = nlohmann::ordered_json::parse(raw.substr(8, size));
+    header.erase("__metadata__");
+    const std::string members = header.dump();
+    return CaptureTensors{members.substr(1, members.size() - 2), raw.substr(8 + size)};
+}
+
+std::string captureWithDocument(const std::string& document, const CaptureTensors& tensors) {
     // The header is written by hand: the document's bytes go into the JSON
     // string as they are (only quotes, backslashes and control characters
     // escaped), invalid UTF-8 included, which is what the reader must face.
@@ -104,16 +132,15 @@ std::string captureWithDocument(const std::string& document) {
             escaped += c;
         }
     }
-    std::string header = R"({"__metadata__":{")" + std::string(AotCapture::kMetadataKey) + R"(":")" + escaped +
-                         R"("},"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    std::string header = R"({"__metadata__":{")" + std::string(AotCapture::kMetadataKey) + R"(":")" +
+                         escaped + R"("},)" + tensors.entries + "}";
     while ((8 + header.size()) % 8 != 0)
         header.push_back(' ');
     std::string out(8, '\0');
     const std::uint64_t n = header.size();
     std::memcpy(out.data(), &n, 8);
     out += header;
-    const float values[] = {1.0f, -2.0f};
-    out.append(reinterpret_cast<const char*>(values), sizeof values);
+    out += tensors.data;
     return out;
 }
 
@@ -124,8 +151,8 @@ Result<EtDump> parseEtdumpParts(const std::uint8_t* data, std::size_t size) {
     if (!parts[1].empty())
         options.debug_buffer = MappedFile::fromBytes(
             "fuzz.debug.bin", reinterpret_cast<const std::uint8_t*>(parts[1].data()), parts[1].size());
-    const auto etdump = MappedFile::fromBytes("fuzz.etdp", reinterpret_cast<const std::uint8_t*>(parts[0].data()),
-                                              parts[0].size());
+    const auto etdump = MappedFile::fromBytes(
+        "fuzz.etdp", reinterpret_cast<const std::uint8_t*>(parts[0].data()), parts[0].size());
     return parseEtdump(etdump->bytes(), options);
 }
 

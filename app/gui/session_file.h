@@ -10,7 +10,9 @@ namespace gapscope {
 
 // A saved session: its files and everything the user chose about how it is
 // compared and looked at, so that reopening it shows the same thing
-// (docs/gui.md, "Saved sessions"). As JSON:
+// (docs/gui.md, "Saved sessions"). The document is core's SessionDocument
+// (core/session/session_document.h); this is it with Qt strings and paths resolved.
+// As JSON:
 //   {"gapscope_session": 1, "files": [...], "run": N|null, "method": "...",
 //    "capture": "...", "debug_buffer": "...",
 //    "threshold": {"metric": "snr", "value": 20}, "filter": "...",
