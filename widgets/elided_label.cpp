@@ -1,5 +1,7 @@
 #include "widgets/elided_label.h"
 
+#include "widgets/bounded_text_delegate.h"
+
 #include <QPainter>
 #include <QStyle>
 
@@ -12,8 +14,11 @@ ElidedLabel::ElidedLabel(QWidget* parent) : QLabel(parent) {
 
 void ElidedLabel::setText(const QString& text, const QString& tooltip) {
     m_text = text;
-    setToolTip(tooltip.isEmpty() ? text : tooltip);
-    QLabel::setText(text); // for accessibility and sizeHint
+    // Laid out on every size hint and paint: a name from a file may be a million
+    // characters long, and no line of a screen holds more than a few hundred.
+    m_shown = boundedText(text, BoundedTextDelegate::kMaxCell);
+    setToolTip(boundedText(tooltip.isEmpty() ? text : tooltip, BoundedTextDelegate::kMaxToolTip));
+    QLabel::setText(m_shown); // for accessibility and sizeHint
     update();
 }
 
@@ -22,14 +27,14 @@ QSize ElidedLabel::minimumSizeHint() const {
 }
 
 QSize ElidedLabel::sizeHint() const {
-    return {fontMetrics().horizontalAdvance(m_text), fontMetrics().height()};
+    return {fontMetrics().horizontalAdvance(m_shown), fontMetrics().height()};
 }
 
 void ElidedLabel::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     const QRect r = contentsRect();
     painter.drawText(r, static_cast<int>(alignment() | Qt::TextSingleLine),
-                     fontMetrics().elidedText(m_text, Qt::ElideRight, r.width()));
+                     fontMetrics().elidedText(m_shown, Qt::ElideRight, r.width()));
 }
 
 } // namespace gapscope

@@ -27,6 +27,7 @@ protected:
 
 private:
     QString m_text;
+    QString m_shown; // m_text cut to what a line can show (boundedText)
 };
 
 } // namespace gapscope

@@ -2,6 +2,7 @@
 
 #include "core/compare/op_graph.h"
 #include "core/session/capture_advice.h"
+#include "widgets/bounded_text_delegate.h"
 #include "widgets/event_table_model.h"
 #include "widgets/graph_view.h"
 
@@ -21,6 +22,7 @@ EventBrowser::EventBrowser(QWidget* parent)
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(EventTableModel::SortRole);
     m_view->setModel(m_proxy);
+    m_view->setItemDelegate(new BoundedTextDelegate(m_view));
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(EventTableModel::Index, Qt::AscendingOrder);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);

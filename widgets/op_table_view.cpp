@@ -1,6 +1,7 @@
 #include "widgets/op_table_view.h"
 
 #include "core/compare/metric_catalog.h"
+#include "widgets/bounded_text_delegate.h"
 #include "widgets/op_table_model.h"
 
 #include <QApplication>
@@ -28,6 +29,8 @@ QString tsvCell(QString text) {
 
 OpTableView::OpTableView(QWidget* parent) : QTableView(parent), m_frozen(new QTableView(this)) {
     verticalHeader()->hide();
+    setItemDelegate(new BoundedTextDelegate(this));
+    m_frozen->setItemDelegate(new BoundedTextDelegate(m_frozen));
     setAlternatingRowColors(true);
     setWordWrap(false);
     // One tab stop: Tab leaves the table for the tensor panel and the chart

@@ -1,5 +1,6 @@
 #include "widgets/run_diff_view.h"
 
+#include "widgets/bounded_text_delegate.h"
 #include "widgets/metric_box.h"
 #include "widgets/pair_tensor_view.h"
 #include "widgets/run_diff_chart.h"
@@ -28,6 +29,7 @@ RunDiffView::RunDiffView(QWidget* parent)
       m_unpaired(new QCheckBox(tr("Rows of one run only"), this)) {
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
+    m_table->setItemDelegate(new BoundedTextDelegate(m_table));
     m_table->setSortingEnabled(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);

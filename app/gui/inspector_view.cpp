@@ -4,6 +4,7 @@
 #include "app/gui/comparison_selectors.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
+#include "widgets/bounded_text_delegate.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
 #include "widgets/graph_view.h"
@@ -52,6 +53,7 @@ InspectorView::InspectorView(QWidget* parent)
     m_coverageView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_coverageView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_coverageView->verticalHeader()->hide();
+    m_coverageView->setItemDelegate(new BoundedTextDelegate(m_coverageView));
     m_coverageView->setAlternatingRowColors(true);
     m_coverageView->setWordWrap(false);
     m_table->setModel(m_proxy);

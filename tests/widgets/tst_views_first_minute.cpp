@@ -5,6 +5,8 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/inspector_view.h"
 #include "gui_test_support.h"
+#include "widgets/bounded_text_delegate.h"
+#include "widgets/elided_label.h"
 #include "widgets/event_browser.h"
 #include "widgets/event_table_model.h"
 #include "widgets/gap_chart.h"
@@ -25,6 +27,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <qcustomplot.h>
 
@@ -61,6 +64,7 @@ private slots:
     void chartClicksSelectButItsDoubleClickDoesNot();
     void theGraphNamesNodesAndKeepsTheirMarksWhenSelected();
     void withoutACaptureTheEventsAndGraphShowAndSayHowToMakeOne();
+    void aMillionCharacterNameIsCutBeforeQtLaysItOut();
 };
 
 void ViewsFirstMinuteTest::theOpColumnsStayWhileTheMetricsScroll() {
@@ -264,6 +268,45 @@ void ViewsFirstMinuteTest::withoutACaptureTheEventsAndGraphShowAndSayHowToMakeOn
     }
     QCOMPARE(view->model()->headerData(EventTableModel::DelegateId, Qt::Horizontal).toString(),
              QStringLiteral("Delegate event"));
+}
+
+// A name from a file may be a million characters long. Qt lays a cell's text
+// out whole on every paint, size hint and elision: such a name froze a real
+// window for 20 s (the catalogue's report-million-character-name case, found by
+// tests/hostile/run_app_catalogue.sh --window). Cells and one-line labels show
+// at most BoundedTextDelegate::kMaxCell characters, and say how long the whole is.
+void ViewsFirstMinuteTest::aMillionCharacterNameIsCutBeforeQtLaysItOut() {
+    const QString name(1000000, QLatin1Char('m'));
+    const QString shown = boundedText(name, BoundedTextDelegate::kMaxCell);
+    QVERIFY(shown.startsWith(name.left(BoundedTextDelegate::kMaxCell)));
+    QVERIFY2(shown.endsWith(QStringLiteral("(1,000,000 characters in all)")), qPrintable(shown.right(40)));
+    QCOMPARE(boundedText(QStringLiteral("conv"), 3), QStringLiteral("con… (4 characters in all)"));
+    QCOMPARE(boundedText(QStringLiteral("conv"), 4), QStringLiteral("conv"));
+
+    const QFontMetrics metrics{QFont()};
+    const int widest =
+        metrics.horizontalAdvance(QString(BoundedTextDelegate::kMaxCell + 40, QLatin1Char('m')));
+    QStandardItemModel model(1, 1);
+    model.setItem(0, 0, new QStandardItem(name));
+    BoundedTextDelegate delegate;
+    QStyleOptionViewItem option;
+    QVERIFY(delegate.sizeHint(option, model.index(0, 0)).width() <= widest);
+    ElidedLabel label;
+    label.setText(name);
+    QCOMPARE(label.text(), name); // the whole name stays the label's
+    QVERIFY(label.sizeHint().width() <= widest);
+    QVERIFY(label.toolTip().size() < BoundedTextDelegate::kMaxToolTip + 40);
+
+    // Every table of the window cuts its cells.
+    MainWindow window;
+    window.show();
+    window.openAnew({QStringLiteral(GAPSCOPE_DEMO_DIR)});
+    QVERIFY(waitShown(window));
+    const auto tables = window.findChildren<QTableView*>();
+    QVERIFY(tables.size() >= 5); // the op table and its frozen columns, coverage, events, A/B
+    for (QTableView* table : tables)
+        QVERIFY2(dynamic_cast<BoundedTextDelegate*>(table->itemDelegate()),
+                 qPrintable(table->objectName() + QStringLiteral(" has no BoundedTextDelegate")));
 }
 
 QTEST_MAIN(ViewsFirstMinuteTest)
