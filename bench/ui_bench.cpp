@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
@@ -216,6 +217,46 @@ std::string secondSession(const QString& dirA, const QString& dirB) {
            std::to_string(a > 0 ? static_cast<double>(b) / static_cast<double>(a) : 0.0);
 }
 
+// Cancelling the load of a 3,000-op session (two executions, 64x64 float32 an
+// op; what the Cancel button and quitting do): from cancel() to the load's job
+// returned, when cancelled at 0, 20, 50, 100, 200 and 400 ms into the load, so
+// that every stage (reading, planning, measuring) is cancelled in some run.
+// The worst of them, and each (stderr).
+std::string cancelLoad(const QString& dir) {
+    bench::writeSyntheticSession(dir.toStdString(), 3000, 4096, bench::SyntheticValues::Normal, 2);
+    qint64 worst = 0;
+    std::string each;
+    for (const bool quit : {false, true})
+        for (const int after : {0, 20, 50, 100, 200, 400}) {
+            auto window = std::make_unique<MainWindow>();
+            window->resize(1400, 900);
+            window->show();
+            QApplication::processEvents();
+            SessionLoader* loader = window->controller()->loader();
+            window->openPaths({dir});
+            QElapsedTimer t;
+            t.start();
+            while (t.elapsed() < after)
+                QApplication::processEvents(QEventLoop::AllEvents, 5);
+            const bool wasBusy = loader->busy();
+            QElapsedTimer c;
+            c.start();
+            if (quit) {
+                window.reset(); // what closing the window does: every job cancelled and joined
+            } else {
+                loader->cancel();
+                while (loader->jobsRunning() > 0)
+                    QThread::usleep(200);
+            }
+            const qint64 ms = c.elapsed();
+            worst = std::max(worst, ms);
+            each += std::string(each.empty() ? "" : ", ") + (quit ? "quit " : "cancel ") +
+                    std::to_string(after) + ": " + std::to_string(ms) + (wasBusy ? "" : " (loaded already)");
+        }
+    std::fprintf(stderr, "stopping the load of 3,000 ops (ms into the load: ms to stop) %s\n", each.c_str());
+    return ",\"cancel_load_ms_3000\":" + std::to_string(worst);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -244,6 +285,10 @@ int main(int argc, char** argv) {
         std::printf("%s%s}\n", json.c_str(), stepsView(dir.filePath(QStringLiteral("steps"))).c_str());
         return 0;
     }
+    if (argc > 1 && std::string(argv[1]) == "--cancel") {
+        std::printf("%s%s}\n", json.c_str(), cancelLoad(dir.filePath(QStringLiteral("cancel"))).c_str());
+        return 0;
+    }
     if (argc > 1 && std::string(argv[1]) == "--switch") {
         std::printf("%s%s}\n", json.c_str(), switchRun(dir.filePath(QStringLiteral("two-runs"))).c_str());
         return 0;
@@ -258,6 +303,7 @@ int main(int argc, char** argv) {
     // Switching the run of a 3,000-op session (two executions, 64x64 float32 an
     // op) over the loaded workspace (--switch: this alone, for a profiler).
     json += switchRun(dir.filePath(QStringLiteral("two-runs")));
+    json += cancelLoad(dir.filePath(QStringLiteral("cancel")));
     json += stepsView(dir.filePath(QStringLiteral("steps")));
     json += secondSession(dir.filePath(QStringLiteral("ab-a")), dir.filePath(QStringLiteral("ab-b")));
 

@@ -135,6 +135,7 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
     m_jobs.start([this, gather = std::move(gather), options, interval = m_snapshotIntervalMs](
                      std::uint64_t generation, const std::atomic<bool>& cancelled) {
         SessionOptions jobOptions = options;
+        jobOptions.comparison.cancelled = &cancelled; // planning stops too, not only reading and measuring
         jobOptions.progress = [this, &cancelled, generation](std::uint64_t done, std::uint64_t total) {
             post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
             return !cancelled.load();

@@ -353,15 +353,31 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         warnOfReferenceGraph(*maps, capture, c.warnings);
 
     const RunData& run = dump.runs[c.run];
+    const auto stopped = [&] {
+        return options.cancelled && options.cancelled->load(std::memory_order_relaxed);
+    };
+    const auto cancelledError = [&] {
+        Error e;
+        e.code = ErrorCode::Cancelled;
+        e.message = "cancelled while the comparison was planned";
+        e.where.file = dump.etdump_path;
+        return e;
+    };
     auto aligned = std::make_shared<AlignedRun>();
     aligned->events = buildInspectorEvents(run, maps, opHandles);
     if (graph)
         resolveMultiOutputNodesByName(aligned->events, *graph);
+    if (stopped())
+        return cancelledError();
     aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph);
     c.aligned = std::move(aligned);
+    if (stopped())
+        return cancelledError();
 
     const OpNamesWithin names(c.alignment().runtime_op_names, capture);
     for (const auto& pair : c.alignment().pairs) {
+        if (c.rows.size() % 256 == 255 && stopped())
+            return cancelledError();
         RowPlan plan;
         c.rows.push_back(planRow(pair, c.rows.size(), dump, capture, names, plan));
         const CaptureRecord& rec = *pair.aot.record;

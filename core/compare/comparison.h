@@ -9,6 +9,7 @@
 #include "core/etrecord/etrecord_model.h"
 #include "core/metrics/gap_metrics.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -71,6 +72,11 @@ struct ComparisonOptions {
     // The program method compared; empty: the capture's own method.
     std::string method;
     std::optional<std::size_t> run; // RunData index; default: the first run with debug events
+    // Set by a job that may be cancelled (the app's loader): planning checks it
+    // between its stages and every 256 rows, and a cancelled plan is an Error of
+    // code Cancelled. Planning 50,000 rows takes a quarter of a second, which a
+    // Cancel or a quit would otherwise wait for. Null: never cancelled.
+    const std::atomic<bool>* cancelled = nullptr;
 };
 
 // The program's outputs on the device against the capture's reference outputs.

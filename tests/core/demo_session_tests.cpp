@@ -193,3 +193,24 @@ TEST_CASE("a delegate's outputs are paired in the order it returns them", "[demo
         }
     CHECK(raising >= 1);
 }
+
+TEST_CASE("planning stops when its job is cancelled", "[demo][compare][cancel]") {
+    using namespace gapscope;
+    const std::string dir = GAPSCOPE_DEMO_DIR;
+    const auto dump = loadEtdump(dir + "/run.etdp", dir + "/run.debug.bin");
+    const auto etrecord = loadEtRecord(dir + "/etrecord.bin");
+    const auto capture = loadAotCapture(dir + "/capture.gscap.safetensors");
+    REQUIRE((dump && etrecord && capture));
+    std::atomic<bool> cancelled{false};
+    ComparisonOptions options;
+    options.cancelled = &cancelled;
+    const auto going = planComparison(dump.value(), &etrecord.value(), capture.value(), options);
+    const auto plain = planComparison(dump.value(), &etrecord.value(), capture.value());
+    REQUIRE((going && plain));
+    CHECK(going.value().comparison.rows.size() == plain.value().comparison.rows.size());
+    CHECK(going.value().pending.size() == plain.value().pending.size());
+    cancelled = true;
+    const auto stopped = planComparison(dump.value(), &etrecord.value(), capture.value(), options);
+    REQUIRE_FALSE(stopped);
+    CHECK(stopped.error().code == ErrorCode::Cancelled);
+}
