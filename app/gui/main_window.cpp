@@ -115,10 +115,16 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(loader, &SessionLoader::progress, this,
             [this](const QString& stage, quint64 done, quint64 total) {
+                // QProgressBar::setValue repaints at once (repaint(), not update()),
+                // which paints every dirty widget of the window inside this slot, the
+                // table a snapshot has just changed too. With updates off, the bar is
+                // painted with the rest when the event loop gets to it.
+                m_progress->setUpdatesEnabled(false);
                 m_progress->setRange(0, 1000);
                 m_progress->setValue(total ? static_cast<int>(done * 1000 / total) : 0);
                 m_progress->setFormat(stage + QStringLiteral(" %p%"));
                 m_progress->setTextVisible(true);
+                m_progress->setUpdatesEnabled(true); // an update(): painted later
             });
     connect(loader, &SessionLoader::opened, this, &MainWindow::showSession);
     connect(loader, &SessionLoader::measured, m_inspector, &InspectorView::updateSession);

@@ -7,6 +7,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <algorithm>
+#include <mutex>
+#include <utility>
 
 namespace gapscope {
 
@@ -126,6 +128,50 @@ private:
     qint64 m_lastCopyMs = 0;
 };
 
+// What a worker has for the UI, handed over at most one queued event at a
+// time: a worker that offers faster than the UI takes (progress after every
+// batch, snapshots while the UI is still painting the last one) would queue
+// events that the event loop then runs back to back, without a timer or a
+// paint between them: one long stall. An offer while one is queued replaces
+// (progress) or merges into (snapshots: the ranges of changed rows) the value
+// the queued event will take.
+template <typename T> class Latest {
+public:
+    // True when nothing is queued yet: the caller posts an event that take()s.
+    bool offer(T value, void (*merge)(T& into, const T& older) = nullptr) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_queued && merge)
+            merge(value, m_value);
+        m_value = std::move(value);
+        return !std::exchange(m_queued, true);
+    }
+    T take() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_queued = false;
+        return std::move(m_value);
+    }
+
+private:
+    std::mutex m_mutex;
+    T m_value{};
+    bool m_queued = false;
+};
+
+struct Progress {
+    QString stage;
+    quint64 done = 0, total = 0;
+};
+
+struct Snapshot {
+    std::shared_ptr<const Session> session;
+    std::size_t first = SIZE_MAX, last = 0;
+};
+
+void mergeRanges(Snapshot& into, const Snapshot& older) {
+    into.first = std::min(into.first, older.first);
+    into.last = std::max(into.last, older.last);
+}
+
 } // namespace
 
 void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather,
@@ -136,8 +182,17 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
                      std::uint64_t generation, const std::atomic<bool>& cancelled) {
         SessionOptions jobOptions = options;
         jobOptions.comparison.cancelled = &cancelled; // planning stops too, not only reading and measuring
-        jobOptions.progress = [this, &cancelled, generation](std::uint64_t done, std::uint64_t total) {
-            post(generation, [this, done, total] { emit progress(tr("Reading"), done, total); });
+        auto progressShown = std::make_shared<Latest<Progress>>();
+        const auto tell = [this, generation, progressShown](const QString& stage, quint64 done,
+                                                            quint64 total) {
+            if (progressShown->offer(Progress{stage, done, total}))
+                post(generation, [this, progressShown] {
+                    const Progress p = progressShown->take();
+                    emit progress(p.stage, p.done, p.total);
+                });
+        };
+        jobOptions.progress = [tell, &cancelled](std::uint64_t done, std::uint64_t total) {
+            tell(tr("Reading"), done, total);
             return !cancelled.load();
         };
         // A load maps the files here, as a new set of a fresh workspace or of the
@@ -176,6 +231,7 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
         auto table = pacer.publish(*working, unused, unused);
         post(generation, [this, table, errors] { emit opened(table, errors); });
 
+        auto snapshots = std::make_shared<Latest<Snapshot>>();
         StageCallbacks stages;
         stages.cancelled = &cancelled;
         stages.measured = [&](std::vector<RowMeasurement> batch, std::size_t done, std::size_t total) {
@@ -185,9 +241,13 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
             if (pacer.due()) {
                 std::size_t first = 0, last = 0;
                 auto snapshot = pacer.publish(*working, first, last);
-                post(generation, [this, snapshot, first, last] { emit measured(snapshot, first, last); });
+                if (snapshots->offer(Snapshot{std::move(snapshot), first, last}, mergeRanges))
+                    post(generation, [this, snapshots] {
+                        Snapshot latest = snapshots->take();
+                        emit measured(std::move(latest.session), latest.first, latest.last);
+                    });
             }
-            post(generation, [this, done, total] { emit progress(tr("Measuring"), done, total); });
+            tell(tr("Measuring"), done, total);
         };
         stages.completed = [&](std::vector<OutputComparison> outputs, CaptureProvenance provenance) {
             completeSession(*working, std::move(outputs), options, provenance);
