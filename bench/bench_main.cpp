@@ -8,6 +8,7 @@
 
 #include "bench/synthetic_session.h"
 #include "core/align/alignment.h"
+#include "core/common/allocator_tuning.h"
 #include "core/common/parallel.h"
 #include "core/compare/findings.h"
 #include "core/etdump/etdump_reader.h"
@@ -457,6 +458,7 @@ void benchAlignAndFindings(std::string& json) {
 } // namespace
 
 int main(int argc, char** argv) {
+    tuneAllocator(); // as the app and the CLI do: what is measured is what runs
     std::string json = "{\"benchmark\":\"gapscope_bench\"";
     if (argc > 1 && std::string_view(argv[1]) == "--open") { // this alone, for a profiler
         benchOpenRatio(json);

@@ -4,6 +4,7 @@
 #include "app/cli/inspect_commands.h"
 #include "app/cli/profile_command.h"
 #include "app/cli/terminal_guard.h"
+#include "core/common/allocator_tuning.h"
 #include "core/report/version_info.h"
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include <string>
 
 int main(int argc, char** argv) {
+    gapscope::tuneAllocator(); // as the app: the same allocator settings for the same work
     // No escape sequence from an input reaches the terminal; no message floods it.
     gapscope::cli::TerminalGuard guardOut(std::cout, 0);
     gapscope::cli::TerminalGuard guardErr(std::cerr, 4096);

@@ -2,6 +2,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
+#include "core/common/allocator_tuning.h"
 #include "core/report/compare_report.h"
 #include "core/report/safe_text.h"
 #include "core/report/version_info.h"
@@ -72,6 +73,7 @@ void offscreenWhenHeadless(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+    gapscope::tuneAllocator(); // before the first allocation worth speaking of
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Gapscope: which op made an ExecuTorch model drift from its reference.\n"
