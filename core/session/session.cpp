@@ -113,6 +113,8 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
     if (s.complete)
         return std::move(staged.session);
     StageCallbacks stages;
+    stages.cancelled =
+        options.comparison.cancelled; // a cancelled load stops measuring too (and never completes)
     stages.measured = [&](std::vector<RowMeasurement> batch, std::size_t, std::size_t) {
         for (const auto& m : batch)
             applyMeasurement(*s.comparison, m);

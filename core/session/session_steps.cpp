@@ -49,7 +49,11 @@ SessionSteps compareSteps(const Session& session, SessionOptions options, const 
             return;
         SessionOptions own = options;
         own.comparison.run = out.runs[k];
+        own.comparison.cancelled = cancelled; // a quit does not wait for a whole step
         const auto step = loadSessionFiles(files, own);
+        if (cancelled && cancelled->load())
+            return; // a step cut short is no step: never summarised
+
         if (!step->comparison) {
             results[k].error =
                 "run " + std::to_string(out.runs[k]) + ": " +
