@@ -70,6 +70,19 @@ void offscreenWhenHeadless(int argc, char** argv) {
     }
 }
 
+// --size WxH, else the restored geometry, else (a first start) large but never
+// past the screen (a 1366x768 laptop).
+void sizeWindow(gapscope::MainWindow& window, const QString& size) {
+    if (!size.isEmpty()) {
+        const auto wh = size.split(QLatin1Char('x'));
+        window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
+                      wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
+    } else if (!window.restoredGeometry()) {
+        const QRect screen = window.screen()->availableGeometry();
+        window.resize(std::min(1500, screen.width() - 40), std::min(1000, screen.height() - 60));
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -147,15 +160,7 @@ int main(int argc, char** argv) {
     gapscope::MainWindow window; // restores the last geometry
     const bool headless = parser.isSet(screenshot) || parser.isSet(report);
     window.controller()->setRecordsRecent(!headless); // a scripted run is not a session the user opened
-    if (parser.isSet(size)) {
-        const auto wh = parser.value(size).split(QLatin1Char('x'));
-        window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
-                      wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
-    } else if (!window.restoredGeometry()) {
-        // First start: large, but never past the screen (a 1366x768 laptop).
-        const QRect screen = window.screen()->availableGeometry();
-        window.resize(std::min(1500, screen.width() - 40), std::min(1000, screen.height() - 60));
-    }
+    sizeWindow(window, parser.isSet(size) ? parser.value(size) : QString());
     if (parser.isSet(qnnDemo))
         window.openQnnDemo();
     else if (parser.isSet(demo))
