@@ -38,7 +38,7 @@ failures=0
 total=0
 
 snapshot() { # the case's files by content and kind, left out what a run may write
-  (cd "$1" && find . -path ./app-report -prune -o -path ./out.csv -prune -o -name 'app-*.txt' -prune -o \
+  (cd "$1" && find . -path ./app-report -prune -o -name 'app-*.txt' -prune -o \
      -printf '%p %y\n' -type f -exec sha256sum {} + | sort)
 }
 
