@@ -10,16 +10,10 @@ namespace gapscope {
 
 // A saved session: its files and everything the user chose about how it is
 // compared and looked at, so that reopening it shows the same thing
-// (docs/gui.md, "Saved sessions"). The document is core's SessionDocument
-// (core/session/session_document.h); this is it with Qt strings and paths resolved.
-// As JSON:
-//   {"gapscope_session": 1, "files": [...], "run": N|null, "method": "...",
-//    "capture": "...", "debug_buffer": "...",
-//    "threshold": {"metric": "snr", "value": 20}, "filter": "...",
-//    "selected_op": {"row": N, "name": "..."}}
-// Every key but "gapscope_session" and "files" is optional. Paths are written
-// absolute; a relative one (a hand-written or moved file) is read against the
-// session file's folder, never the current directory.
+// (docs/gui.md, "Saved sessions"): core's SessionDocument (its format is
+// described in core/session/session_document.h) with Qt strings and paths
+// resolved. Paths are written absolute; a relative one (a hand-written or moved
+// file) is read against the session file's folder, never the current directory.
 struct SessionFile {
     QStringList files;
     std::optional<int> run;
