@@ -1,22 +1,29 @@
 #include "core/align/alignment.h"
 
 #include "core/align/delegate_outputs.h"
+#include "core/align/handle_postings.h"
+#include "core/align/handle_subset_index.h"
 #include "core/backends/backend_conventions.h"
+#include "core/common/hash_mix.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace gapscope {
 
 namespace {
 
-bool subsetOf(const HandleTuple& a, const HandleTuple& b) {
-    for (auto x : a)
-        if (std::find(b.begin(), b.end(), x) == b.end())
-            return false;
-    return true;
-}
+// Lookups only: the order of keys lives in the vectors beside the maps.
+struct TupleHash {
+    std::size_t operator()(const HandleTuple& t) const {
+        std::size_t h = t.size();
+        for (auto x : t)
+            hashMix(h, std::hash<std::int64_t>()(x));
+        return h;
+    }
+};
 
 // §5.2: keep per handle key the event with the largest instruction id, then merge
 // overlapping keys, the higher instruction id winning.
@@ -28,8 +35,9 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
         if (e.delegated && e.has_op_types && !e.debug_data.empty() && !e.resolved.handles.empty())
             inner[e.resolved.backend].insert(e.resolved.handles.begin(), e.resolved.handles.end());
 
-    std::vector<RuntimeEntry> byKey;             // insertion-ordered "dict"
-    std::map<HandleTuple, std::size_t> keyIndex; // key → its place in byKey and opNames
+    std::vector<RuntimeEntry> byKey;                                  // insertion-ordered "dict"
+    std::unordered_map<HandleTuple, std::size_t, TupleHash> keyIndex; // key → its place in byKey and opNames
+    keyIndex.reserve(events.size());
     for (const auto& e : events) {
         if (e.name == "OPERATOR_CALL" || !e.has_op_types)
             continue;
@@ -63,7 +71,8 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
     // instead of a scan of the list per entry.
     std::vector<RuntimeEntry> slots; // by sequence number; dead once absorbed
     std::vector<bool> alive;
-    std::map<std::int64_t, std::size_t> owner; // handle → sequence number of its merged entry
+    std::unordered_map<std::int64_t, std::size_t> owner; // handle → sequence number of its merged entry
+    owner.reserve(byKey.size());
     for (const auto& entry : byKey) {
         std::vector<std::size_t> overlapping;
         for (auto h : entry.handles)
@@ -152,66 +161,6 @@ HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& secon
     return out;
 }
 
-HandleSubsetIndex::HandleSubsetIndex(std::vector<HandleTuple> tuples) : m_tuples(std::move(tuples)) {
-    for (std::size_t i = 0; i < m_tuples.size(); ++i) {
-        if (m_tuples[i].empty())
-            m_empty.push_back(i);
-        for (auto h : m_tuples[i])
-            m_byHandle[h].push_back(i);
-    }
-}
-
-std::vector<std::size_t> HandleSubsetIndex::subsetsOf(const HandleTuple& target) const {
-    std::vector<std::size_t> candidates = m_empty;
-    for (auto h : target)
-        if (const auto it = m_byHandle.find(h); it != m_byHandle.end())
-            candidates.insert(candidates.end(), it->second.begin(), it->second.end());
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    std::vector<std::size_t> out;
-    for (auto i : candidates)
-        if (subsetOf(m_tuples[i], target))
-            out.push_back(i);
-    return out;
-}
-
-namespace {
-
-std::vector<HandleTuple> keysOf(const std::vector<std::pair<HandleTuple, std::string>>& names) {
-    std::vector<HandleTuple> keys;
-    for (const auto& [key, name] : names)
-        keys.push_back(key);
-    return keys;
-}
-
-std::vector<HandleTuple> handlesOf(const AotCapture& capture) {
-    std::vector<HandleTuple> keys;
-    for (const auto& r : capture.records)
-        keys.push_back(r.debug_handle);
-    return keys;
-}
-
-} // namespace
-
-OpNamesWithin::OpNamesWithin(const std::vector<std::pair<HandleTuple, std::string>>& runtimeNames,
-                             const AotCapture& capture)
-    : m_runtimeNames(runtimeNames), m_capture(capture), m_runtime(keysOf(runtimeNames)),
-      m_aot(handlesOf(capture)) {}
-
-std::vector<std::string> OpNamesWithin::runtime(const HandleTuple& target) const {
-    std::vector<std::string> out;
-    for (auto i : m_runtime.subsetsOf(target))
-        out.push_back(m_runtimeNames[i].second);
-    return out;
-}
-
-std::vector<std::string> OpNamesWithin::aot(const HandleTuple& target) const {
-    std::vector<std::string> out;
-    for (auto i : m_aot.subsetsOf(target))
-        out.insert(out.end(), m_capture.records[i].ops.begin(), m_capture.records[i].ops.end());
-    return out;
-}
-
 namespace {
 
 // The connected components of the bipartite overlap graph (§5.4): AOT nodes
@@ -226,19 +175,27 @@ std::vector<std::vector<std::size_t>> overlapComponents(const AotCapture& captur
     };
     // Its edges through a handle index: a node's neighbours are the other
     // side's nodes sharing a handle, in ascending order (what the pairwise scan
-    // gave), so the components and their order are ExecuTorch's.
-    std::map<std::int64_t, std::vector<std::size_t>> aotWith, runtimeWith;
-    for (std::size_t i = 0; i < n; ++i)
-        for (auto h : handlesOf(i))
-            (i < nAot ? aotWith : runtimeWith)[h].push_back(i);
-    std::vector<std::vector<std::size_t>> edges(n);
+    // gave), so the components and their order are ExecuTorch's. Flat arrays
+    // (CSR): node i's neighbours are edges[first[i] … first[i + 1]).
+    std::vector<const HandleTuple*> runtimeTuples;
+    runtimeTuples.reserve(runtime.size());
+    for (const auto& r : runtime)
+        runtimeTuples.push_back(&r.handles);
+    const HandlePostings aotWith(capture.debugHandles()), runtimeWith(runtimeTuples, nAot);
+    std::vector<std::size_t> first(n + 1, 0), edges, scratch;
     for (std::size_t i = 0; i < n; ++i) {
         const auto& other = i < nAot ? runtimeWith : aotWith;
-        for (auto h : handlesOf(i))
-            if (const auto it = other.find(h); it != other.end())
-                edges[i].insert(edges[i].end(), it->second.begin(), it->second.end());
-        std::sort(edges[i].begin(), edges[i].end());
-        edges[i].erase(std::unique(edges[i].begin(), edges[i].end()), edges[i].end());
+        scratch.clear();
+        for (auto h : handlesOf(i)) {
+            const auto with = other.of(h);
+            scratch.insert(scratch.end(), with.begin(), with.end());
+        }
+        if (scratch.size() > 1) {
+            std::sort(scratch.begin(), scratch.end());
+            scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+        }
+        edges.insert(edges.end(), scratch.begin(), scratch.end());
+        first[i + 1] = edges.size();
     }
     std::vector<bool> visited(n, false);
     // Depth-first in the order a recursive walk visits (pre-order, neighbours
@@ -251,11 +208,11 @@ std::vector<std::vector<std::size_t>> overlapComponents(const AotCapture& captur
         stack.emplace_back(start, 0);
         while (!stack.empty()) {
             auto& [v, next] = stack.back();
-            if (next == edges[v].size()) {
+            if (first[v] + next == first[v + 1]) {
                 stack.pop_back();
                 continue;
             }
-            const std::size_t w = edges[v][next++];
+            const std::size_t w = edges[first[v] + next++];
             if (visited[w])
                 continue;
             visited[w] = true;
@@ -403,7 +360,7 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
         if (graph && returns > 1 && rt.event->name == "DELEGATE_CALL")
             order = delegateOutputOrder(*graph, rt.event->resolved.handles, returns);
         for (std::int64_t i = 0; i < rt.num_outputs; ++i) {
-            if (!subsetOf(combined, rt.handles)) {
+            if (!handlesWithin(combined, rt.handles)) {
                 skipReason = "the reference handles are not a subset of the runtime handles";
                 break; // same for every i
             }

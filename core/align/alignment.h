@@ -92,37 +92,6 @@ struct Alignment {
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
                                   const ExportGraph* graph = nullptr);
 
-// Which of a list of handle tuples lie within a target tuple (every handle in
-// it; an empty tuple always does), found through a handle index: a row's op
-// names without a scan of every event and record per row.
-class HandleSubsetIndex {
-public:
-    explicit HandleSubsetIndex(std::vector<HandleTuple> tuples);
-    // Indices into the list, ascending (the list's order).
-    std::vector<std::size_t> subsetsOf(const HandleTuple& target) const;
-
-private:
-    std::vector<HandleTuple> m_tuples;
-    std::map<std::int64_t, std::vector<std::size_t>> m_byHandle;
-    std::vector<std::size_t> m_empty;
-};
-
-// ExecuTorch's find_op_names: the runtime op names (Alignment::runtime_op_names)
-// and the capture's op names whose handles lie within a row's handles, in their
-// lists' order.
-class OpNamesWithin {
-public:
-    OpNamesWithin(const std::vector<std::pair<HandleTuple, std::string>>& runtimeNames,
-                  const AotCapture& capture);
-    std::vector<std::string> runtime(const HandleTuple& target) const;
-    std::vector<std::string> aot(const HandleTuple& target) const;
-
-private:
-    const std::vector<std::pair<HandleTuple, std::string>>& m_runtimeNames;
-    const AotCapture& m_capture;
-    HandleSubsetIndex m_runtime, m_aot;
-};
-
 // Exposed for tests: ExecuTorch's _merge_runtime_debug_handles.
 HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& second);
 

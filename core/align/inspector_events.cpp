@@ -1,7 +1,10 @@
 #include "core/align/inspector_events.h"
 
-#include <map>
+#include "core/common/hash_mix.h"
+
+#include <functional>
 #include <tuple>
+#include <unordered_map>
 
 namespace gapscope {
 
@@ -11,10 +14,45 @@ namespace {
 // ProfileEvent's int32 -1 and a DebugEvent's uint64 max are different keys.
 using GroupKey = std::tuple<std::int32_t, std::int64_t, std::uint64_t, std::int32_t, std::string, bool>;
 
+// Hashed, not ordered: groups keep their first event's order in `groups`, and
+// a std::map of 100,000 such keys (a string each) was a tenth of opening a
+// 50,000-op session.
+struct GroupKeyHash {
+    std::size_t operator()(const GroupKey& k) const {
+        std::size_t h = std::hash<std::string>()(std::get<4>(k));
+        const auto mix = [&](std::uint64_t v) { hashMix(h, std::hash<std::uint64_t>()(v)); };
+        mix(static_cast<std::uint32_t>(std::get<0>(k)));
+        mix(static_cast<std::uint64_t>(std::get<1>(k)));
+        mix(std::get<2>(k));
+        mix(static_cast<std::uint32_t>(std::get<3>(k)));
+        mix(std::get<5>(k));
+        return h;
+    }
+};
+
+// A group's events, in event order, as lists threaded through one array of
+// "next" indices (EventLists): no vector per group. Opening a 50,000-op session
+// made 100,000 groups, and their small vectors were a tenth of building them.
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+struct EventList {
+    std::size_t first = kNone, last = kNone, size = 0;
+    bool empty() const { return size == 0; }
+};
 struct Group {
     EventKey key;
-    std::vector<std::size_t> profiles;
-    std::vector<std::size_t> debugs;
+    EventList profiles, debugs;
+};
+struct EventLists {
+    std::vector<std::size_t> next;
+    void append(EventList& list, std::size_t i) {
+        (list.empty() ? list.first : next[list.last]) = i;
+        list.last = i;
+        ++list.size;
+    }
+    template <typename F> void forEach(const EventList& list, F f) const {
+        for (std::size_t i = list.first; i != kNone; i = next[i])
+            f(i);
+    }
 };
 
 } // namespace
@@ -33,8 +71,10 @@ std::vector<RuntimeValue> programOutputs(const RunData& run) {
 
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
                                                  const std::set<std::int64_t>& opGraphHandles) {
-    std::map<GroupKey, std::size_t> index;
+    std::unordered_map<GroupKey, std::size_t, GroupKeyHash> index;
+    index.reserve(run.events.size());
     std::vector<Group> groups;
+    EventLists lists{std::vector<std::size_t>(run.events.size(), kNone)};
     for (std::size_t i = 0; i < run.events.size(); ++i) {
         const auto& e = run.events[i];
         EventKey key;
@@ -65,16 +105,17 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
             groups.push_back(Group{key, {}, {}});
         Group& g = groups[it->second];
         if (isProfile) {
-            g.profiles.push_back(i);
+            lists.append(g.profiles, i);
         } else {
             const auto& d = std::get<DebugEvent>(e);
             if (d.debug_entry && d.debug_entry->output)
                 continue; // program outputs are collected separately
-            g.debugs.push_back(i);
+            lists.append(g.debugs, i);
         }
     }
 
     std::vector<InspectorEvent> out;
+    out.reserve(groups.size());
     for (const auto& g : groups) {
         if (g.profiles.empty() && g.debugs.empty())
             continue;
@@ -82,11 +123,13 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
         base.instruction_id = g.key.instruction_id;
         base.key = g.key;
         base.delegated = g.key.delegated();
-        for (auto i : g.debugs) {
+        base.debug_events.reserve(g.debugs.size);
+        base.debug_data.reserve(g.debugs.size);
+        lists.forEach(g.debugs, [&](std::size_t i) {
             const auto& d = std::get<DebugEvent>(run.events[i]);
             base.debug_events.push_back(i);
             base.debug_data.push_back(d.debug_entry ? inflateRuntimeValue(*d.debug_entry) : RuntimeValue{});
-        }
+        });
         if (maps)
             base.num_outputs = maps->numOutputs(g.key.instruction_id);
         base.resolved = resolveDebugHandles(maps, g.key);
@@ -97,7 +140,7 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
             else if (profileName)
                 ev.name = *profileName;
             else if (!g.debugs.empty()) {
-                const auto& d = std::get<DebugEvent>(run.events[g.debugs.front()]);
+                const auto& d = std::get<DebugEvent>(run.events[g.debugs.first]);
                 ev.name = d.name.value_or("");
             }
             if (!isFrameworkEventName(ev.name))
@@ -109,10 +152,14 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
             out.push_back(std::move(ev));
         };
         if (g.profiles.empty()) {
-            finish(base, std::nullopt);
+            finish(std::move(base), std::nullopt);
         } else {
-            for (auto p : g.profiles)
-                finish(base, std::get<ProfileEvent>(run.events[p]).name);
+            // The last profile takes the base itself; the others a copy.
+            lists.forEach(g.profiles, [&](std::size_t p) {
+                if (p != g.profiles.last)
+                    finish(base, std::get<ProfileEvent>(run.events[p]).name);
+            });
+            finish(std::move(base), std::get<ProfileEvent>(run.events[g.profiles.last]).name);
         }
     }
     return out;

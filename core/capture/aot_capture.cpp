@@ -15,7 +15,15 @@ using json = nlohmann::ordered_json;
 const SafetensorsTensor* AotCapture::tensor(const CaptureValue& v) const {
     if (v.kind != CaptureValue::Kind::Tensor || !file)
         return nullptr;
-    return file->find(v.tensor);
+    return v.resolved ? v.resolved : file->find(v.tensor);
+}
+
+std::vector<const std::vector<std::int64_t>*> AotCapture::debugHandles() const {
+    std::vector<const std::vector<std::int64_t>*> out;
+    out.reserve(records.size());
+    for (const auto& r : records)
+        out.push_back(&r.debug_handle);
+    return out;
 }
 
 namespace {

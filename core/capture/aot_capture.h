@@ -20,6 +20,10 @@ struct CaptureValue {
     enum class Kind { Tensor, Int, Float, Bool, Null, List };
     Kind kind = Kind::Null;
     std::string tensor; // name in the safetensors file, for Tensor
+    // That tensor in the capture's file, found once by the reader (which checks
+    // every name); null for a value built in memory. Planning a 50,000-op
+    // session looked each name up two or three times in the file's map.
+    const SafetensorsTensor* resolved = nullptr;
     std::int64_t int_value = 0;
     double float_value = 0;
     bool bool_value = false;
@@ -80,6 +84,9 @@ struct AotCapture {
     std::shared_ptr<const SafetensorsFile> file;
 
     const SafetensorsTensor* tensor(const CaptureValue& v) const;
+    // Each record's debug handle, in record order, borrowed from the records
+    // (the handle indices of alignment and of a row's op names).
+    std::vector<const std::vector<std::int64_t>*> debugHandles() const;
 };
 
 // Reads and validates the document in __metadata__["gapscope.aot_capture"];

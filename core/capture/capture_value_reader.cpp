@@ -103,7 +103,7 @@ void captureValue(value& v, const std::string& field, CaptureValue& c, std::size
         c.kind = CaptureValue::Kind::Tensor;
         if (!name)
             fault(field, "a tensor value needs a 'name'");
-        if (!file.find(*name))
+        if (!(c.resolved = file.find(*name)))
             fault(field, "names tensor '" + *name + "', which the file does not hold");
         c.tensor = std::move(*name);
     } else if (*kind == "int") {

@@ -1,6 +1,7 @@
 #include "core/compare/comparison.h"
 
 #include "core/align/multi_output_by_name.h"
+#include "core/align/op_names_within.h"
 #include "core/align/run_methods.h"
 #include "core/backends/backend_conventions.h"
 #include "core/common/parallel.h"
@@ -375,6 +376,8 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         return cancelledError();
 
     const OpNamesWithin names(c.alignment().runtime_op_names, capture);
+    c.rows.reserve(c.alignment().pairs.size());
+    planned.pending.reserve(c.alignment().pairs.size());
     for (const auto& pair : c.alignment().pairs) {
         if (c.rows.size() % 256 == 255 && stopped())
             return cancelledError();

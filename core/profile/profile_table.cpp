@@ -1,5 +1,7 @@
 #include "core/profile/profile_table.h"
 
+#include "core/common/hash_mix.h"
+
 #include <algorithm>
 #include <string_view>
 #include <tuple>
@@ -57,34 +59,31 @@ struct EventSignature {
 
 // Hashes, so that a run of 150,000 events is collated and grouped through hash
 // tables rather than ordered maps of string keys.
-inline void mix(std::size_t& h, std::size_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-}
 std::size_t hashOf(const std::optional<EventSig>& s) {
     std::size_t h = s.has_value();
     if (s) {
-        mix(h, std::hash<std::string_view>{}(s->name));
-        mix(h, std::hash<std::int64_t>{}(s->instruction_id.value_or(-2)));
-        mix(h, std::hash<std::int64_t>{}(s->delegate_int.value_or(-2)));
-        mix(h, s->delegate_str ? std::hash<std::string_view>{}(*s->delegate_str) : 1);
+        hashMix(h, std::hash<std::string_view>{}(s->name));
+        hashMix(h, std::hash<std::int64_t>{}(s->instruction_id.value_or(-2)));
+        hashMix(h, std::hash<std::int64_t>{}(s->delegate_int.value_or(-2)));
+        hashMix(h, s->delegate_str ? std::hash<std::string_view>{}(*s->delegate_str) : 1);
     }
     return h;
 }
 struct SignatureHash {
     std::size_t operator()(const EventSignature& s) const {
         std::size_t h = std::hash<std::int32_t>{}(s.instruction_id);
-        mix(h, hashOf(s.profile));
-        mix(h, hashOf(s.debug));
+        hashMix(h, hashOf(s.profile));
+        hashMix(h, hashOf(s.debug));
         return h;
     }
 };
 struct InstructionKeyHash {
     std::size_t operator()(const InstructionKey& k) const {
         std::size_t h = std::hash<std::int32_t>{}(k.instruction_id);
-        mix(h, k.chain_negative);
-        mix(h, std::hash<std::uint64_t>{}(k.chain_magnitude));
-        mix(h, std::hash<std::int32_t>{}(k.delegate_int));
-        mix(h, k.delegate_str ? std::hash<std::string_view>{}(*k.delegate_str) : 1);
+        hashMix(h, k.chain_negative);
+        hashMix(h, std::hash<std::uint64_t>{}(k.chain_magnitude));
+        hashMix(h, std::hash<std::int32_t>{}(k.delegate_int));
+        hashMix(h, k.delegate_str ? std::hash<std::string_view>{}(*k.delegate_str) : 1);
         return h;
     }
 };
@@ -184,7 +183,7 @@ RunEvents collate(const RunData& run, std::size_t runIndex, std::vector<std::str
                     return;
                 }
             position.emplace(h, out.order.size());
-            mix(out.hash, h);
+            hashMix(out.hash, h);
             out.order.push_back(std::move(sig));
             out.profile.push_back(p);
         };
@@ -252,8 +251,8 @@ ProfileTable profileTable(const EtDump& dump, const ProfileOptions& options) {
             continue;
         RunEvents events = collate(run, r, table.notes);
         std::size_t h = events.hash;
-        mix(h, run.name ? std::hash<std::string>{}(*run.name) : 1);
-        mix(h, std::hash<std::int32_t>{}(run.bundled_input_index));
+        hashMix(h, run.name ? std::hash<std::string>{}(*run.name) : 1);
+        hashMix(h, std::hash<std::int32_t>{}(run.bundled_input_index));
         std::optional<std::size_t> found;
         const auto [first, last] = groupsOfHash.equal_range(h);
         for (auto it = first; it != last && !found; ++it) {

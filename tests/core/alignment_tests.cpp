@@ -2,6 +2,7 @@
 // Inspector (§5 of the spec) or of the QNN conventions, plus what Gapscope adds.
 
 #include "core/align/alignment.h"
+#include "core/align/handle_subset_index.h"
 #include "core/compare/comparison.h"
 #include "session_builder.h"
 
@@ -311,7 +312,10 @@ TEST_CASE("QNN without an ETRecord: error introducers follow execution order", "
 // holds for them).
 TEST_CASE("the handle subset index finds exactly the tuples within a target, in list order", "[align]") {
     const std::vector<HandleTuple> tuples{{3}, {1, 2}, {}, {2, 9}, {1}, {4, 1, 2}, {2}};
-    const HandleSubsetIndex index(tuples);
+    std::vector<const HandleTuple*> borrowed;
+    for (const auto& t : tuples)
+        borrowed.push_back(&t);
+    const HandleSubsetIndex index(borrowed);
     for (const HandleTuple& target : {HandleTuple{1, 2}, HandleTuple{2, 1, 4}, HandleTuple{9}, HandleTuple{},
                                       HandleTuple{2, 9, 3, 1, 4}}) {
         std::vector<std::size_t> expected; // the scan it replaces

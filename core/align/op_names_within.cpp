@@ -1,0 +1,38 @@
+#include "core/align/op_names_within.h"
+
+namespace gapscope {
+
+namespace {
+
+std::vector<const std::vector<std::int64_t>*>
+keysOf(const std::vector<std::pair<std::vector<std::int64_t>, std::string>>& names) {
+    std::vector<const std::vector<std::int64_t>*> keys;
+    keys.reserve(names.size());
+    for (const auto& [key, name] : names)
+        keys.push_back(&key);
+    return keys;
+}
+
+} // namespace
+
+OpNamesWithin::OpNamesWithin(
+    const std::vector<std::pair<std::vector<std::int64_t>, std::string>>& runtimeNames,
+    const AotCapture& capture)
+    : m_runtimeNames(runtimeNames), m_capture(capture), m_runtime(keysOf(runtimeNames)),
+      m_aot(capture.debugHandles()) {}
+
+std::vector<std::string> OpNamesWithin::runtime(const std::vector<std::int64_t>& target) const {
+    std::vector<std::string> out;
+    for (auto i : m_runtime.subsetsOf(target))
+        out.push_back(m_runtimeNames[i].second);
+    return out;
+}
+
+std::vector<std::string> OpNamesWithin::aot(const std::vector<std::int64_t>& target) const {
+    std::vector<std::string> out;
+    for (auto i : m_aot.subsetsOf(target))
+        out.insert(out.end(), m_capture.records[i].ops.begin(), m_capture.records[i].ops.end());
+    return out;
+}
+
+} // namespace gapscope

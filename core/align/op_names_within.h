@@ -1,0 +1,29 @@
+#pragma once
+
+#include "core/align/handle_subset_index.h"
+#include "core/capture/aot_capture.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gapscope {
+
+// ExecuTorch's find_op_names: the runtime op names (Alignment::runtime_op_names)
+// and the capture's op names whose handles lie within a row's handles, in their
+// lists' order. Both lists are borrowed.
+class OpNamesWithin {
+public:
+    OpNamesWithin(const std::vector<std::pair<std::vector<std::int64_t>, std::string>>& runtimeNames,
+                  const AotCapture& capture);
+    std::vector<std::string> runtime(const std::vector<std::int64_t>& target) const;
+    std::vector<std::string> aot(const std::vector<std::int64_t>& target) const;
+
+private:
+    const std::vector<std::pair<std::vector<std::int64_t>, std::string>>& m_runtimeNames;
+    const AotCapture& m_capture;
+    HandleSubsetIndex m_runtime, m_aot;
+};
+
+} // namespace gapscope
