@@ -4,6 +4,7 @@
 #include "core/common/mapping_guard.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -67,6 +68,22 @@ std::shared_ptr<const MappedFile> MappedFile::fromBytes(std::string name, const 
         file->m_data = file->m_copy.get();
     }
     return file;
+}
+
+void MappedFile::release(ByteSpan part) const {
+    if (!m_mapped || !part.data || part.size == 0)
+        return;
+    const auto base = reinterpret_cast<std::uintptr_t>(m_data);
+    const auto first = reinterpret_cast<std::uintptr_t>(part.data);
+    if (first < base || first - base > m_size || part.size > m_size - (first - base))
+        return; // not this mapping's bytes
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    // Whole pages only: the pages at either end may hold bytes of a neighbour
+    // still being read (released, they would only be read again, but for nothing).
+    const std::uintptr_t from = (first + page - 1) / page * page;
+    const std::uintptr_t to = (first + part.size) / page * page;
+    if (to > from)
+        ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
 void MappedFile::protectFromOutputs() const {

@@ -30,6 +30,14 @@ public:
     // From now on, no output of this process may replace this file (a file
     // chosen as an input; registerInput).
     void protectFromOutputs() const;
+    // Gives the whole pages of `part` back to the kernel: they no longer count
+    // in this process's resident memory, and a later read reads them again from
+    // the page cache (or the file). Measuring ViT-S/16 touched every page of its
+    // 323 MB debug buffer and 199 MB capture once and kept them all resident
+    // (docs/performance.md, issue 29). A no-op for bytes in memory (fromBytes)
+    // and for bytes outside this mapping: anonymous memory would read back as
+    // zeros, so only this file's own mapping is ever released.
+    void release(ByteSpan part) const;
     // The file on disk is no longer what was mapped: a page vanished under a
     // read (the file was truncated; the read saw zeros instead of SIGBUS), or
     // its size or modification time changed since it was opened. Numbers read

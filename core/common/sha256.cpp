@@ -1,12 +1,16 @@
 #include "core/common/sha256.h"
 
+#include "core/common/mapped_file.h"
+
 #include <algorithm>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 namespace gapscope {
 
-std::string sha256Hex(ByteSpan bytes, const std::atomic<bool>* cancelled) {
+namespace {
+
+std::string hashInChunks(ByteSpan bytes, const std::atomic<bool>* cancelled, const MappedFile* release) {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
@@ -14,7 +18,10 @@ std::string sha256Hex(ByteSpan bytes, const std::atomic<bool>* cancelled) {
     constexpr std::size_t kChunk = 16u << 20;
     bool stopped = false;
     for (std::size_t at = 0; at < bytes.size && !stopped; at += kChunk) {
-        EVP_DigestUpdate(ctx, bytes.data + at, std::min(kChunk, bytes.size - at));
+        const ByteSpan chunk = bytes.subspan(at, std::min(kChunk, bytes.size - at));
+        EVP_DigestUpdate(ctx, chunk.data, chunk.size);
+        if (release)
+            release->release(chunk);
         stopped = cancelled && cancelled->load(std::memory_order_relaxed);
     }
     if (!stopped)
@@ -35,6 +42,16 @@ std::string sha256Hex(ByteSpan bytes, const std::atomic<bool>* cancelled) {
         out += hex[digest[i] & 15];
     }
     return out;
+}
+
+} // namespace
+
+std::string sha256Hex(ByteSpan bytes, const std::atomic<bool>* cancelled) {
+    return hashInChunks(bytes, cancelled, nullptr);
+}
+
+std::string sha256Hex(const MappedFile& file, const std::atomic<bool>* cancelled) {
+    return hashInChunks(file.bytes(), cancelled, &file);
 }
 
 } // namespace gapscope

@@ -11,7 +11,7 @@ CaptureProvenance checkCaptureProvenance(const Session& s, const std::atomic<boo
         return p;
     // Hashed once per workspace: another run or capture of the same files reuses it.
     std::string digest = s.workspace ? s.workspace->sha256(s.etrecord_file, cancelled)
-                                     : sha256Hex(s.etrecord_file->bytes(), cancelled);
+                                     : sha256Hex(*s.etrecord_file, cancelled);
     if (digest.empty())
         return p; // cancelled
     p.etrecord_sha256 = std::move(digest);

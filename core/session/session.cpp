@@ -298,9 +298,8 @@ std::vector<InputProvenance> hashInputs(const SessionFiles& files,
         {"capture", &files.capture}};
     for (const auto& [role, file] : roles)
         if (*file)
-            out.push_back(
-                {role, (*file)->path(), (*file)->size(),
-                 file == &files.etrecord && etrecordSha256 ? *etrecordSha256 : sha256Hex((*file)->bytes())});
+            out.push_back({role, (*file)->path(), (*file)->size(),
+                           file == &files.etrecord && etrecordSha256 ? *etrecordSha256 : sha256Hex(**file)});
     return out;
 }
 

@@ -102,7 +102,7 @@ Workspace::CaptureResult Workspace::capture(const std::shared_ptr<const MappedFi
 std::string Workspace::sha256(const std::shared_ptr<const MappedFile>& file,
                               const std::atomic<bool>* cancelled) {
     return cached(
-        m_digests, file.get(), [&] { return sha256Hex(file->bytes(), cancelled); },
+        m_digests, file.get(), [&] { return sha256Hex(*file, cancelled); },
         [](const std::string& digest) { return !digest.empty(); }); // empty: cancelled
 }
 
