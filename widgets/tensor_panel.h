@@ -38,8 +38,15 @@ public:
 
     void setSession(std::shared_ptr<const Session> session);
     // A newer snapshot of the same session: what the panel shows (plans and
-    // values) is the same in every snapshot, so nothing is redrawn.
-    void updateSession(std::shared_ptr<const Session> snapshot) { m_session = std::move(snapshot); }
+    // values) is the same in every snapshot, so nothing is redrawn, but for a
+    // row that was waiting for its metrics (awaitingMetrics) once they are there.
+    void updateSession(std::shared_ptr<const Session> snapshot);
+    // No more metrics will come (the load was cancelled): a row waiting for
+    // them is drawn without them.
+    void measuringStopped();
+    // The row shown holds a big tensor not measured yet: its heatmaps wait for
+    // its metrics rather than read the whole tensor on this thread.
+    bool awaitingMetrics() const { return m_awaitingMetrics; }
     void setRow(std::optional<std::size_t> row);
     std::optional<std::size_t> row() const { return m_row; }
     QCustomPlot* plot(int which) const { return m_heatmaps[static_cast<std::size_t>(which)].plot; }
@@ -94,6 +101,8 @@ private:
     // Big tensors' details: a newer selection cancels the running job.
     JobTracker m_details;
     bool m_detailsPending = false;
+    bool m_awaitingMetrics = false;
+    bool m_measuringStopped = false;
     void showValueAt(int which, const QPointF& pixel);
 
     std::shared_ptr<const Session> m_session;

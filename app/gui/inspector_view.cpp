@@ -30,7 +30,6 @@
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QStandardItemModel>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
@@ -380,6 +379,7 @@ void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
 void InspectorView::measuringStopped() {
     m_chartRefresh->stop();
     m_model->setMeasuringStopped(true);
+    m_tensors->measuringStopped();
 }
 
 void InspectorView::selectRow(std::optional<std::size_t> row) {

@@ -127,6 +127,7 @@ private slots:
     void sessionsSaveReopenAndAreRemembered();
     void aNewerLoadSupersedesAnOlderOne();
     void resultsArriveInStages();
+    void aBigUnmeasuredTensorWaitsForItsMetrics();
     void cancellingWhileMeasuringKeepsTheTable();
     void bigTensorDetailsArriveWithoutBlocking();
     void layoutIsRemembered();
@@ -411,6 +412,55 @@ void GapscopeGuiTest::aNewerLoadSupersedesAnOlderOne() {
     QCoreApplication::processEvents();
     QCOMPARE(shown.count(), 1);
     QVERIFY(window.banner()->text().contains(QStringLiteral("debug buffer missing")));
+}
+
+// Issue 29: an op selected before its row is measured would be read for NaNs
+// whole on the UI thread (30 ms for 4M elements). A big one waits for its
+// metrics instead, and is drawn, as from the final session, once they arrive;
+// or at once when measuring stops.
+void GapscopeGuiTest::aBigUnmeasuredTensorWaitsForItsMetrics() {
+    QTemporaryDir dir;
+    makeSession(dir.path(), 4, 65536);
+    std::vector<Error> errors;
+    const auto inputs = [&] { return sessionInputsFromPaths({dir.path().toStdString()}, errors); };
+    StagedSession staged = openSession(inputs());
+    QVERIFY(staged.session && staged.session->comparison && !staged.session->complete);
+    std::shared_ptr<const Session> unmeasured = std::move(staged.session);
+    QVERIFY(!unmeasured->comparison->rows[1].measured);
+    const std::shared_ptr<const Session> final = loadSession(inputs());
+    QVERIFY(final && final->complete && final->comparison->rows[1].measured);
+
+    TensorPanel expected;
+    expected.setSession(final);
+    expected.setRow(std::size_t{1});
+    QVERIFY(!expected.awaitingMetrics() && !expected.values(0).empty());
+
+    TensorPanel panel;
+    panel.setSession(unmeasured);
+    panel.setRow(std::size_t{1});
+    QVERIFY(panel.awaitingMetrics());
+    QVERIFY(panel.values(0).empty() && !panel.mapShown(0));
+    panel.updateSession(unmeasured); // still no metrics: still waiting
+    QVERIFY(panel.awaitingMetrics());
+    panel.updateSession(final);
+    QVERIFY(!panel.awaitingMetrics());
+    for (int which = 0; which < 3; ++which)
+        QCOMPARE(panel.values(which), expected.values(which));
+
+    TensorPanel stopped;
+    stopped.setSession(unmeasured);
+    stopped.setRow(std::size_t{1});
+    QVERIFY(stopped.awaitingMetrics());
+    stopped.measuringStopped();
+    QVERIFY(!stopped.awaitingMetrics());
+    QCOMPARE(stopped.values(0), expected.values(0));
+
+    TensorPanel closed; // the session closed while the op waited: nothing to draw
+    closed.setSession(unmeasured);
+    closed.setRow(std::size_t{1});
+    QVERIFY(closed.awaitingMetrics());
+    closed.updateSession(nullptr);
+    QVERIFY(!closed.awaitingMetrics() && closed.values(0).empty());
 }
 
 void GapscopeGuiTest::resultsArriveInStages() {
