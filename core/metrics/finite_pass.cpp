@@ -37,7 +37,7 @@ void dequantizeBlock(const GapOptions& options, const double* a, double* b, std:
 // a time in the lanes of one vector where the machine has them. Empty when a
 // value is not finite (the general path then counts and converts them).
 std::optional<GapAccumulator> finitePass(const Operand& aot, const Operand& runtime, std::uint64_t total,
-                                         const GapOptions& options) {
+                                         const GapOptions& options, const BlockDone& blockDone) {
     const auto& tf = options.runtime_transform;
     if (tf.dequantizes() && (tf.scale.size() != 1 || tf.zero_point.size() != 1))
         return std::nullopt;
@@ -114,6 +114,8 @@ std::optional<GapAccumulator> finitePass(const Operand& aot, const Operand& runt
                             runtime.decode(first, n, bBuf(0));
                             dequantizeBlock(options, aBuf(0), bBuf(0), n, local[j]);
                             local[j].addFinite(aBuf(0), bBuf(0), n, first);
+                            if (blockDone && chunks < kLanes) // one group: the calling thread, in order
+                                blockDone(first + n);
                         }
                         partial[c0 + j] = local[j];
                     }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace gapscope {
@@ -32,7 +33,12 @@ inline bool gapCancelled(const std::atomic<bool>* cancelled) {
 // float32 read in place. The sums merged in chunk order, or nothing when a
 // value is not finite or the transform is not per-tensor (the general path
 // then counts and converts them).
+//
+// blockDone, when given, is called on the calling thread with the number of
+// elements passed so far, after each block of a tensor of one chunk (the top-k
+// ranking then reads each block while it is in cache).
+using BlockDone = std::function<void(std::uint64_t end)>;
 std::optional<GapAccumulator> finitePass(const Operand& aot, const Operand& runtime, std::uint64_t total,
-                                         const GapOptions& options);
+                                         const GapOptions& options, const BlockDone& blockDone = {});
 
 } // namespace gapscope

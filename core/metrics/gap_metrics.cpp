@@ -6,7 +6,7 @@
 #include "core/metrics/element_rule.h"
 #include "core/metrics/finite_pass.h"
 #include "core/metrics/gap_accumulator.h"
-#include "core/metrics/top_k.h"
+#include "core/metrics/top_k_agreement.h"
 
 #include <algorithm>
 #include <array>
@@ -27,7 +27,7 @@ constexpr std::uint64_t kChunk = kGapChunk;
 // The metrics from the sums, and the top-k agreement of logits-shaped outputs.
 void finish(GapMetrics& m, const GapAccumulator& acc, const std::vector<GapAccumulator>& channels,
             std::uint64_t total, const std::vector<std::int64_t>& out, std::optional<std::size_t> breakdown,
-            const Operand& aot, const Operand& runtime, const GapOptions& options) {
+            TopKAgreement& ranks, const GapOptions& options) {
     const auto& tf = options.runtime_transform;
     const double n = static_cast<double>(total);
     for (const auto& ch : channels) {
@@ -60,73 +60,7 @@ void finish(GapMetrics& m, const GapAccumulator& acc, const std::vector<GapAccum
     if (options.qmin && options.qmax && total > 0)
         m.saturation = static_cast<double>(acc.saturated) / n;
 
-    // Top-k agreement along the last dimension for logits-shaped float outputs.
-    // (rank ≥ 2: a batch of rows; a flat vector or a huge last dimension is not logits.)
-    if (!aot.is_scalar && aot.numel == total && runtime.numel == total && !tf.axis_order && out.size() >= 2 &&
-        out.back() >= 2 && out.back() <= (1 << 20) && total > 0) {
-        const auto info = scalarTypeInfo(static_cast<std::int8_t>(aot.type));
-        if (info && info->isFloatingPoint) {
-            const auto row = static_cast<std::size_t>(out.back());
-            const std::uint64_t rows = total / row;
-            std::vector<double> ra(row), rb(row);
-            std::vector<std::size_t> ia(row), ib(row);
-            std::uint64_t top1 = 0, top5 = 0;
-            // float32 on both sides, undequantised and aligned: ranked in place.
-            const bool inPlace = aot.type == ScalarType::Float && runtime.type == ScalarType::Float &&
-                                 !tf.dequantizes() &&
-                                 reinterpret_cast<std::uintptr_t>(aot.bytes.data) % 4 == 0 &&
-                                 reinterpret_cast<std::uintptr_t>(runtime.bytes.data) % 4 == 0;
-            for (std::uint64_t r = 0; r < rows; ++r) {
-                const std::size_t k = std::min<std::size_t>(5, row);
-                std::size_t ta[5], tb[5];
-                if (inPlace &&
-                    topKFloat(reinterpret_cast<const float*>(aot.bytes.data) + r * row, row, k, ta) &&
-                    topKFloat(reinterpret_cast<const float*>(runtime.bytes.data) + r * row, row, k, tb)) {
-                    top1 += ta[0] == tb[0] ? 1 : 0;
-                    std::sort(ta, ta + k);
-                    std::sort(tb, tb + k);
-                    top5 += std::equal(ta, ta + k, tb) ? 1 : 0;
-                    continue;
-                }
-                // A row holding a NaN, or other dtypes: decoded, and ranked by the
-                // comparison sort that orders NaN as it always has.
-                aot.decode(r * row, row, ra.data());
-                runtime.decode(r * row, row, rb.data());
-                if (tf.dequantizes())
-                    for (auto& v : rb)
-                        v = dequantize(tf, v, 0);
-                const bool nan = std::any_of(ra.begin(), ra.end(), [](double x) { return std::isnan(x); }) ||
-                                 std::any_of(rb.begin(), rb.end(), [](double x) { return std::isnan(x); });
-                if (!nan) {
-                    topK(ra.data(), row, k, ta);
-                    topK(rb.data(), row, k, tb);
-                    top1 += ta[0] == tb[0] ? 1 : 0;
-                    std::sort(ta, ta + k);
-                    std::sort(tb, tb + k);
-                    top5 += std::equal(ta, ta + k, tb) ? 1 : 0;
-                    continue;
-                }
-                std::iota(ia.begin(), ia.end(), 0);
-                std::iota(ib.begin(), ib.end(), 0);
-                auto byA = [&](std::size_t x, std::size_t y) {
-                    return ra[x] > ra[y] || (ra[x] == ra[y] && x < y);
-                };
-                auto byB = [&](std::size_t x, std::size_t y) {
-                    return rb[x] > rb[y] || (rb[x] == rb[y] && x < y);
-                };
-                std::partial_sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ia.end(), byA);
-                std::partial_sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k), ib.end(), byB);
-                top1 += ia[0] == ib[0] ? 1 : 0;
-                std::sort(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k));
-                std::sort(ib.begin(), ib.begin() + static_cast<std::ptrdiff_t>(k));
-                top5 +=
-                    std::equal(ia.begin(), ia.begin() + static_cast<std::ptrdiff_t>(k), ib.begin()) ? 1 : 0;
-            }
-            m.top1_agreement = static_cast<double>(top1) / static_cast<double>(rows);
-            if (row >= 5)
-                m.top5_agreement = static_cast<double>(top5) / static_cast<double>(rows);
-        }
-    }
+    ranks.finish(m);
 }
 
 bool breakdownRequested(const GapOptions& options) {
@@ -213,13 +147,17 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
     const std::size_t rank = out.size();
     const std::uint64_t total = layout.total();
     const bool broadcast = layout.broadcast();
+    TopKAgreement ranks(aot, runtime, total, out, tf);
 
     const bool contiguous =
         !broadcast && !tf.axis_order && !tf.axis && aot.numel == total && runtime.numel == total;
     // The common case first: every value finite, no breakdown. One pass, no NaN
     // scan; a non-finite value sends the pair down the general path below.
     if (contiguous && !breakdownRequested(options)) {
-        std::optional<GapAccumulator> fast = finitePass(aot, runtime, total, options);
+        // The rows each block completes are ranked while the block is in cache.
+        std::optional<GapAccumulator> fast = finitePass(
+            aot, runtime, total, options,
+            ranks.wanted() ? [&ranks](std::uint64_t end) { ranks.rankThrough(end); } : BlockDone{});
         if (gapCancelled(options.cancelled)) {
             result.problem = "cancelled";
             return result;
@@ -228,7 +166,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             GapMetrics m;
             m.elements = total;
             m.compared_shape = out;
-            finish(m, *fast, {}, total, out, std::nullopt, aot, runtime, options);
+            finish(m, *fast, {}, total, out, std::nullopt, ranks, options);
             result.metrics = std::move(m);
             return result;
         }
@@ -321,7 +259,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         return result;
     }
     m.agreeing_infinities = acc.agreeing;
-    finish(m, acc, channels, total, out, breakdown, aot, runtime, options);
+    finish(m, acc, channels, total, out, breakdown, ranks, options);
     result.metrics = m;
     return result;
 }

@@ -1,9 +1,13 @@
 #include "core/metrics/top_k.h"
 
+#include "core/common/cpu_features.h"
+
 #include <algorithm>
 #include <cmath>
 
-#if defined(__SSE2__)
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -36,6 +40,30 @@ template <typename T> struct Ranking {
     }
 };
 
+#if defined(__GNUC__) && defined(__x86_64__)
+// The AVX2 scan, sixteen values a step: only the values that beat the k-th
+// at the step's start are offered, in index order (offer checks again, as the
+// floor rises). Returns where the scan stopped; ORs a NaN into `nan`.
+__attribute__((target("avx2"))) std::size_t scanAvx2(const float* v, std::size_t i, std::size_t n,
+                                                     Ranking<float>& best, bool& nan) {
+    __m256 unordered = _mm256_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        const __m256 lo = _mm256_loadu_ps(v + i), hi = _mm256_loadu_ps(v + i + 8);
+        unordered = _mm256_or_ps(unordered, _mm256_or_ps(_mm256_cmp_ps(lo, lo, _CMP_UNORD_Q),
+                                                         _mm256_cmp_ps(hi, hi, _CMP_UNORD_Q)));
+        const __m256 floor = _mm256_set1_ps(best.floor());
+        auto mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(lo, floor, _CMP_GT_OQ))) |
+                    static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(hi, floor, _CMP_GT_OQ))) << 8;
+        for (; mask != 0; mask &= mask - 1) {
+            const auto j = i + static_cast<std::size_t>(__builtin_ctz(mask));
+            best.offer(v[j], j);
+        }
+    }
+    nan |= _mm256_movemask_ps(unordered) != 0;
+    return i;
+}
+#endif
+
 } // namespace
 
 std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out) {
@@ -47,9 +75,11 @@ std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out
     return best.count;
 }
 
-// Once k values are held, a block of 8 is offered only when one of its values
-// beats the k-th: SSE2 compares (every x86-64 has them), so a row costs about
-// one vector compare per 8 values, NaN test included.
+// Once k values are held, a block is offered only where one of its values
+// beats the k-th: vector compares (SSE2 on every x86-64, AVX2 where the CPU
+// has it), so a row costs about one compare per block, NaN test included, and
+// an offer per value that beats the k-th (the record breakers: most values of
+// a short row's first blocks, few after).
 bool topKFloat(const float* v, std::size_t n, std::size_t k, std::size_t* out) {
     if (k == 0)
         return std::none_of(v, v + n, [](float x) { return std::isnan(x); });
@@ -60,15 +90,22 @@ bool topKFloat(const float* v, std::size_t n, std::size_t k, std::size_t* out) {
         nan |= std::isnan(v[i]);
         best.offer(v[i], i);
     }
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (cpuHasAvx2())
+        i = scanAvx2(v, i, n, best, nan);
+#endif
 #if defined(__SSE2__)
     __m128 unordered = _mm_setzero_ps();
     for (; i + 8 <= n; i += 8) {
         const __m128 lo = _mm_loadu_ps(v + i), hi = _mm_loadu_ps(v + i + 4);
         unordered = _mm_or_ps(unordered, _mm_or_ps(_mm_cmpunord_ps(lo, lo), _mm_cmpunord_ps(hi, hi)));
         const __m128 floor = _mm_set1_ps(best.floor());
-        if (_mm_movemask_ps(_mm_or_ps(_mm_cmpgt_ps(lo, floor), _mm_cmpgt_ps(hi, floor))) != 0)
-            for (std::size_t j = i; j < i + 8; ++j)
-                best.offer(v[j], j);
+        auto mask = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(lo, floor))) |
+                    static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(hi, floor))) << 4;
+        for (; mask != 0; mask &= mask - 1) {
+            const auto j = i + static_cast<std::size_t>(__builtin_ctz(mask));
+            best.offer(v[j], j);
+        }
     }
     nan |= _mm_movemask_ps(unordered) != 0;
 #endif

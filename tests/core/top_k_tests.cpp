@@ -1,10 +1,13 @@
+#include "core/metrics/finite_pass.h"
 #include "core/metrics/top_k.h"
+#include "core/metrics/top_k_agreement.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 using gapscope::topK;
@@ -27,9 +30,10 @@ std::vector<std::size_t> referenceTop(const std::vector<double>& v, std::size_t 
 
 TEST_CASE("topK and topKFloat give partial_sort's order, ties by index, for every k up to 8") {
     std::mt19937 rng(7);
-    // Few distinct values, so ties are common; lengths cross the 8-wide SSE2 blocks.
+    // Few distinct values, so ties are common; lengths cross the 16-wide AVX2 and
+    // 8-wide SSE2 blocks (25 to 31: a 16-block, then an 8-block, then the tail).
     std::uniform_int_distribution<int> value(-5, 5);
-    for (std::size_t n : {0u, 1u, 7u, 8u, 9u, 17u, 64u, 100u}) {
+    for (std::size_t n : {0u, 1u, 7u, 8u, 9u, 17u, 25u, 26u, 31u, 64u, 100u}) {
         std::vector<float> f(n);
         for (auto& x : f)
             x = static_cast<float>(value(rng)) * 0.25f;
@@ -64,5 +68,131 @@ TEST_CASE("topKFloat refuses a row holding a NaN wherever the NaN sits") {
         std::size_t out[8];
         INFO("NaN at " << at);
         CHECK_FALSE(topKFloat(f.data(), f.size(), 3, out));
+    }
+}
+
+TEST_CASE("topKFloat ranks long rows of distinct values as partial_sort does, record breakers and all") {
+    // Rising rows make every block beat the k-th (an offer per value); falling
+    // rows, none after the first k; random rows, a few per block early on.
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal(0.0f, 3.0f);
+    for (int shape = 0; shape < 3; ++shape)
+        for (std::size_t n : {197u, 384u, 1000u}) {
+            std::vector<float> f(n);
+            for (std::size_t i = 0; i < n; ++i)
+                f[i] = shape == 0 ? normal(rng) : (shape == 1 ? 1.0f : -1.0f) * static_cast<float>(i);
+            const std::vector<double> d(f.begin(), f.end());
+            for (std::size_t k : {1u, 5u, 8u}) {
+                INFO("shape " << shape << " n " << n << " k " << k);
+                std::vector<std::size_t> got(8, 999);
+                REQUIRE(topKFloat(f.data(), n, k, got.data()));
+                CHECK(std::vector<std::size_t>(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(k)) ==
+                      referenceTop(d, k));
+            }
+        }
+}
+
+// finitePass ranks the rows each block completes (rankThrough), finish the
+// rest: wherever the blocks end (mid-row, twice at one place, past the end),
+// and whichever rows hold a NaN (deferred to the decoding path), the counts
+// are those of ranking every row at once.
+TEST_CASE("TopKAgreement gives the same agreement however its rows are ranked through") {
+    using gapscope::GapMetrics;
+    using gapscope::Operand;
+    using gapscope::OperandTransform;
+    using gapscope::ScalarType;
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> few(0, 4); // ties, and rows that agree or not
+    const std::int64_t rows = 37, width = 41;
+    std::vector<float> a(static_cast<std::size_t>(rows * width)), b(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a[i] = static_cast<float>(few(rng));
+        b[i] = static_cast<float>(few(rng));
+    }
+    // Two rows hold a NaN, each the same row on both sides: the decoding path
+    // ranks them alike, so they count as agreeing, and a row left unranked shows.
+    for (const std::int64_t r : {3, 20}) {
+        std::copy(a.begin() + r * width, a.begin() + (r + 1) * width, b.begin() + r * width);
+        a[static_cast<std::size_t>(r * width + r)] = b[static_cast<std::size_t>(r * width + r)] = NAN;
+    }
+    const auto total = static_cast<std::uint64_t>(a.size());
+    const auto operand = [&](const std::vector<float>& v) {
+        return Operand::tensor(ScalarType::Float, {rows, width},
+                               {reinterpret_cast<const std::uint8_t*>(v.data()), v.size() * sizeof(float)},
+                               total);
+    };
+    const Operand oa = operand(a), ob = operand(b);
+    const OperandTransform none;
+    GapMetrics once;
+    gapscope::TopKAgreement all(oa, ob, total, {rows, width}, none);
+    REQUIRE(all.wanted());
+    all.finish(once);
+    REQUIRE(once.top1_agreement.has_value());
+    REQUIRE(once.top5_agreement.has_value());
+    // The expected counts, by sorting every row (NaN rows as the decoding path orders them).
+    std::uint64_t top1 = 0, top5 = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const auto best = [&](const std::vector<float>& v) {
+            std::vector<double> d(v.begin() + r * width, v.begin() + (r + 1) * width);
+            return referenceTop(d, 5);
+        };
+        auto x = best(a), y = best(b);
+        top1 += x[0] == y[0];
+        std::sort(x.begin(), x.end());
+        std::sort(y.begin(), y.end());
+        top5 += x == y;
+    }
+    CHECK(*once.top1_agreement == static_cast<double>(top1) / rows);
+    CHECK(*once.top5_agreement == static_cast<double>(top5) / rows);
+    for (const std::vector<std::uint64_t>& cuts : {std::vector<std::uint64_t>{1, 40, 41, 41, 100, 4096},
+                                                   {width * 3 + 2, width * 21},
+                                                   {total},
+                                                   {total + 100},
+                                                   {0, 0}}) {
+        GapMetrics m;
+        gapscope::TopKAgreement stepped(oa, ob, total, {rows, width}, none);
+        for (const auto end : cuts)
+            stepped.rankThrough(end);
+        stepped.finish(m);
+        CHECK(m.top1_agreement == once.top1_agreement);
+        CHECK(m.top5_agreement == once.top5_agreement);
+    }
+}
+
+// The top-k ranking reads each block while it is in cache only if finitePass
+// reports the blocks in element order, on the calling thread: every block of
+// a tensor of one to three chunks (one lane group), none of one whose chunks
+// go through the lanes together.
+TEST_CASE("finitePass reports each block's end in order for tensors of fewer than four chunks") {
+    using gapscope::kGapBlock;
+    using gapscope::kGapChunk;
+    for (const std::uint64_t total :
+         {std::uint64_t{10000}, kGapChunk + 5, 2 * kGapChunk + kGapBlock + 1, 4 * kGapChunk}) {
+        std::vector<float> a(total, 1.5f), b(total, 1.25f);
+        const auto operand = [&](const std::vector<float>& v) {
+            return gapscope::Operand::tensor(
+                gapscope::ScalarType::Float, {static_cast<std::int64_t>(total)},
+                {reinterpret_cast<const std::uint8_t*>(v.data()), v.size() * sizeof(float)}, total);
+        };
+        std::vector<std::uint64_t> ends;
+        const auto caller = std::this_thread::get_id();
+        bool elsewhere = false;
+        const auto acc = gapscope::finitePass(operand(a), operand(b), total, gapscope::GapOptions{},
+                                              [&](std::uint64_t end) {
+                                                  elsewhere |= std::this_thread::get_id() != caller;
+                                                  ends.push_back(end);
+                                              });
+        INFO("elements " << total);
+        REQUIRE(acc.has_value());
+        CHECK_FALSE(elsewhere);
+        if (total >= 4 * kGapChunk) {
+            CHECK(ends.empty());
+            continue;
+        }
+        REQUIRE(!ends.empty());
+        CHECK(ends.back() == total);
+        CHECK(ends.front() == std::min<std::uint64_t>(kGapBlock, total));
+        for (std::size_t i = 1; i < ends.size(); ++i)
+            CHECK((ends[i] > ends[i - 1] && ends[i] - ends[i - 1] <= kGapBlock));
     }
 }

@@ -1,0 +1,101 @@
+#include "core/metrics/top_k_agreement.h"
+
+#include "core/etdump/element_decode.h"
+#include "core/metrics/top_k.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace gapscope {
+
+TopKAgreement::TopKAgreement(const Operand& aot, const Operand& runtime, std::uint64_t total,
+                             const std::vector<std::int64_t>& shape, const OperandTransform& tf)
+    : m_aot(aot), m_runtime(runtime), m_tf(tf) {
+    // A flat vector or a huge last dimension is not logits.
+    if (aot.is_scalar || aot.numel != total || runtime.numel != total || tf.axis_order || shape.size() < 2 ||
+        shape.back() < 2 || shape.back() > (1 << 20) || total == 0)
+        return;
+    const auto info = scalarTypeInfo(static_cast<std::int8_t>(aot.type));
+    if (!info || !info->isFloatingPoint)
+        return;
+    m_row = static_cast<std::size_t>(shape.back());
+    m_rows = total / m_row;
+    m_k = std::min<std::size_t>(5, m_row);
+    // float32 on both sides, undequantised and aligned: ranked in place.
+    m_inPlace = aot.type == ScalarType::Float && runtime.type == ScalarType::Float && !tf.dequantizes() &&
+                reinterpret_cast<std::uintptr_t>(aot.bytes.data) % 4 == 0 &&
+                reinterpret_cast<std::uintptr_t>(runtime.bytes.data) % 4 == 0;
+}
+
+void TopKAgreement::rankThrough(std::uint64_t end) {
+    if (!m_inPlace)
+        return;
+    const std::uint64_t last = std::min(m_rows, end / m_row);
+    const auto* a = reinterpret_cast<const float*>(m_aot.bytes.data);
+    const auto* b = reinterpret_cast<const float*>(m_runtime.bytes.data);
+    for (; m_next < last; ++m_next) {
+        std::size_t ta[5], tb[5];
+        if (!topKFloat(a + m_next * m_row, m_row, m_k, ta) ||
+            !topKFloat(b + m_next * m_row, m_row, m_k, tb)) {
+            m_deferred.push_back(m_next);
+            continue;
+        }
+        m_top1 += ta[0] == tb[0] ? 1 : 0;
+        std::sort(ta, ta + m_k);
+        std::sort(tb, tb + m_k);
+        m_top5 += std::equal(ta, ta + m_k, tb) ? 1 : 0;
+    }
+}
+
+// A row holding a NaN, or of other dtypes: decoded, and ranked by the
+// comparison sort that orders NaN as it always has.
+void TopKAgreement::rankDecoded(std::uint64_t r) {
+    std::vector<double> ra(m_row), rb(m_row);
+    m_aot.decode(r * m_row, m_row, ra.data());
+    m_runtime.decode(r * m_row, m_row, rb.data());
+    if (m_tf.dequantizes())
+        for (auto& v : rb)
+            v = dequantize(m_tf, v, 0);
+    std::size_t ta[5], tb[5];
+    const bool nan = std::any_of(ra.begin(), ra.end(), [](double x) { return std::isnan(x); }) ||
+                     std::any_of(rb.begin(), rb.end(), [](double x) { return std::isnan(x); });
+    if (!nan) {
+        topK(ra.data(), m_row, m_k, ta);
+        topK(rb.data(), m_row, m_k, tb);
+        m_top1 += ta[0] == tb[0] ? 1 : 0;
+        std::sort(ta, ta + m_k);
+        std::sort(tb, tb + m_k);
+        m_top5 += std::equal(ta, ta + m_k, tb) ? 1 : 0;
+        return;
+    }
+    std::vector<std::size_t> ia(m_row), ib(m_row);
+    std::iota(ia.begin(), ia.end(), 0);
+    std::iota(ib.begin(), ib.end(), 0);
+    auto byA = [&](std::size_t x, std::size_t y) { return ra[x] > ra[y] || (ra[x] == ra[y] && x < y); };
+    auto byB = [&](std::size_t x, std::size_t y) { return rb[x] > rb[y] || (rb[x] == rb[y] && x < y); };
+    const auto k = static_cast<std::ptrdiff_t>(m_k);
+    std::partial_sort(ia.begin(), ia.begin() + k, ia.end(), byA);
+    std::partial_sort(ib.begin(), ib.begin() + k, ib.end(), byB);
+    m_top1 += ia[0] == ib[0] ? 1 : 0;
+    std::sort(ia.begin(), ia.begin() + k);
+    std::sort(ib.begin(), ib.begin() + k);
+    m_top5 += std::equal(ia.begin(), ia.begin() + k, ib.begin()) ? 1 : 0;
+}
+
+void TopKAgreement::finish(GapMetrics& m) {
+    if (!wanted())
+        return;
+    rankThrough(m_rows * m_row);
+    if (!m_inPlace)
+        for (; m_next < m_rows; ++m_next)
+            rankDecoded(m_next);
+    for (const auto r : m_deferred)
+        rankDecoded(r);
+    m_deferred.clear();
+    m.top1_agreement = static_cast<double>(m_top1) / static_cast<double>(m_rows);
+    if (m_row >= 5)
+        m.top5_agreement = static_cast<double>(m_top5) / static_cast<double>(m_rows);
+}
+
+} // namespace gapscope
