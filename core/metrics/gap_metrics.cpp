@@ -12,7 +12,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <variant>
 
 namespace gapscope {

@@ -51,7 +51,12 @@ void TopKAgreement::rankThrough(std::uint64_t end) {
 // A row holding a NaN, or of other dtypes: decoded, and ranked by the
 // comparison sort that orders NaN as it always has.
 void TopKAgreement::rankDecoded(std::uint64_t r) {
-    std::vector<double> ra(m_row), rb(m_row);
+    // Scratch rows kept from row to row: every row of a tensor that is not
+    // float32 on both sides comes here.
+    auto& ra = m_decodedA;
+    auto& rb = m_decodedB;
+    ra.resize(m_row);
+    rb.resize(m_row);
     m_aot.decode(r * m_row, m_row, ra.data());
     m_runtime.decode(r * m_row, m_row, rb.data());
     if (m_tf.dequantizes())
@@ -69,7 +74,10 @@ void TopKAgreement::rankDecoded(std::uint64_t r) {
         m_top5 += std::equal(ta, ta + m_k, tb) ? 1 : 0;
         return;
     }
-    std::vector<std::size_t> ia(m_row), ib(m_row);
+    auto& ia = m_orderA;
+    auto& ib = m_orderB;
+    ia.resize(m_row);
+    ib.resize(m_row);
     std::iota(ia.begin(), ia.end(), 0);
     std::iota(ib.begin(), ib.end(), 0);
     auto byA = [&](std::size_t x, std::size_t y) { return ra[x] > ra[y] || (ra[x] == ra[y] && x < y); };

@@ -44,6 +44,8 @@ private:
     std::uint64_t m_next = 0; // the first row not ranked in place
     std::vector<std::uint64_t> m_deferred;
     std::uint64_t m_top1 = 0, m_top5 = 0;
+    std::vector<double> m_decodedA, m_decodedB;
+    std::vector<std::size_t> m_orderA, m_orderB;
 };
 
 } // namespace gapscope
