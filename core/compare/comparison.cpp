@@ -190,6 +190,11 @@ const std::vector<InspectorEvent>& Comparison::events() const {
     return alignedOrEmpty(aligned).events;
 }
 
+const std::vector<ElementPlan>& RowPlan::elements() const {
+    static const std::vector<ElementPlan> none; // a plan built by hand, with no identity
+    return identity ? identity->plans : none;
+}
+
 const Alignment& Comparison::alignment() const {
     return alignedOrEmpty(aligned).alignment;
 }
@@ -224,7 +229,7 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
         std::string which;
         for (std::size_t k = 0; k < items.size(); ++k) {
             const auto e = static_cast<std::size_t>(pair.reference_elements[k]);
-            plan.elements.push_back(planElement(dump, capture, &rec, e, rec.outputs[e], items[k], backend));
+            id.plans.push_back(planElement(dump, capture, &rec, e, rec.outputs[e], items[k], backend));
             which += (k ? ", " : "") + std::to_string(e);
         }
         row.reason = items.size() == rec.outputs.size()
@@ -246,11 +251,10 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
                          std::to_string(items.size()) + " runtime values";
         } else {
             for (std::size_t i = 0; i < items.size(); ++i)
-                plan.elements.push_back(
-                    planElement(dump, capture, &rec, i, rec.outputs[i], items[i], backend));
+                id.plans.push_back(planElement(dump, capture, &rec, i, rec.outputs[i], items[i], backend));
         }
     } else {
-        plan.elements.push_back(
+        id.plans.push_back(
             planElement(dump, capture, &rec, 0, rec.outputs.front(), pair.runtime_value, backend));
         const CaptureRecord* theirs = pair.executorch_record ? pair.executorch_record : &rec;
         if ((pair.executorch_record || pair.executorch_value) && !theirs->sequence)
@@ -268,15 +272,15 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
                 "'s place, carries this output's numbers";
         }
     }
-    for (auto& e : plan.elements)
+    for (auto& e : id.plans)
         e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
-    id.plans = plan.elements;
-    for (const auto& e : plan.elements) {
+    for (const auto& e : id.plans) {
         id.shapes.push_back(e.shape);
         id.dtypes.push_back(e.dtype);
         row.dequantized = row.dequantized || e.dequantized;
     }
     row.identity = std::make_shared<const RowIdentity>(std::move(id));
+    plan.identity = row.identity;
     return row;
 }
 
@@ -393,7 +397,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             placed.reason =
                 pair.selection +
                 ": which runtime output corresponds to the reference cannot be told, so no number is shown";
-        } else if (std::any_of(plan.elements.begin(), plan.elements.end(),
+        } else if (std::any_of(plan.elements().begin(), plan.elements().end(),
                                [](const ElementPlan& e) { return e.measurable(); })) {
             placed.measured = false;
             planned.pending.push_back(std::move(plan));
@@ -408,7 +412,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
 RowMeasurement measureRow(const RowPlan& plan, unsigned threads, const std::atomic<bool>* cancelled) {
     RowMeasurement m;
     m.row = plan.row;
-    for (const auto& e : plan.elements)
+    for (const auto& e : plan.elements())
         m.elements.push_back(measureElement(e, threads, cancelled));
     // ExecuTorch compared another reference: its numbers are that comparison's.
     for (std::size_t k = 0; k < plan.executorch_elements.size() && k < m.elements.size(); ++k) {

@@ -25,7 +25,7 @@ void releaseMeasured(const Session& session, const RowPlan* first, std::size_t c
                 file->release(operand.bytes); // a no-op but for the file holding the bytes
     };
     for (std::size_t i = 0; i < count; ++i)
-        for (const auto* elements : {&first[i].elements, &first[i].executorch_elements})
+        for (const auto* elements : {&first[i].elements(), &first[i].executorch_elements})
             for (const auto& e : *elements) {
                 release(e.reference);
                 release(e.runtime);

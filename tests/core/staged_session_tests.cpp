@@ -93,6 +93,14 @@ TEST_CASE("a staged demo load shows every row before any metric and ends equal t
             CHECK(row.gaps.empty());
     }
 
+    // A pending plan measures what its row shows: the row's own element plans,
+    // held through its identity rather than copied.
+    for (const auto& plan : staged.pending) {
+        REQUIRE(plan.identity);
+        CHECK(&plan.elements() == &s.comparison->rows.at(plan.row).elementPlans());
+        CHECK_FALSE(plan.elements().empty());
+    }
+
     // Rows arrive in any order; applying one twice changes nothing.
     std::vector<RowPlan> order = staged.pending;
     std::shuffle(order.begin(), order.end(), std::mt19937(11));
