@@ -35,8 +35,10 @@ inline bool gapCancelled(const std::atomic<bool>* cancelled) {
 // then counts and converts them).
 //
 // blockDone, when given, is called on the calling thread with the number of
-// elements passed so far, after each block of a tensor of one chunk (the top-k
-// ranking then reads each block while it is in cache).
+// elements passed so far, after each block of a tensor of fewer than four
+// chunks: one lane group, run in element order on the calling thread (the
+// top-k ranking then reads each block while it is in cache). Never for larger
+// tensors, whose chunks go through the lanes together.
 using BlockDone = std::function<void(std::uint64_t end)>;
 std::optional<GapAccumulator> finitePass(const Operand& aot, const Operand& runtime, std::uint64_t total,
                                          const GapOptions& options, const BlockDone& blockDone = {});

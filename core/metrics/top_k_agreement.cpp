@@ -28,6 +28,15 @@ TopKAgreement::TopKAgreement(const Operand& aot, const Operand& runtime, std::ui
                 reinterpret_cast<std::uintptr_t>(runtime.bytes.data) % 4 == 0;
 }
 
+// One row's agreement from both sides' k best indices, best first: the same
+// first, and the same set (sorted here, in place).
+void TopKAgreement::count(std::size_t* a, std::size_t* b) {
+    m_top1 += a[0] == b[0] ? 1 : 0;
+    std::sort(a, a + m_k);
+    std::sort(b, b + m_k);
+    m_top5 += std::equal(a, a + m_k, b) ? 1 : 0;
+}
+
 void TopKAgreement::rankThrough(std::uint64_t end) {
     if (!m_inPlace)
         return;
@@ -41,10 +50,7 @@ void TopKAgreement::rankThrough(std::uint64_t end) {
             m_deferred.push_back(m_next);
             continue;
         }
-        m_top1 += ta[0] == tb[0] ? 1 : 0;
-        std::sort(ta, ta + m_k);
-        std::sort(tb, tb + m_k);
-        m_top5 += std::equal(ta, ta + m_k, tb) ? 1 : 0;
+        count(ta, tb);
     }
 }
 
@@ -68,10 +74,7 @@ void TopKAgreement::rankDecoded(std::uint64_t r) {
     if (!nan) {
         topK(ra.data(), m_row, m_k, ta);
         topK(rb.data(), m_row, m_k, tb);
-        m_top1 += ta[0] == tb[0] ? 1 : 0;
-        std::sort(ta, ta + m_k);
-        std::sort(tb, tb + m_k);
-        m_top5 += std::equal(ta, ta + m_k, tb) ? 1 : 0;
+        count(ta, tb);
         return;
     }
     auto& ia = m_orderA;
@@ -85,10 +88,7 @@ void TopKAgreement::rankDecoded(std::uint64_t r) {
     const auto k = static_cast<std::ptrdiff_t>(m_k);
     std::partial_sort(ia.begin(), ia.begin() + k, ia.end(), byA);
     std::partial_sort(ib.begin(), ib.begin() + k, ib.end(), byB);
-    m_top1 += ia[0] == ib[0] ? 1 : 0;
-    std::sort(ia.begin(), ia.begin() + k);
-    std::sort(ib.begin(), ib.begin() + k);
-    m_top5 += std::equal(ia.begin(), ia.begin() + k, ib.begin()) ? 1 : 0;
+    count(ia.data(), ib.data());
 }
 
 void TopKAgreement::finish(GapMetrics& m) {

@@ -33,6 +33,7 @@ public:
 
 private:
     void rankDecoded(std::uint64_t r);
+    void count(std::size_t* a, std::size_t* b);
 
     const Operand& m_aot;
     const Operand& m_runtime;
