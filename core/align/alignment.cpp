@@ -25,6 +25,14 @@ struct TupleHash {
     }
 };
 
+// A key of the events' own tuples (they outlive the index): no copy per event.
+struct TuplePtrHash {
+    std::size_t operator()(const HandleTuple* t) const { return TupleHash()(*t); }
+};
+struct TuplePtrEqual {
+    bool operator()(const HandleTuple* a, const HandleTuple* b) const { return *a == *b; }
+};
+
 // §5.2: keep per handle key the event with the largest instruction id, then merge
 // overlapping keys, the higher instruction id winning.
 std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& events,
@@ -35,9 +43,12 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
         if (e.delegated && e.has_op_types && !e.debug_data.empty() && !e.resolved.handles.empty())
             inner[e.resolved.backend].insert(e.resolved.handles.begin(), e.resolved.handles.end());
 
-    std::vector<RuntimeEntry> byKey;                                  // insertion-ordered "dict"
-    std::unordered_map<HandleTuple, std::size_t, TupleHash> keyIndex; // key → its place in byKey and opNames
+    std::vector<RuntimeEntry> byKey; // insertion-ordered "dict"
+    std::unordered_map<const HandleTuple*, std::size_t, TuplePtrHash, TuplePtrEqual>
+        keyIndex; // key → its place in byKey and opNames
     keyIndex.reserve(events.size());
+    byKey.reserve(events.size());
+    opNames.reserve(events.size());
     for (const auto& e : events) {
         if (e.name == "OPERATOR_CALL" || !e.has_op_types)
             continue;
@@ -52,7 +63,7 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
                     continue;
             }
         }
-        const auto [at, fresh] = keyIndex.emplace(key, byKey.size());
+        const auto [at, fresh] = keyIndex.emplace(&key, byKey.size());
         if (fresh) {
             byKey.push_back(RuntimeEntry{key, e.instruction_id, &e, e.num_outputs});
             opNames.emplace_back(key, e.name);
@@ -71,13 +82,23 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
     // instead of a scan of the list per entry.
     std::vector<RuntimeEntry> slots; // by sequence number; dead once absorbed
     std::vector<bool> alive;
+    slots.reserve(byKey.size());
+    alive.reserve(byKey.size());
     std::unordered_map<std::int64_t, std::size_t> owner; // handle → sequence number of its merged entry
     owner.reserve(byKey.size());
-    for (const auto& entry : byKey) {
-        std::vector<std::size_t> overlapping;
+    std::vector<std::size_t> overlapping;
+    for (auto& entry : byKey) {
+        overlapping.clear();
         for (auto h : entry.handles)
             if (const auto it = owner.find(h); it != owner.end())
                 overlapping.push_back(it->second);
+        if (overlapping.empty()) { // most entries: the entry is its own merged entry
+            for (auto h : entry.handles)
+                owner[h] = slots.size();
+            slots.push_back(std::move(entry));
+            alive.push_back(true);
+            continue;
+        }
         std::sort(overlapping.begin(), overlapping.end());
         overlapping.erase(std::unique(overlapping.begin(), overlapping.end()), overlapping.end());
         HandleTuple current = entry.handles;
@@ -99,6 +120,7 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
         alive.push_back(true);
     }
     std::vector<RuntimeEntry> merged;
+    merged.reserve(slots.size());
     for (std::size_t i = 0; i < slots.size(); ++i)
         if (alive[i])
             merged.push_back(std::move(slots[i]));
@@ -165,9 +187,14 @@ namespace {
 
 // The connected components of the bipartite overlap graph (§5.4): AOT nodes
 // first (0 … records − 1), then runtime nodes, joined where they share a debug
-// handle; in the order ExecuTorch finds them.
-std::vector<std::vector<std::size_t>> overlapComponents(const AotCapture& capture,
-                                                        const std::vector<RuntimeEntry>& runtime) {
+// handle; in the order ExecuTorch finds them. Flat: component c is nodes[starts[c]
+// … starts[c + 1]) (50,000 small vectors were a tenth of aligning 50,000 ops).
+struct Components {
+    std::vector<std::size_t> nodes, starts{0};
+    std::size_t size() const { return starts.size() - 1; }
+};
+
+Components overlapComponents(const AotCapture& capture, const std::vector<RuntimeEntry>& runtime) {
     const std::size_t nAot = capture.records.size();
     const std::size_t n = nAot + runtime.size();
     auto handlesOf = [&](std::size_t i) -> const HandleTuple& {
@@ -198,11 +225,13 @@ std::vector<std::vector<std::size_t>> overlapComponents(const AotCapture& captur
         first[i + 1] = edges.size();
     }
     std::vector<bool> visited(n, false);
+    Components components;
+    components.nodes.reserve(n);
+    std::vector<std::pair<std::size_t, std::size_t>> stack; // node, next neighbour
     // Depth-first in the order a recursive walk visits (pre-order, neighbours
     // ascending), with an explicit stack: a long chain cannot overflow the stack.
     const auto component = [&](std::size_t start) {
-        std::vector<std::size_t> comp;
-        std::vector<std::pair<std::size_t, std::size_t>> stack; // node, next neighbour
+        auto& comp = components.nodes;
         visited[start] = true;
         comp.push_back(start);
         stack.emplace_back(start, 0);
@@ -219,12 +248,11 @@ std::vector<std::vector<std::size_t>> overlapComponents(const AotCapture& captur
             comp.push_back(w);
             stack.emplace_back(w, 0);
         }
-        return comp;
+        components.starts.push_back(comp.size());
     };
-    std::vector<std::vector<std::size_t>> components;
     for (std::size_t start = 0; start < n; ++start)
         if (!visited[start])
-            components.push_back(component(start));
+            component(start);
     return components;
 }
 
@@ -320,10 +348,18 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
     a.runtime = runtimeEntries(events, a.runtime_op_names);
 
     const std::size_t nAot = capture.records.size();
-    for (const std::vector<std::size_t>& comp : overlapComponents(capture, a.runtime)) {
-        std::vector<const CaptureRecord*> aotList;
-        std::vector<const RuntimeEntry*> runtimeList;
-        for (auto v : comp) {
+    const Components components = overlapComponents(capture, a.runtime);
+    a.pairs.reserve(a.runtime.size());
+    // Reused from component to component: most hold one record and one event.
+    std::vector<const CaptureRecord*> aotList;
+    std::vector<const RuntimeEntry*> runtimeList;
+    std::vector<const CaptureRecord*> keys; // per pair: the reference ExecuTorch keys it by
+    HandleTuple combined;
+    for (std::size_t c = 0; c < components.size(); ++c) {
+        aotList.clear();
+        runtimeList.clear();
+        for (std::size_t at = components.starts[c]; at < components.starts[c + 1]; ++at) {
+            const std::size_t v = components.nodes[at];
             if (v < nAot)
                 aotList.push_back(&capture.records[v]);
             else
@@ -343,22 +379,30 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             continue;
         }
         const RuntimeEntry& rt = *runtimeList.front();
-        // AOT keys by their first handle (ExecuTorch's dict(aot_nodes) + t[0]).
-        std::map<HandleTuple, const CaptureRecord*> aotMap;
-        HandleTuple combined;
-        for (const auto* r : aotList) {
-            aotMap[r->debug_handle] = r;
+        // AOT keys by their first handle (ExecuTorch's dict(aot_nodes) + t[0]):
+        // a later record of the same handles replaces an earlier one.
+        combined.clear();
+        for (const auto* r : aotList)
             combined.push_back(r->debug_handle.front());
-        }
+        const auto keyedBy = [&](std::int64_t handle) -> const CaptureRecord* {
+            for (auto r = aotList.rbegin(); r != aotList.rend(); ++r)
+                if ((*r)->debug_handle.size() == 1 && (*r)->debug_handle.front() == handle)
+                    return *r;
+            return nullptr;
+        };
         const std::size_t pairsBefore = a.pairs.size();
-        std::vector<const CaptureRecord*> keys; // per pair: the reference ExecuTorch keys it by
+        keys.clear();
         std::string skipReason;
         // A delegate call with several outputs: which op each output is, from the
         // program (delegateOutputOrder), not from ExecuTorch's positional rule.
         const std::size_t returns = static_cast<std::size_t>(std::max<std::int64_t>(rt.num_outputs, 0));
         std::optional<DelegateOutputOrder> order;
-        if (graph && returns > 1 && rt.event->name == "DELEGATE_CALL")
+        std::map<HandleTuple, const CaptureRecord*> aotMap; // for pickDelegateOutput alone
+        if (graph && returns > 1 && rt.event->name == "DELEGATE_CALL") {
             order = delegateOutputOrder(*graph, rt.event->resolved.handles, returns);
+            for (const auto* r : aotList)
+                aotMap[r->debug_handle] = r;
+        }
         for (std::int64_t i = 0; i < rt.num_outputs; ++i) {
             if (!handlesWithin(combined, rt.handles)) {
                 skipReason = "the reference handles are not a subset of the runtime handles";
@@ -368,16 +412,15 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
             if (k < 0)
                 break;
             const auto negative = static_cast<std::size_t>(i + 1);
-            auto found = aotMap.find(HandleTuple{rt.handles[static_cast<std::size_t>(k)]});
+            const CaptureRecord* positional = keyedBy(rt.handles[static_cast<std::size_t>(k)]);
             // Rows are ExecuTorch's: where its rule keys no reference, there is no row.
-            if (found == aotMap.end()) {
+            if (!positional) {
                 skipReason =
                     "no reference output is keyed by handle " +
                     std::to_string(rt.handles[static_cast<std::size_t>(k)]) +
                     ", the runtime group's last handle (ExecuTorch compares a fused group's last op)";
                 continue;
             }
-            const CaptureRecord* positional = found->second;
             AlignedPair pair;
             pair.handles = rt.handles;
             pair.output_index = static_cast<int>(i);

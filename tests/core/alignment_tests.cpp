@@ -243,6 +243,21 @@ TEST_CASE("missing tensor data makes a missing_data row and a coverage entry", "
     CHECK(hasCoverage(c, "missing_data"));
 }
 
+TEST_CASE("two records of the same handles: the later one is the reference, as in ExecuTorch's dict",
+          "[align]") {
+    SessionBuilder b;
+    b.maps.debug_handle_map[0] = {{1}, false};
+    b.node("mul", {1});
+    b.kernel(0, "mul.out", {b.tensor({1, 2}, {2})});
+    b.record({1}, {"earlier"}, {{{9, 9}, {2}}});
+    b.record({1}, {"later"}, {{{1, 2}, {2}}});
+    const auto& c = b.compare();
+    REQUIRE(c.rows.size() == 1);
+    REQUIRE(c.rows[0].id().pair);
+    CHECK(c.rows[0].id().pair->aot.record->ops == std::vector<std::string>{"later"});
+    CHECK(c.rows[0].gaps.at(0).mse == 0.0);
+}
+
 TEST_CASE("overlapping runtime keys merge and the higher instruction id wins", "[align]") {
     CHECK(mergeHandleTuples({1, 2, 3}, {3, 4, 4}) == HandleTuple{1, 2, 3, 4});
     CHECK(mergeHandleTuples({3, 4}, {1, 2, 3}) == HandleTuple{4, 1, 2, 3});
