@@ -135,7 +135,8 @@ private:
         static constexpr std::string_view kKeys[] = {"debug_handle", "ops",           "stack_traces",
                                                      "sequence",     "outputs",       "quantization",
                                                      "axis_order",   "invalid_reason"};
-        const std::string handleMessage = "'debug_handle' must be a non-empty list of positive integers";
+        static constexpr const char* handleMessage =
+            "'debug_handle' must be a non-empty list of positive integers";
         std::vector<std::optional<QuantParams>> quantization;
         bool quantized = false;
         const Keys keys =

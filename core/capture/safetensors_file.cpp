@@ -67,7 +67,9 @@ std::optional<Error> readEntry(simdjson::ondemand::value value, const std::strin
     if (value.type().value() != json_type::object)
         return bad(needs);
     bool dtype = false, shape = false;
-    std::vector<std::optional<std::uint64_t>> offsets;
+    // Two offsets, counted past two: a small array, not a vector per tensor.
+    std::optional<std::uint64_t> offsets[2];
+    std::size_t offsetCount = 0;
     bool offsetsSeen = false;
     for (auto field : value.get_object()) {
         const std::string_view key = field.unescaped_key().value();
@@ -96,11 +98,15 @@ std::optional<Error> readEntry(simdjson::ondemand::value value, const std::strin
         } else {
             if (v.type().value() != json_type::array)
                 return bad(needs);
-            for (auto o : v.get_array())
-                offsets.push_back(onDemandUint64(o.value()));
+            for (auto o : v.get_array()) {
+                const auto offset = onDemandUint64(o.value());
+                if (offsetCount < 2)
+                    offsets[offsetCount] = offset;
+                ++offsetCount;
+            }
         }
     }
-    if (!dtype || !shape || offsets.size() != 2)
+    if (!dtype || !shape || offsetCount != 2)
         return bad(needs);
     const auto type = SafetensorsFile::scalarTypeFor(st.dtype);
     if (!type)
@@ -231,10 +237,11 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
             // Gapscope's writer puts names in order: then the hint is the place and
             // each insertion constant time; in any other order it costs a search.
             const auto before = out.m_tensors.size();
-            out.m_tensors.emplace_hint(out.m_tensors.end(), name, std::move(st));
-            if (out.m_tensors.size() == before)
-                return stError(path, "tensor '" + name + "' appears twice in the header",
-                               ErrorCode::Malformed, name, at);
+            const auto placed =
+                out.m_tensors.emplace_hint(out.m_tensors.end(), std::move(name), std::move(st));
+            if (out.m_tensors.size() == before) // `placed` is the first tensor of that name
+                return stError(path, "tensor '" + placed->first + "' appears twice in the header",
+                               ErrorCode::Malformed, placed->first, at);
         }
         json.requireEnd();
     } catch (const simdjson::simdjson_error& e) {
