@@ -176,9 +176,8 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
             finish(std::move(base), std::get<ProfileEvent>(run.events[g.profiles.last]).name);
         }
     };
-    constexpr std::size_t kBlock = 512;
-    parallelFor((groups.size() + kBlock - 1) / kBlock, [&](std::size_t block) {
-        for (std::size_t k = block * kBlock; k < std::min(groups.size(), (block + 1) * kBlock); ++k)
+    parallelForRanges(groups.size(), 512, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
             build(groups[k], firstOut[k]);
     });
     return out;

@@ -70,6 +70,11 @@ unsigned defaultThreadCount() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
+void parallelForRanges(std::size_t n, std::size_t block,
+                       const std::function<void(std::size_t, std::size_t)>& fn) {
+    parallelFor((n + block - 1) / block, [&](std::size_t r) { fn(r * block, std::min(n, (r + 1) * block)); });
+}
+
 void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn, unsigned threads) {
     if (threads == 0)
         threads = defaultThreadCount();

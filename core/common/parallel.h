@@ -12,6 +12,11 @@ namespace gapscope {
 // another runs serially on its thread, so nesting never exceeds the cores.
 void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn, unsigned threads = 0);
 
+// parallelFor over [0, n) in ranges of `block` indices: fn(begin, end) per
+// range, for work too small per index to be handed out one at a time.
+void parallelForRanges(std::size_t n, std::size_t block,
+                       const std::function<void(std::size_t, std::size_t)>& fn);
+
 // The thread count parallelFor uses for 0.
 unsigned defaultThreadCount();
 

@@ -384,13 +384,12 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     // on every core (a fifth of opening 50,000 ops on one); each block checks
     // the cancel flag first.
     const auto& pairs = c.alignment().pairs;
-    constexpr std::size_t kBlock = 256;
     c.rows.resize(pairs.size());
     std::vector<RowPlan> plans(pairs.size());
-    parallelFor((pairs.size() + kBlock - 1) / kBlock, [&](std::size_t block) {
+    parallelForRanges(pairs.size(), 256, [&](std::size_t begin, std::size_t end) {
         if (stopped())
             return;
-        for (std::size_t i = block * kBlock; i < std::min(pairs.size(), (block + 1) * kBlock); ++i)
+        for (std::size_t i = begin; i < end; ++i)
             c.rows[i] = planRow(pairs[i], i, dump, capture, names, plans[i]);
     });
     if (stopped())

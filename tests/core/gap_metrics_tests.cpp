@@ -452,3 +452,19 @@ TEST_CASE("top-k of float32 rows in place equals the decoded float64 path", "[me
         CHECK(f32.top5_agreement == f64.top5_agreement);
     }
 }
+
+TEST_CASE("parallelForRanges covers every index once, in ranges of at most the block", "[parallel]") {
+    for (std::size_t n : {0u, 1u, 255u, 256u, 257u, 1000u}) {
+        std::vector<std::atomic<int>> seen(n);
+        std::atomic<bool> tooLong{false};
+        parallelForRanges(n, 256, [&](std::size_t begin, std::size_t end) {
+            if (end <= begin || end - begin > 256 || (begin % 256) != 0)
+                tooLong = true;
+            for (std::size_t i = begin; i < end; ++i)
+                ++seen[i];
+        });
+        CHECK_FALSE(tooLong);
+        for (std::size_t i = 0; i < n; ++i)
+            CHECK(seen[i] == 1);
+    }
+}
