@@ -115,6 +115,8 @@ std::string aotCaptureDocument(const AotCapture& c) {
     doc["reference_graph"] = c.reference_graph ? json(*c.reference_graph) : json(nullptr);
     doc["method"] = c.method;
     doc["etrecord_sha256"] = c.etrecord_sha256 ? json(*c.etrecord_sha256) : json(nullptr);
+    if (c.etrecord_entries_sha256)
+        doc["etrecord_entries_sha256"] = *c.etrecord_entries_sha256;
     if (c.layout_recorded)
         doc["layout_recorded"] = true;
     if (c.step)

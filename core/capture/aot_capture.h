@@ -67,6 +67,9 @@ struct AotCapture {
     std::optional<std::string> reference_graph;
     std::string method = "forward";
     std::optional<std::string> etrecord_sha256;
+    // The ETRecord's table of contents (ZipArchive::entriesSha256): names the
+    // ETRecord as etrecord_sha256 does, checked without reading it whole.
+    std::optional<std::string> etrecord_entries_sha256;
     // True when every record's axis_order was read from the graph the backend
     // lowered, so a null axis_order means "same layout". False (absent): null may
     // mean "unknown", as in a capture of a serialised ETRecord, which drops it.

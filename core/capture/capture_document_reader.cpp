@@ -38,8 +38,9 @@ public:
         doc.reset().value();
 
         static constexpr std::string_view kKeys[] = {
-            "format",          "version", "producer", "reference_graph",   "method", "etrecord_sha256",
-            "layout_recorded", "step",    "inputs",   "reference_outputs", "records"};
+            "format", "version",           "producer",        "reference_graph",
+            "method", "etrecord_sha256",   "layout_recorded", "step",
+            "inputs", "reference_outputs", "records",         "etrecord_entries_sha256"};
         const Keys keys = forEachKey(doc, kKeys, "", [&](unsigned k, std::string_view key, value& f) {
             switch (k) {
             case 0:
@@ -79,6 +80,7 @@ public:
                 break;
             }
             case 10: records(f, out.records); break;
+            case 11: optionalString(f, out.etrecord_entries_sha256); break;
             }
         });
         if (!keys.has(10))

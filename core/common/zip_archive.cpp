@@ -1,6 +1,9 @@
 #include "core/common/zip_archive.h"
 
+#include "core/common/sha256.h"
+
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <zip.h>
@@ -165,6 +168,42 @@ Result<std::shared_ptr<const ZipArchive>> ZipArchive::open(std::shared_ptr<const
 }
 
 ZipArchive::~ZipArchive() = default;
+
+std::string ZipArchive::entriesSha256() const {
+    struct Entry {
+        std::string name;
+        std::uint64_t size;
+        std::uint32_t crc;
+    };
+    std::vector<Entry> entries;
+    {
+        std::lock_guard<std::mutex> lock(m_handle->mutex);
+        zip_t* zip = m_handle->zip;
+        const zip_int64_t n = zip_get_num_entries(zip, 0);
+        entries.reserve(static_cast<std::size_t>(std::max<zip_int64_t>(n, 0)));
+        for (zip_int64_t i = 0; i < n; ++i) {
+            zip_stat_t st;
+            zip_stat_init(&st);
+            if (zip_stat_index(zip, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_RAW, &st) != 0 || !st.name ||
+                (st.valid & (ZIP_STAT_SIZE | ZIP_STAT_CRC)) != (ZIP_STAT_SIZE | ZIP_STAT_CRC))
+                return {};
+            entries.push_back({st.name, st.size, st.crc});
+        }
+    }
+    // By the names' bytes (std::string compares as unsigned char), as Python's
+    // bytes sort in the exporter: the digest does not depend on the entries' order.
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+    std::string text;
+    for (const auto& e : entries) {
+        char head[64];
+        std::snprintf(head, sizeof head, "%llu %08x %zu ", static_cast<unsigned long long>(e.size),
+                      static_cast<unsigned>(e.crc), e.name.size());
+        text += head;
+        text += e.name;
+        text += '\n';
+    }
+    return sha256Hex(ByteSpan{reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
 
 bool ZipArchive::contains(const std::string& name) const {
     return std::find(m_entries.begin(), m_entries.end(), name) != m_entries.end();

@@ -29,6 +29,15 @@ public:
     // from a torch.save archive. Empty when the bytes are no readable ZIP.
     static std::vector<std::string> entryNames(ByteSpan bytes, std::size_t maxEntries);
     bool contains(const std::string& name) const;
+    // SHA-256 (lower-case hex) of the archive's table of contents, read from its
+    // central directory without reading any entry: for each entry, in order of
+    // its name's raw bytes, "<uncompressed size> <CRC-32 as 8 lower-case hex>
+    // <name length> <name>\n". Two archives whose entries hold the same bytes
+    // under the same names give the same digest whatever their timestamps,
+    // compression or order; any changed entry changes its CRC-32 and so the
+    // digest (docs/formats/aot-capture.md, etrecord_entries_sha256). Empty when
+    // an entry's size or CRC-32 is not recorded.
+    std::string entriesSha256() const;
     // The entry's uncompressed bytes; an Error names the archive and entry.
     Result<std::string> read(const std::string& name, std::uint64_t maxBytes = kDefaultMaxEntryBytes) const;
 

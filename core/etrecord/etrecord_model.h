@@ -38,6 +38,9 @@ struct EtRecord {
     std::string path;
     bool legacy_layout = false; // single `edge_dialect_exported_program` entry
     std::vector<std::string> entries;
+    // ZipArchive::entriesSha256: what a capture's etrecord_entries_sha256 names
+    // (the provenance check), known without hashing the whole file.
+    std::string entries_sha256;
 
     std::map<std::string, MethodMaps> methods;        // method name → maps
     std::map<std::string, ExportGraph> edge_programs; // method name → Edge program

@@ -239,6 +239,7 @@ Result<EtRecord> readEtRecordUnguarded(std::shared_ptr<const MappedFile> file, P
     EtRecord record;
     record.path = path;
     record.entries = archive.entries();
+    record.entries_sha256 = archive.entriesSha256();
     record.has_representative_inputs = archive.contains("representative_inputs");
     record.has_reference_outputs = archive.contains("reference_outputs");
 

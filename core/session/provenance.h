@@ -9,12 +9,13 @@ namespace gapscope {
 struct Session;
 
 // Whether the capture was made from the ETRecord it is compared with: the
-// exporter records the SHA-256 of the ETRecord it captured. Another ETRecord's
-// capture pairs debug handles of another program. The check hashes the whole
-// ETRecord, so it runs off the UI thread (the loader's worker, or the CLI);
-// completeSession stores the result.
+// exporter records the SHA-256 of the ETRecord's table of contents (its
+// entries' names, sizes and CRC-32s) and of the whole file. Another ETRecord's
+// capture pairs debug handles of another program. A capture with only the
+// file's digest makes the check hash the whole ETRecord, so it runs off the UI
+// thread (the loader's worker, or the CLI); completeSession stores the result.
 struct CaptureProvenance {
-    std::optional<std::string> etrecord_sha256; // the open ETRecord's, when hashed
+    std::optional<std::string> etrecord_sha256; // the open ETRecord's file, when hashed
     std::optional<std::string> warning;
 };
 // With `cancelled` set while hashing, nothing is hashed or said.

@@ -14,6 +14,7 @@ import copy
 import hashlib
 import logging
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -68,6 +69,8 @@ class CaptureResult:
     layout_recorded: bool = False
     # The execution this capture is of, in a sequence (capture_steps_from_etrecord).
     step: int | None = None
+    # The ETRecord's table of contents (etrecord_entries_sha256), beside the file's SHA-256.
+    etrecord_entries_sha256: str | None = None
     # Each captured graph node's op kind and from_node chain (float_reference.node_provenance),
     # in memory only, never written: capture_float_reference finds each op's float
     # counterpart by it (names alone are renumbered when the quantiser removes nodes).
@@ -85,6 +88,7 @@ class CaptureResult:
             reference_graph=self.reference_graph,
             method=self.method,
             etrecord_sha256=self.etrecord_sha256,
+            etrecord_entries_sha256=self.etrecord_entries_sha256,
             layout_recorded=self.layout_recorded,
             step=self.step,
         )
@@ -132,7 +136,7 @@ def capture_from_etrecord(
     method needs its own capture.
     """
     path = Path(etrecord_path)
-    etrecord, digest = _open_etrecord(path)
+    etrecord, digest, entries = _open_etrecord(path)
     if reference_graph is None and _lowered_to_qnn(etrecord):
         # QNN's delegate_map handles are those of the graph it lowered, not the ATen
         # program's: without this choice every row would pair different ops.
@@ -153,6 +157,7 @@ def capture_from_etrecord(
         method=method,
     )
     result.etrecord_sha256 = digest
+    result.etrecord_entries_sha256 = entries
     return result
 
 
@@ -174,7 +179,7 @@ def capture_steps_from_etrecord(
     if not steps:
         raise CaptureError("no steps: give each execution's inputs, in order")
     path = Path(etrecord_path)
-    etrecord, digest = _open_etrecord(path)
+    etrecord, digest, entries = _open_etrecord(path)
     method = _method_of(reference_graph, method)
     program, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
     module = program.module()  # one module for every step: its buffers are the state
@@ -182,6 +187,7 @@ def capture_steps_from_etrecord(
     for step, inputs in enumerate(steps):
         result = _capture_program(module, list(inputs), reference_graph=graph_name, method=method)
         result.etrecord_sha256 = digest
+        result.etrecord_entries_sha256 = entries
         result.step = step
         results.append(result)
         # The capture runs with autograd on (as ExecuTorch's Inspector does), so a buffer
@@ -463,17 +469,42 @@ def _method_of(graph_name: str | None, method: str) -> str:
     return graph_name.split("/", 1)[1] if graph_name and "/" in graph_name else method
 
 
-def _open_etrecord(path: Path) -> tuple[ETRecord, str]:
-    """The ETRecord at ``path`` and its SHA-256, or a CaptureError worded for the user."""
+def _open_etrecord(path: Path) -> tuple[ETRecord, str, str]:
+    """The ETRecord at ``path``, its SHA-256 and its entries' SHA-256, or a CaptureError worded for the user."""
     try:
         digest = _sha256(path)
     except OSError as exc:
         raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
     try:
         etrecord = parse_etrecord(str(path))
+        entries = etrecord_entries_sha256(path)
     except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
         raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
-    return etrecord, digest
+    return etrecord, digest, entries
+
+
+def etrecord_entries_sha256(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a ZIP archive's table of contents (the capture's ``etrecord_entries_sha256``).
+
+    For each entry, in order of its name's raw bytes: ``"<uncompressed size>
+    <CRC-32 as 8 lower-case hex> <name length> <name>\\n"``, read from the central
+    directory. Gapscope checks a capture against the ETRecord it is compared
+    with by this digest, which it reads when it opens the ETRecord, instead of
+    hashing the whole file (docs/formats/aot-capture.md).
+    """
+    with zipfile.ZipFile(path) as archive:
+        entries = sorted(
+            (
+                info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"),
+                info.file_size,
+                info.CRC,
+            )
+            for info in archive.infolist()
+        )
+    digest = hashlib.sha256()
+    for name, size, crc in entries:
+        digest.update(f"{size} {crc:08x} {len(name)} ".encode() + name + b"\n")
+    return digest.hexdigest()
 
 
 def _sha256(path: Path) -> str:

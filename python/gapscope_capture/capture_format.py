@@ -144,6 +144,8 @@ class Capture:
     # The execution this capture is of, counted from 0, when it is one of a sequence
     # (capture_steps_from_etrecord): state carried from the executions before it.
     step: int | None = None
+    # The ETRecord's table of contents (capture.etrecord_entries_sha256), when recorded.
+    etrecord_entries_sha256: str | None = None
 
 
 def step_capture_name(method: str, step: int) -> str:
@@ -176,6 +178,7 @@ def write_capture(
     reference_graph: str | None = None,
     method: str = "forward",
     etrecord_sha256: str | None = None,
+    etrecord_entries_sha256: str | None = None,
     layout_recorded: bool = False,
     step: int | None = None,
 ) -> None:
@@ -203,6 +206,8 @@ def write_capture(
         "method": method,
         "etrecord_sha256": etrecord_sha256,
     }
+    if etrecord_entries_sha256 is not None:
+        document["etrecord_entries_sha256"] = etrecord_entries_sha256
     if layout_recorded:
         document["layout_recorded"] = True
     if step is not None:
@@ -283,6 +288,7 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
                 reference_graph=document.get("reference_graph"),
                 method=document.get("method", "forward"),
                 etrecord_sha256=document.get("etrecord_sha256"),
+                etrecord_entries_sha256=document.get("etrecord_entries_sha256"),
                 producer=dict(document.get("producer") or {}),
                 layout_recorded=document.get("layout_recorded") is True,
                 step=document.get("step"),

@@ -132,7 +132,7 @@ def capture_float_reference(
 
     ``reference_graph`` says ``float_exported_program (handles by node
     provenance|name from <the quantised capture's reference graph>)``;
-    ``method`` and ``etrecord_sha256`` are the quantised capture's;
+    ``method``, ``etrecord_sha256`` and ``etrecord_entries_sha256`` are the quantised capture's;
     ``reference_outputs`` are the float program's outputs.
     """
     if isinstance(quantized, (str, os.PathLike)):
@@ -212,6 +212,7 @@ def capture_float_reference(
         f"{quantized.reference_graph or 'an in-memory program'})",
         method=quantized.method,
         etrecord_sha256=quantized.etrecord_sha256,
+        etrecord_entries_sha256=quantized.etrecord_entries_sha256,
     )
 
 

@@ -96,3 +96,30 @@ def test_a_back_propagation_assertion_falls_back_to_the_edge_program(
     assert "asserted" in caplog.text
     with pytest.raises(capture_module.CaptureError, match="asserted"):
         capture_module.capture_from_etrecord(directory / "etrecord.bin", reference_graph="exported_program")
+
+
+def test_etrecord_entries_digest_is_the_table_of_contents(tmp_path: Path) -> None:
+    """The text hashed is the one Gapscope hashes (tests/core/etrecord_tests.cpp pins the same)."""
+    import hashlib
+    import zipfile
+
+    from gapscope_capture.capture import etrecord_entries_sha256
+
+    entries = {"b/graph": b"xyz", "a": b"hello", "ETRECORD_V0": b""}
+
+    def write(path: Path, order: list[str], compression: int, when: tuple[int, ...]) -> Path:
+        with zipfile.ZipFile(path, "w", compression=compression) as archive:
+            for name in order:
+                archive.writestr(zipfile.ZipInfo(name, date_time=when), entries[name])
+        return path
+
+    expected = hashlib.sha256(
+        b"0 00000000 11 ETRECORD_V0\n5 3610a686 1 a\n3 %08x 7 b/graph\n" % zipfile.crc32(b"xyz")
+    ).hexdigest()
+    first = write(tmp_path / "one.zip", ["b/graph", "a", "ETRECORD_V0"], zipfile.ZIP_STORED, (2020, 1, 1, 0, 0, 0))
+    again = write(tmp_path / "two.zip", ["ETRECORD_V0", "a", "b/graph"], zipfile.ZIP_DEFLATED, (2026, 12, 3, 1, 2, 4))
+    assert etrecord_entries_sha256(first) == expected
+    assert etrecord_entries_sha256(again) == expected  # other order, compression and timestamps
+    entries["b/graph"] = b"xyw"
+    changed = write(tmp_path / "three.zip", ["a", "b/graph", "ETRECORD_V0"], zipfile.ZIP_STORED, (2020, 1, 1, 0, 0, 0))
+    assert etrecord_entries_sha256(changed) != expected

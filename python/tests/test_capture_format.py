@@ -109,11 +109,13 @@ def test_round_trip_keeps_every_value(tmp_path: Path, records: list[CaptureRecor
         reference_outputs=reference_outputs,
         reference_graph="exported_program",
         etrecord_sha256="ab" * 32,
+        etrecord_entries_sha256="cd" * 32,
     )
     capture = read_capture(path)
     assert capture.reference_graph == "exported_program"
     assert capture.method == "forward"
     assert capture.etrecord_sha256 == "ab" * 32
+    assert capture.etrecord_entries_sha256 == "cd" * 32
     assert capture.producer["gapscope_capture"] == "0.1.0"
     assert set(capture.producer) >= {"torch", "executorch"}
     _assert_same(capture.inputs, inputs)
@@ -137,6 +139,7 @@ def test_document_follows_the_spec(tmp_path: Path, records: list[CaptureRecord])
     assert document["version"] == FORMAT_VERSION
     assert document["reference_graph"] is None
     assert document["etrecord_sha256"] is None
+    assert "etrecord_entries_sha256" not in document  # written only when known
     assert document["inputs"] == [{"kind": "tensor", "name": "inputs/0"}]
     assert document["reference_outputs"] == [{"kind": "tensor", "name": "reference_outputs/0"}]
 

@@ -12,6 +12,7 @@ from executorch.devtools import Inspector
 from executorch.devtools.etrecord import parse_etrecord
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
 
+from gapscope_capture.capture import etrecord_entries_sha256
 from gapscope_capture.capture_format import read_capture
 from gapscope_capture.demo import METRICS, VARIANTS
 
@@ -66,6 +67,7 @@ def test_capture_matches_the_etrecord(demo_dir: Path, variant: str) -> None:
     capture = read_capture(directory / "capture.gscap.safetensors")
     etrecord_bytes = (directory / "etrecord.bin").read_bytes()
     assert capture.etrecord_sha256 == hashlib.sha256(etrecord_bytes).hexdigest()
+    assert capture.etrecord_entries_sha256 == etrecord_entries_sha256(directory / "etrecord.bin")
     assert capture.reference_graph == "exported_program"
     assert capture.method == "forward"
 

@@ -48,6 +48,7 @@ std::string writeSample(const std::string& file) {
     c.producer = {{"gapscope_capture", "0.1.0"}, {"executorch", "1.5.1"}};
     c.reference_graph = "exported_program";
     c.etrecord_sha256 = std::string(64, 'a');
+    c.etrecord_entries_sha256 = std::string(64, 'b');
     c.inputs = std::vector<CaptureValue>{tensorValue("inputs/0")};
     c.reference_outputs = std::vector<CaptureValue>{tensorValue("reference_outputs/0")};
 
@@ -135,6 +136,7 @@ TEST_CASE("AOT capture round trip: values, sequences, quantisation, layout", "[c
     CHECK(c.reference_graph == std::optional<std::string>("exported_program"));
     CHECK(c.method == "forward");
     CHECK(c.etrecord_sha256 == std::optional<std::string>(std::string(64, 'a')));
+    CHECK(c.etrecord_entries_sha256 == std::optional<std::string>(std::string(64, 'b')));
     REQUIRE(c.records.size() == 3);
 
     const auto& conv = c.records[0];

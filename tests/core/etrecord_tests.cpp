@@ -265,3 +265,64 @@ TEST_CASE("a real ETRecord whose graph holds -Infinity (nn.MultiheadAttention) o
     CHECK(edge->nodes.size() > 20);
     CHECK(r.value().exported_program.has_value());
 }
+
+#include "core/common/sha256.h"
+#include "core/common/zip_archive.h"
+
+namespace {
+
+// CRC-32 (ISO-HDLC, ZIP's), bit by bit: an oracle independent of the archive's own record.
+std::uint32_t crc32Of(const std::string& bytes) {
+    std::uint32_t crc = 0xFFFFFFFFu;
+    for (unsigned char c : bytes) {
+        crc ^= c;
+        for (int k = 0; k < 8; ++k)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+std::string entriesDigestOf(const std::string& path) {
+    auto file = MappedFile::open(path);
+    REQUIRE(file);
+    auto zip = ZipArchive::open(file.value());
+    REQUIRE(zip);
+    return zip.value()->entriesSha256();
+}
+
+} // namespace
+
+// The capture's etrecord_entries_sha256 (docs/formats/aot-capture.md): the
+// exporter writes it from Python's zipfile, Gapscope reads it from libzip, so
+// the text hashed is pinned here byte for byte against an independent CRC-32.
+TEST_CASE("an archive's table of contents: names, sizes and CRC-32s in name order, whatever the "
+          "order or compression",
+          "[etrecord][provenance]") {
+    const std::vector<std::pair<std::string, std::string>> entries = {
+        {"b/graph", "xyz"}, {"a", "hello"}, {"ETRECORD_V0", ""}};
+    char line[96];
+    std::string expected;
+    for (const auto& [name, bytes] : {entries[2], entries[1], entries[0]}) { // by name's bytes
+        std::snprintf(line, sizeof line, "%zu %08x %zu ", bytes.size(), crc32Of(bytes), name.size());
+        expected += line + name + "\n";
+    }
+    CHECK(expected.rfind("0 00000000 11 ETRECORD_V0\n5 3610a686 1 a\n", 0) == 0);
+    const auto digest =
+        sha256Hex(ByteSpan{reinterpret_cast<const std::uint8_t*>(expected.data()), expected.size()});
+
+    const auto stored = tempPath("toc-stored.zip");
+    writeZip(stored, entries, false);
+    CHECK(entriesDigestOf(stored) == digest);
+    const auto reordered = tempPath("toc-deflated.zip");
+    writeZip(reordered, {entries[2], entries[0], entries[1]}, true);
+    CHECK(entriesDigestOf(reordered) == digest);
+
+    // One byte of one entry changed: its CRC-32, and so the digest, differ.
+    const auto changed = tempPath("toc-changed.zip");
+    writeZip(changed, {{"b/graph", "xyw"}, entries[1], entries[2]});
+    CHECK(entriesDigestOf(changed) != digest);
+    // A renamed entry, same bytes.
+    const auto renamed = tempPath("toc-renamed.zip");
+    writeZip(renamed, {{"b/graphs", "xyz"}, entries[1], entries[2]});
+    CHECK(entriesDigestOf(renamed) != digest);
+}

@@ -159,6 +159,67 @@ TEST_CASE("a capture made from another ETRecord is warned about", "[session][pro
     }
 }
 
+// A capture that also names its ETRecord's table of contents (the exporter's
+// etrecord_entries_sha256) is checked by it: no hash of the whole ETRecord, and
+// the file's SHA-256 is then not looked at. A report still hashes the file.
+TEST_CASE("a capture naming its ETRecord's entries is checked without hashing the ETRecord",
+          "[session][provenance]") {
+    using namespace gapscope;
+    const std::string mha = GAPSCOPE_TEST_DATA_DIR "/portable_mha/";
+    const std::string other = GAPSCOPE_TEST_DATA_DIR "/portable_recurrent/etrecord.bin";
+    auto open = [&](const std::string& etrecord) {
+        std::vector<Error> errors;
+        auto s = loadSession(sessionInputsFromPaths(
+            {mha + "run.etdp", mha + "run.debug.bin", etrecord, mha + "capture.gscap.safetensors"}, errors));
+        REQUIRE(errors.empty());
+        REQUIRE(s->comparison);
+        return s;
+    };
+    const auto own = open(mha + "etrecord.bin");
+    const auto another = open(other);
+    const std::string entries = own->etrecord->entries_sha256;
+    REQUIRE(entries.size() == 64);
+    CHECK(another->etrecord->entries_sha256 != entries);
+
+    auto withEntries = [](Session s, std::optional<std::string> digest, std::optional<std::string> file) {
+        auto capture = std::make_shared<AotCapture>(*s.capture);
+        capture->etrecord_entries_sha256 = std::move(digest);
+        capture->etrecord_sha256 = std::move(file);
+        s.capture = capture;
+        return s;
+    };
+    const auto fileDigest = own->capture->etrecord_sha256;
+    REQUIRE(fileDigest);
+    // Its own ETRecord: no warning, nothing hashed.
+    auto p = checkCaptureProvenance(withEntries(*own, entries, fileDigest));
+    CHECK_FALSE(p.warning);
+    CHECK_FALSE(p.etrecord_sha256);
+    // Another ETRecord: warned, by the entries' digest.
+    p = checkCaptureProvenance(withEntries(*another, entries, fileDigest));
+    REQUIRE(p.warning);
+    CHECK(p.warning->find("the capture was made from another ETRecord (entries SHA-256 " +
+                          entries.substr(0, 12)) == 0);
+    CHECK_FALSE(p.etrecord_sha256);
+    // The entries decide, not the file's digest beside them.
+    p = checkCaptureProvenance(withEntries(*own, std::string(64, '0'), fileDigest));
+    CHECK(p.warning);
+    // Without the entries' digest, the file is hashed as before.
+    p = checkCaptureProvenance(withEntries(*own, std::nullopt, fileDigest));
+    CHECK_FALSE(p.warning);
+    CHECK(p.etrecord_sha256 == fileDigest);
+
+    // The report hashes the ETRecord itself when the check did not.
+    const auto matched = withEntries(*own, entries, fileDigest);
+    const auto ctx = reportContextFor(matched);
+    bool hashed = false;
+    for (const auto& input : ctx.inputs)
+        if (input.role == std::string("etrecord")) {
+            CHECK(input.sha256 == *fileDigest);
+            hashed = true;
+        }
+    CHECK(hashed);
+}
+
 #include "core/compare/findings.h"
 
 // "Next past the threshold" (the app's F-keys) walks the rows that cross it in
