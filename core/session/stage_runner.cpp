@@ -32,13 +32,41 @@ void releaseMeasured(const Session& session, const RowPlan* first, std::size_t c
             }
 }
 
+// The input bytes a row's measurement reads (both sides, ExecuTorch's own
+// pairing included).
+std::size_t bytesRead(const RowPlan& plan) {
+    std::size_t bytes = 0;
+    for (const auto* elements : {&plan.elements(), &plan.executorch_elements})
+        for (const auto& e : *elements)
+            bytes += e.reference.bytes.size + e.runtime.bytes.size;
+    return bytes;
+}
+
+// ViT-S/16: batches grown to 128 rows read 100 MB or more, and the peak
+// followed (235 MB, 85 MB with this bound, in the same time).
+constexpr std::size_t kBatchBytes = 32u << 20;
+
 } // namespace
+
+std::size_t measurementBatchEnd(const std::vector<RowPlan>& pending, std::size_t begin, std::size_t rows,
+                                std::size_t cores, std::size_t maxBytes) {
+    const std::size_t last = std::min(pending.size(), begin + std::max<std::size_t>(rows, 1));
+    std::size_t end = begin, bytes = 0;
+    while (end < last) {
+        bytes += bytesRead(pending[end]);
+        if (end - begin >= std::max<std::size_t>(cores, 1) && bytes > maxBytes)
+            break;
+        ++end;
+    }
+    return end;
+}
 
 void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks) {
     auto stopped = [&] { return callbacks.cancelled && callbacks.cancelled->load(); };
-    // The provenance check hashes the whole ETRecord (0.12 s for ViT-S/16's
-    // 180 MB): on a thread of its own, overlapping the measurements, whose
-    // batches leave a core idle at every barrier. Cancelling stops it too.
+    // For a capture that names its ETRecord by the file's SHA-256 alone, the
+    // provenance check hashes the whole ETRecord (0.12 s for ViT-S/16's 180 MB):
+    // on a thread of its own, overlapping the measurements, whose batches leave
+    // a core idle at every barrier. Cancelling stops it too.
     const bool comparable = session.comparison && session.dump && session.capture;
     SideTask<CaptureProvenance> provenance([&session, &callbacks, comparable] {
         return comparable ? checkCaptureProvenance(session, callbacks.cancelled) : CaptureProvenance{};
@@ -47,7 +75,7 @@ void runStages(const Session& session, const std::vector<RowPlan>& pending, cons
     for (std::size_t begin = 0; begin < pending.size();) {
         if (stopped())
             return;
-        const std::size_t end = std::min(pending.size(), begin + batch);
+        const std::size_t end = measurementBatchEnd(pending, begin, batch, defaultThreadCount(), kBatchBytes);
         const auto started = std::chrono::steady_clock::now();
         auto measured = measureRows(pending.data() + begin, end - begin, callbacks.cancelled);
         releaseMeasured(session, pending.data() + begin, end - begin);

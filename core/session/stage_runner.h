@@ -24,7 +24,17 @@ struct StageCallbacks {
 };
 
 // Batches start at the thread count and double while one takes under 50 ms, so
-// a UI updates a few times a second whatever the session's size.
+// a UI updates a few times a second whatever the session's size; a batch reads
+// at most 32 MiB of inputs once it holds a row per thread (measurementBatchEnd).
 void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks);
+
+// Where the batch from `begin` ends: at most `rows` rows, and once it holds
+// `cores` rows no row that takes the input bytes it reads past `maxBytes`.
+// The inputs a batch read stay resident until it is released, so its bytes are
+// the inputs' share of the peak; rows are what the cores share, so a batch
+// never holds fewer than one per core (a batch of one 32 MB row measured the
+// 4 GiB session on one core, twice as long). At least one row.
+std::size_t measurementBatchEnd(const std::vector<RowPlan>& pending, std::size_t begin, std::size_t rows,
+                                std::size_t cores, std::size_t maxBytes);
 
 } // namespace gapscope

@@ -289,3 +289,31 @@ TEST_CASE("a capture record without a value makes its row invalid with the captu
     CHECK(c.rows[1].gaps.empty());
     CHECK(b.builtCapture().records[1].invalid_reason);
 }
+
+// A batch of rows holds one row per core, then grows only while the input
+// bytes it reads stay within the bound: those pages stay resident until the
+// batch is released, so the bound is the inputs' share of the peak.
+TEST_CASE("a measurement batch: a row per core first, then rows while the bytes they read fit",
+          "[staged][memory]") {
+    using namespace gapscope::test;
+    SessionBuilder b;
+    for (int i = 0; i < 6; ++i) {
+        b.maps.debug_handle_map[i] = {{i + 1}, false};
+        b.node("op" + std::to_string(i), {i + 1});
+        // Row i reads (i + 1) float32 values on each side: 8 (i + 1) bytes.
+        std::vector<float> values(static_cast<std::size_t>(i + 1), 1.0f);
+        b.kernel(i, "relu.out", {b.tensor(values, {i + 1})});
+        b.record({i + 1}, {"op" + std::to_string(i)}, {{values, {i + 1}}});
+    }
+    const auto planned = b.plan();
+    const auto& pending = planned.pending;
+    REQUIRE(pending.size() == 6);
+    // Rows 0.. read 8, 16, 24, 32, 40, 48 bytes.
+    CHECK(measurementBatchEnd(pending, 0, 64, 1, 24) == 2);  // 8 + 16 fit, 24 more does not
+    CHECK(measurementBatchEnd(pending, 0, 64, 1, 48) == 3);  // 48 exactly fits
+    CHECK(measurementBatchEnd(pending, 0, 64, 3, 8) == 3);   // a row per core whatever the bytes
+    CHECK(measurementBatchEnd(pending, 0, 64, 3, 100) == 4); // 80 fit, 120 do not
+    CHECK(measurementBatchEnd(pending, 0, 2, 1, 1000) == 2); // the row count bounds it too
+    CHECK(measurementBatchEnd(pending, 4, 64, 8, 0) == 6);   // the end of the rows
+    CHECK(measurementBatchEnd(pending, 5, 64, 0, 0) == 6);   // at least one row
+}
