@@ -35,6 +35,10 @@ from pathlib import Path
 # a buffer of what the first run used (rounded up to 1 MiB), the size a user
 # would pick, since the runtime writes the whole buffer to the file.
 PROBE_BUFFER_SIZE = 2 << 30
+# Written into `ready` once the session is complete; a session written by an
+# older version is written again. 2: the capture names the ETRecord's entries
+# (etrecord_entries_sha256), as every capture the exporter writes now does.
+SESSION_VERSION = "2\n"
 
 
 def build_session(work: Path) -> None:
@@ -64,7 +68,7 @@ def build_session(work: Path) -> None:
         del runtime
         size = (_used_bytes(work / "run.etdp") + (1 << 20)) & ~((1 << 20) - 1)
     capture_from_etrecord(work / "etrecord.bin").write(work / "capture.gscap.safetensors")
-    (work / "ready").write_text("ok\n")
+    (work / "ready").write_text(SESSION_VERSION)
 
 
 def _used_bytes(etdump: Path) -> int:
@@ -138,7 +142,8 @@ def main() -> int:
         build_session(args.work)
         return 0
     args.work.mkdir(parents=True, exist_ok=True)
-    if not (args.work / "ready").exists():
+    ready = args.work / "ready"
+    if not ready.exists() or ready.read_text() != SESSION_VERSION:
         # In its own process: Linux counts the peak memory of the process that
         # starts a child in the child's, so this one stays small (no torch).
         started = time.monotonic()
