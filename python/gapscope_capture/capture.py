@@ -11,10 +11,8 @@ the float model, keyed like a quantised program's capture.
 from __future__ import annotations
 
 import copy
-import hashlib
 import logging
 import os
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -34,6 +32,7 @@ from torch.fx import GraphModule, Interpreter, Node
 from torch.utils._pytree import tree_leaves
 
 from gapscope_capture.capture_format import CaptureRecord, write_capture
+from gapscope_capture.etrecord_digest import etrecord_entries_sha256, file_sha256
 from gapscope_capture.provenance import node_provenance
 from gapscope_capture.quantization import output_axis_order, output_quantization
 
@@ -472,7 +471,7 @@ def _method_of(graph_name: str | None, method: str) -> str:
 def _open_etrecord(path: Path) -> tuple[ETRecord, str, str]:
     """The ETRecord at ``path``, its SHA-256 and its entries' SHA-256, or a CaptureError worded for the user."""
     try:
-        digest = _sha256(path)
+        digest = file_sha256(path)
     except OSError as exc:
         raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
     try:
@@ -481,35 +480,3 @@ def _open_etrecord(path: Path) -> tuple[ETRecord, str, str]:
     except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
         raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
     return etrecord, digest, entries
-
-
-def etrecord_entries_sha256(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of a ZIP archive's table of contents (the capture's ``etrecord_entries_sha256``).
-
-    For each entry, in order of its name's raw bytes: ``"<uncompressed size>
-    <CRC-32 as 8 lower-case hex> <name length> <name>\\n"``, read from the central
-    directory. Gapscope checks a capture against the ETRecord it is compared
-    with by this digest, which it reads when it opens the ETRecord, instead of
-    hashing the whole file (docs/formats/aot-capture.md).
-    """
-    with zipfile.ZipFile(path) as archive:
-        entries = sorted(
-            (
-                info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"),
-                info.file_size,
-                info.CRC,
-            )
-            for info in archive.infolist()
-        )
-    digest = hashlib.sha256()
-    for name, size, crc in entries:
-        digest.update(f"{size} {crc:08x} {len(name)} ".encode() + name + b"\n")
-    return digest.hexdigest()
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

@@ -144,7 +144,7 @@ class Capture:
     # The execution this capture is of, counted from 0, when it is one of a sequence
     # (capture_steps_from_etrecord): state carried from the executions before it.
     step: int | None = None
-    # The ETRecord's table of contents (capture.etrecord_entries_sha256), when recorded.
+    # The ETRecord's table of contents (etrecord_digest.etrecord_entries_sha256), when recorded.
     etrecord_entries_sha256: str | None = None
 
 

@@ -103,7 +103,7 @@ def test_etrecord_entries_digest_is_the_table_of_contents(tmp_path: Path) -> Non
     import hashlib
     import zipfile
 
-    from gapscope_capture.capture import etrecord_entries_sha256
+    from gapscope_capture.etrecord_digest import etrecord_entries_sha256
 
     entries = {"b/graph": b"xyz", "a": b"hello", "ETRECORD_V0": b""}
 

@@ -12,7 +12,7 @@ from executorch.devtools import Inspector
 from executorch.devtools.etrecord import parse_etrecord
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
 
-from gapscope_capture.capture import etrecord_entries_sha256
+from gapscope_capture.etrecord_digest import etrecord_entries_sha256
 from gapscope_capture.capture_format import read_capture
 from gapscope_capture.demo import METRICS, VARIANTS
 
