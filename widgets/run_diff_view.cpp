@@ -36,6 +36,11 @@ RunDiffView::RunDiffView(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->setWordWrap(false); // a long note stays one line (its tooltip has it whole)
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Columns are fitted to the rows in view and 100 more, not to 1,000 (Qt's
+    // default): fitting 3,000 pairings to 1,000 rows took 25-45 ms of the UI
+    // thread on every pairing. The worst pairings are sorted first, so the
+    // rows measured are the ones the user sees.
+    m_table->horizontalHeader()->setResizeContentsPrecision(100);
     m_table->setObjectName(QStringLiteral("abTable"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
