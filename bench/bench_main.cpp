@@ -376,6 +376,29 @@ void benchOpenRatio(std::string& json) {
     std::filesystem::remove_all(dir);
 }
 
+// Opening the 50,000-op session of benchOpenRatio N times and nothing else, so
+// that a profile of this process is a profile of opening. The session is
+// written once into the temporary folder and kept (remove it after changing
+// the synthetic session).
+void benchOpenRepeat(int times) {
+    const auto dir = std::filesystem::temp_directory_path() / "gapscope-bench-open-repeat";
+    if (!std::filesystem::exists(dir / "ready")) {
+        if (auto err = bench::writeSyntheticSession(dir.string(), 50000, 16, bench::SyntheticValues::Fast)) {
+            std::printf("open: %s\n", err->describe().c_str());
+            return;
+        }
+        std::ofstream(dir / "ready") << "1\n";
+    }
+    std::vector<double> opens;
+    for (int i = 0; i < times; ++i) {
+        const auto t0 = Clock::now();
+        std::vector<Error> errors;
+        auto staged = openSession(sessionInputsFromPaths({dir.string()}, errors));
+        opens.push_back(seconds(t0));
+    }
+    std::printf("open x%d: median %.1f ms\n", times, median(opens) * 1e3);
+}
+
 // Alignment and findings at LLM scale: an ETRecord graph of 50,000 nodes (a
 // chain with skip connections) and 200,000 runtime events (per op: two events
 // of one key, the later instruction winning, an OPERATOR_CALL and a framework
@@ -463,6 +486,10 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string_view(argv[1]) == "--open") { // this alone, for a profiler
         benchOpenRatio(json);
         std::printf("%s}\n", json.c_str());
+        return 0;
+    }
+    if (argc > 2 && std::string_view(argv[1]) == "--open-repeat") { // opening alone, N times, for a profiler
+        benchOpenRepeat(std::atoi(argv[2]));
         return 0;
     }
     if (argc > 1 && std::string_view(argv[1]) == "--metrics") {
