@@ -419,10 +419,14 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--threshold", o->threshold,
                     "First-divergence threshold METRIC=VALUE (default: the --fail-above gate when one is "
                     "given, else snr=20)");
+    // One value per --fail-above (and --fail-if-worse): a vector option takes
+    // every word up to the next option by default, so `--fail-above snr=20 DIR`
+    // read the session folder as a second gate.
     cmd->add_option(
-        "--fail-above", o->failAbove,
-        "Exit 3 when any row is worse than METRIC=VALUE (higher for error metrics, lower for snr, "
-        "sqnr, cosine, top1, top5); repeatable");
+           "--fail-above", o->failAbove,
+           "Exit 3 when any row is worse than METRIC=VALUE (higher for error metrics, lower for snr, "
+           "sqnr, cosine, top1, top5); repeatable")
+        ->allow_extra_args(false);
     cmd->add_flag("--fail-on-invalid", o->failOnInvalid, "Exit 3 when a row cannot be compared");
     cmd->add_flag("--all-runs", o->allRuns,
                   "Compare every execution of the method in the ETDump, each with its own step capture where "
@@ -433,7 +437,8 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
                     "as gapscope-cli diff pairs them; says on stderr how they paired and what got worse");
     cmd->add_option("--fail-if-worse", o->failIfWorse,
                     "With --baseline: exit 3 when any row is worse than in the baseline by more than "
-                    "METRIC=MARGIN, in the metric's unit (snr=3: 3 dB); repeatable");
+                    "METRIC=MARGIN, in the metric's unit (snr=3: 3 dB); repeatable")
+        ->allow_extra_args(false);
     cmd->add_option("--csv", o->csv, "Write the table as CSV (atomically; - for standard output)");
     cmd->add_option("--json", o->json, "Write the JSON report (atomically; - for standard output)");
     cmd->add_option("--markdown", o->markdown, "Write a Markdown report (atomically; - for standard output)");

@@ -185,7 +185,8 @@ void addDiffCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--metric", o->metric, "The metric that ranks the rows (default snr)");
     cmd->add_option("--fail-if-worse", o->failIfWorse,
                     "Exit 3 when any row of B is worse than its partner in A by more than METRIC=MARGIN, in "
-                    "the metric's unit (snr=3: 3 dB); repeatable");
+                    "the metric's unit (snr=3: 3 dB); repeatable")
+        ->allow_extra_args(false); // one value each: `--fail-if-worse snr=3 A.json B.json` keeps its reports
     cmd->add_option("--execution", o->execution,
                     "Of an --all-runs report, compare this execution (default: each with its own)")
         ->check(CLI::NonNegativeNumber);

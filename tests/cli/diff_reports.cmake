@@ -21,6 +21,9 @@ if(NOT by STREQUAL "debug_handle" OR NOT matched EQUAL rows)
   message(FATAL_ERROR "a report against itself: ${by}, ${matched} of ${rows} rows paired")
 endif()
 run(0 "${CLI}" compare "${DEMO}" --baseline "${OUT}/base.json" --fail-if-worse snr=0 --fail-if-worse mse=0)
+# A margin takes one value: the reports or the session after it stay what they are.
+run(0 "${CLI}" diff --fail-if-worse snr=0 "${OUT}/base.json" "${OUT}/base.json")
+run(0 "${CLI}" compare --baseline "${OUT}/base.json" --fail-if-worse snr=0 "${DEMO}")
 
 # Row 2 (layer_norm) 10 dB better in the baseline: this run is 10 dB worse there.
 string(JSON snr GET "${base}" rows 2 metrics snr)
