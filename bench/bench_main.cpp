@@ -327,16 +327,29 @@ ParseFloor parseFloor(const std::filesystem::path& dir) {
 // Opening a session whose ETDump is large (50,000 ops, one event each, tiny
 // tensors): open, resolve, align and plan (the table), against the parse floor
 // (ParseFloor) and against one read of the ETDump, interleaved: five rounds of
-// each, medians.
-void benchOpenRatio(std::string& json) {
+// each, medians. With `profile` > 0 (--open-repeat N), the session is opened
+// that many times and nothing else is measured: a profile of the process after
+// the writing is a profile of opening.
+void benchOpenRatio(std::string& json, int profile = 0) {
     const auto dir = std::filesystem::temp_directory_path() / "gapscope-bench-open";
     const int ops = 50000;
     if (auto err = bench::writeSyntheticSession(dir.string(), ops, 16, bench::SyntheticValues::Fast)) {
         std::printf("open: %s\n", err->describe().c_str());
         return;
     }
+    std::vector<double> opens;
+    for (int i = 0; i < profile; ++i) {
+        const auto t0 = Clock::now();
+        std::vector<Error> errors;
+        auto staged = openSession(sessionInputsFromPaths({dir.string()}, errors));
+        opens.push_back(seconds(t0));
+    }
+    if (profile > 0) {
+        std::printf("open x%d: median %.1f ms\n", profile, median(opens) * 1e3);
+        return std::filesystem::remove_all(dir), void();
+    }
     std::size_t rows = 0;
-    std::vector<double> opens, reads, floors, verifies, headers, documents, etrecords;
+    std::vector<double> reads, floors, verifies, headers, documents, etrecords;
     std::vector<char> bytes;
     for (int round = 0; round < 5; ++round) {
         auto t0 = Clock::now();
@@ -374,29 +387,6 @@ void benchOpenRatio(std::string& json) {
             ",\"open_etdump_mb\":" + std::to_string(static_cast<double>(bytes.size()) / 1e6) +
             ",\"verify_over_read\":" + std::to_string(median(verifies) / read);
     std::filesystem::remove_all(dir);
-}
-
-// Opening the 50,000-op session of benchOpenRatio N times and nothing else, so
-// that a profile of this process is a profile of opening. The session is
-// written once into the temporary folder and kept (remove it after changing
-// the synthetic session).
-void benchOpenRepeat(int times) {
-    const auto dir = std::filesystem::temp_directory_path() / "gapscope-bench-open-repeat";
-    if (!std::filesystem::exists(dir / "ready")) {
-        if (auto err = bench::writeSyntheticSession(dir.string(), 50000, 16, bench::SyntheticValues::Fast)) {
-            std::printf("open: %s\n", err->describe().c_str());
-            return;
-        }
-        std::ofstream(dir / "ready") << "1\n";
-    }
-    std::vector<double> opens;
-    for (int i = 0; i < times; ++i) {
-        const auto t0 = Clock::now();
-        std::vector<Error> errors;
-        auto staged = openSession(sessionInputsFromPaths({dir.string()}, errors));
-        opens.push_back(seconds(t0));
-    }
-    std::printf("open x%d: median %.1f ms\n", times, median(opens) * 1e3);
 }
 
 // Alignment and findings at LLM scale: an ETRecord graph of 50,000 nodes (a
@@ -489,7 +479,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (argc > 2 && std::string_view(argv[1]) == "--open-repeat") { // opening alone, N times, for a profiler
-        benchOpenRepeat(std::atoi(argv[2]));
+        benchOpenRatio(json, std::max(1, std::atoi(argv[2])));
         return 0;
     }
     if (argc > 1 && std::string_view(argv[1]) == "--metrics") {
