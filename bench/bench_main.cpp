@@ -346,7 +346,8 @@ void benchOpenRatio(std::string& json, int profile = 0) {
     }
     if (profile > 0) {
         std::printf("open x%d: median %.1f ms\n", profile, median(opens) * 1e3);
-        return std::filesystem::remove_all(dir), void();
+        std::filesystem::remove_all(dir);
+        return;
     }
     std::size_t rows = 0;
     std::vector<double> reads, floors, verifies, headers, documents, etrecords;
