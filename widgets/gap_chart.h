@@ -50,7 +50,9 @@ protected:
 
 private:
     void rebuild();
-    void showSelection();
+    // The selected op's marker; `markerOnly`: nothing else changed, so only
+    // the marker's layer is drawn again.
+    void showSelection(bool markerOnly = false);
     // A vertical line at `row`'s position in execution order, labelled at labelY
     // (a fraction of the plot's height from its top).
     // Op names as the x axis's tick labels, as many as fit.

@@ -254,6 +254,30 @@ void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
     QCOMPARE(window.opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
              static_cast<qulonglong>(other));
     QCOMPARE(window.tensorPanel()->row(), std::optional<std::size_t>(other));
+
+    // The chart as painted marks the selected op, and no longer the one before
+    // it: a selection draws the marker's own layer again, not the whole plot.
+    QCustomPlot* plot = window.chart()->plot();
+    const auto& order = window.chart()->order();
+    const auto markerAt = [&](std::size_t position) {
+        const auto point = plot->graph(0)->data()->findBegin(static_cast<double>(position), false);
+        if (point == plot->graph(0)->data()->constEnd() || point->key != static_cast<double>(position))
+            return false;
+        const QImage image = plot->grab().toImage();
+        const QPoint at(qRound(plot->xAxis->coordToPixel(point->key)),
+                        qRound(plot->yAxis->coordToPixel(point->value)));
+        return image.pixelColor(at) == QColor(255, 200, 80); // the marker's fill
+    };
+    std::vector<std::size_t> plotted; // positions with a point on the line
+    for (std::size_t i = 0; i < order.size() && plotted.size() < 2; ++i)
+        if (plot->graph(0)->data()->findBegin(static_cast<double>(i), false)->key == static_cast<double>(i))
+            plotted.push_back(i);
+    QCOMPARE(plotted.size(), std::size_t{2});
+    for (const auto& [now, before] : {std::pair{plotted[0], plotted[1]}, std::pair{plotted[1], plotted[0]}}) {
+        emit window.chart()->rowClicked(order[now]);
+        QVERIFY(markerAt(now));
+        QVERIFY(!markerAt(before));
+    }
 }
 
 void GapscopeGuiTest::droppedFilesBuildASession() {
