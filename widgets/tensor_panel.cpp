@@ -11,6 +11,7 @@
 #include "widgets/plot_grid.h"
 #include "widgets/post_if_current.h"
 #include "widgets/scatter_sprite.h"
+#include "widgets/stacked_scatter_graph.h"
 #include "widgets/tensor_details.h"
 
 #include <QCheckBox>
@@ -446,8 +447,8 @@ void TensorPanel::applyDetails(const TensorDetails& d) {
     m_histogram->replot();
 
     // Runtime against reference: clipping and quantisation steps show as shapes.
-    auto* dots = m_scatter->addGraph();
-    dots->setData(d.xs, d.ys, true); // sorted by computeDetails
+    auto* dots = new StackedScatterGraph(m_scatter->xAxis, m_scatter->yAxis); // one blit a pixel
+    dots->setData(d.xs, d.ys, true);                                          // sorted by computeDetails
     dots->setLineStyle(QCPGraph::lsNone);
     dots->setScatterStyle(
         scatterSprite(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(40, 90, 170, 140), 3)));
