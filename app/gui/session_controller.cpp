@@ -6,6 +6,7 @@
 #include "core/session/session.h"
 
 #include <QFileInfo>
+#include <QTimer>
 #include <utility>
 
 namespace gapscope {
@@ -23,9 +24,20 @@ SessionController::SessionController(QObject* parent) : QObject(parent), m_loade
     connect(m_loader, &SessionLoader::opened, this, [this](std::shared_ptr<const Session> session) {
         if (m_demo || !session->comparison || !m_sessionFile.isEmpty() || !m_recordsRecent)
             return; // a saved session is listed by its file
-        AppSettings().addRecentSession(m_paths);
-        emit recentChanged();
+        // Written a moment later, not in this slot: QSettings writes and fsyncs
+        // the file (7 ms), and this slot shows the table; the page's first paint
+        // follows in the same turn. By the time the load completes it is written.
+        m_pendingRecent = m_paths;
+        QTimer::singleShot(1, this, [this] { writePendingRecent(); });
     });
+    connect(m_loader, &SessionLoader::completed, this, [this] { writePendingRecent(); });
+}
+
+void SessionController::writePendingRecent() {
+    if (m_pendingRecent.isEmpty())
+        return;
+    AppSettings().addRecentSession(std::exchange(m_pendingRecent, {}));
+    emit recentChanged();
 }
 
 QString SessionController::openPaths(const QStringList& given, bool anew) {

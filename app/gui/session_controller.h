@@ -75,6 +75,8 @@ private:
     // The same files with the options changed: over the loader's workspace, reading
     // no file again (or afresh when no load has delivered one yet).
     void recompare();
+    // The recent-sessions entry of the session opened, if not written yet.
+    void writePendingRecent();
 
     SessionLoader* m_loader;
     QStringList m_paths;
@@ -84,6 +86,7 @@ private:
     SessionOptions m_options;
     std::optional<SessionFile> m_savedView;
     bool m_recordsRecent = true;
+    QStringList m_pendingRecent; // to write to the recent sessions (writePendingRecent)
 };
 
 } // namespace gapscope
