@@ -73,18 +73,19 @@ void TensorDetailsTest::aDenseScatterLooksAsDrawnPointByPoint() {
     }
     const QCPScatterStyle sprite =
         scatterSprite(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(40, 90, 170, 140), 3));
-    const auto draw = [&](bool stacked) {
+    const auto draw = [&](bool stack, const QCPScatterStyle& style) {
         QCustomPlot plot;
-        QCPGraph* g = stacked ? new StackedScatterGraph(plot.xAxis, plot.yAxis) : plot.addGraph();
+        QCPGraph* g = stack ? new StackedScatterGraph(plot.xAxis, plot.yAxis) : plot.addGraph();
         g->setData(xs, ys, true);
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(sprite);
+        g->setScatterStyle(style);
         g->setAdaptiveSampling(false);
         plot.rescaleAxes();
         return plot.toPixmap(420, 300).toImage().convertToFormat(QImage::Format_ARGB32);
     };
-    const QImage each = draw(false), stacked = draw(true);
+    const QImage each = draw(false, sprite), stacked = draw(true, sprite);
     QCOMPARE(stacked.size(), each.size());
+    QVERIFY(stacked != each); // stacked: not drawn point by point (its edges have no fringes)
     // Compared by lightness: blitted one by one, a sprite's faint edge pixels
     // (their colour a few levels of premultiplied alpha can hold) pile up into
     // purple and cyan fringes; stacked, they are the sprite's own blue. How
@@ -101,6 +102,12 @@ void TensorDetailsTest::aDenseScatterLooksAsDrawnPointByPoint() {
     QVERIFY2(inked > 2000, qPrintable(QString::number(inked)));
     QVERIFY2(worst <= 10, // 7.4 here; blitting each place once, unstacked, is 128 apart
              qPrintable(QStringLiteral("%1 levels of lightness apart at worst").arg(worst)));
+
+    // A sprite of two colours (a white disc in a blue ring) would depend on the
+    // order of its blits: drawn point by point, the very same picture.
+    const QCPScatterStyle ringed =
+        scatterSprite(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 90, 170), Qt::white, 7));
+    QCOMPARE(draw(true, ringed), draw(false, ringed));
 
     // Every point drawn is counted once, in far fewer blits than points.
     QVector<QPointF> points;
