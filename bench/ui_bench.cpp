@@ -11,7 +11,6 @@
 #include "app/gui/steps_controller.h"
 #include "bench/synthetic_session.h"
 #include "core/common/allocator_tuning.h"
-#include "core/common/task_queue.h"
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/step_matrix_view.h"
@@ -288,8 +287,7 @@ std::string cancelLoad(const QString& dir) {
 } // namespace
 
 int main(int argc, char** argv) {
-    tuneAllocator();           // as the app does
-    setBackgroundNiceness(10); // as the app does
+    tuneAllocator(); // as the app does
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("gapscope-bench")); // not the user's settings

@@ -3,7 +3,6 @@
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
 #include "core/common/allocator_tuning.h"
-#include "core/common/task_queue.h"
 #include "core/report/compare_report.h"
 #include "core/report/safe_text.h"
 #include "core/report/version_info.h"
@@ -88,8 +87,6 @@ void sizeWindow(gapscope::MainWindow& window, const QString& size) {
 
 int main(int argc, char** argv) {
     gapscope::tuneAllocator(); // before the first allocation worth speaking of
-    // Measuring yields the cores to the event loop (core/common/task_queue.h).
-    gapscope::setBackgroundNiceness(10);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Gapscope: which op made an ExecuTorch model drift from its reference.\n"

@@ -1,37 +1,8 @@
 #include "core/common/task_queue.h"
 
 #include <algorithm>
-#include <atomic>
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 namespace gapscope {
-
-namespace {
-
-std::atomic<int> g_niceness{0};
-
-// This thread's niceness, as last set: the syscall only when it changes.
-void applyNiceness() {
-    thread_local int applied = 0;
-    const int wanted = g_niceness.load(std::memory_order_relaxed);
-    if (wanted == applied)
-        return;
-    applied = wanted;
-#if defined(__linux__)
-    // Per thread on Linux: the task id, not the process's.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), wanted);
-#endif
-}
-
-} // namespace
-
-void setBackgroundNiceness(int niceness) {
-    g_niceness.store(niceness, std::memory_order_relaxed);
-}
 
 TaskQueue::TaskQueue(unsigned threads) {
     for (unsigned t = 0; t < threads; ++t)
@@ -73,7 +44,6 @@ void TaskQueue::loop() {
         Task task = std::move(m_queue.front());
         m_queue.pop_front();
         lock.unlock();
-        applyNiceness();
         task.run();
         task.run = nullptr; // whatever it captured is released before the next wait
         lock.lock();

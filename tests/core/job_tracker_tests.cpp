@@ -2,19 +2,12 @@
 // cancelled by the next; long metric work stops between blocks once cancelled.
 
 #include "core/common/job_tracker.h"
-#include "core/common/task_queue.h"
 #include "core/metrics/gap_metrics.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <future>
 #include <thread>
 #include <vector>
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 using namespace gapscope;
 
@@ -135,26 +128,3 @@ TEST_CASE("a side task started on a free thread delivers its result to get()", "
     }
     CHECK(seen == 7);
 }
-
-#if defined(__linux__)
-// The app runs its background work at a lower priority, so that two busy
-// workers on two cores do not keep its event loop waiting: each task runs at
-// the niceness asked, on threads started before it was asked too; the thread
-// that asked keeps its own.
-TEST_CASE("background threads run their tasks at the niceness asked, the caller's untouched",
-          "[task_queue]") {
-    const auto niceOf = [] { return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid))); };
-    const int caller = niceOf();
-    TaskQueue queue(2);
-    const auto niceOfATask = [&] {
-        std::promise<int> seen;
-        queue.post([&] { seen.set_value(niceOf()); });
-        return seen.get_future().get();
-    };
-    CHECK(niceOfATask() == caller); // nothing asked: as the process runs
-    setBackgroundNiceness(caller + 7);
-    CHECK(niceOfATask() == caller + 7);
-    CHECK(niceOf() == caller);
-    setBackgroundNiceness(0); // as the other tests expect (lowering it again needs root: best effort)
-}
-#endif
