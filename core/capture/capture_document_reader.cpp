@@ -1,5 +1,6 @@
 #include "core/capture/capture_document_reader.h"
 
+#include "core/capture/capture_tensor_names.h"
 #include "core/capture/capture_value_reader.h"
 #include "core/capture/ondemand_fields.h"
 #include "core/common/json_depth.h"
@@ -21,8 +22,6 @@ using simdjson::ondemand::value;
 
 class DocumentReader {
 public:
-    explicit DocumentReader(const SafetensorsFile& file) : m_file(file) {}
-
     void read(simdjson::ondemand::object doc, AotCapture& out) {
         // The format and the version first, wherever they stand: a document of
         // another kind or version is named as such before anything in it is read.
@@ -75,7 +74,7 @@ public:
                 if (isNull(f))
                     break;
                 std::vector<CaptureValue> values;
-                readCaptureValues(f, std::string(key), values, 0, m_file);
+                readCaptureValues(f, std::string(key), values, 0);
                 (k == 8 ? out.inputs : out.reference_outputs) = std::move(values);
                 break;
             }
@@ -176,7 +175,7 @@ private:
                     r.sequence = *b;
                     break;
                 }
-                case 4: readCaptureValues(fv, field + ".outputs", r.outputs, 0, m_file); break;
+                case 4: readCaptureValues(fv, field + ".outputs", r.outputs, 0); break;
                 case 5:
                     if (fv.type().value() != json_type::array) {
                         validateSkipped(fv);
@@ -255,13 +254,11 @@ private:
                 fault(field + ".axis_order", "'axis_order' must be a permutation of 0..rank-1");
         r.axis_order = std::move(order);
     }
-
-    const SafetensorsFile& m_file;
 };
 
 // One reading of `text`; `normalized` maps its byte offsets back when it is
 // Python's JSON rewritten.
-Result<AotCapture> readOnce(std::string_view text, const SafetensorsFile& file, const std::string& path,
+Result<AotCapture> readOnce(std::string_view text, const std::string& path,
                             const NormalizedJson* normalized) {
     OnDemandJson json(text);
     AotCapture capture;
@@ -272,7 +269,7 @@ Result<AotCapture> readOnce(std::string_view text, const SafetensorsFile& file, 
                 throw simdjson::simdjson_error(error);
             fault("", "the metadata document is not a gapscope.aot_capture (missing or wrong 'format')");
         }
-        DocumentReader(file).read(doc, capture);
+        DocumentReader().read(doc, capture);
         json.requireEnd();
     } catch (const simdjson::simdjson_error& e) {
         std::string message = "the gapscope.aot_capture document is " + onDemandMessage(e);
@@ -288,9 +285,8 @@ Result<AotCapture> readOnce(std::string_view text, const SafetensorsFile& file, 
 
 } // namespace
 
-Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsFile& file,
-                                       const std::string& path) {
-    auto capture = readOnce(text, file, path, nullptr);
+Result<AotCapture> parseCaptureDocument(std::string_view text, const std::string& path) {
+    auto capture = readOnce(text, path, nullptr);
     if (capture)
         return capture;
     // Python's json writes a non-finite float as a bare NaN, which is not JSON.
@@ -298,7 +294,17 @@ Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsF
     const NormalizedJson normalized = normalizePythonJson(text);
     if (normalized.replaced_at.empty())
         return capture;
-    return readOnce(normalized.text, file, path, &normalized);
+    return readOnce(normalized.text, path, &normalized);
+}
+
+Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsFile& file,
+                                       const std::string& path) {
+    auto capture = parseCaptureDocument(text, path);
+    if (!capture)
+        return capture;
+    if (auto fault = resolveTensorNames(capture.value(), TensorNameIndex(file)))
+        return makeError(fault->code, fault->message, path, fault->field);
+    return capture;
 }
 
 } // namespace gapscope

@@ -9,7 +9,9 @@ namespace gapscope {
 
 // Reads and checks the gapscope.aot_capture document (docs/formats/aot-capture.md)
 // in one pass with simdjson's On-Demand API: every field is read straight into
-// the capture, every tensor a value names must be in `file`. A fault names the
+// the capture, every tensor a value names must be in `file` (resolveTensorNames,
+// after the document: a fault of the document's text is said before a name the
+// file lacks). A fault names the
 // field by its JSON path ("records[3].outputs[0]"); a document that is not JSON
 // says so with the byte of the document where it stands. A key given twice in
 // one object is refused. Python's bare NaN / Infinity tokens are read as the
@@ -17,5 +19,10 @@ namespace gapscope {
 // left for the caller to set.
 Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsFile& file,
                                        const std::string& path);
+
+// The same without the file: the tensors values name are left to
+// resolveTensorNames. readAotCapture reads the document this way on another
+// core while the safetensors header's tensor entries are read.
+Result<AotCapture> parseCaptureDocument(std::string_view text, const std::string& path);
 
 } // namespace gapscope

@@ -17,8 +17,7 @@ using namespace ondemand_fields;
 using simdjson::ondemand::json_type;
 using simdjson::ondemand::number_type;
 
-void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth,
-                  const SafetensorsFile& file);
+void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth);
 
 // A value's "value" field, read before its "kind" may be known.
 struct Scalar {
@@ -62,8 +61,7 @@ struct Scalar {
     }
 };
 
-void valueList(value& v, const std::string& field, std::vector<CaptureValue>& out, std::size_t depth,
-               const SafetensorsFile& file) {
+void valueList(value& v, const std::string& field, std::vector<CaptureValue>& out, std::size_t depth) {
     if (v.type().value() != json_type::array)
         fault(field, "'" + field + "' must be a list of values");
     if (depth >= kMaxJsonDepth)
@@ -71,13 +69,12 @@ void valueList(value& v, const std::string& field, std::vector<CaptureValue>& ou
     for (auto item : v.get_array()) {
         CaptureValue c;
         value iv = item.value();
-        captureValue(iv, field + "[" + std::to_string(out.size()) + "]", c, depth + 2, file);
+        captureValue(iv, field + "[" + std::to_string(out.size()) + "]", c, depth + 2);
         out.push_back(std::move(c));
     }
 }
 
-void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth,
-                  const SafetensorsFile& file) {
+void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth) {
     static constexpr std::string_view kKeys[] = {"kind", "name", "value", "items"};
     const char* notAValue = "a value must be an object with a 'kind'";
     if (v.type().value() != json_type::object)
@@ -94,7 +91,7 @@ void captureValue(value& v, const std::string& field, CaptureValue& c, std::size
             else if (k == 2)
                 scalar.read(fv, depth + 1);
             else if (k == 3)
-                valueList(fv, field + ".items", c.items, depth, file);
+                valueList(fv, field + ".items", c.items, depth);
         },
         depth + 1);
     if (!kind)
@@ -103,9 +100,7 @@ void captureValue(value& v, const std::string& field, CaptureValue& c, std::size
         c.kind = CaptureValue::Kind::Tensor;
         if (!name)
             fault(field, "a tensor value needs a 'name'");
-        if (!(c.resolved = file.find(*name)))
-            fault(field, "names tensor '" + *name + "', which the file does not hold");
-        c.tensor = std::move(*name);
+        c.tensor = std::move(*name); // found in the file by resolveTensorNames
     } else if (*kind == "int") {
         c.kind = CaptureValue::Kind::Int;
         if (!scalar.integer)
@@ -245,8 +240,8 @@ void quant(value& v, const std::string& field, QuantParams& q) {
 } // namespace
 
 void readCaptureValues(simdjson::ondemand::value& v, const std::string& field, std::vector<CaptureValue>& out,
-                       std::size_t depth, const SafetensorsFile& file) {
-    valueList(v, field, out, depth, file);
+                       std::size_t depth) {
+    valueList(v, field, out, depth);
 }
 
 void readQuantParams(simdjson::ondemand::value& v, const std::string& field, QuantParams& q) {

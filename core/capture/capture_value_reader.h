@@ -12,10 +12,12 @@ namespace gapscope {
 // (docs/formats/aot-capture.md), read from simdjson On-Demand values; faults
 // are thrown as JsonFault naming the field's JSON path.
 
-// A list of values into `out`; every tensor a value names must be in `file`.
-// `depth`: the JSON nesting the list stands at (refused past kMaxJsonDepth).
+// A list of values into `out`. The tensors they name are not looked up here
+// (resolveTensorNames does, once the safetensors header is read: the two are
+// read side by side). `depth`: the JSON nesting the list stands at (refused
+// past kMaxJsonDepth).
 void readCaptureValues(simdjson::ondemand::value& v, const std::string& field, std::vector<CaptureValue>& out,
-                       std::size_t depth, const SafetensorsFile& file);
+                       std::size_t depth);
 
 void readQuantParams(simdjson::ondemand::value& v, const std::string& field, QuantParams& q);
 

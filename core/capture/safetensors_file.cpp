@@ -166,17 +166,19 @@ Result<SafetensorsFile> SafetensorsFile::load(const std::string& path) {
     return read(file.value());
 }
 
-Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> file) {
+Result<SafetensorsFile> SafetensorsFile::read(std::shared_ptr<const MappedFile> file,
+                                              const MetadataRead& metadataRead) {
     const std::string path = file->path();
     try {
-        return readUnguarded(std::move(file));
+        return readUnguarded(std::move(file), metadataRead);
     } catch (const std::exception& ex) { // a header field of an unexpected JSON type, …
         return stError(path, std::string("safetensors header cannot be read: ") + ex.what(),
                        ErrorCode::Malformed, "header", 8);
     }
 }
 
-Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const MappedFile> file) {
+Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const MappedFile> file,
+                                                       const MetadataRead& metadataRead) {
     const std::string& path = file->path();
     const ByteSpan all = file->bytes();
     if (all.size == 0)
@@ -229,6 +231,8 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
             if (name == "__metadata__") {
                 if (auto err = readMetadata(field.value(), path, out.m_metadata, at))
                     return std::move(*err);
+                if (metadataRead)
+                    metadataRead(out.m_metadata);
                 continue;
             }
             SafetensorsTensor st;

@@ -6,6 +6,7 @@
 #include "core/etdump/scalar_type.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,12 +31,20 @@ struct SafetensorsTensor {
 // section and matching the shape's byte count.
 class SafetensorsFile {
 public:
+    // Called once __metadata__ is read, before the tensor entries that follow
+    // it, on the reading thread. The strings it is given stay where they are
+    // as long as the file read (or the value it is moved into) lives: map nodes
+    // do not move.
+    using MetadataRead = std::function<void(const std::map<std::string, std::string>&)>;
+
     // The header is read in one pass by simdjson's On-Demand API
     // (core/common/on_demand_json.h); a name or a key given twice is refused.
-    static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file);
+    static Result<SafetensorsFile> read(std::shared_ptr<const MappedFile> file,
+                                        const MetadataRead& metadataRead = {});
 
 private:
-    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file);
+    static Result<SafetensorsFile> readUnguarded(std::shared_ptr<const MappedFile> file,
+                                                 const MetadataRead& metadataRead);
 
 public:
     static Result<SafetensorsFile> load(const std::string& path);

@@ -1,0 +1,69 @@
+#include "core/capture/capture_tensor_names.h"
+
+#include <functional>
+#include <string>
+
+namespace gapscope {
+
+TensorNameIndex::TensorNameIndex(const SafetensorsFile& file) {
+    m_tensors.reserve(file.tensors().size());
+    for (const auto& [name, tensor] : file.tensors())
+        m_tensors.emplace(name, &tensor);
+}
+
+const SafetensorsTensor* TensorNameIndex::find(std::string_view name) const {
+    const auto it = m_tensors.find(name);
+    return it == m_tensors.end() ? nullptr : it->second;
+}
+
+namespace {
+
+// Paths are built only for a fault: a name the file lacks is rare, and a path
+// string per value was a cost of reading a 50,000-record capture.
+class NameResolver {
+public:
+    explicit NameResolver(const TensorNameIndex& file) : m_file(file) {}
+
+    // `path` renders the list's JSON path when a fault needs it (a function, not
+    // a template parameter: lists nest, and each level would be a new type).
+    bool list(std::vector<CaptureValue>& values, const std::function<std::string()>& path) {
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            CaptureValue& v = values[k];
+            const auto here = [&] { return path() + "[" + std::to_string(k) + "]"; };
+            if (v.kind == CaptureValue::Kind::Tensor && !(v.resolved = m_file.find(v.tensor))) {
+                m_fault = JsonFault{here(), "names tensor '" + v.tensor + "', which the file does not hold",
+                                    ErrorCode::Malformed};
+                return false;
+            }
+            if (!v.items.empty() && !list(v.items, [&] { return here() + ".items"; }))
+                return false;
+        }
+        return true;
+    }
+
+    std::optional<JsonFault> fault() { return std::move(m_fault); }
+
+private:
+    const TensorNameIndex& m_file;
+    std::optional<JsonFault> m_fault;
+};
+
+} // namespace
+
+std::optional<JsonFault> resolveTensorNames(AotCapture& capture, const TensorNameIndex& file) {
+    NameResolver names(file);
+    // The document's own order of fields: inputs, reference_outputs, records
+    // (the writer's, aotCaptureDocument's).
+    if (capture.inputs && !names.list(*capture.inputs, [] { return std::string("inputs"); }))
+        return names.fault();
+    if (capture.reference_outputs &&
+        !names.list(*capture.reference_outputs, [] { return std::string("reference_outputs"); }))
+        return names.fault();
+    for (std::size_t i = 0; i < capture.records.size(); ++i)
+        if (!names.list(capture.records[i].outputs,
+                        [&] { return "records[" + std::to_string(i) + "].outputs"; }))
+            return names.fault();
+    return std::nullopt;
+}
+
+} // namespace gapscope

@@ -1,0 +1,161 @@
+// readAotCapture reads the capture's document on another core while the
+// safetensors header's tensor entries are read, then finds the tensors the
+// document names (resolveTensorNames). These tests pin that the result is the
+// one reading the two in turn gives, whatever the header's order, and that a
+// fault is said as before: the header's first, then the document's own, then
+// a tensor the file lacks, each at its JSON path.
+
+#include "committed_captures.h"
+#include "core/capture/aot_capture.h"
+#include "core/capture/capture_document_reader.h"
+#include "core/capture/safetensors_writer.h"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+using namespace gapscope;
+
+namespace {
+
+std::shared_ptr<const MappedFile> fileOf(const std::string& header, std::size_t dataBytes) {
+    std::vector<std::uint8_t> bytes(8 + header.size() + dataBytes, 0);
+    const std::uint64_t n = header.size();
+    std::memcpy(bytes.data(), &n, 8);
+    std::memcpy(bytes.data() + 8, header.data(), header.size());
+    return MappedFile::fromBytes("side.gscap.safetensors", bytes.data(), bytes.size());
+}
+
+// A header of tensors t0..t3 (two float32 each), the document before them or after.
+std::shared_ptr<const MappedFile> captureWith(const std::string& document, bool metadataFirst = true,
+                                              const std::string& lastTensor = {}) {
+    nlohmann::ordered_json header;
+    const nlohmann::json metadata = {{AotCapture::kMetadataKey, document}};
+    if (metadataFirst)
+        header["__metadata__"] = metadata;
+    for (int i = 0; i < 4; ++i)
+        header["t" + std::to_string(i)] = {
+            {"dtype", "F32"}, {"shape", {2}}, {"data_offsets", {8 * i, 8 * i + 8}}};
+    if (!metadataFirst)
+        header["__metadata__"] = metadata;
+    std::string text = header.dump();
+    if (!lastTensor.empty())
+        text = text.substr(0, text.size() - 1) + "," + lastTensor + "}";
+    return fileOf(text, 32);
+}
+
+std::string documentWith(const std::string& inputs, const std::string& records) {
+    return R"({"format":"gapscope.aot_capture","version":1,"inputs":)" + inputs + R"(,"records":)" + records +
+           "}";
+}
+
+const std::string kList =
+    R"({"kind":"list","items":[{"kind":"tensor","name":"t1"},{"kind":"tensor","name":"t2"}]})";
+
+// Every tensor value of the capture, with the tensor the reader found for it.
+void forEachTensor(const AotCapture& c, const std::function<void(const CaptureValue&)>& each) {
+    std::function<void(const std::vector<CaptureValue>&)> walk =
+        [&](const std::vector<CaptureValue>& values) {
+            for (const auto& v : values) {
+                if (v.kind == CaptureValue::Kind::Tensor)
+                    each(v);
+                walk(v.items);
+            }
+        };
+    if (c.inputs)
+        walk(*c.inputs);
+    if (c.reference_outputs)
+        walk(*c.reference_outputs);
+    for (const auto& r : c.records)
+        walk(r.outputs);
+}
+
+} // namespace
+
+TEST_CASE("every committed capture reads as the document read after its header does",
+          "[capture][side-by-side]") {
+    for (const auto& real : test::committedCaptures()) {
+        INFO(real->path());
+        const auto beside = readAotCapture(real);
+        REQUIRE(beside);
+        const auto& file = *beside.value().file;
+        const auto inTurn =
+            readCaptureDocument(file.metadata().at(AotCapture::kMetadataKey), file, real->path());
+        REQUIRE(inTurn);
+        CHECK(aotCaptureDocument(beside.value()) == aotCaptureDocument(inTurn.value()));
+        // Every tensor a value names is found once, in the file kept with the capture.
+        std::size_t tensors = 0;
+        forEachTensor(beside.value(), [&](const CaptureValue& v) {
+            ++tensors;
+            REQUIRE(v.resolved);
+            CHECK(v.resolved == &file.tensors().at(v.tensor));
+        });
+        CHECK(tensors > 0);
+    }
+}
+
+TEST_CASE("a capture reads the same with its document before the tensors or after them",
+          "[capture][side-by-side]") {
+    const std::string doc = documentWith(R"([{"kind":"tensor","name":"t0"}])",
+                                         R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t3"}]},)"
+                                         R"({"debug_handle":[2],"sequence":true,"outputs":[)" +
+                                             kList + "]}]");
+    const auto first = readAotCapture(captureWith(doc, true));
+    const auto last = readAotCapture(captureWith(doc, false));
+    REQUIRE(first);
+    REQUIRE(last);
+    CHECK(aotCaptureDocument(first.value()) == aotCaptureDocument(last.value()));
+    for (const auto* c : {&first.value(), &last.value()}) {
+        std::vector<std::string> found;
+        forEachTensor(*c, [&](const CaptureValue& v) {
+            REQUIRE(v.resolved);
+            CHECK(v.resolved == c->file->find(v.tensor));
+            found.push_back(v.tensor);
+        });
+        CHECK(found == std::vector<std::string>{"t0", "t3", "t1", "t2"});
+    }
+}
+
+TEST_CASE("a capture's faults are said in the order the two readers had them in turn",
+          "[capture][side-by-side][bogus]") {
+    const std::string ok = R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t0"}]}])";
+    SECTION("a tensor the file lacks, named at its path, nested in a list too") {
+        const auto inInputs = readAotCapture(captureWith(
+            documentWith(R"([{"kind":"tensor","name":"t0"},{"kind":"tensor","name":"t7"}])", ok)));
+        REQUIRE_FALSE(inInputs);
+        CHECK(inInputs.error().where.field == "inputs[1]");
+        CHECK_THAT(inInputs.error().message,
+                   Catch::Contains("names tensor 't7', which the file does not hold"));
+        const std::string nested =
+            R"({"kind":"list","items":[{"kind":"tensor","name":"t1"},{"kind":"tensor","name":"gone"}]})";
+        const auto inRecord = readAotCapture(captureWith(documentWith(
+            "null",
+            R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t0"}]},{"debug_handle":[2],"outputs":[)" +
+                nested + "]}]")));
+        REQUIRE_FALSE(inRecord);
+        CHECK(inRecord.error().where.field == "records[1].outputs[0].items[1]");
+        CHECK_THAT(inRecord.error().message, Catch::Contains("'gone'"));
+        CHECK(inRecord.error().where.file == "side.gscap.safetensors");
+    }
+    SECTION("the document's own fault before a tensor it names that the file lacks") {
+        const auto r = readAotCapture(captureWith(documentWith(
+            "null",
+            R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t9"}]},{"debug_handle":[2],"sequence":1,"outputs":[]}])")));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().where.field == "records[1].sequence");
+    }
+    SECTION("a fault of the header after the document, which is bad too: the header's") {
+        const auto r = readAotCapture(captureWith(
+            documentWith("null", "{}"), true, R"("t9":{"dtype":"C64","shape":[1],"data_offsets":[0,8]})"));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().where.field == "t9");
+        CHECK_THAT(r.error().message, Catch::Contains("unsupported dtype 'C64'"));
+    }
+    SECTION("a header that is not a capture's, however its tensors read") {
+        const auto r = readAotCapture(fileOf(
+            R"({"__metadata__":{"other":"x"},"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 4));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().code == ErrorCode::BadMagic);
+    }
+}
