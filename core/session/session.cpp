@@ -57,16 +57,32 @@ void protectInputs(const SessionFiles& files) {
         f->protectFromOutputs();
 }
 
-std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return loadSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture,
-                                             options.debug_buffer, options.workspace.get()),
-                            options);
+namespace {
+
+// One workspace for the sort and the opening: the sort reads the ETDump into it
+// while it reads the captures, and the opening takes it from there.
+SessionOptions withWorkspace(const SessionOptions& given) {
+    SessionOptions options = given;
+    if (!options.workspace)
+        options.workspace = std::make_shared<Workspace>();
+    return options;
 }
 
-StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options) {
-    return openSessionFiles(sortSessionFiles(inputs, options.comparison.method, options.capture,
-                                             options.debug_buffer, options.workspace.get()),
-                            options);
+SessionFiles sortFor(const SessionInputs& inputs, const SessionOptions& options) {
+    return sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer,
+                            options.workspace.get(), options.progress);
+}
+
+} // namespace
+
+std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& given) {
+    const SessionOptions options = withWorkspace(given);
+    return loadSessionFiles(sortFor(inputs, options), options);
+}
+
+StagedSession openSession(const SessionInputs& inputs, const SessionOptions& given) {
+    const SessionOptions options = withWorkspace(given);
+    return openSessionFiles(sortFor(inputs, options), options);
 }
 
 StagedSession openFileSet(const SessionOptions& options) {

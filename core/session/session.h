@@ -111,10 +111,13 @@ std::vector<std::string> changedInputs(const Session& session);
 // several captures, the one at `preferredCapture` if given, else one of
 // `method` (default: forward, else any) wins, and then one of an ETRecord graph
 // (ExecuTorch's reference) over another reference (a float model).
-// With a workspace, captures are parsed through it (once for every sort).
+// With a workspace, captures are parsed through it (once for every sort), and
+// the ETDump is read into it on another core meanwhile (reporting to
+// `etdumpProgress`), for openSessionFiles to take.
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {},
                               const std::string& preferredCapture = {},
-                              const std::string& preferredDebugBuffer = {}, Workspace* workspace = nullptr);
+                              const std::string& preferredDebugBuffer = {}, Workspace* workspace = nullptr,
+                              const ProgressFn& etdumpProgress = {});
 
 // A session loaded in stages, so a UI can show the table before the numbers:
 // openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,

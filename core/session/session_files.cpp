@@ -1,6 +1,7 @@
 // The files of a session: gathered from paths, then sorted by content into
 // their roles (sortSessionFiles).
 #include "core/capture/safetensors_file.h"
+#include "core/common/side_task.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 #include "core/session/debug_buffer_choice.h"
@@ -134,8 +135,9 @@ bool namedLikeEtRecord(const std::string& path) {
 
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
                               const std::string& preferredCapture, const std::string& preferredDebugBuffer,
-                              Workspace* workspace) {
-    Workspace local; // parses for this sort alone
+                              Workspace* workspace, const ProgressFn& etdumpProgress) {
+    const bool keeps = workspace != nullptr; // what is read here outlives the sort
+    Workspace local;                         // parses for this sort alone
     if (!workspace)
         workspace = &local;
     SessionFiles s;
@@ -166,12 +168,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             if (!s.etrecord)
                 s.etrecord = f;
             break;
-        case FileKind::Capture:
-            captures.push_back(captureCandidate(f, *workspace));
-            s.capture_methods.push_back(captures.back().method);
-            s.captures.push_back(f);
-            s.parsed_captures.push_back(captures.back().parsed);
-            break;
+        case FileKind::Capture: s.captures.push_back(f); break; // read below
         case FileKind::Raw: raw.push_back(f); break;
         // ExecuTorch's model.pte and inputs.pt, notes, logs, charts: never a debug
         // buffer, but said when named like an input (a log saved as run.etdp).
@@ -179,6 +176,26 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         case FileKind::TorchArchive:
         case FileKind::Text:
         case FileKind::Other: other.push_back(f); break;
+        }
+    }
+    if (s.etdump && !s.debug_buffer) {
+        auto choice = chooseDebugBuffer(s.etdump->path(), raw, inputs.named);
+        s.debug_buffer = choice.file;
+        s.debug_buffer_candidates = std::move(choice.candidates);
+    }
+    {
+        // The ETDump is read on another core while the captures are read here
+        // (both are needed to open; neither needs the other), into the workspace
+        // openSessionFiles takes it from. Joined before the sort returns.
+        std::optional<SideTask<bool>> etdump;
+        if (keeps && s.etdump)
+            etdump.emplace([&] {
+                return static_cast<bool>(workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress));
+            });
+        for (const auto& f : s.captures) {
+            captures.push_back(captureCandidate(f, *workspace));
+            s.capture_methods.push_back(captures.back().method);
+            s.parsed_captures.push_back(captures.back().parsed);
         }
     }
     for (const auto& c : captures)
@@ -202,11 +219,6 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             "of method '" + chosen->method + "'" +
             (chosen->etrecord_graph ? ", taken from the ETRecord's graph, ExecuTorch's reference"
                                     : ", the first given");
-    if (s.etdump && !s.debug_buffer) {
-        auto choice = chooseDebugBuffer(s.etdump->path(), raw, inputs.named);
-        s.debug_buffer = choice.file;
-        s.debug_buffer_candidates = std::move(choice.candidates);
-    }
     // A file named like an input that nothing recognised: say what is wrong
     // with it (a corrupt run.etdp would otherwise read as "ETDump missing").
     raw.insert(raw.end(), other.begin(), other.end());

@@ -6,6 +6,7 @@
 #include "core/session/session.h"
 #include "core/session/workspace.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -120,4 +121,48 @@ TEST_CASE("every run of a loop reads its times from one timing table the workspa
     CHECK(table->blocks.front().runs == fresh.blocks.front().runs);
     CHECK(first->latency->runs == fourth->latency->runs); // one block: the loop's runs
     CHECK(first->latency->runs == fresh.blocks.at(first->latency->block).runs.size());
+}
+
+// Opening reads the ETDump on another core while the captures are read (the
+// sort), into the workspace the opening then takes it from: read once, with
+// its progress reported, and the session the same as one read in turn.
+TEST_CASE("sorting a session's files reads its ETDump beside the captures, for the opening to take",
+          "[workspace]") {
+    const SessionInputs inputs = inputsOf(GAPSCOPE_DEMO_DIR);
+    auto workspace = std::make_shared<Workspace>();
+    std::atomic<int> reported{0};
+    const ProgressFn progress = [&](std::uint64_t, std::uint64_t) {
+        ++reported;
+        return true;
+    };
+    const SessionFiles files = sortSessionFiles(inputs, {}, {}, {}, workspace.get(), progress);
+    REQUIRE(files.etdump);
+    CHECK(workspace->reads() == 3); // the demo's two captures and the ETDump
+    CHECK(reported > 0);
+    const auto dump = workspace->etdump(files.etdump, files.debug_buffer, {});
+    REQUIRE(dump);
+    CHECK(workspace->reads() == 3); // taken from the workspace, not read again
+    SessionOptions options;
+    options.workspace = workspace;
+    const auto session = loadSessionFiles(files, options);
+    CHECK(session->dump == dump.value());
+    // Each file read once, as a load through a workspace of its own reads them,
+    // and the same session as one read with no workspace given.
+    SessionOptions alone;
+    alone.workspace = std::make_shared<Workspace>();
+    const auto other = loadSession(inputs, alone);
+    CHECK(workspace->reads() == alone.workspace->reads());
+    CHECK(reportOf(*session) == reportOf(*other));
+    CHECK(reportOf(*session) == reportOf(*loadSession(inputs)));
+    // A read the progress cancels is not kept: the opening says it was cancelled.
+    auto cancelledSpace = std::make_shared<Workspace>();
+    const ProgressFn cancel = [](std::uint64_t, std::uint64_t) { return false; };
+    const SessionFiles again = sortSessionFiles(inputs, {}, {}, {}, cancelledSpace.get(), cancel);
+    SessionOptions cancelling;
+    cancelling.workspace = cancelledSpace;
+    cancelling.progress = cancel;
+    const auto none = loadSessionFiles(again, cancelling);
+    CHECK_FALSE(none->comparison);
+    REQUIRE_FALSE(none->errors.empty());
+    CHECK(none->errors.front().code == ErrorCode::Cancelled);
 }
