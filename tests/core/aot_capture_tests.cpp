@@ -98,11 +98,7 @@ std::string writeSample(const std::string& file) {
 }
 
 std::vector<std::uint8_t> safetensorsWithHeader(const std::string& header, std::size_t dataBytes = 0) {
-    std::vector<std::uint8_t> out(8 + header.size() + dataBytes, 0);
-    const std::uint64_t n = header.size();
-    std::memcpy(out.data(), &n, 8);
-    std::memcpy(out.data() + 8, header.data(), header.size());
-    return out;
+    return safetensorsBytes(header, dataBytes);
 }
 
 Result<AotCapture> readCaptureBytes(const std::vector<std::uint8_t>& bytes) {

@@ -9,9 +9,9 @@
 #include "core/capture/aot_capture.h"
 #include "core/capture/capture_document_reader.h"
 #include "core/capture/safetensors_writer.h"
+#include "test_support.h"
 
 #include <catch2/catch.hpp>
-#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -20,11 +20,7 @@ using namespace gapscope;
 namespace {
 
 std::shared_ptr<const MappedFile> fileOf(const std::string& header, std::size_t dataBytes) {
-    std::vector<std::uint8_t> bytes(8 + header.size() + dataBytes, 0);
-    const std::uint64_t n = header.size();
-    std::memcpy(bytes.data(), &n, 8);
-    std::memcpy(bytes.data() + 8, header.data(), header.size());
-    return MappedFile::fromBytes("side.gscap.safetensors", bytes.data(), bytes.size());
+    return test::safetensorsFileOf("side.gscap.safetensors", header, dataBytes);
 }
 
 // A header of tensors t0..t3 (two float32 each), the document before them or after.

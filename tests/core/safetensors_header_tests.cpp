@@ -19,11 +19,7 @@ using namespace gapscope::test;
 namespace {
 
 std::shared_ptr<const MappedFile> fileOf(const std::string& header, std::size_t dataBytes) {
-    std::vector<std::uint8_t> bytes(8 + header.size() + dataBytes, 0);
-    const std::uint64_t n = header.size();
-    std::memcpy(bytes.data(), &n, 8);
-    std::memcpy(bytes.data() + 8, header.data(), header.size());
-    return MappedFile::fromBytes("random.safetensors", bytes.data(), bytes.size());
+    return safetensorsFileOf("random.safetensors", header, dataBytes);
 }
 
 std::string headerOf(const MappedFile& file) {

@@ -4,6 +4,7 @@
 #include "core/etrecord/etrecord_reader.h"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -17,6 +18,20 @@ std::vector<std::uint8_t> readBytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     REQUIRE(in.good());
     return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::uint8_t> safetensorsBytes(const std::string& header, std::size_t dataBytes) {
+    std::vector<std::uint8_t> out(8 + header.size() + dataBytes, 0);
+    const std::uint64_t n = header.size();
+    std::memcpy(out.data(), &n, 8);
+    std::memcpy(out.data() + 8, header.data(), header.size());
+    return out;
+}
+
+std::shared_ptr<const MappedFile> safetensorsFileOf(const std::string& name, const std::string& header,
+                                                    std::size_t dataBytes) {
+    const auto bytes = safetensorsBytes(header, dataBytes);
+    return MappedFile::fromBytes(name, bytes.data(), bytes.size());
 }
 
 EtDump loadFixture(const std::string& name, bool withDebugBuffer) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/capture/aot_capture.h"
+#include "core/common/mapped_file.h"
 #include "core/common/result.h"
 #include "core/compare/comparison.h"
 #include "core/etdump/etdump_model.h"
@@ -15,6 +16,13 @@ namespace gapscope::test {
 
 std::string fixturePath(const std::string& relative);
 std::vector<std::uint8_t> readBytes(const std::string& path);
+
+// A safetensors file's bytes: the 8-byte length, `header` as given (any text,
+// valid or not) and `dataBytes` zeros.
+std::vector<std::uint8_t> safetensorsBytes(const std::string& header, std::size_t dataBytes = 0);
+// The same, mapped in memory under `name`.
+std::shared_ptr<const MappedFile> safetensorsFileOf(const std::string& name, const std::string& header,
+                                                    std::size_t dataBytes = 0);
 
 // Loads shared/fixtures/etdump/<name>.etdp with its .debug.bin; fails the test on error.
 EtDump loadFixture(const std::string& name, bool withDebugBuffer = true);
