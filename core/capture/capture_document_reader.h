@@ -10,8 +10,8 @@ namespace gapscope {
 // Reads and checks the gapscope.aot_capture document (docs/formats/aot-capture.md)
 // in one pass with simdjson's On-Demand API: every field is read straight into
 // the capture, every tensor a value names must be in `file` (resolveTensorNames,
-// after the document: a fault of the document's text is said before a name the
-// file lacks). A fault names the
+// after the document: any fault of the document itself is said before a name
+// the file lacks). A fault names the
 // field by its JSON path ("records[3].outputs[0]"); a document that is not JSON
 // says so with the byte of the document where it stands. A key given twice in
 // one object is refused. Python's bare NaN / Infinity tokens are read as the

@@ -26,6 +26,8 @@ public:
 
     // `path` renders the list's JSON path when a fault needs it (a function, not
     // a template parameter: lists nest, and each level would be a new type).
+    // The nesting is bounded: the document reader refuses lists past
+    // kMaxJsonDepth.
     bool list(std::vector<CaptureValue>& values, const std::function<std::string()>& path) {
         for (std::size_t k = 0; k < values.size(); ++k) {
             CaptureValue& v = values[k];
