@@ -32,9 +32,9 @@ struct SafetensorsTensor {
 class SafetensorsFile {
 public:
     // Called once __metadata__ is read, before the tensor entries that follow
-    // it, on the reading thread. The strings it is given stay where they are
-    // as long as the file read (or the value it is moved into) lives: map nodes
-    // do not move.
+    // it, on the reading thread. The map is valid during the call only: a
+    // header found bad later frees it, so anything that outlives the call
+    // takes a copy (readAotCapture's side task does).
     using MetadataRead = std::function<void(const std::map<std::string, std::string>&)>;
 
     // The header is read in one pass by simdjson's On-Demand API
