@@ -76,6 +76,27 @@ std::vector<RuntimeValue> programOutputs(const RunData& run) {
 
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
                                                  const std::set<std::int64_t>& opGraphHandles) {
+    auto events = buildInspectorEvents(run, maps);
+    markOpTypes(events, opGraphHandles);
+    return events;
+}
+
+void markOpTypes(std::vector<InspectorEvent>& events, const std::set<std::int64_t>& opGraphHandles) {
+    parallelForRanges(events.size(), 1024, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            InspectorEvent& ev = events[i];
+            ev.has_op_types = false;
+            if (!isFrameworkEventName(ev.name))
+                for (auto h : ev.resolved.handles)
+                    if (opGraphHandles.count(h)) {
+                        ev.has_op_types = true;
+                        break;
+                    }
+        }
+    });
+}
+
+std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps) {
     std::unordered_map<GroupKey, std::size_t, GroupKeyHash> index;
     index.reserve(run.events.size());
     std::vector<Group> groups;
@@ -157,12 +178,6 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
                 const auto& d = std::get<DebugEvent>(run.events[g.debugs.first]);
                 ev.name = d.name.value_or("");
             }
-            if (!isFrameworkEventName(ev.name))
-                for (auto h : ev.resolved.handles)
-                    if (opGraphHandles.count(h)) {
-                        ev.has_op_types = true;
-                        break;
-                    }
             out[at++] = std::move(ev);
         };
         if (g.profiles.empty()) {

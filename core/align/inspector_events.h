@@ -37,6 +37,11 @@ bool isFrameworkEventName(const std::string& name);
 // `maps` and `opGraphHandles` come from the ETRecord (may be null / empty).
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
                                                  const std::set<std::int64_t>& opGraphHandles);
+// The same in two steps. The events of a run and the maps alone (has_op_types
+// false everywhere) need no capture, so they may be built while it is read
+// (EventsAhead); markOpTypes then sets has_op_types from the op graph's handles.
+std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps);
+void markOpTypes(std::vector<InspectorEvent>& events, const std::set<std::int64_t>& opGraphHandles);
 
 // Program outputs of a run (DebugEvents whose Value carries output = true), in order.
 std::vector<RuntimeValue> programOutputs(const RunData& run);

@@ -81,6 +81,35 @@ std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const Compar
     return defaultRun(dump);
 }
 
+} // namespace
+
+std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* etrecord,
+                                            const ComparisonOptions& options) {
+    if (dump.runs.empty())
+        return std::nullopt;
+    // chooseRun: a multi-method program's default run is the first that fits the method.
+    if (etrecord && isMultiMethod(*etrecord) && !options.run)
+        return std::nullopt;
+    PlanKey key;
+    if (etrecord && !etrecord->methods.empty()) {
+        // planComparison's method: the one asked for, else the capture's, which
+        // must be the ETRecord's (its only one here) or nothing is planned.
+        std::string method = options.method;
+        if (method.empty() && etrecord->methods.size() == 1)
+            method = etrecord->methods.begin()->first;
+        if (method.empty())
+            return std::nullopt;
+        key.maps = methodMaps(etrecord, method);
+    }
+    const std::size_t run = options.run ? *options.run : defaultRun(dump);
+    if (run >= dump.runs.size())
+        return std::nullopt;
+    key.run = &dump.runs[run];
+    return key;
+}
+
+namespace {
+
 // Nothing disappears silently: every reference record and runtime event that is
 // not a measured row is listed with the reason. Rebuilt as rows get measured,
 // since a row found invalid only then joins the list.
@@ -369,7 +398,11 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         return e;
     };
     auto aligned = std::make_shared<AlignedRun>();
-    aligned->events = buildInspectorEvents(run, maps, opHandles);
+    std::optional<std::vector<InspectorEvent>> ahead;
+    if (options.events_ahead)
+        ahead = options.events_ahead->take(&run, maps);
+    aligned->events = ahead ? std::move(*ahead) : buildInspectorEvents(run, maps);
+    markOpTypes(aligned->events, opHandles);
     if (graph)
         resolveMultiOutputNodesByName(aligned->events, *graph);
     if (stopped())

@@ -70,7 +70,7 @@ SessionOptions withWorkspace(const SessionOptions& given) {
 
 SessionFiles sortFor(const SessionInputs& inputs, const SessionOptions& options) {
     return sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer,
-                            options.workspace.get(), options.progress);
+                            options.workspace.get(), options.progress, &options.comparison);
 }
 
 } // namespace
@@ -220,7 +220,10 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     }
 
     if (s->dump && s->capture) {
-        auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison);
+        ComparisonOptions planning = options.comparison;
+        planning.events_ahead = &workspace.eventsAhead(); // built by the sort, if it could
+        auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, planning);
+        workspace.eventsAhead().drop(); // what a plan that failed first did not take
         if (c) {
             s->comparison = std::move(c.value().comparison);
             if (!captureChoice.empty())

@@ -133,9 +133,30 @@ bool namedLikeEtRecord(const std::string& path) {
 
 } // namespace
 
+namespace {
+
+// The next plan's Inspector events, when the dump and the ETRecord decide its
+// run and maps: the sort's side task builds them while the captures are read.
+void buildEventsAhead(Workspace& workspace, const std::shared_ptr<const EtDump>& dump,
+                      const std::shared_ptr<const MappedFile>& etrecordFile, const ComparisonOptions& plan) {
+    std::shared_ptr<const EtRecord> etrecord;
+    if (etrecordFile) {
+        auto r = workspace.etrecord(etrecordFile); // kept for the opening, a fault too
+        if (!r)
+            return;
+        etrecord = r.value();
+    }
+    const auto key = planKeyBeforeCapture(*dump, etrecord.get(), plan);
+    if (key)
+        workspace.eventsAhead().put(key->run, key->maps, buildInspectorEvents(*key->run, key->maps));
+}
+
+} // namespace
+
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
                               const std::string& preferredCapture, const std::string& preferredDebugBuffer,
-                              Workspace* workspace, const ProgressFn& etdumpProgress) {
+                              Workspace* workspace, const ProgressFn& etdumpProgress,
+                              const ComparisonOptions* plan) {
     const bool keeps = workspace != nullptr; // what is read here outlives the sort
     Workspace local;                         // parses for this sort alone
     if (!workspace)
@@ -189,8 +210,11 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         // openSessionFiles takes it from. Joined before the sort returns.
         std::optional<SideTask<bool>> etdump;
         if (keeps && s.etdump)
-            etdump.emplace([&] {
-                return static_cast<bool>(workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress));
+            etdump.emplace([&, etrecordFile = s.etrecord] {
+                auto d = workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress);
+                if (d && plan)
+                    buildEventsAhead(*workspace, d.value(), etrecordFile, *plan);
+                return static_cast<bool>(d);
             });
         for (const auto& f : s.captures) {
             captures.push_back(captureCandidate(f, *workspace));

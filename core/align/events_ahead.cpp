@@ -1,0 +1,39 @@
+#include "core/align/events_ahead.h"
+
+namespace gapscope {
+
+void EventsAhead::put(const RunData* run, const MethodMaps* maps, std::vector<InspectorEvent> events) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_run = run;
+    m_maps = maps;
+    m_events = std::move(events);
+}
+
+std::optional<std::vector<InspectorEvent>> EventsAhead::take(const RunData* run, const MethodMaps* maps) {
+    std::optional<std::vector<InspectorEvent>> held;
+    bool fits = false;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        held = std::move(m_events);
+        m_events.reset();
+        fits = held && m_run == run && m_maps == maps;
+        if (fits)
+            ++m_taken;
+        m_run = nullptr;
+        m_maps = nullptr;
+    }
+    if (!fits)
+        held.reset(); // a guess for another plan is not kept (freed outside the lock)
+    return held;
+}
+
+void EventsAhead::drop() {
+    take(nullptr, nullptr); // no events are put for a null run
+}
+
+std::size_t EventsAhead::taken() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_taken;
+}
+
+} // namespace gapscope

@@ -1,0 +1,185 @@
+// Opening builds the plan's Inspector events beside the capture read when the
+// ETDump and the ETRecord alone decide the run and the maps (issue 29): the
+// plan takes them only when they are of its own run and maps, and the session
+// is then exactly the one planned without them.
+#include "core/align/events_ahead.h"
+#include "core/compare/comparison.h"
+#include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
+#include "core/report/compare_report.h"
+#include "core/session/session.h"
+#include "core/session/workspace.h"
+
+#include <catch2/catch.hpp>
+
+using namespace gapscope;
+
+namespace {
+
+SessionInputs inputsOf(const std::string& dir) {
+    std::vector<Error> errors;
+    auto inputs = sessionInputsFromPaths({dir}, errors);
+    REQUIRE(errors.empty());
+    return inputs;
+}
+
+std::string reportOf(const Session& s) {
+    REQUIRE(s.comparison);
+    return comparisonToJson(*s.comparison, ReportContext{}).dump();
+}
+
+// The session as it is planned with no events built ahead: the sort is not
+// told which comparison follows it.
+std::unique_ptr<Session> loadedInTurn(const SessionInputs& inputs, const SessionOptions& given) {
+    SessionOptions options = given;
+    options.workspace = std::make_shared<Workspace>();
+    const SessionFiles files =
+        sortSessionFiles(inputs, options.comparison.method, {}, {}, options.workspace.get(), {});
+    auto session = loadSessionFiles(files, options);
+    CHECK(options.workspace->eventsAhead().taken() == 0);
+    return session;
+}
+
+const std::string kMulti = GAPSCOPE_TEST_DATA_DIR "/multimethod_portable";
+const std::string kLoop = GAPSCOPE_TEST_DATA_DIR "/decode_loop_portable";
+
+} // namespace
+
+TEST_CASE("events built ahead are the plan's own: taken once, and the session is unchanged",
+          "[events_ahead][workspace]") {
+    struct Case {
+        std::string dir;
+        std::optional<std::size_t> run;
+        std::string method;
+        std::size_t taken;
+    };
+    // The demo (XNNPACK, one method), the QNN demo, a decode loop with a run
+    // asked for, and the two-method program: with no run asked, its default run
+    // depends on the capture's method, so nothing is built ahead; with a run
+    // and method asked, it is.
+    const Case cases[] = {{GAPSCOPE_DEMO_DIR, std::nullopt, "", 1},
+                          {GAPSCOPE_QNN_DEMO_DIR, std::nullopt, "", 1},
+                          {kLoop, std::size_t{2}, "", 1},
+                          {kMulti, std::nullopt, "forward", 0},
+                          {kMulti, std::size_t{1}, "prefill", 1}};
+    for (const auto& c : cases) {
+        INFO(c.dir << " run " << (c.run ? std::to_string(*c.run) : "default") << " method '" << c.method
+                   << "'");
+        const SessionInputs inputs = inputsOf(c.dir);
+        SessionOptions options;
+        options.workspace = std::make_shared<Workspace>();
+        options.comparison.run = c.run;
+        options.comparison.method = c.method;
+        const auto session = loadSession(inputs, options);
+        CHECK(options.workspace->eventsAhead().taken() == c.taken);
+        CHECK(reportOf(*session) == reportOf(*loadedInTurn(inputs, options)));
+        // Nothing is left behind for a later plan to take.
+        CHECK_FALSE(options.workspace->eventsAhead().take(
+            &session->dump->runs[session->comparison->run],
+            session->etrecord ? session->etrecord->maps(session->comparison->method) : nullptr));
+    }
+}
+
+TEST_CASE("the run and maps known before the capture are the ones planComparison takes", "[events_ahead]") {
+    auto dump = loadEtdump(kMulti + "/run.etdp", kMulti + "/run.debug.bin");
+    auto record = loadEtRecord(kMulti + "/etrecord.bin");
+    REQUIRE(dump);
+    REQUIRE(record);
+    ComparisonOptions options;
+    // Two methods and no run asked for: the capture's method picks the run.
+    CHECK_FALSE(planKeyBeforeCapture(dump.value(), &record.value(), options));
+    options.method = "prefill";
+    CHECK_FALSE(planKeyBeforeCapture(dump.value(), &record.value(), options));
+    options.run = 1;
+    const auto key = planKeyBeforeCapture(dump.value(), &record.value(), options);
+    REQUIRE(key);
+    CHECK(key->run == &dump.value().runs[1]);
+    CHECK(key->maps == record.value().maps("prefill"));
+    options.run = dump.value().runs.size(); // no such run: planComparison refuses it
+    CHECK_FALSE(planKeyBeforeCapture(dump.value(), &record.value(), options));
+
+    // One method: the first run with debug events, and that method's maps,
+    // whether the method is named or not; without an ETRecord, no maps.
+    auto demo = loadEtdump(GAPSCOPE_DEMO_DIR "/run.etdp", GAPSCOPE_DEMO_DIR "/run.debug.bin");
+    auto demoRecord = loadEtRecord(GAPSCOPE_DEMO_DIR "/etrecord.bin");
+    REQUIRE(demo);
+    REQUIRE(demoRecord);
+    REQUIRE(demoRecord.value().methods.size() == 1);
+    const std::string method = demoRecord.value().methods.begin()->first;
+    ComparisonOptions none;
+    const std::vector<const EtRecord*> records{&demoRecord.value(), nullptr};
+    for (const EtRecord* r : records) {
+        const auto k = planKeyBeforeCapture(demo.value(), r, none);
+        REQUIRE(k);
+        CHECK(k->maps == (r ? r->maps(method) : nullptr));
+        const auto plan = compareSession(
+            demo.value(), r, loadAotCapture(GAPSCOPE_DEMO_DIR "/capture.gscap.safetensors").value(), none);
+        REQUIRE(plan);
+        CHECK(k->run == &demo.value().runs[plan.value().run]);
+    }
+}
+
+TEST_CASE("events built ahead go only to the plan of their run and maps", "[events_ahead]") {
+    auto dump = loadEtdump(kLoop + "/run.etdp", kLoop + "/run.debug.bin");
+    REQUIRE(dump);
+    REQUIRE(dump.value().runs.size() >= 3);
+    // Run 0 is the method-load block; 1 and 2 are steps of the loop.
+    const RunData* first = &dump.value().runs[1];
+    const RunData* second = &dump.value().runs[2];
+    const MethodMaps maps;
+    auto record = loadEtRecord(kLoop + "/etrecord.bin");
+    REQUIRE(record);
+    const MethodMaps* forward = record.value().maps("forward");
+    REQUIRE(forward);
+
+    // The two steps agree with building in one: the op types marked after.
+    // Every other event's handles count as ops, so both answers occur.
+    auto inTwo = buildInspectorEvents(*first, forward);
+    std::set<std::int64_t> handles;
+    for (std::size_t i = 0; i < inTwo.size(); i += 2)
+        handles.insert(inTwo[i].resolved.handles.begin(), inTwo[i].resolved.handles.end());
+    for (const auto& e : inTwo)
+        CHECK_FALSE(e.has_op_types);
+    markOpTypes(inTwo, handles);
+    const auto inOne = buildInspectorEvents(*first, forward, handles);
+    REQUIRE(inTwo.size() == inOne.size());
+    std::size_t marked = 0;
+    for (std::size_t i = 0; i < inOne.size(); ++i) {
+        CHECK(inTwo[i].name == inOne[i].name);
+        CHECK(inTwo[i].has_op_types == inOne[i].has_op_types);
+        marked += inOne[i].has_op_types ? 1 : 0;
+    }
+    CHECK(marked > 0);
+    CHECK(marked < inOne.size());
+
+    EventsAhead ahead;
+    CHECK_FALSE(ahead.take(first, nullptr)); // nothing put
+    ahead.put(first, nullptr, buildInspectorEvents(*first, nullptr));
+    CHECK_FALSE(ahead.take(second, nullptr)); // another run: dropped
+    CHECK_FALSE(ahead.take(first, nullptr));  // and gone
+    ahead.put(first, nullptr, buildInspectorEvents(*first, nullptr));
+    CHECK_FALSE(ahead.take(first, &maps)); // other maps: dropped
+    CHECK_FALSE(ahead.take(first, nullptr));
+    ahead.put(first, nullptr, buildInspectorEvents(*first, nullptr));
+    const auto taken = ahead.take(first, nullptr);
+    REQUIRE(taken);
+    CHECK(taken->size() == inOne.size());
+    CHECK_FALSE(ahead.take(first, nullptr)); // once
+    CHECK(ahead.taken() == 1);
+}
+
+TEST_CASE("events built for a plan that fails first are not kept", "[events_ahead]") {
+    // A method the ETRecord lacks: the sort builds ahead (the dump and the
+    // ETRecord decide its run and maps), and planning refuses the method
+    // before it asks for the events.
+    SessionOptions options;
+    options.workspace = std::make_shared<Workspace>();
+    options.comparison.method = "no_such_method";
+    const auto session = loadSession(inputsOf(GAPSCOPE_DEMO_DIR), options);
+    CHECK_FALSE(session->comparison);
+    REQUIRE(session->dump);
+    CHECK(options.workspace->eventsAhead().taken() == 0);
+    const auto key = planKeyBeforeCapture(*session->dump, session->etrecord.get(), options.comparison);
+    REQUIRE(key);
+    CHECK_FALSE(options.workspace->eventsAhead().take(key->run, key->maps));
+}
