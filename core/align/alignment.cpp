@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 namespace gapscope {
@@ -37,11 +38,29 @@ struct TuplePtrEqual {
 // overlapping keys, the higher instruction id winning.
 std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& events,
                                          std::vector<std::pair<HandleTuple, std::string>>& opNames) {
-    // Handles covered by fine-grained delegated events, per backend.
-    std::map<std::string, std::set<std::int64_t>> inner;
+    // Handles covered by fine-grained delegated events, per backend: sorted
+    // lists, not sets (a node per handle was a tenth of aligning 50,000
+    // delegated ops), and backends are few, found by a scan.
+    std::vector<std::pair<std::string_view, std::vector<std::int64_t>>> inner;
+    const auto innerOf = [&](std::string_view backend) -> std::vector<std::int64_t>* {
+        for (auto& [name, handles] : inner)
+            if (name == backend)
+                return &handles;
+        return nullptr;
+    };
     for (const auto& e : events)
-        if (e.delegated && e.has_op_types && !e.debug_data.empty() && !e.resolved.handles.empty())
-            inner[e.resolved.backend].insert(e.resolved.handles.begin(), e.resolved.handles.end());
+        if (e.delegated && e.has_op_types && !e.debug_data.empty() && !e.resolved.handles.empty()) {
+            auto* handles = innerOf(e.resolved.backend);
+            if (!handles) {
+                inner.emplace_back(e.resolved.backend, std::vector<std::int64_t>());
+                handles = &inner.back().second;
+            }
+            handles->insert(handles->end(), e.resolved.handles.begin(), e.resolved.handles.end());
+        }
+    for (auto& [name, handles] : inner) {
+        std::sort(handles.begin(), handles.end());
+        handles.erase(std::unique(handles.begin(), handles.end()), handles.end());
+    }
 
     std::vector<RuntimeEntry> byKey; // insertion-ordered "dict"
     std::unordered_map<const HandleTuple*, std::size_t, TuplePtrHash, TuplePtrEqual>
@@ -54,11 +73,11 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
             continue;
         const HandleTuple& key = e.resolved.handles;
         if (e.name == "DELEGATE_CALL") {
-            auto it = inner.find(e.resolved.backend);
-            if (it != inner.end() && !it->second.empty()) {
+            const auto* covered = innerOf(e.resolved.backend);
+            if (covered && !covered->empty()) {
                 bool disjoint = true;
                 for (auto h : key)
-                    disjoint = disjoint && !it->second.count(h);
+                    disjoint = disjoint && !std::binary_search(covered->begin(), covered->end(), h);
                 if (!disjoint)
                     continue;
             }

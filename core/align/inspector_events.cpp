@@ -7,7 +7,6 @@
 #include <functional>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 
 namespace gapscope {
 
@@ -43,9 +42,45 @@ struct EventList {
     std::size_t first = kNone, last = kNone, size = 0;
     bool empty() const { return size == 0; }
 };
+// The group's EventKey is made when the group is built (on every core), from
+// its first event's fields: not copied here, once per event.
 struct Group {
-    EventKey key;
+    GroupKey gk;
+    std::int32_t delegate_debug_id_int = -1;
+    const std::optional<std::string>* delegate_debug_id_str = nullptr;
     EventList profiles, debugs;
+    EventKey key() const { return {std::get<0>(gk), delegate_debug_id_int, *delegate_debug_id_str}; }
+};
+
+// Groups by key, open addressing into one array of group numbers: a node per
+// group (100,000 of them for a 50,000-op session) cost more to allocate and
+// free than the lookups. Sized once for every event being its own group, at
+// most half full, so it never grows.
+class GroupIndex {
+public:
+    explicit GroupIndex(std::size_t events) {
+        std::size_t size = 16;
+        while (size < 2 * events)
+            size *= 2;
+        m_slots.assign(size, kEmpty);
+    }
+    // The group of `gk`, or a new one numbered `fresh` (returned with true).
+    std::pair<std::size_t, bool> find(const GroupKey& gk, const std::vector<Group>& groups,
+                                      std::size_t fresh) {
+        const std::size_t mask = m_slots.size() - 1;
+        for (std::size_t at = GroupKeyHash()(gk) & mask;; at = (at + 1) & mask) {
+            if (m_slots[at] == kEmpty) {
+                m_slots[at] = fresh;
+                return {fresh, true};
+            }
+            if (groups[m_slots[at]].gk == gk)
+                return {m_slots[at], false};
+        }
+    }
+
+private:
+    static constexpr std::size_t kEmpty = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> m_slots;
 };
 struct EventLists {
     std::vector<std::size_t> next;
@@ -97,17 +132,16 @@ void markOpTypes(std::vector<InspectorEvent>& events, const std::set<std::int64_
 }
 
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps) {
-    std::unordered_map<GroupKey, std::size_t, GroupKeyHash> index;
-    index.reserve(run.events.size());
+    GroupIndex index(run.events.size());
     std::vector<Group> groups;
     EventLists lists{std::vector<std::size_t>(run.events.size(), kNone)};
     for (std::size_t i = 0; i < run.events.size(); ++i) {
         const auto& e = run.events[i];
-        EventKey key;
         GroupKey gk;
+        const std::optional<std::string>* idStr = nullptr;
         bool isProfile = false;
         if (const auto* p = std::get_if<ProfileEvent>(&e)) {
-            key = {p->instruction_id, p->delegate_debug_id_int, p->delegate_debug_id_str};
+            idStr = &p->delegate_debug_id_str;
             gk = {p->instruction_id,
                   p->chain_index,
                   0,
@@ -116,7 +150,7 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
                   p->delegate_debug_id_str.has_value()};
             isProfile = true;
         } else if (const auto* d = std::get_if<DebugEvent>(&e)) {
-            key = {d->instruction_id, d->delegate_debug_id_int, d->delegate_debug_id_str};
+            idStr = &d->delegate_debug_id_str;
             gk = {d->instruction_id,
                   0,
                   d->chain_index,
@@ -126,10 +160,10 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
         } else {
             continue;
         }
-        auto [it, fresh] = index.emplace(gk, groups.size());
+        const auto [at, fresh] = index.find(gk, groups, groups.size());
         if (fresh)
-            groups.push_back(Group{key, {}, {}});
-        Group& g = groups[it->second];
+            groups.push_back(Group{gk, std::get<3>(gk), idStr, {}, {}});
+        Group& g = groups[at];
         if (isProfile) {
             lists.append(g.profiles, i);
         } else {
@@ -155,9 +189,9 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
         if (g.profiles.empty() && g.debugs.empty())
             return;
         InspectorEvent base;
-        base.instruction_id = g.key.instruction_id;
-        base.key = g.key;
-        base.delegated = g.key.delegated();
+        base.key = g.key();
+        base.instruction_id = base.key.instruction_id;
+        base.delegated = base.key.delegated();
         base.debug_events.reserve(g.debugs.size);
         base.debug_data.reserve(g.debugs.size);
         lists.forEach(g.debugs, [&](std::size_t i) {
@@ -166,12 +200,12 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
             base.debug_data.push_back(d.debug_entry ? inflateRuntimeValue(*d.debug_entry) : RuntimeValue{});
         });
         if (maps)
-            base.num_outputs = maps->numOutputs(g.key.instruction_id);
-        base.resolved = resolveDebugHandles(maps, g.key);
+            base.num_outputs = maps->numOutputs(base.key.instruction_id);
+        base.resolved = resolveDebugHandles(maps, base.key);
 
         auto finish = [&](InspectorEvent ev, const std::optional<std::string>& profileName) {
             if (ev.delegated)
-                ev.name = g.key.delegateId();
+                ev.name = ev.key.delegateId();
             else if (profileName)
                 ev.name = *profileName;
             else if (!g.debugs.empty()) {
