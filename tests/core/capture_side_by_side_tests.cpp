@@ -134,6 +134,21 @@ TEST_CASE("a capture's faults are said in the order the two readers had them in 
         CHECK_THAT(inRecord.error().message, Catch::Contains("'gone'"));
         CHECK(inRecord.error().where.file == "side.gscap.safetensors");
     }
+    SECTION("of many records, the first in document order that names a tensor the file lacks") {
+        // Records are looked up in blocks on every core: the fault must still
+        // be the first record's, whichever block fails first. 5,000 records,
+        // names missing at 4,321 and 1,234, several blocks apart.
+        std::string records = "[";
+        for (int i = 0; i < 5000; ++i) {
+            const std::string name = i == 1234 ? "lost" : i == 4321 ? "gone" : "t" + std::to_string(i % 4);
+            records += std::string(i ? "," : "") + R"({"debug_handle":[)" + std::to_string(i + 1) +
+                       R"(],"outputs":[{"kind":"tensor","name":")" + name + R"("}]})";
+        }
+        const auto r = readAotCapture(captureWith(documentWith("null", records + "]")));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().where.field == "records[1234].outputs[0]");
+        CHECK_THAT(r.error().message, Catch::Contains("'lost'"));
+    }
     SECTION("the document's own fault before a tensor it names that the file lacks") {
         const auto r = readAotCapture(captureWith(documentWith(
             "null",
