@@ -5,6 +5,7 @@
 #include "core/align/handle_subset_index.h"
 #include "core/backends/backend_conventions.h"
 #include "core/common/hash_mix.h"
+#include "core/common/side_task.h"
 
 #include <algorithm>
 #include <map>
@@ -213,7 +214,8 @@ struct Components {
     std::size_t size() const { return starts.size() - 1; }
 };
 
-Components overlapComponents(const AotCapture& capture, const std::vector<RuntimeEntry>& runtime) {
+Components overlapComponents(const AotCapture& capture, const std::vector<RuntimeEntry>& runtime,
+                             const HandlePostings& aotWith) {
     const std::size_t nAot = capture.records.size();
     const std::size_t n = nAot + runtime.size();
     auto handlesOf = [&](std::size_t i) -> const HandleTuple& {
@@ -227,7 +229,7 @@ Components overlapComponents(const AotCapture& capture, const std::vector<Runtim
     runtimeTuples.reserve(runtime.size());
     for (const auto& r : runtime)
         runtimeTuples.push_back(&r.handles);
-    const HandlePostings aotWith(capture.debugHandles()), runtimeWith(runtimeTuples, nAot);
+    const HandlePostings runtimeWith(runtimeTuples, nAot);
     std::vector<std::size_t> first(n + 1, 0), edges, scratch;
     for (std::size_t i = 0; i < n; ++i) {
         const auto& other = i < nAot ? runtimeWith : aotWith;
@@ -364,10 +366,13 @@ void markExecutorchMerges(std::vector<AlignedPair>& pairs, std::size_t pairsBefo
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
                                   const ExportGraph* graph) {
     Alignment a;
+    // The capture's side of the overlap graph needs no event: it is indexed on
+    // another core while the runtime entries are merged here.
+    SideTask<HandlePostings> aotWith([&capture] { return HandlePostings(capture.debugHandles()); });
     a.runtime = runtimeEntries(events, a.runtime_op_names);
 
     const std::size_t nAot = capture.records.size();
-    const Components components = overlapComponents(capture, a.runtime);
+    const Components components = overlapComponents(capture, a.runtime, aotWith.get());
     a.pairs.reserve(a.runtime.size());
     // Reused from component to component: most hold one record and one event.
     std::vector<const CaptureRecord*> aotList;

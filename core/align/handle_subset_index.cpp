@@ -20,18 +20,25 @@ HandleSubsetIndex::HandleSubsetIndex(std::vector<const std::vector<std::int64_t>
 }
 
 std::vector<std::size_t> HandleSubsetIndex::subsetsOf(const std::vector<std::int64_t>& target) const {
-    std::vector<std::size_t> candidates = m_empty;
+    std::vector<std::size_t> out;
+    subsetsOf(target, out);
+    return out;
+}
+
+void HandleSubsetIndex::subsetsOf(const std::vector<std::int64_t>& target,
+                                  std::vector<std::size_t>& out) const {
+    thread_local std::vector<std::size_t> candidates;
+    candidates.assign(m_empty.begin(), m_empty.end());
     for (auto h : target) {
         const auto with = m_byHandle.of(h);
         candidates.insert(candidates.end(), with.begin(), with.end());
     }
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    std::vector<std::size_t> out;
+    out.clear();
     for (auto i : candidates)
         if (handlesWithin(*m_tuples[i], target))
             out.push_back(i);
-    return out;
 }
 
 } // namespace gapscope

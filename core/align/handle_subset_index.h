@@ -20,6 +20,10 @@ public:
     explicit HandleSubsetIndex(std::vector<const std::vector<std::int64_t>*> tuples);
     // Indices into the list, ascending (the list's order).
     std::vector<std::size_t> subsetsOf(const std::vector<std::int64_t>& target) const;
+    // The same into `out` (cleared first). Once `out` and the calling thread's
+    // scratch have grown, nothing is allocated: opening 50,000 ops asks this
+    // twice a row, and two small vectors a call were a tenth of planning rows.
+    void subsetsOf(const std::vector<std::int64_t>& target, std::vector<std::size_t>& out) const;
 
 private:
     std::vector<const std::vector<std::int64_t>*> m_tuples;

@@ -21,16 +21,26 @@ OpNamesWithin::OpNamesWithin(
     : m_runtimeNames(runtimeNames), m_capture(capture), m_runtime(keysOf(runtimeNames)),
       m_aot(capture.debugHandles()) {}
 
+// Rows are planned on every core: each thread finds into its own list.
 std::vector<std::string> OpNamesWithin::runtime(const std::vector<std::int64_t>& target) const {
+    thread_local std::vector<std::size_t> found;
+    m_runtime.subsetsOf(target, found);
     std::vector<std::string> out;
-    for (auto i : m_runtime.subsetsOf(target))
+    out.reserve(found.size());
+    for (auto i : found)
         out.push_back(m_runtimeNames[i].second);
     return out;
 }
 
 std::vector<std::string> OpNamesWithin::aot(const std::vector<std::int64_t>& target) const {
+    thread_local std::vector<std::size_t> found;
+    m_aot.subsetsOf(target, found);
+    std::size_t count = 0;
+    for (auto i : found)
+        count += m_capture.records[i].ops.size();
     std::vector<std::string> out;
-    for (auto i : m_aot.subsetsOf(target))
+    out.reserve(count);
+    for (auto i : found)
         out.insert(out.end(), m_capture.records[i].ops.begin(), m_capture.records[i].ops.end());
     return out;
 }

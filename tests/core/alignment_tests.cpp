@@ -331,6 +331,7 @@ TEST_CASE("the handle subset index finds exactly the tuples within a target, in 
     for (const auto& t : tuples)
         borrowed.push_back(&t);
     const HandleSubsetIndex index(borrowed);
+    std::vector<std::size_t> reused{7, 7, 7}; // the list a caller fills again and again
     for (const HandleTuple& target : {HandleTuple{1, 2}, HandleTuple{2, 1, 4}, HandleTuple{9}, HandleTuple{},
                                       HandleTuple{2, 9, 3, 1, 4}}) {
         std::vector<std::size_t> expected; // the scan it replaces
@@ -340,6 +341,8 @@ TEST_CASE("the handle subset index finds exactly the tuples within a target, in 
                 }))
                 expected.push_back(i);
         CHECK(index.subsetsOf(target) == expected);
+        index.subsetsOf(target, reused);
+        CHECK(reused == expected); // what it held before is gone
     }
 }
 
