@@ -109,21 +109,30 @@ std::vector<RuntimeValue> programOutputs(const RunData& run) {
     return out;
 }
 
+OpHandles::OpHandles(std::vector<std::int64_t> handles) : m_sorted(std::move(handles)) {
+    std::sort(m_sorted.begin(), m_sorted.end());
+    m_sorted.erase(std::unique(m_sorted.begin(), m_sorted.end()), m_sorted.end());
+}
+
+bool OpHandles::contains(std::int64_t handle) const {
+    return std::binary_search(m_sorted.begin(), m_sorted.end(), handle);
+}
+
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
-                                                 const std::set<std::int64_t>& opGraphHandles) {
+                                                 const OpHandles& opGraphHandles) {
     auto events = buildInspectorEvents(run, maps);
     markOpTypes(events, opGraphHandles);
     return events;
 }
 
-void markOpTypes(std::vector<InspectorEvent>& events, const std::set<std::int64_t>& opGraphHandles) {
+void markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHandles) {
     parallelForRanges(events.size(), 1024, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             InspectorEvent& ev = events[i];
             ev.has_op_types = false;
             if (!isFrameworkEventName(ev.name))
                 for (auto h : ev.resolved.handles)
-                    if (opGraphHandles.count(h)) {
+                    if (opGraphHandles.contains(h)) {
                         ev.has_op_types = true;
                         break;
                     }

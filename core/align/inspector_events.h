@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -34,14 +33,27 @@ struct InspectorEvent {
 
 bool isFrameworkEventName(const std::string& name);
 
+// The debug handles of the op graph's nodes (the Inspector's `op_types`
+// lookup): sorted, each once, searched by bisection. A std::set of them was a
+// node per op to build on opening.
+class OpHandles {
+public:
+    OpHandles() = default;
+    explicit OpHandles(std::vector<std::int64_t> handles);
+    bool contains(std::int64_t handle) const;
+
+private:
+    std::vector<std::int64_t> m_sorted;
+};
+
 // `maps` and `opGraphHandles` come from the ETRecord (may be null / empty).
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
-                                                 const std::set<std::int64_t>& opGraphHandles);
+                                                 const OpHandles& opGraphHandles);
 // The same in two steps. The events of a run and the maps alone (has_op_types
 // false everywhere) need no capture, so they may be built while it is read
 // (EventsAhead); markOpTypes then sets has_op_types from the op graph's handles.
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps);
-void markOpTypes(std::vector<InspectorEvent>& events, const std::set<std::int64_t>& opGraphHandles);
+void markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHandles);
 
 // Program outputs of a run (DebugEvents whose Value carries output = true), in order.
 std::vector<RuntimeValue> programOutputs(const RunData& run);

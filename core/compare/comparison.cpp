@@ -314,28 +314,27 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
 }
 
 // The debug handles that count as ops: the graph's nodes, or the capture's
-// handles where there is no graph to read.
-std::set<std::int64_t> opHandlesOf(const EtRecord* etrecord, const ExportGraph* graph,
-                                   const AotCapture& capture, Comparison& c) {
-    std::set<std::int64_t> opHandles;
+// handles where there is no graph to read. Sorted, each once (OpHandles).
+OpHandles opHandlesOf(const EtRecord* etrecord, const ExportGraph* graph, const AotCapture& capture,
+                      Comparison& c) {
+    std::vector<std::int64_t> opHandles;
     if (etrecord) {
         if (graph) {
-            const auto hs = graph->allDebugHandles();
-            opHandles.insert(hs.begin(), hs.end());
+            opHandles = graph->allDebugHandles();
         } else {
             // The graph entry could not be read (a warning of the ETRecord says why):
             // the capture's handles stand in for its nodes rather than no row at all.
             for (const auto& r : capture.records)
-                opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
+                opHandles.insert(opHandles.end(), r.debug_handle.begin(), r.debug_handle.end());
             c.warnings.push_back("the ETRecord's edge program for '" + c.method +
                                  "' could not be read: events count as ops by the capture's debug handles");
         }
     } else {
         // Without an ETRecord only __debugID_ names resolve; accept their handles.
         for (const auto& r : capture.records)
-            opHandles.insert(r.debug_handle.begin(), r.debug_handle.end());
+            opHandles.insert(opHandles.end(), r.debug_handle.begin(), r.debug_handle.end());
     }
-    return opHandles;
+    return OpHandles(std::move(opHandles));
 }
 
 } // namespace
@@ -381,7 +380,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     }
     const MethodMaps* maps = methodMaps(etrecord, c.method);
     const ExportGraph* graph = etrecord ? opGraph(*etrecord, capture, c.method) : nullptr;
-    const std::set<std::int64_t> opHandles = opHandlesOf(etrecord, graph, capture, c);
+    const OpHandles opHandles = opHandlesOf(etrecord, graph, capture, c);
 
     if (maps)
         warnOfReferenceGraph(*maps, capture, c.warnings);

@@ -135,9 +135,10 @@ TEST_CASE("events built ahead go only to the plan of their run and maps", "[even
     // The two steps agree with building in one: the op types marked after.
     // Every other event's handles count as ops, so both answers occur.
     auto inTwo = buildInspectorEvents(*first, forward);
-    std::set<std::int64_t> handles;
+    std::vector<std::int64_t> every;
     for (std::size_t i = 0; i < inTwo.size(); i += 2)
-        handles.insert(inTwo[i].resolved.handles.begin(), inTwo[i].resolved.handles.end());
+        every.insert(every.end(), inTwo[i].resolved.handles.begin(), inTwo[i].resolved.handles.end());
+    const OpHandles handles(every);
     for (const auto& e : inTwo)
         CHECK_FALSE(e.has_op_types);
     markOpTypes(inTwo, handles);
@@ -182,4 +183,13 @@ TEST_CASE("events built for a plan that fails first are not kept", "[events_ahea
     const auto key = planKeyBeforeCapture(*session->dump, session->etrecord.get(), options.comparison);
     REQUIRE(key);
     CHECK_FALSE(options.workspace->eventsAhead().take(key->run, key->maps));
+}
+
+TEST_CASE("the op graph's handles are found whatever their order and repeats", "[events_ahead][align]") {
+    const OpHandles handles({7, -3, 7, 0, 42, -3, 9000000000});
+    for (std::int64_t h : std::vector<std::int64_t>{7, -3, 0, 42, 9000000000})
+        CHECK(handles.contains(h));
+    for (std::int64_t h : std::vector<std::int64_t>{1, -4, 8, 43, 8999999999})
+        CHECK_FALSE(handles.contains(h));
+    CHECK_FALSE(OpHandles().contains(0));
 }
