@@ -483,6 +483,11 @@ int main(int argc, char** argv) {
         benchOpenRatio(json, std::max(1, std::atoi(argv[2])));
         return 0;
     }
+    if (argc > 1 && std::string_view(argv[1]) == "--align") { // alignment and findings at LLM scale alone
+        benchAlignAndFindings(json);
+        std::printf("%s}\n", json.c_str());
+        return 0;
+    }
     if (argc > 1 && std::string_view(argv[1]) == "--metrics") {
         benchGap(json);
         std::printf("%s}\n", json.c_str());
