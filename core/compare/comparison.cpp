@@ -7,6 +7,7 @@
 #include "core/common/parallel.h"
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
+#include "core/compare/run_choice.h"
 
 #include <algorithm>
 #include <set>
@@ -20,93 +21,11 @@ const RowIdentity& ComparisonRow::id() const {
 
 namespace {
 
-std::size_t defaultRun(const EtDump& dump) {
-    for (std::size_t r = 0; r < dump.runs.size(); ++r)
-        for (const auto& e : dump.runs[r].events)
-            if (std::holds_alternative<DebugEvent>(e))
-                return r;
-    return dump.runs.empty() ? 0 : dump.runs.size() - 1;
-}
-
 const MethodMaps* methodMaps(const EtRecord* etrecord, const std::string& method) {
     return etrecord ? etrecord->maps(method) : nullptr;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names)
-        out += (out.empty() ? "'" : ", '") + n + "'";
-    return out;
-}
-
-// A multi-method ETDump does not say which run is which method: the default run
-// is the first whose events fit the method, and a run asked for that fits
-// another method says so. Single-method programs keep the first run with debug
-// events, as ExecuTorch's Inspector does.
-std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const ComparisonOptions& options,
-                      Comparison& c) {
-    const bool multi = etrecord && isMultiMethod(*etrecord);
-    if (multi)
-        c.run_methods = methodsFittingRuns(dump, *etrecord);
-    auto fits = [&](std::size_t r) {
-        const auto& m = c.run_methods[r];
-        return std::find(m.begin(), m.end(), c.method) != m.end();
-    };
-    if (options.run) {
-        const std::size_t r = *options.run;
-        if (multi && r < dump.runs.size() && !fits(r))
-            c.warnings.push_back("run " + std::to_string(r) + " does not look like a run of method '" +
-                                 c.method + "'" +
-                                 (c.run_methods[r].empty() ? std::string(": no method fits its events")
-                                                           : " but of " + joined(c.run_methods[r])) +
-                                 "; debug handles are numbered per method, so rows may pair unrelated ops");
-        return r;
-    }
-    if (multi) {
-        // The method's first execution (executionsOf: the runs that fit it).
-        const auto executions = executionsOf(dump, c.method, c.run_methods);
-        if (!executions.empty()) {
-            const std::size_t r = executions.front();
-            if (c.run_methods[r].size() > 1)
-                c.warnings.push_back("run " + std::to_string(r) + " fits methods " +
-                                     joined(c.run_methods[r]) +
-                                     " equally (same instructions and output sizes): it is compared as '" +
-                                     c.method + "'; pick another run with --run if it is not");
-            return r;
-        }
-        c.warnings.push_back("no run of the ETDump fits method '" + c.method +
-                             "' (its instructions and output sizes): comparing the first run with "
-                             "debug events; pick the run with --run");
-    }
-    return defaultRun(dump);
-}
-
 } // namespace
-
-std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* etrecord,
-                                            const ComparisonOptions& options) {
-    if (dump.runs.empty())
-        return std::nullopt;
-    // chooseRun: a multi-method program's default run is the first that fits the method.
-    if (etrecord && isMultiMethod(*etrecord) && !options.run)
-        return std::nullopt;
-    PlanKey key;
-    if (etrecord && !etrecord->methods.empty()) {
-        // planComparison's method: the one asked for, else the capture's, which
-        // must be the ETRecord's (its only one here) or nothing is planned.
-        std::string method = options.method;
-        if (method.empty() && etrecord->methods.size() == 1)
-            method = etrecord->methods.begin()->first;
-        if (method.empty())
-            return std::nullopt;
-        key.maps = methodMaps(etrecord, method);
-    }
-    const std::size_t run = options.run ? *options.run : defaultRun(dump);
-    if (run >= dump.runs.size())
-        return std::nullopt;
-    key.run = &dump.runs[run];
-    return key;
-}
 
 namespace {
 
@@ -356,7 +275,8 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         for (const auto& [name, maps] : etrecord->methods)
             names.push_back(name);
         return makeError(ErrorCode::Malformed,
-                         "method '" + c.method + "' is not in the ETRecord; its methods: " + joined(names),
+                         "method '" + c.method +
+                             "' is not in the ETRecord; its methods: " + quotedNames(names),
                          etrecord->path, "debug_handle_map");
     }
     if (capture.method != c.method)

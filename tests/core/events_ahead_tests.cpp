@@ -6,27 +6,15 @@
 #include "core/compare/comparison.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
-#include "core/report/compare_report.h"
 #include "core/session/session.h"
 #include "core/session/workspace.h"
+#include "test_support.h"
 
 #include <catch2/catch.hpp>
 
 using namespace gapscope;
 
 namespace {
-
-SessionInputs inputsOf(const std::string& dir) {
-    std::vector<Error> errors;
-    auto inputs = sessionInputsFromPaths({dir}, errors);
-    REQUIRE(errors.empty());
-    return inputs;
-}
-
-std::string reportOf(const Session& s) {
-    REQUIRE(s.comparison);
-    return comparisonToJson(*s.comparison, ReportContext{}).dump();
-}
 
 // The session as it is planned with no events built ahead: the sort is not
 // told which comparison follows it.
@@ -65,14 +53,14 @@ TEST_CASE("events built ahead are the plan's own: taken once, and the session is
     for (const auto& c : cases) {
         INFO(c.dir << " run " << (c.run ? std::to_string(*c.run) : "default") << " method '" << c.method
                    << "'");
-        const SessionInputs inputs = inputsOf(c.dir);
+        const SessionInputs inputs = test::sessionInputsOf(c.dir);
         SessionOptions options;
         options.workspace = std::make_shared<Workspace>();
         options.comparison.run = c.run;
         options.comparison.method = c.method;
         const auto session = loadSession(inputs, options);
         CHECK(options.workspace->eventsAhead().taken() == c.taken);
-        CHECK(reportOf(*session) == reportOf(*loadedInTurn(inputs, options)));
+        CHECK(test::reportJsonOf(*session) == test::reportJsonOf(*loadedInTurn(inputs, options)));
         // Nothing is left behind for a later plan to take.
         CHECK_FALSE(options.workspace->eventsAhead().take(
             &session->dump->runs[session->comparison->run],
@@ -176,7 +164,7 @@ TEST_CASE("events built for a plan that fails first are not kept", "[events_ahea
     SessionOptions options;
     options.workspace = std::make_shared<Workspace>();
     options.comparison.method = "no_such_method";
-    const auto session = loadSession(inputsOf(GAPSCOPE_DEMO_DIR), options);
+    const auto session = loadSession(test::sessionInputsOf(GAPSCOPE_DEMO_DIR), options);
     CHECK_FALSE(session->comparison);
     REQUIRE(session->dump);
     CHECK(options.workspace->eventsAhead().taken() == 0);

@@ -2,6 +2,7 @@
 
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
+#include "core/report/compare_report.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -80,6 +81,18 @@ std::unique_ptr<const ComparedDir> compareSessionDir(const std::string& dir) {
         FAIL(c.error().describe());
     out->comparison = std::move(c).value(); // a move keeps the storage it points into
     return out;
+}
+
+SessionInputs sessionInputsOf(const std::string& dir) {
+    std::vector<Error> errors;
+    auto inputs = sessionInputsFromPaths({dir}, errors);
+    REQUIRE(errors.empty());
+    return inputs;
+}
+
+std::string reportJsonOf(const Session& session) {
+    REQUIRE(session.comparison);
+    return comparisonToJson(*session.comparison, ReportContext{}).dump();
 }
 
 } // namespace gapscope::test

@@ -6,6 +6,7 @@
 #include "core/compare/comparison.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
+#include "core/session/session.h"
 
 #include <cstdint>
 #include <memory>
@@ -50,5 +51,12 @@ struct ComparedDir {
     Comparison comparison;
 };
 std::unique_ptr<const ComparedDir> compareSessionDir(const std::string& dir);
+
+// A session folder's files as the app gathers them; fails the test if one
+// cannot be mapped.
+SessionInputs sessionInputsOf(const std::string& dir);
+// The JSON report of a compared session (no input digests): equal strings,
+// equal sessions. Fails the test when nothing was compared.
+std::string reportJsonOf(const Session& session);
 
 } // namespace gapscope::test

@@ -5,6 +5,7 @@
 #include "core/report/compare_report.h"
 #include "core/session/session.h"
 #include "core/session/workspace.h"
+#include "test_support.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -15,15 +16,11 @@ using namespace gapscope;
 namespace {
 
 SessionInputs inputsOf(const char* dir) {
-    std::vector<Error> errors;
-    auto inputs = sessionInputsFromPaths({dir}, errors);
-    REQUIRE(errors.empty());
-    return inputs;
+    return test::sessionInputsOf(dir);
 }
 
 std::string reportOf(const Session& s) {
-    REQUIRE(s.comparison);
-    return comparisonToJson(*s.comparison, ReportContext{}).dump();
+    return test::reportJsonOf(s);
 }
 
 std::unique_ptr<Session> loadSet(const std::shared_ptr<Workspace>& workspace, FileSetId id) {
