@@ -7,6 +7,7 @@ void EventsAhead::put(const RunData* run, const MethodMaps* maps, std::vector<In
     m_run = run;
     m_maps = maps;
     m_events = std::move(events);
+    ++m_put;
 }
 
 std::optional<std::vector<InspectorEvent>> EventsAhead::take(const RunData* run, const MethodMaps* maps) {
@@ -29,6 +30,11 @@ std::optional<std::vector<InspectorEvent>> EventsAhead::take(const RunData* run,
 
 void EventsAhead::drop() {
     take(nullptr, nullptr); // no events are put for a null run
+}
+
+std::size_t EventsAhead::puts() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_put;
 }
 
 std::size_t EventsAhead::taken() const {

@@ -22,7 +22,8 @@ public:
     std::optional<std::vector<InspectorEvent>> take(const RunData* run, const MethodMaps* maps);
     // Empties the slot: a plan that failed before it took the events.
     void drop();
-    // How many plans took events from here (tests).
+    // How many times events were put here, and how many plans took them (tests).
+    std::size_t puts() const;
     std::size_t taken() const;
 
 private:
@@ -30,6 +31,7 @@ private:
     const RunData* m_run = nullptr;
     const MethodMaps* m_maps = nullptr;
     std::optional<std::vector<InspectorEvent>> m_events;
+    std::size_t m_put = 0;
     std::size_t m_taken = 0;
 };
 

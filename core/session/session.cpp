@@ -223,7 +223,6 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         ComparisonOptions planning = options.comparison;
         planning.events_ahead = &workspace.eventsAhead(); // built by the sort, if it could
         auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, planning);
-        workspace.eventsAhead().drop(); // what a plan that failed first did not take
         if (c) {
             s->comparison = std::move(c.value().comparison);
             if (!captureChoice.empty())
@@ -243,6 +242,9 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             s->errors.push_back(c.error());
         }
     }
+    // Events the sort built that no plan took (it failed first, or no capture
+    // could be read) are not kept with the workspace.
+    workspace.eventsAhead().drop();
     return staged;
 }
 

@@ -210,9 +210,9 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         // openSessionFiles takes it from. Joined before the sort returns.
         std::optional<SideTask<bool>> etdump;
         if (keeps && s.etdump)
-            etdump.emplace([&, etrecordFile = s.etrecord] {
+            etdump.emplace([&, etrecordFile = s.etrecord, anyCapture = !s.captures.empty()] {
                 auto d = workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress);
-                if (d && plan)
+                if (d && plan && anyCapture) // no capture, no plan
                     buildEventsAhead(*workspace, d.value(), etrecordFile, *plan);
                 return static_cast<bool>(d);
             });

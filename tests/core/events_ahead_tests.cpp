@@ -11,6 +11,9 @@
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 using namespace gapscope;
 
@@ -180,4 +183,47 @@ TEST_CASE("the op graph's handles are found whatever their order and repeats", "
     for (std::int64_t h : std::vector<std::int64_t>{1, -4, 8, 43, 8999999999})
         CHECK_FALSE(handles.contains(h));
     CHECK_FALSE(OpHandles().contains(0));
+}
+
+TEST_CASE("events are built only when a plan can follow, and none is kept when none took them",
+          "[events_ahead]") {
+    namespace fs = std::filesystem;
+    const fs::path demo = GAPSCOPE_DEMO_DIR;
+    const std::vector<std::string> named{(demo / "run.etdp").string(), (demo / "run.debug.bin").string(),
+                                         (demo / "etrecord.bin").string()};
+    // No capture among the files: no plan follows, so nothing is built.
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.workspace = std::make_shared<Workspace>();
+    const auto noCapture = loadSession(sessionInputsFromPaths(named, errors), options);
+    REQUIRE(errors.empty());
+    REQUIRE(noCapture->dump);
+    CHECK_FALSE(noCapture->comparison);
+    CHECK(options.workspace->eventsAhead().puts() == 0);
+
+    // A capture whose document is bad: the events are built beside it, no plan
+    // takes them, and the workspace does not keep them.
+    const fs::path dir = fs::temp_directory_path() / ("gapscope-events-ahead-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const auto bytes = test::safetensorsBytes(
+        R"({"__metadata__":{"gapscope.aot_capture":"{\"format\":\"gapscope.aot_capture\",\"version\":1,\"records\":7}"}})");
+    {
+        std::ofstream out(dir / "capture.gscap.safetensors", std::ios::binary);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    std::vector<std::string> withBad = named;
+    withBad.push_back((dir / "capture.gscap.safetensors").string());
+    SessionOptions second;
+    second.workspace = std::make_shared<Workspace>();
+    const auto badCapture = loadSession(sessionInputsFromPaths(withBad, errors), second);
+    REQUIRE(errors.empty());
+    CHECK_FALSE(badCapture->comparison);
+    CHECK_FALSE(badCapture->errors.empty());
+    CHECK(second.workspace->eventsAhead().puts() == 1);
+    CHECK(second.workspace->eventsAhead().taken() == 0);
+    const auto key = planKeyBeforeCapture(*badCapture->dump, badCapture->etrecord.get(), second.comparison);
+    REQUIRE(key);
+    CHECK_FALSE(second.workspace->eventsAhead().take(key->run, key->maps));
+    fs::remove_all(dir);
 }
