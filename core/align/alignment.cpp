@@ -5,14 +5,10 @@
 #include "core/align/handle_subset_index.h"
 #include "core/align/runtime_entries.h"
 #include "core/backends/backend_conventions.h"
-#include "core/common/hash_mix.h"
 #include "core/common/side_task.h"
 
 #include <algorithm>
 #include <map>
-#include <set>
-#include <string_view>
-#include <unordered_map>
 
 namespace gapscope {
 

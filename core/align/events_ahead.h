@@ -20,7 +20,8 @@ public:
     void put(const RunData* run, const MethodMaps* maps, std::vector<InspectorEvent> events);
     // The events put for exactly this run and these maps, once; nothing otherwise.
     std::optional<std::vector<InspectorEvent>> take(const RunData* run, const MethodMaps* maps);
-    // Empties the slot: a plan that failed before it took the events.
+    // Empties the slot: what no plan took (the plan failed first, or none was
+    // made because no capture could be read).
     void drop();
     // How many times events were put here, and how many plans took them (tests).
     std::size_t puts() const;

@@ -131,10 +131,6 @@ bool namedLikeEtRecord(const std::string& path) {
     return name.find("etrecord") != std::string::npos;
 }
 
-} // namespace
-
-namespace {
-
 // The next plan's Inspector events, when the dump and the ETRecord decide its
 // run and maps: the sort's side task builds them while the captures are read.
 void buildEventsAhead(Workspace& workspace, const std::shared_ptr<const EtDump>& dump,
