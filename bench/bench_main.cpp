@@ -6,6 +6,8 @@
 //  3. A staged load of a synthetic session, as the app does it: time until the
 //     table can be shown against time until every metric and finding is in.
 
+#include "bench/bench_timing.h"
+#include "bench/gap_bench.h"
 #include "bench/synthetic_session.h"
 #include "core/align/alignment.h"
 #include "core/common/allocator_tuning.h"
@@ -33,28 +35,12 @@
 #include <zip.h>
 
 using namespace gapscope;
-using Clock = std::chrono::steady_clock;
+using gapscope::bench::bestOf;
+using gapscope::bench::Clock;
+using gapscope::bench::median;
+using gapscope::bench::seconds;
 
 namespace {
-
-template <typename F> double bestOf(int runs, F&& f) {
-    double best = 1e300;
-    for (int i = 0; i < runs; ++i) {
-        const auto t0 = Clock::now();
-        f();
-        best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-    return best;
-}
-
-double seconds(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-template <typename T> T median(std::vector<T> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 void benchReader(std::string& json) {
     EtDump dump;
@@ -100,80 +86,6 @@ void benchReader(std::string& json) {
                 static_cast<double>(events) / (tParse * 1e3), tParse / tCopy);
     json += ",\"etdump_events_per_ms\":" + std::to_string(static_cast<double>(events) / (tParse * 1e3)) +
             ",\"etdump_parse_over_memcpy\":" + std::to_string(tParse / tCopy);
-}
-
-void benchGap(std::string& json) {
-    const std::size_t n = 16u << 20;
-    std::vector<float> a(n), b(n);
-    std::mt19937 rng(1);
-    std::normal_distribution<float> dist;
-    for (std::size_t i = 0; i < n; ++i) {
-        a[i] = dist(rng);
-        b[i] = a[i] + 1e-3f * dist(rng);
-    }
-    const auto span = [](const std::vector<float>& v) {
-        return ByteSpan{reinterpret_cast<const std::uint8_t*>(v.data()), v.size() * sizeof(float)};
-    };
-    const Operand oa = Operand::tensor(ScalarType::Float, {static_cast<std::int64_t>(n)}, span(a), n);
-    const Operand ob = Operand::tensor(ScalarType::Float, {static_cast<std::int64_t>(n)}, span(b), n);
-    double sink = 0;
-    GapOptions one;
-    one.threads = 1;
-    double mse = 0;
-    // Interleaved rounds: the bare sum, one thread, every thread, one after the
-    // other, so that each round's three figures share the machine's state of the
-    // moment. This machine's noise only ever adds time (a neighbour on a core, a
-    // slow moment of the host), and a 15 ms round can lose a third of itself to
-    // it, so the figures are the ratios of each side's fastest round: the time
-    // the code takes when nothing else does. A slower build raises its own
-    // fastest round as surely as its median, so the figure still fails on a
-    // regression. The per-round ratios' median and quartiles are the spread.
-    constexpr int kRounds = 25;
-    std::vector<double> ratios, speedups, sums, ones, alls;
-    for (int round = 0; round < kRounds; ++round) {
-        auto t0 = Clock::now();
-        double s = 0;
-        for (std::size_t i = 0; i < n; ++i)
-            s += static_cast<double>(a[i]) - static_cast<double>(b[i]);
-        sink += s;
-        const double tSum = seconds(t0);
-        t0 = Clock::now();
-        mse = computeGap(oa, ob, one).metrics->mse;
-        const double t1 = seconds(t0);
-        t0 = Clock::now();
-        mse = computeGap(oa, ob).metrics->mse;
-        const double tN = seconds(t0);
-        ratios.push_back(t1 / tSum);
-        speedups.push_back(t1 / tN);
-        sums.push_back(tSum);
-        ones.push_back(t1);
-        alls.push_back(tN);
-    }
-    const auto quartiles = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return std::array<double, 3>{v[v.size() / 4], v[v.size() / 2], v[3 * v.size() / 4]};
-    };
-    const auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-    const double ratioFast = fastest(ones) / fastest(sums), speedupFast = fastest(ones) / fastest(alls);
-    const auto ratio = quartiles(ratios), speedup = quartiles(speedups);
-    std::printf(
-        "gap: %zu float32 pairs (mse %.3g), %d interleaved rounds, fastest: sum %.1f ms, 1 thread %.1f ms, "
-        "%u "
-        "threads %.1f ms: speed-up %.2fx (per round: median %.2f, quartiles %.2f-%.2f); all metrics / bare "
-        "difference sum = %.2fx (per round: median %.2f, quartiles %.2f-%.2f) (%g)\n",
-        n, mse, kRounds, fastest(sums) * 1e3, fastest(ones) * 1e3, defaultThreadCount(), fastest(alls) * 1e3,
-        speedupFast, speedup[1], speedup[0], speedup[2], ratioFast, ratio[1], ratio[0], ratio[2], sink * 0);
-    // All metrics against a bare streaming pass over the same bytes, one thread;
-    // the speed-up with every core (two on the reference machine).
-    json += ",\"metrics_ratio\":" + std::to_string(ratioFast) +
-            ",\"metrics_ratio_median\":" + std::to_string(ratio[1]) +
-            ",\"metrics_ratio_q1\":" + std::to_string(ratio[0]) +
-            ",\"metrics_ratio_q3\":" + std::to_string(ratio[2]) +
-            ",\"metrics_speedup_threads\":" + std::to_string(speedupFast) +
-            ",\"metrics_speedup_threads_median\":" + std::to_string(speedup[1]) +
-            ",\"metrics_speedup_threads_q1\":" + std::to_string(speedup[0]) +
-            ",\"metrics_speedup_threads_q3\":" + std::to_string(speedup[2]) +
-            ",\"threads\":" + std::to_string(defaultThreadCount());
 }
 
 // One read of a file into memory, as a program reading it whole would (one
@@ -498,12 +410,12 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (argc > 1 && std::string_view(argv[1]) == "--metrics") {
-        benchGap(json);
+        bench::benchGap(json);
         std::printf("%s}\n", json.c_str());
         return 0;
     }
     benchReader(json);
-    benchGap(json);
+    bench::benchGap(json);
     benchStagedLoad(json);
     benchOpenRatio(json);
     benchLatency(json);

@@ -1,0 +1,32 @@
+#pragma once
+
+// The clock and the small statistics every benchmark here shares.
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace gapscope::bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+template <typename F> double bestOf(int runs, F&& f) {
+    double best = 1e300;
+    for (int i = 0; i < runs; ++i) {
+        const auto t0 = Clock::now();
+        f();
+        best = std::min(best, seconds(t0));
+    }
+    return best;
+}
+
+template <typename T> T median(std::vector<T> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace gapscope::bench
