@@ -4,6 +4,9 @@
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/broadcast_gap.h"
 
+#include <string>
+#include <string_view>
+
 namespace gapscope {
 
 namespace {
@@ -99,6 +102,18 @@ std::optional<std::string> kindMismatch(const Operand& reference, bool reference
     return std::nullopt;
 }
 
+// "float32 vs int8 (dequantized)", made once in its final size: every row of a
+// comparison gets one.
+std::string dtypeText(const std::string& aot, const std::string& rt, bool dequantized) {
+    constexpr std::string_view vs = " vs ", note = " (dequantized)";
+    std::string s;
+    s.reserve(aot.size() + vs.size() + rt.size() + (dequantized ? note.size() : 0));
+    s.append(aot).append(vs).append(rt);
+    if (dequantized)
+        s.append(note);
+    return s;
+}
+
 } // namespace
 
 ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const CaptureRecord* record,
@@ -153,7 +168,7 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
                 : t.data == TensorData::Empty ? "the runtime wrote no data for this tensor of " +
                                                     std::to_string(*t.numel) + " elements (offset -1)"
                                               : "runtime tensor data is missing: " + t.problem;
-            out.dtype = aotType + " vs " + rtType;
+            out.dtype = dtypeText(aotType, rtType, false);
             return out;
         }
         out.runtime =
@@ -167,10 +182,10 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
             if (auto why = dequantizeWith(**quant, rtType, out)) {
                 out.status = RowStatus::Invalid;
                 out.reason = std::move(*why);
-                out.dtype = aotType + " vs " + rtType;
+                out.dtype = dtypeText(aotType, rtType, false);
                 return out;
             }
-        out.dtype = aotType + " vs " + rtType + (out.dequantized ? " (dequantized)" : "");
+        out.dtype = dtypeText(aotType, rtType, out.dequantized);
         if (!out.dequantized && referenceIsFloat && isIntegerType(type)) {
             out.status = RowStatus::Invalid;
             out.reason = "the runtime tensor holds raw " + rtType + " values and the capture has no " +
@@ -222,7 +237,7 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
         out.reason = "the runtime value is not a tensor or a number";
         return out;
     }
-    out.dtype = aotType + " vs " + rtType + (out.dequantized ? " (dequantized)" : "");
+    out.dtype = dtypeText(aotType, rtType, out.dequantized);
     if (!out.options.runtime_transform.axis_order && (sameElementsInOrder(out.reference, out.runtime) ||
                                                       mergesOrSplitsDimensions(out.reference, out.runtime))) {
         out.reshaped = !sameElementsInOrder(out.reference, out.runtime);

@@ -3,6 +3,7 @@
 #include "core/etdump/element_decode.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace gapscope {
 
@@ -43,9 +44,23 @@ std::vector<std::uint64_t> rowMajorStrides(const std::vector<std::int64_t>& shap
 std::string shapeText(const std::vector<std::int64_t>& shape) {
     if (shape.empty())
         return "scalar";
+    // Written in place, one string built at the end: a row's shape is made for
+    // every row of a comparison, and a temporary per dimension was a fifth of
+    // planning its elements.
+    char buffer[24 * 8];
     std::string s;
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? "x" : "") + std::to_string(shape[i]);
+    std::size_t used = 0;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (used + 21 > sizeof buffer) { // 'x' and 20 digits may not fit: flush
+            s.append(buffer, used);
+            used = 0;
+        }
+        if (i)
+            buffer[used++] = 'x';
+        used = static_cast<std::size_t>(std::to_chars(buffer + used, buffer + sizeof buffer, shape[i]).ptr -
+                                        buffer);
+    }
+    s.append(buffer, used);
     return s;
 }
 

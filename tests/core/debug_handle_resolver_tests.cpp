@@ -1,9 +1,13 @@
 // Debug-handle resolution: ExecuTorch's Inspector rules and the QNN conventions.
 
 #include "core/align/debug_handle_resolver.h"
+#include "core/common/decimal.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+#include <random>
+#include <string>
+#include <vector>
 
 using namespace gapscope;
 using namespace gapscope::test;
@@ -91,6 +95,41 @@ TEST_CASE("__debugID_N names resolve to handle N without any ETRecord", "[resolv
     CHECK_FALSE(debugIdSuffix("relu__debugID_4x"));
     auto noRecord = resolveDebugHandles(nullptr, key(0, -1, "aten_relu_default@0"));
     CHECK(noRecord.source == HandleSource::None);
+    CHECK(debugIdSuffix("a__debugID_5__debugID_7") == std::optional<std::int64_t>(7));
+    CHECK_FALSE(debugIdSuffix("a__debugID_5__debugID_"));
+    CHECK_FALSE(debugIdSuffix("a__debugID_5@0"));
+    CHECK_FALSE(debugIdSuffix("debugID_5"));
+    CHECK_FALSE(debugIdSuffix("5"));
+    CHECK_FALSE(debugIdSuffix("x__debugID_99999999999999999999")); // beyond int64
+}
+
+TEST_CASE("__debugID_N: the digits after the marker's last occurrence, as the name's last find says",
+          "[resolve][qnn]") {
+    // The rule as first written (std::string::rfind), against the reader's
+    // search from the end, on names built from the marker's own pieces.
+    const auto byLastFind = [](const std::string& name) -> std::optional<std::int64_t> {
+        const std::string marker = "__debugID_";
+        const auto at = name.rfind(marker);
+        if (at == std::string::npos)
+            return std::nullopt;
+        auto n = parseDecimal(std::string_view(name).substr(at + marker.size()));
+        if (!n || *n <= 0)
+            return std::nullopt;
+        return n;
+    };
+    const std::vector<std::string> pieces = {"__debugID_", "_", "debugID_", "0", "7", "42", "@", "x", "__"};
+    std::mt19937 rng(29);
+    std::size_t found = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string name;
+        const int n = static_cast<int>(rng() % 6);
+        for (int k = 0; k < n; ++k)
+            name += pieces[rng() % pieces.size()];
+        INFO(name);
+        REQUIRE(debugIdSuffix(name) == byLastFind(name));
+        found += byLastFind(name).has_value();
+    }
+    CHECK(found > 300); // the names exercise both answers (540 of 20,000 with this seed)
 }
 
 TEST_CASE("a delegated event of an instruction without a delegate_map entry falls back", "[resolve]") {
@@ -128,8 +167,6 @@ TEST_CASE("every delegate event of the QNN fixture resolves with QNN-style maps"
     CHECK(resolved == 9); // 5 QNN names, 2 __debugID_ names, int ids 3 and 4
     CHECK(viaSuffix == 2);
 }
-
-#include "core/common/decimal.h"
 
 TEST_CASE("decimal integers: digits only, within int64", "[parse]") {
     using gapscope::parseDecimal;

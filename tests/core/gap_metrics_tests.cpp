@@ -468,3 +468,23 @@ TEST_CASE("parallelForRanges covers every index once, in ranges of at most the b
             CHECK(seen[i] == 1);
     }
 }
+
+TEST_CASE("shapeText: dimensions joined by x, scalar for none", "[metrics][shape]") {
+    CHECK(shapeText({}) == "scalar");
+    CHECK(shapeText({0}) == "0");
+    CHECK(shapeText({1, 4, 16}) == "1x4x16");
+    CHECK(shapeText({-1, 9223372036854775807LL}) == "-1x9223372036854775807");
+    // More dimensions than the text buffer holds at 20 digits each.
+    std::vector<std::int64_t> many(40, -9223372036854775807LL - 1);
+    std::string expected;
+    for (std::size_t i = 0; i < many.size(); ++i)
+        expected += (i ? "x" : "") + std::to_string(many[i]);
+    CHECK(shapeText(many) == expected);
+    std::vector<std::int64_t> mixed;
+    expected.clear();
+    for (std::int64_t i = 0; i < 300; ++i) {
+        mixed.push_back(i * i * i * 1000003);
+        expected += (i ? "x" : "") + std::to_string(mixed.back());
+    }
+    CHECK(shapeText(mixed) == expected);
+}
