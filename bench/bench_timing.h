@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <vector>
 
 namespace gapscope::bench {
@@ -22,6 +23,13 @@ template <typename F> double bestOf(int runs, F&& f) {
         best = std::min(best, seconds(t0));
     }
     return best;
+}
+
+// The CPU this process has used, on every thread.
+inline double processCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 template <typename T> T median(std::vector<T> v) {
