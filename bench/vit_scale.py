@@ -131,7 +131,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cli", required=True, type=Path, help="gapscope-cli (a release build)")
     parser.add_argument("--work", type=Path, default=Path("build/bench-vit"), help="session folder")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each side (median)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each side (the fastest counts)")
     parser.add_argument("--inspector-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -172,6 +172,11 @@ def main() -> int:
         side: {k: statistics.median(r[k] for r in rs) for k in ("seconds", "peak_mib")}
         for side, rs in runs.items()
     }
+    # The speed-ups are the ratios of each side's fastest run, as for the
+    # metrics (docs/performance.md, "Tenth step"): this machine's noise only
+    # ever adds time, and a third of a second of Gapscope loses a tenth of itself
+    # to a busy moment. The medians and every run's seconds are the spread.
+    fastest = {side: min(r["seconds"] for r in rs) for side, rs in runs.items()}
     rows = len(json.loads((w / "report.json").read_text())["rows"])
     result = {
         "benchmark": "vit_s16_portable_vs_executorch_inspector",
@@ -179,11 +184,13 @@ def main() -> int:
         "etdump_kib": round((w / "run.etdp").stat().st_size / 1024, 1),
         "rows": rows,
         "repeat": args.repeat,
-        "gapscope_seconds": round(median["gapscope"]["seconds"], 3),
-        "executorch_seconds": round(median["executorch"]["seconds"], 3),
-        "speedup": round(median["executorch"]["seconds"] / median["gapscope"]["seconds"], 1),
-        "gapscope_report_seconds": round(median["gapscope_report"]["seconds"], 3),
-        "speedup_with_report": round(median["executorch"]["seconds"] / median["gapscope_report"]["seconds"], 1),
+        "gapscope_seconds": round(fastest["gapscope"], 3),
+        "executorch_seconds": round(fastest["executorch"], 3),
+        "speedup": round(fastest["executorch"] / fastest["gapscope"], 1),
+        "speedup_median": round(median["executorch"]["seconds"] / median["gapscope"]["seconds"], 1),
+        "gapscope_report_seconds": round(fastest["gapscope_report"], 3),
+        "speedup_with_report": round(fastest["executorch"] / fastest["gapscope_report"], 1),
+        "runs_seconds": {side: [round(r["seconds"], 3) for r in rs] for side, rs in runs.items()},
         "gapscope_peak_mib": round(median["gapscope"]["peak_mib"], 1),
         "executorch_peak_mib": round(median["executorch"]["peak_mib"], 1),
         "memory_ratio": round(median["executorch"]["peak_mib"] / median["gapscope"]["peak_mib"], 1),
