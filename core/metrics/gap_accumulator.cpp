@@ -69,9 +69,24 @@ bool haveAvx2() {
 
 #ifdef GAPSCOPE_HAVE_AVX2_PATH
 // Speculate as in addFourWide: false when the caller must restore and redo.
-template <bool Speculate>
-__attribute__((target("avx2"))) bool addWide(GapAccumulator& acc, const double* a, const double* b,
-                                             std::size_t n, Largest& largest) {
+// Element i of a source as a double: decoded values, or float32 tensors read
+// in place (the conversion is exact, so both give the same sums).
+struct DoubleAt {
+    const double* p;
+    ALWAYS_INLINE double operator()(std::size_t i) const { return p[i]; }
+};
+struct FloatAt {
+    const std::uint8_t* p;
+    ALWAYS_INLINE double operator()(std::size_t i) const {
+        float v;
+        std::memcpy(&v, p + i * sizeof(float), sizeof v); // unaligned-safe
+        return static_cast<double>(v);
+    }
+};
+
+template <bool Speculate, typename At>
+__attribute__((target("avx2"))) bool addWide(GapAccumulator& acc, At at, At bt, std::size_t n,
+                                             Largest& largest) {
     using M4 = long long __attribute__((vector_size(32)));
     V4 s = {acc.d2.s, acc.d1.s, acc.a2.s, acc.b2.s}, c = {acc.d2.c, acc.d1.c, acc.a2.c, acc.b2.c};
     double sx = acc.ab.s, cx = acc.ab.c;
@@ -79,13 +94,14 @@ __attribute__((target("avx2"))) bool addWide(GapAccumulator& acc, const double* 
     std::size_t mostAt = n;
     M4 missed = {};
     for (std::size_t i = 0; i < n; ++i) {
-        const double d = a[i] - b[i];
+        const double a = at(i), b = bt(i);
+        const double d = a - b;
         const double size = std::fabs(d);
         if constexpr (Speculate)
-            fastTwoSum(s, c, V4{d * d, size, a[i] * a[i], b[i] * b[i]}, missed);
+            fastTwoSum(s, c, V4{d * d, size, a * a, b * b}, missed);
         else
-            twoSum(s, c, V4{d * d, size, a[i] * a[i], b[i] * b[i]});
-        twoSum(sx, cx, a[i] * b[i]);
+            twoSum(s, c, V4{d * d, size, a * a, b * b});
+        twoSum(sx, cx, a * b);
         if (size > most) {
             most = size;
             mostAt = i;
@@ -269,23 +285,50 @@ void GapAccumulator::merge(const GapAccumulator& o) {
     agreeing += o.agreeing;
 }
 
-void GapAccumulator::addFinite(const double* a, const double* b, std::size_t n, std::uint64_t flat0) {
-    Largest largest{maxAbs, n};
+namespace {
+
 #ifdef GAPSCOPE_HAVE_AVX2_PATH
-    if (haveAvx2()) {
-        const GapAccumulator saved = *this;
-        if (!addWide<true>(*this, a, b, n, largest)) {
-            *this = saved;
-            largest = {maxAbs, n};
-            addWide<false>(*this, a, b, n, largest);
-        }
-    } else
+// addWide with its speculation undone where it missed, and the largest |d| kept.
+template <typename At>
+void addWideExact(GapAccumulator& acc, At a, At b, std::size_t n, std::uint64_t flat0) {
+    Largest largest{acc.maxAbs, n};
+    const GapAccumulator saved = acc;
+    if (!addWide<true>(acc, a, b, n, largest)) {
+        acc = saved;
+        largest = {acc.maxAbs, n};
+        addWide<false>(acc, a, b, n, largest);
+    }
+    if (largest.at < n) {
+        acc.maxAbs = largest.value;
+        acc.maxAt = flat0 + largest.at;
+    }
+}
 #endif
-        largest = addNarrow(*this, a, b, n, maxAbs);
+
+} // namespace
+
+void GapAccumulator::addFinite(const double* a, const double* b, std::size_t n, std::uint64_t flat0) {
+#ifdef GAPSCOPE_HAVE_AVX2_PATH
+    if (haveAvx2())
+        return addWideExact(*this, DoubleAt{a}, DoubleAt{b}, n, flat0);
+#endif
+    const Largest largest = addNarrow(*this, a, b, n, maxAbs);
     if (largest.at < n) {
         maxAbs = largest.value;
         maxAt = flat0 + largest.at;
     }
+}
+
+bool GapAccumulator::addFiniteFloat(const std::uint8_t* a, const std::uint8_t* b, std::size_t n,
+                                    std::uint64_t flat0) {
+#ifdef GAPSCOPE_HAVE_AVX2_PATH
+    if (haveAvx2()) {
+        addWideExact(*this, FloatAt{a}, FloatAt{b}, n, flat0);
+        return true;
+    }
+#endif
+    (void)a, (void)b, (void)n, (void)flat0;
+    return false;
 }
 
 namespace {

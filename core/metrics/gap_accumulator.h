@@ -27,6 +27,11 @@ struct GapAccumulator {
     // non-finite (allFinite is false), and the caller must then redo the
     // elements on the path that handles them.
     void addFinite(const double* a, const double* b, std::size_t n, std::uint64_t flat0);
+    // The same on float32 tensors read in place, a and b pointing at the raw
+    // little-endian bytes of element flat0: no decoding pass, the same sums.
+    // False, doing nothing, where the machine lacks the vectors (AVX2); the
+    // caller then decodes and calls addFinite.
+    bool addFiniteFloat(const std::uint8_t* a, const std::uint8_t* b, std::size_t n, std::uint64_t flat0);
 
     // addFinite on four accumulators at once, a[j] and b[j] (n elements from
     // flat0[j]) going to acc[j]: the same results as four calls, computed in
