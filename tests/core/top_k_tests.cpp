@@ -92,6 +92,37 @@ TEST_CASE("topKFloat ranks long rows of distinct values as partial_sort does, re
         }
 }
 
+TEST_CASE("topKFloat on long rows of ties, zeros of both signs and infinities ranks as partial_sort does") {
+    // Rows of 32 values and more take two passes (the maxima of the 16
+    // positions of a block bound the k-th value); ties at that bound, and a
+    // tail past the last full block, are where they could go wrong.
+    std::mt19937 rng(29);
+    const float pool[] = {-INFINITY, -2.0f, -0.0f, 0.0f, 0.5f, 1.0f, 3.0f, INFINITY};
+    std::uniform_int_distribution<int> pick(0, 7), few(0, 2);
+    for (std::size_t n : {16u, 31u, 32u, 33u, 47u, 64u, 127u, 128u, 129u, 143u, 200u, 384u, 1000u})
+        for (int round = 0; round < 40; ++round) {
+            std::vector<float> f(n);
+            for (auto& x : f) // mostly ties among three values, now and then any of the pool
+                x = round % 2 ? pool[pick(rng)] : pool[2 + few(rng) + (pick(rng) == 0 ? 3 : 0)];
+            const std::vector<double> d(f.begin(), f.end());
+            for (std::size_t k = 1; k <= 8; ++k) {
+                INFO("n " << n << " round " << round << " k " << k);
+                std::vector<std::size_t> got(8, 999);
+                REQUIRE(topKFloat(f.data(), n, k, got.data()));
+                const auto expected = referenceTop(d, k);
+                CHECK(std::vector<std::size_t>(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(k)) ==
+                      expected);
+            }
+            for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) { // in a block, and in the tail
+                std::vector<float> g = f;
+                g[at] = NAN;
+                std::size_t out[8];
+                INFO("NaN at " << at << " of " << n);
+                CHECK_FALSE(topKFloat(g.data(), n, 5, out));
+            }
+        }
+}
+
 // finitePass ranks the rows each block completes (rankThrough), finish the
 // rest: wherever the blocks end (mid-row, twice at one place, past the end),
 // and whichever rows hold a NaN (deferred to the decoding path), the counts
