@@ -11,4 +11,13 @@ bool cpuHasAvx2() {
 #endif
 }
 
+bool cpuHasAvx512vl() {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    static const bool have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    return have;
+#else
+    return false;
+#endif
+}
+
 } // namespace gapscope

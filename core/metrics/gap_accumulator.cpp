@@ -12,6 +12,10 @@
 // pass the vector in a different way on each side (what -Wpsabi warns of).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
+// GCC 12 at -O2 takes DoubleLanes::get's whole-vector assignment for a read
+// of x[k] and y[k] before four() writes them (the release build warned so
+// before the body was compiled twice); every element is written first.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -61,10 +65,14 @@ struct Largest {
 #define GAPSCOPE_HAVE_AVX2_PATH 1
 #endif
 
-std::atomic<bool> allowAvx2{true};
+std::atomic<bool> allowAvx2{true}, allowAvx512{true};
 
 bool haveAvx2() {
     return cpuHasAvx2() && allowAvx2.load(std::memory_order_relaxed);
+}
+
+bool haveAvx512() {
+    return haveAvx2() && cpuHasAvx512vl() && allowAvx512.load(std::memory_order_relaxed);
 }
 
 #ifdef GAPSCOPE_HAVE_AVX2_PATH
@@ -244,8 +252,8 @@ template <bool Speculate> struct LaneSums {
 // result is false when some step needed the other branch: the caller then
 // restores the accumulators and calls again without.
 template <bool Speculate, typename Lanes>
-__attribute__((target("avx2"))) bool addFourWide(GapAccumulator* const acc[4], Lanes a, Lanes b,
-                                                 std::size_t n, std::size_t mostAt[4]) {
+ALWAYS_INLINE bool addFourBody(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n,
+                               std::size_t mostAt[4]) {
     LaneSums<Speculate> sums(acc, static_cast<double>(n));
     std::size_t i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -263,6 +271,22 @@ __attribute__((target("avx2"))) bool addFourWide(GapAccumulator* const acc[4], L
     }
     sums.store(acc, n, mostAt);
     return !(sums.missed[0] | sums.missed[1] | sums.missed[2] | sums.missed[3]);
+}
+
+// The same body compiled twice. The lanes' twelve sums and the eight values a
+// step loads need more than AVX2's sixteen vector registers, so that build
+// keeps some on the stack at every step; with AVX-512's thirty-two (the same
+// 256-bit operations, AVX512VL) none spill. The arithmetic is the same
+// instructions on the same lanes: the sums are bit-identical either way.
+template <bool Speculate, typename Lanes>
+__attribute__((target("avx2"))) bool addFourWide(GapAccumulator* const acc[4], Lanes a, Lanes b,
+                                                 std::size_t n, std::size_t mostAt[4]) {
+    return addFourBody<Speculate>(acc, a, b, n, mostAt);
+}
+template <bool Speculate, typename Lanes>
+__attribute__((target("avx2,avx512f,avx512vl"))) bool
+addFourWide512(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n, std::size_t mostAt[4]) {
+    return addFourBody<Speculate>(acc, a, b, n, mostAt);
 }
 #endif
 
@@ -342,10 +366,14 @@ bool addFour(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n, cons
     // Each chunk's first element (s = 0) and the rare term larger than the sum
     // so far take the exact path again; the rest is the faster form.
     const GapAccumulator saved[4] = {*acc[0], *acc[1], *acc[2], *acc[3]};
-    if (!addFourWide<true>(acc, a, b, n, mostAt)) {
+    const bool wider = haveAvx512();
+    if (!(wider ? addFourWide512<true>(acc, a, b, n, mostAt) : addFourWide<true>(acc, a, b, n, mostAt))) {
         for (int j = 0; j < 4; ++j)
             *acc[j] = saved[j];
-        addFourWide<false>(acc, a, b, n, mostAt);
+        if (wider)
+            addFourWide512<false>(acc, a, b, n, mostAt);
+        else
+            addFourWide<false>(acc, a, b, n, mostAt);
     }
     for (int j = 0; j < 4; ++j)
         if (mostAt[j] < n)
@@ -372,6 +400,10 @@ bool GapAccumulator::addFiniteFourFloat(GapAccumulator* const acc[4], const std:
 
 void GapAccumulator::allowWideVectors(bool allowed) {
     allowAvx2.store(allowed, std::memory_order_relaxed);
+}
+
+void GapAccumulator::allowAvx512Registers(bool allowed) {
+    allowAvx512.store(allowed, std::memory_order_relaxed);
 }
 
 bool GapAccumulator::allFinite() const {

@@ -48,6 +48,9 @@ struct GapAccumulator {
     // Off, every machine takes the baseline path (SSE2 pairs, one chunk at a
     // time), which tests compare with the wide one; on by default.
     static void allowWideVectors(bool allowed);
+    // Off, the four-lane sums take the AVX2 build even where AVX-512 is there
+    // (its registers only: the same operations), for tests; on by default.
+    static void allowAvx512Registers(bool allowed);
 
     // False when a sum is infinite or NaN: some a or b was, or a sum overflowed.
     bool allFinite() const;

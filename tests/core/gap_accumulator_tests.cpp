@@ -63,14 +63,22 @@ std::vector<double> hostileValues(std::size_t n, std::uint32_t seed) {
 
 } // namespace
 
-// Runs the test body on the wide path or the baseline one.
+// Runs the test body on the wide path, with AVX-512's registers where the
+// machine has them (Wide) or with AVX2's alone (Avx2), or the baseline one.
+enum Which { Baseline, Avx2, Wide };
 struct Path {
-    explicit Path(bool wide) { GapAccumulator::allowWideVectors(wide); }
-    ~Path() { GapAccumulator::allowWideVectors(true); }
+    explicit Path(Which which) {
+        GapAccumulator::allowWideVectors(which != Baseline);
+        GapAccumulator::allowAvx512Registers(which == Wide);
+    }
+    ~Path() {
+        GapAccumulator::allowWideVectors(true);
+        GapAccumulator::allowAvx512Registers(true);
+    }
 };
 
 TEST_CASE("the vectorised sums equal one Sum::add per element, bit for bit", "[metrics][accumulator]") {
-    const Path path(GENERATE(true, false));
+    const Path path(GENERATE(Wide, Avx2, Baseline));
     const std::size_t n = 10007;
     const auto a = hostileValues(n, 1), b = hostileValues(n, 2);
     GapAccumulator fast;
@@ -84,8 +92,38 @@ TEST_CASE("the vectorised sums equal one Sum::add per element, bit for bit", "[m
     requireSame(fast, elementByElement(a.data(), b.data(), n, 100));
 }
 
+TEST_CASE("a chunk's float32 read in place sums as its decoded values do", "[metrics][accumulator]") {
+    const Path path(GENERATE(Wide, Avx2, Baseline));
+    const std::size_t n = 10007;
+    const auto a64 = hostileValues(n, 3), b64 = hostileValues(n, 4);
+    std::vector<std::uint8_t> af(1 + n * sizeof(float)), bf(1 + n * sizeof(float)); // misaligned by one byte
+    std::vector<double> ad, bd;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto x = static_cast<float>(a64[i]), y = static_cast<float>(b64[i]);
+        std::memcpy(af.data() + 1 + i * sizeof(float), &x, sizeof x);
+        std::memcpy(bf.data() + 1 + i * sizeof(float), &y, sizeof y);
+        ad.push_back(x);
+        bd.push_back(y);
+    }
+    GapAccumulator inPlace;
+    bool read = true;
+    for (std::size_t first = 0; first < n && read;) { // uneven pieces, as the blocks come
+        const std::size_t count = std::min<std::size_t>(n - first, 1 + (first * 7919) % 3001);
+        read = inPlace.addFiniteFloat(af.data() + 1 + first * sizeof(float),
+                                      bf.data() + 1 + first * sizeof(float), count, 100 + first);
+        first += count;
+    }
+    if (!read) { // no vector unit for it (or not allowed): the caller decodes
+        requireSame(inPlace, GapAccumulator{});
+        SUCCEED("no AVX2 path");
+        return;
+    }
+    REQUIRE(inPlace.allFinite());
+    requireSame(inPlace, elementByElement(ad.data(), bd.data(), n, 100));
+}
+
 TEST_CASE("four accumulators in the lanes of one vector equal four separate ones", "[metrics][accumulator]") {
-    const Path path(GENERATE(true, false));
+    const Path path(GENERATE(Wide, Avx2, Baseline));
     const std::size_t n = 5003; // not a multiple of four: the tail runs one element at a time
     std::vector<std::vector<double>> a, b;
     for (std::uint32_t j = 0; j < 4; ++j) {
@@ -158,7 +196,7 @@ TEST_CASE("computeGap on a multi-chunk tensor equals the chunked element-by-elem
                   b.begin() + static_cast<std::ptrdiff_t>(first + count));
         reference.merge(elementByElement(ad.data(), bd.data(), count, first));
     }
-    const Path path(GENERATE(true, false));
+    const Path path(GENERATE(Wide, Avx2, Baseline));
     for (unsigned threads : {1u, 2u}) {
         GapOptions options;
         options.threads = threads;
