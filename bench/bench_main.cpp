@@ -271,8 +271,9 @@ void benchOpenRatio(std::string& json, int profile = 0) {
         }
     }
     if (profile > 0) {
-        // The CPU on every core, while the table is made: less at the mercy of a
-        // neighbour than the wall clock, for comparing two builds.
+        // The CPU on every core while the table is made, beside the wall clock:
+        // what an opening costs, not only how long it waits (on this 2-core VM
+        // both move by some 10% from one run to the next).
         std::printf("open x%d: median %.1f ms, CPU %.1f ms\n", profile, median(opens) * 1e3,
                     median(cpus) * 1e3);
         std::filesystem::remove_all(dir);

@@ -9,6 +9,7 @@
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
 #include "app/gui/steps_controller.h"
+#include "bench/bench_timing.h"
 #include "bench/synthetic_session.h"
 #include "core/common/allocator_tuning.h"
 #include "widgets/op_filter_proxy.h"
@@ -28,6 +29,7 @@
 #include <functional>
 
 using namespace gapscope;
+using gapscope::bench::median;
 
 namespace {
 
@@ -108,10 +110,6 @@ std::string switchRun(const QString& dir) {
     SessionController* sessions = window->controller();
     const auto workspace = sessions->loader()->workspace();
     const std::size_t reads = workspace ? workspace->reads() : 0;
-    const auto median = [](std::vector<qint64> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
     // Each request's times to the table and to the end.
     const auto time = [&](const std::function<void(std::size_t)>& request) {
         std::vector<qint64> table, done;
@@ -200,10 +198,6 @@ std::string stepsView(const QString& dir) {
 std::string secondSession(const QString& dirA, const QString& dirB) {
     bench::writeSyntheticSession(dirA.toStdString(), 3000, 4096);
     bench::writeSyntheticSession(dirB.toStdString(), 3000, 4096, bench::SyntheticValues::Normal, 2);
-    const auto median = [](std::vector<qint64> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
     std::vector<qint64> alone, beside;
     std::vector<double> ratios;
     for (int k = 0; k < 7; ++k) {

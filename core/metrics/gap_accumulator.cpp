@@ -82,13 +82,15 @@ struct DoubleAt {
     const double* p;
     ALWAYS_INLINE double operator()(std::size_t i) const { return p[i]; }
 };
+// Element i of raw little-endian float32 bytes (unaligned-safe).
+ALWAYS_INLINE double floatAt(const std::uint8_t* base, std::size_t i) {
+    float v;
+    std::memcpy(&v, base + i * sizeof(float), sizeof v);
+    return static_cast<double>(v);
+}
 struct FloatAt {
     const std::uint8_t* p;
-    ALWAYS_INLINE double operator()(std::size_t i) const {
-        float v;
-        std::memcpy(&v, p + i * sizeof(float), sizeof v); // unaligned-safe
-        return static_cast<double>(v);
-    }
+    ALWAYS_INLINE double operator()(std::size_t i) const { return floatAt(p, i); }
 };
 
 // One chunk: the four sums of non-negative terms in the lanes of one vector.
@@ -165,18 +167,13 @@ struct DoubleLanes {
 struct FloatLanes {
     using F4 = float __attribute__((vector_size(16)));
     const std::uint8_t* const* p;
-    ALWAYS_INLINE static double at(const std::uint8_t* base, std::size_t i) {
-        float v;
-        std::memcpy(&v, base + i * sizeof(float), sizeof v); // unaligned-safe
-        return static_cast<double>(v);
-    }
     ALWAYS_INLINE static void row(const std::uint8_t* base, std::size_t i, V4& out) {
         F4 f;
         std::memcpy(&f, base + i * sizeof(float), sizeof f);
         out = __builtin_convertvector(f, V4);
     }
     ALWAYS_INLINE void get(std::size_t i, V4& out) const {
-        out = V4{at(p[0], i), at(p[1], i), at(p[2], i), at(p[3], i)};
+        out = V4{floatAt(p[0], i), floatAt(p[1], i), floatAt(p[2], i), floatAt(p[3], i)};
     }
     ALWAYS_INLINE void four(std::size_t i, V4 out[4]) const {
         V4 r0, r1, r2, r3;
