@@ -40,7 +40,7 @@ public:
             "format", "version",           "producer",        "reference_graph",
             "method", "etrecord_sha256",   "layout_recorded", "step",
             "inputs", "reference_outputs", "records",         "etrecord_entries_sha256"};
-        const Keys keys = forEachKey(doc, kKeys, "", [&](unsigned k, std::string_view key, value& f) {
+        const Keys keys = forEachKey(doc, kKeys, "", [&](unsigned k, std::string_view, value& f) {
             switch (k) {
             case 0:
             case 1: break; // read above
@@ -74,7 +74,7 @@ public:
                 if (isNull(f))
                     break;
                 std::vector<CaptureValue> values;
-                readCaptureValues(f, std::string(key), values, 0);
+                readCaptureValues(f, JsonPath(kKeys[k]), values, 0);
                 (k == 8 ? out.inputs : out.reference_outputs) = std::move(values);
                 break;
             }
@@ -122,15 +122,16 @@ private:
     void records(value& v, std::vector<CaptureRecord>& out) {
         if (v.type().value() != json_type::array)
             fault("records", "'records' must be a list");
+        const JsonPath list("records");
         for (auto item : v.get_array()) {
             CaptureRecord r;
             value rv = item.value();
-            record(rv, "records[" + std::to_string(out.size()) + "]", r);
+            record(rv, JsonPath(list, out.size()), r);
             out.push_back(std::move(r));
         }
     }
 
-    void record(value& v, const std::string& field, CaptureRecord& r) {
+    void record(value& v, const JsonPath& field, CaptureRecord& r) {
         if (v.type().value() != json_type::object)
             fault(field, "a record must be an object");
         static constexpr std::string_view kKeys[] = {"debug_handle", "ops",           "stack_traces",
@@ -145,24 +146,24 @@ private:
                 switch (k) {
                 case 0:
                     if (fv.type().value() != json_type::array)
-                        fault(field + ".debug_handle", handleMessage);
+                        fault(JsonPath(field, "debug_handle"), handleMessage);
                     for (auto h : fv.get_array()) {
                         const auto n = onDemandInt64(h.value());
                         if (!n || *n <= 0)
-                            fault(field + ".debug_handle", handleMessage);
+                            fault(JsonPath(field, "debug_handle"), handleMessage);
                         r.debug_handle.push_back(*n);
                     }
                     if (r.debug_handle.empty())
-                        fault(field + ".debug_handle", handleMessage);
+                        fault(JsonPath(field, "debug_handle"), handleMessage);
                     break;
                 case 1:
                     if (fv.type().value() != json_type::array)
-                        fault(field + ".ops", "'ops' must be a list of op names");
+                        fault(JsonPath(field, "ops"), "'ops' must be a list of op names");
                     for (auto op : fv.get_array()) {
                         value ov = op.value();
                         auto s = stringOf(ov);
                         if (!s)
-                            fault(field + ".ops[" + std::to_string(r.ops.size()) + "]",
+                            fault(JsonPath(JsonPath(field, "ops"), r.ops.size()),
                                   "an op name must be a string");
                         r.ops.push_back(std::move(*s));
                     }
@@ -171,11 +172,11 @@ private:
                 case 3: {
                     const auto b = boolOf(fv);
                     if (!b)
-                        fault(field + ".sequence", "'sequence' must be true or false");
+                        fault(JsonPath(field, "sequence"), "'sequence' must be true or false");
                     r.sequence = *b;
                     break;
                 }
-                case 4: readCaptureValues(fv, field + ".outputs", r.outputs, 0); break;
+                case 4: readCaptureValues(fv, JsonPath(field, "outputs"), r.outputs, 0); break;
                 case 5:
                     if (fv.type().value() != json_type::array) {
                         validateSkipped(fv);
@@ -189,8 +190,8 @@ private:
                             continue;
                         }
                         QuantParams p;
-                        readQuantParams(
-                            qv, field + ".quantization[" + std::to_string(quantization.size()) + "]", p);
+                        readQuantParams(qv, JsonPath(JsonPath(field, "quantization"), quantization.size()),
+                                        p);
                         quantization.emplace_back(std::move(p));
                     }
                     break;
@@ -199,35 +200,36 @@ private:
                     if (isNull(fv))
                         break;
                     if (!(r.invalid_reason = stringOf(fv)))
-                        fault(field + ".invalid_reason", "'invalid_reason' must be a string");
+                        fault(JsonPath(field, "invalid_reason"), "'invalid_reason' must be a string");
                     break;
                 }
             });
         if (!keys.has(0))
-            fault(field + ".debug_handle", handleMessage);
+            fault(JsonPath(field, "debug_handle"), handleMessage);
         if (!keys.has(4))
-            fault(field + ".outputs", "a record needs 'outputs'");
+            fault(JsonPath(field, "outputs"), "a record needs 'outputs'");
         if (!r.sequence && r.outputs.size() != 1)
-            fault(field + ".outputs", "a record that is not a sequence holds exactly one output, not " +
-                                          std::to_string(r.outputs.size()));
+            fault(JsonPath(field, "outputs"),
+                  "a record that is not a sequence holds exactly one output, not " +
+                      std::to_string(r.outputs.size()));
         if (quantized && quantization.size() != r.outputs.size())
-            fault(field + ".quantization", "'quantization' needs one entry per output");
+            fault(JsonPath(field, "quantization"), "'quantization' needs one entry per output");
         r.quantization = std::move(quantization);
         if (r.invalid_reason)
             for (std::size_t k = 0; k < r.outputs.size(); ++k)
                 if (r.outputs[k].kind != CaptureValue::Kind::Null)
-                    fault(field + ".outputs[" + std::to_string(k) + "]",
+                    fault(JsonPath(JsonPath(field, "outputs"), k),
                           "a record with an 'invalid_reason' holds no values, only nulls");
     }
 
-    static void stackTraces(value& v, const std::string& field, CaptureRecord& r) {
+    static void stackTraces(value& v, const JsonPath& field, CaptureRecord& r) {
         if (v.type().value() != json_type::object)
             return validateSkipped(v);
         for (auto f : v.get_object()) {
             std::string op(f.unescaped_key().value());
             for (const auto& [seen, trace] : r.stack_traces)
                 if (seen == op)
-                    fault(field + ".stack_traces", "the key '" + op + "' appears twice");
+                    fault(JsonPath(field, "stack_traces"), "the key '" + op + "' appears twice");
             value fv = f.value().value();
             auto trace = stringOf(fv);
             if (!trace)
@@ -236,14 +238,15 @@ private:
         }
     }
 
-    static void axisOrder(value& v, const std::string& field, CaptureRecord& r) {
+    static void axisOrder(value& v, const JsonPath& field, CaptureRecord& r) {
         if (isNull(v))
             return; // unknown (or, with layout_recorded, the same layout)
         // Anything else than a list of integers is refused: read as null, a
         // string "0231" would mean "same layout" and a channels-last tensor
         // would be compared element for element in the wrong order.
         if (v.type().value() != json_type::array)
-            fault(field + ".axis_order", "'axis_order' must be a list of integers (a permutation) or null");
+            fault(JsonPath(field, "axis_order"),
+                  "'axis_order' must be a list of integers (a permutation) or null");
         std::vector<std::int64_t> order;
         for (auto a : v.get_array())
             order.push_back(onDemandInt64(a.value()).value_or(-1));
@@ -251,7 +254,7 @@ private:
         std::sort(sorted.begin(), sorted.end());
         for (std::size_t i = 0; i < sorted.size(); ++i)
             if (sorted[i] != static_cast<std::int64_t>(i))
-                fault(field + ".axis_order", "'axis_order' must be a permutation of 0..rank-1");
+                fault(JsonPath(field, "axis_order"), "'axis_order' must be a permutation of 0..rank-1");
         r.axis_order = std::move(order);
     }
 };

@@ -17,7 +17,7 @@ using namespace ondemand_fields;
 using simdjson::ondemand::json_type;
 using simdjson::ondemand::number_type;
 
-void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth);
+void captureValue(value& v, const JsonPath& field, CaptureValue& c, std::size_t depth);
 
 // A value's "value" field, read before its "kind" may be known.
 struct Scalar {
@@ -61,20 +61,20 @@ struct Scalar {
     }
 };
 
-void valueList(value& v, const std::string& field, std::vector<CaptureValue>& out, std::size_t depth) {
+void valueList(value& v, const JsonPath& field, std::vector<CaptureValue>& out, std::size_t depth) {
     if (v.type().value() != json_type::array)
-        fault(field, "'" + field + "' must be a list of values");
+        fault(field, "'" + field.str() + "' must be a list of values");
     if (depth >= kMaxJsonDepth)
         throw simdjson::simdjson_error(simdjson::DEPTH_ERROR);
     for (auto item : v.get_array()) {
         CaptureValue c;
         value iv = item.value();
-        captureValue(iv, field + "[" + std::to_string(out.size()) + "]", c, depth + 2);
+        captureValue(iv, JsonPath(field, out.size()), c, depth + 2);
         out.push_back(std::move(c));
     }
 }
 
-void captureValue(value& v, const std::string& field, CaptureValue& c, std::size_t depth) {
+void captureValue(value& v, const JsonPath& field, CaptureValue& c, std::size_t depth) {
     static constexpr std::string_view kKeys[] = {"kind", "name", "value", "items"};
     const char* notAValue = "a value must be an object with a 'kind'";
     if (v.type().value() != json_type::object)
@@ -91,7 +91,7 @@ void captureValue(value& v, const std::string& field, CaptureValue& c, std::size
             else if (k == 2)
                 scalar.read(fv, depth + 1);
             else if (k == 3)
-                valueList(fv, field + ".items", c.items, depth);
+                valueList(fv, JsonPath(field, "items"), c.items, depth);
         },
         depth + 1);
     if (!kind)
@@ -163,7 +163,7 @@ std::string shortNumber(double v) {
     return text;
 }
 
-void quant(value& v, const std::string& field, QuantParams& q) {
+void quant(value& v, const JsonPath& field, QuantParams& q) {
     if (v.type().value() != json_type::object)
         fault(field, "quantization parameters must be an object");
     static constexpr std::string_view kKeys[] = {"scheme", "scale", "zero_point", "axis",
@@ -171,54 +171,55 @@ void quant(value& v, const std::string& field, QuantParams& q) {
     std::optional<std::string> scheme, dtype;
     bool scaleOk = false, zeroOk = false, dtypeOk = true;
     std::optional<std::int64_t> axis, qmin, qmax;
-    const Keys keys =
-        forEachKey(v.get_object().value(), kKeys, field, [&](unsigned k, std::string_view, value& fv) {
-            switch (k) {
-            case 0: optionalString(fv, scheme); break;
-            case 1: scaleOk = numberList(fv, q.scale); break;
-            case 2: zeroOk = numberList(fv, q.zero_point); break;
-            case 3: axis = onDemandInt64(fv); break;
-            case 4:
-                optionalString(fv, dtype);
-                dtypeOk = dtype.has_value();
-                break;
-            case 5: qmin = onDemandInt64(fv); break;
-            case 6: qmax = onDemandInt64(fv); break;
-            }
-        });
+    forEachKey(v.get_object().value(), kKeys, field, [&](unsigned k, std::string_view, value& fv) {
+        switch (k) {
+        case 0: optionalString(fv, scheme); break;
+        case 1: scaleOk = numberList(fv, q.scale); break;
+        case 2: zeroOk = numberList(fv, q.zero_point); break;
+        case 3: axis = onDemandInt64(fv); break;
+        case 4:
+            optionalString(fv, dtype);
+            dtypeOk = dtype.has_value();
+            break;
+        case 5: qmin = onDemandInt64(fv); break;
+        case 6: qmax = onDemandInt64(fv); break;
+        }
+    });
     if (scheme != std::string("per_tensor") && scheme != std::string("per_channel"))
         fault(field, "quantization 'scheme' must be per_tensor or per_channel");
     q.per_channel = *scheme == "per_channel";
     if (!scaleOk)
-        fault(field + ".scale", "'scale' must be a number or a non-empty list of numbers");
+        fault(JsonPath(field, "scale"), "'scale' must be a number or a non-empty list of numbers");
     if (!zeroOk)
-        fault(field + ".zero_point", "'zero_point' must be an integer or a list of integers");
+        fault(JsonPath(field, "zero_point"), "'zero_point' must be an integer or a list of integers");
     if (q.scale.size() != q.zero_point.size())
         fault(field, "'scale' and 'zero_point' differ in length");
     if (!q.per_channel && q.scale.size() != 1)
         fault(field, "per_tensor quantization has exactly one scale");
     if (q.per_channel) {
         if (!axis)
-            fault(field + ".axis", "per_channel quantization needs an integer 'axis'");
+            fault(JsonPath(field, "axis"), "per_channel quantization needs an integer 'axis'");
         q.axis = axis;
     }
     for (double s : q.scale)
         if (!(s > 0) || !std::isfinite(s))
-            fault(field + ".scale", "every scale must be positive and finite");
+            fault(JsonPath(field, "scale"), "every scale must be positive and finite");
     // A scale the kernels hold as float32: below float32's smallest normal
     // number it is denormal (or zero) there, and dequantised values lose their
     // digits; above its largest, infinite.
     for (double s : q.scale)
         if (s < double(std::numeric_limits<float>::min()) || s > double(std::numeric_limits<float>::max()))
-            fault(field + ".scale", "scale " + shortNumber(s) +
-                                        " is not a normal float32 number (the kernels' scale): not usable");
+            fault(JsonPath(field, "scale"),
+                  "scale " + shortNumber(s) +
+                      " is not a normal float32 number (the kernels' scale): not usable");
     if (!dtypeOk)
-        fault(field + ".dtype", "'dtype' must be a string");
+        fault(JsonPath(field, "dtype"), "'dtype' must be a string");
     q.dtype = dtype.value_or("");
     const auto range = quantizedRange(q.dtype);
     if (!range)
-        fault(field + ".dtype", "'" + q.dtype.substr(0, 40) +
-                                    "' is not a quantised dtype (int8, uint8, int16, uint16 or int32)");
+        fault(JsonPath(field, "dtype"),
+              "'" + q.dtype.substr(0, 40) +
+                  "' is not a quantised dtype (int8, uint8, int16, uint16 or int32)");
     if (!qmin || !qmax)
         fault(field, "quantization needs integer 'qmin' and 'qmax'");
     q.qmin = *qmin;
@@ -231,7 +232,7 @@ void quant(value& v, const std::string& field, QuantParams& q) {
                          std::to_string(range->second));
     for (std::size_t k = 0; k < q.zero_point.size(); ++k)
         if (q.zero_point[k] < q.qmin || q.zero_point[k] > q.qmax)
-            fault(field + ".zero_point",
+            fault(JsonPath(field, "zero_point"),
                   "zero point " + std::to_string(q.zero_point[k]) +
                       (q.zero_point.size() > 1 ? " (channel " + std::to_string(k) + ")" : "") +
                       " lies outside qmin..qmax " + std::to_string(q.qmin) + ".." + std::to_string(q.qmax));
@@ -239,12 +240,12 @@ void quant(value& v, const std::string& field, QuantParams& q) {
 
 } // namespace
 
-void readCaptureValues(simdjson::ondemand::value& v, const std::string& field, std::vector<CaptureValue>& out,
+void readCaptureValues(simdjson::ondemand::value& v, const JsonPath& field, std::vector<CaptureValue>& out,
                        std::size_t depth) {
     valueList(v, field, out, depth);
 }
 
-void readQuantParams(simdjson::ondemand::value& v, const std::string& field, QuantParams& q) {
+void readQuantParams(simdjson::ondemand::value& v, const JsonPath& field, QuantParams& q) {
     quant(v, field, q);
 }
 

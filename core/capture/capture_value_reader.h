@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/capture/aot_capture.h"
-#include "core/common/on_demand_json.h"
+#include "core/capture/ondemand_fields.h"
 
 #include <string>
 #include <vector>
@@ -16,9 +16,9 @@ namespace gapscope {
 // (resolveTensorNames does, once the safetensors header is read: the two are
 // read side by side). `depth`: the JSON nesting the list stands at (refused
 // past kMaxJsonDepth).
-void readCaptureValues(simdjson::ondemand::value& v, const std::string& field, std::vector<CaptureValue>& out,
-                       std::size_t depth);
+void readCaptureValues(simdjson::ondemand::value& v, const ondemand_fields::JsonPath& field,
+                       std::vector<CaptureValue>& out, std::size_t depth);
 
-void readQuantParams(simdjson::ondemand::value& v, const std::string& field, QuantParams& q);
+void readQuantParams(simdjson::ondemand::value& v, const ondemand_fields::JsonPath& field, QuantParams& q);
 
 } // namespace gapscope

@@ -4,14 +4,19 @@ namespace gapscope::ondemand_fields {
 
 using simdjson::ondemand::json_type;
 
-void fault(std::string field, std::string message, ErrorCode code) {
-    throw JsonFault{std::move(field), std::move(message), code};
+std::string JsonPath::str() const {
+    std::string out = m_parent ? m_parent->str() : std::string();
+    if (m_indexed)
+        out += "[" + std::to_string(m_index) + "]";
+    else if (m_parent)
+        out.append(".").append(m_text);
+    else
+        out.append(m_text);
+    return out;
 }
 
-void Keys::see(unsigned index, std::string_view key) {
-    if (m_seen & (1u << index))
-        fault(m_field, "the key '" + std::string(key) + "' appears twice");
-    m_seen |= 1u << index;
+void fault(const JsonPath& field, std::string message, ErrorCode code) {
+    throw JsonFault{field.str(), std::move(message), code};
 }
 
 bool isNull(value& v) {

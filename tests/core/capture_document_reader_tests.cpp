@@ -289,6 +289,18 @@ TEST_CASE("Bogus capture documents are refused with a located error", "[capture-
              R"({"debug_handle":[1],"outputs":[{"kind":"null"}],"quantization":[{"scheme":"per_tensor",)"
              R"("scale":1,"zero_point":0,"dtype":8,"qmin":0,"qmax":1}]})"),
          "records[0].quantization[0].dtype", "'dtype' must be a string"},
+        // Paths are rendered only for a fault (JsonPath): nested ones, at depth.
+        {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"null"}]},{"debug_handle":[2],"sequence":true,)"
+                    R"("outputs":[{"kind":"null"},{"kind":"list","items":[{"kind":"null"},{"kind":"x"}]}]})"),
+         "records[1].outputs[1].items[1]", "unknown value kind 'x'"},
+        {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"null","kind":"null"}]})"),
+         "records[0].outputs[0]", "the key 'kind' appears twice"},
+        {withRecord(R"({"debug_handle":[1],"sequence":true,"outputs":[{"kind":"null"},{"kind":"null"}],)"
+                    R"("quantization":[null,{"scheme":"per_tensor","scale":-1,"zero_point":0,"dtype":"int8",)"
+                    R"("qmin":-128,"qmax":127}]})"),
+         "records[0].quantization[1].scale", "positive and finite"},
+        {withRecord(R"({"debug_handle":[1],"ops":["a",7],"outputs":[{"kind":"null"}]})"), "records[0].ops[1]",
+         "an op name must be a string"},
         {withRecord(R"({"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t0"}],"invalid_reason":"x"})"),
          "records[0].outputs[0]", "only nulls"},
         {R"({"format":"gapscope.aot_capture","version":2,)" + rec + "}", "version",
