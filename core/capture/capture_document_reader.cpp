@@ -261,9 +261,9 @@ private:
 
 // One reading of `text`; `normalized` maps its byte offsets back when it is
 // Python's JSON rewritten.
-Result<AotCapture> readOnce(std::string_view text, const std::string& path,
+Result<AotCapture> readOnce(std::string_view text, std::size_t readable, const std::string& path,
                             const NormalizedJson* normalized) {
-    OnDemandJson json(text);
+    OnDemandJson json(text, readable);
     AotCapture capture;
     try {
         simdjson::ondemand::object doc;
@@ -288,8 +288,9 @@ Result<AotCapture> readOnce(std::string_view text, const std::string& path,
 
 } // namespace
 
-Result<AotCapture> parseCaptureDocument(std::string_view text, const std::string& path) {
-    auto capture = readOnce(text, path, nullptr);
+Result<AotCapture> parseCaptureDocument(std::string_view text, const std::string& path,
+                                        std::size_t readable) {
+    auto capture = readOnce(text, readable, path, nullptr);
     if (capture)
         return capture;
     // Python's json writes a non-finite float as a bare NaN, which is not JSON.
@@ -297,7 +298,7 @@ Result<AotCapture> parseCaptureDocument(std::string_view text, const std::string
     const NormalizedJson normalized = normalizePythonJson(text);
     if (normalized.replaced_at.empty())
         return capture;
-    return readOnce(normalized.text, path, &normalized);
+    return readOnce(normalized.text, 0, path, &normalized);
 }
 
 Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsFile& file,

@@ -22,7 +22,9 @@ Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsF
 
 // The same without the file: the tensors values name are left to
 // resolveTensorNames. readAotCapture reads the document this way on another
-// core while the safetensors header's tensor entries are read.
-Result<AotCapture> parseCaptureDocument(std::string_view text, const std::string& path);
+// core while the safetensors header's tensor entries are read. `readable`: as
+// OnDemandJson's (the text is read in place when its buffer has the padding).
+Result<AotCapture> parseCaptureDocument(std::string_view text, const std::string& path,
+                                        std::size_t readable = 0);
 
 } // namespace gapscope

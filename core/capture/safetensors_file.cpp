@@ -211,7 +211,8 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
     out.m_file = std::move(file);
     out.m_headerSize = headerSize;
     const std::uint64_t dataSize = all.size - 8 - headerSize;
-    OnDemandJson json(headerText);
+    OnDemandJson json(headerText,
+                      static_cast<std::size_t>(all.size - 8)); // in place, but for a tiny data section
     // Where a fault stands, as a byte of the file.
     auto byteAt = [&json](simdjson::error_code thrown = simdjson::SUCCESS) -> std::int64_t {
         const auto at = json.offset(thrown);

@@ -11,8 +11,9 @@
 namespace gapscope {
 
 // The capture reader's JSON texts (the safetensors header, the capture
-// document) are read with simdjson's On-Demand API: one pass over a padded
-// copy, values read straight into Gapscope's types, no DOM. These are the
+// document) are read with simdjson's On-Demand API: one pass over the text (in
+// place where the bytes after it can serve as simdjson's padding, else over a
+// padded copy), values read straight into Gapscope's types, no DOM. These are the
 // pieces both readers share; docs/performance.md says why this library.
 //
 // On-Demand checks only what is read, so the readers read every value: what
@@ -20,7 +21,11 @@ namespace gapscope {
 // malformed value anywhere, or anything after its end, is refused.
 class OnDemandJson {
 public:
-    explicit OnDemandJson(std::string_view text);
+    // `readable`: the bytes that may be read from text.data() on (the text and
+    // what follows it in the same buffer). With SIMDJSON_PADDING of them past
+    // the text, it is read in place: copying a 50,000-tensor safetensors
+    // header (13 MB) was a fifth of reading it. Else, and by default, a copy.
+    explicit OnDemandJson(std::string_view text, std::size_t readable = 0);
     OnDemandJson(const OnDemandJson&) = delete;
     OnDemandJson& operator=(const OnDemandJson&) = delete;
 
@@ -34,7 +39,8 @@ public:
     void requireEnd();
 
 private:
-    simdjson::padded_string m_text;
+    simdjson::padded_string m_copy; // empty when the text is read in place
+    std::string_view m_text;
     simdjson::ondemand::parser m_parser;
     simdjson::ondemand::document m_document;
     simdjson::error_code m_error = simdjson::SUCCESS; // of the first pass
