@@ -296,8 +296,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case Handles: return handles(r->id().aot_debug_handle);
         case AotOps: return joined(r->id().aot_ops, ", ");
         case RuntimeOps: return joined(r->id().runtime_ops, ", ");
-        case Shape: return perOutput(r->id().shapes);
-        case Dtype: return shortDtypes(perOutput(r->id().dtypes));
+        case Shape: return perOutput(r->id().shapes());
+        case Dtype: return shortDtypes(perOutput(r->id().dtypes()));
         default: return {};
         }
     case SortRole:
@@ -357,7 +357,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         if (col == AotOps || col == RuntimeOps)
             return wrapped(data(index, Qt::DisplayRole).toString());
         if (col == Dtype) {
-            const QString full = perOutput(r->id().dtypes);
+            const QString full = perOutput(r->id().dtypes());
             return wrapped(
                 full.contains(QStringLiteral("(dequantized)"))
                     ? tr("%1: the device's integer codes are dequantised with their scale and zero "

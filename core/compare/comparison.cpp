@@ -14,6 +14,22 @@
 
 namespace gapscope {
 
+std::vector<std::string> RowIdentity::shapes() const {
+    std::vector<std::string> out;
+    out.reserve(plans.size());
+    for (const auto& e : plans)
+        out.push_back(e.shape);
+    return out;
+}
+
+std::vector<std::string> RowIdentity::dtypes() const {
+    std::vector<std::string> out;
+    out.reserve(plans.size());
+    for (const auto& e : plans)
+        out.push_back(e.dtype);
+    return out;
+}
+
 const RowIdentity& ComparisonRow::id() const {
     static const RowIdentity none;
     return identity ? *identity : none;
@@ -157,7 +173,6 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
     row.index = index;
     id.pair = &pair;
     id.aot_debug_handle = pair.handles;
-    id.runtime_debug_handle = pair.handles;
     id.aot_ops = names.aot(pair.handles);
     id.runtime_ops = names.runtime(pair.handles);
     row.instruction_id = pair.runtime->instruction_id;
@@ -222,11 +237,8 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
     }
     for (auto& e : id.plans)
         e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
-    for (const auto& e : id.plans) {
-        id.shapes.push_back(e.shape);
-        id.dtypes.push_back(e.dtype);
+    for (const auto& e : id.plans)
         row.dequantized = row.dequantized || e.dequantized;
-    }
     row.identity = std::make_shared<const RowIdentity>(std::move(id));
     plan.identity = row.identity;
     return row;

@@ -22,17 +22,26 @@ namespace gapscope {
 // What a row aligns with what: the handles, the ops, what each element
 // compares. Fixed once the comparison is planned and shared by every snapshot
 // of it: a snapshot copies a row's results (ComparisonRow), not this.
+//
+// Nothing here is a copy of another field: a row's runtime handles and its texts
+// are read from where they are held (each copy was an allocation per row, and
+// opening 50,000 rows is mostly allocations).
 struct RowIdentity {
     HandleTuple aot_debug_handle;
-    HandleTuple runtime_debug_handle;
+    // ExecuTorch's runtime_debug_handle: a planned row pairs equal tuples
+    // (AlignedPair::handles), so it is aot_debug_handle.
+    const HandleTuple& runtimeDebugHandle() const { return aot_debug_handle; }
     std::vector<std::string> aot_ops;
     std::vector<std::string> runtime_ops;
-    std::vector<std::string> shapes; // "1x4x16" per element: reference shape
-    std::vector<std::string> dtypes; // "float32 vs float32"
     // What each element compares (operands into the mapped inputs, dequantisation,
     // layout), as measured: views read values through ElementReader::of(plan).
     std::vector<ElementPlan> plans;
     const AlignedPair* pair = nullptr;
+
+    // Per element, the plans' texts: "1x4x16" (the reference's shape, with the
+    // runtime's when it differs) and "float32 vs float32".
+    std::vector<std::string> shapes() const;
+    std::vector<std::string> dtypes() const;
 };
 
 struct ComparisonRow {

@@ -13,10 +13,10 @@ std::optional<std::string> delegateGranularityNote(const Comparison& c, const Ao
         // (_to_dim_order_copy) in the same group.
         if (std::find(row.id().runtime_ops.begin(), row.id().runtime_ops.end(), "DELEGATE_CALL") ==
                 row.id().runtime_ops.end() ||
-            !groups.insert(row.id().runtime_debug_handle).second)
+            !groups.insert(row.id().runtimeDebugHandle()).second)
             continue;
-        const std::set<std::int64_t> inside(row.id().runtime_debug_handle.begin(),
-                                            row.id().runtime_debug_handle.end());
+        const std::set<std::int64_t> inside(row.id().runtimeDebugHandle().begin(),
+                                            row.id().runtimeDebugHandle().end());
         const auto within = static_cast<std::size_t>(
             std::count_if(capture.records.begin(), capture.records.end(), [&](const CaptureRecord& r) {
                 return std::all_of(r.debug_handle.begin(), r.debug_handle.end(),
@@ -25,7 +25,7 @@ std::optional<std::string> delegateGranularityNote(const Comparison& c, const Ao
         if (within > 1)
             ops += within;
         else
-            groups.erase(row.id().runtime_debug_handle);
+            groups.erase(row.id().runtimeDebugHandle());
     }
     if (groups.empty())
         return std::nullopt;

@@ -95,7 +95,7 @@ RunSummary summarizeRun(const Comparison& c, std::string label, std::string refe
         row.compared_node = comparedNode(r);
         row.compared_handle = comparedHandle(r);
         row.name = displayOpName(r);
-        for (const auto& shape : r.id().shapes)
+        for (const auto& shape : r.id().shapes())
             row.shapes += (row.shapes.empty() ? "" : "; ") + shape;
         row.source = rowSource(r);
         row.status = r.status;

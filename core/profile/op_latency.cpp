@@ -175,7 +175,7 @@ InstructionIndex indexInstructions(const std::vector<InspectorEvent>& events) {
 
 std::vector<std::int32_t> instructionsOfRow(const InstructionIndex& index, const ComparisonRow& row,
                                             const InspectorEvent& event) {
-    const auto& tuple = row.id().runtime_debug_handle;
+    const auto& tuple = row.id().runtimeDebugHandle();
     std::vector<std::int32_t> out{event.instruction_id};
     for (const auto h : tuple) {
         const auto candidates = index.by_handle.find(h);

@@ -93,14 +93,14 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         j["aot_debug_handle"] = r.id().aot_debug_handle;
         j["aot_ops"] = r.id().aot_ops;
         j["runtime_ops"] = r.id().runtime_ops;
-        j["runtime_debug_handle"] = r.id().runtime_debug_handle;
+        j["runtime_debug_handle"] = r.id().runtimeDebugHandle();
         j["status"] = rowStatusName(r.status);
         j["reason"] = r.reason.empty() ? json(nullptr) : json(r.reason);
         j["in_executorch"] = r.in_executorch;
         j["instruction_id"] = r.instruction_id;
         j["output_index"] = r.output_index;
-        j["shapes"] = r.id().shapes;
-        j["dtypes"] = r.id().dtypes;
+        j["shapes"] = r.id().shapes();
+        j["dtypes"] = r.id().dtypes();
         j["dequantized"] = r.dequantized;
         j["selection"] = r.selection.empty() ? json(nullptr) : json(r.selection);
         j["compared_node"] = comparedNode(r);
@@ -211,9 +211,9 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c, const Comparison
     for (const auto& r : c.rows) {
         out << r.index << ',' << csvNumbers(joinHandles(r.id().aot_debug_handle)) << ','
             << csvCell(join(r.id().aot_ops, "; ")) << ',' << csvCell(join(r.id().runtime_ops, "; ")) << ','
-            << csvNumbers(joinHandles(r.id().runtime_debug_handle)) << ',' << rowStatusName(r.status) << ','
+            << csvNumbers(joinHandles(r.id().runtimeDebugHandle())) << ',' << rowStatusName(r.status) << ','
             << csvCell(r.reason) << ',' << (r.in_executorch ? "true" : "false") << ','
-            << csvCell(join(r.id().shapes, "; ")) << ',' << csvCell(join(r.id().dtypes, "; "));
+            << csvCell(join(r.id().shapes(), "; ")) << ',' << csvCell(join(r.id().dtypes(), "; "));
         for (const auto& m : metricCatalog()) {
             const auto v = rowMetric(r, m.id);
             out << ',' << (v ? number(*v) : std::string());

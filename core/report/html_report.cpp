@@ -136,8 +136,9 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
             << htmlEscape(join(r.id().aot_ops, ", ")) << "\">" << htmlEscape(join(r.id().aot_ops, ", "))
             << "</td><td class=ops title=\"" << htmlEscape(join(r.id().runtime_ops, ", ")) << "\">"
             << htmlEscape(join(r.id().runtime_ops, ", ")) << "</td><td>"
-            << htmlEscape(join(r.id().shapes, "; ")) << "</td><td>" << htmlEscape(join(r.id().dtypes, "; "))
-            << "</td><td title=\"" << htmlEscape(r.reason) << "\">" << rowStatusName(r.status) << "</td>";
+            << htmlEscape(join(r.id().shapes(), "; ")) << "</td><td>"
+            << htmlEscape(join(r.id().dtypes(), "; ")) << "</td><td title=\"" << htmlEscape(r.reason) << "\">"
+            << rowStatusName(r.status) << "</td>";
         for (const auto& m : metricCatalog())
             out << metricCell(r, m);
         if (latency) {

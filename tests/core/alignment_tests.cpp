@@ -41,7 +41,7 @@ TEST_CASE("operator chain: one row per kernel, ExecuTorch's columns and gaps", "
     CHECK(c.rows[0].id().aot_ops == std::vector<std::string>{"add"});
     CHECK(c.rows[0].id().runtime_ops == std::vector<std::string>{"native_call_add.out"});
     CHECK(c.rows[0].gaps.at(0).mse == 0.0);
-    CHECK(c.rows[1].id().runtime_debug_handle == HandleTuple{2});
+    CHECK(c.rows[1].id().runtimeDebugHandle() == HandleTuple{2});
     CHECK(c.rows[1].gaps.at(0).mse == 0.125);
     CHECK(c.rows[1].gaps.at(0).l1 == 0.5);
     CHECK(c.rows[1].status == RowStatus::Ok);
@@ -358,7 +358,7 @@ TEST_CASE("a reshape that merges or splits adjacent dimensions is compared eleme
         CHECK(row.gaps.at(0).max_abs == 0.25);
         CHECK(row.gaps.at(0).max_abs_index ==
               std::vector<std::int64_t>{0, 0, 1, 1}); // element 5, reference coords
-        CHECK(row.id().shapes == std::vector<std::string>{"1x2x3x4 (runtime 6x4)"});
+        CHECK(row.id().shapes() == std::vector<std::string>{"1x2x3x4 (runtime 6x4)"});
         CHECK_THAT(row.reason, Catch::Contains("merges or splits adjacent dimensions"));
         CHECK(crossesThreshold(row, {Metric::MaxAbs, 0.1}));
     }
@@ -374,7 +374,7 @@ TEST_CASE("a reshape that merges or splits adjacent dimensions is compared eleme
             const auto& row = b->compare().rows.at(0);
             CHECK(row.status == RowStatus::Invalid);
             CHECK(row.gaps.empty());
-            CHECK_THAT(row.id().shapes.at(0), Catch::Contains("(runtime "));
+            CHECK_THAT(row.id().shapes().at(0), Catch::Contains("(runtime "));
         }
     }
 }

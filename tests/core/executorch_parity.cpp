@@ -75,7 +75,7 @@ void checkExecuTorchParity(const Comparison& comparison, const std::string& dir,
             const auto& want = expected[i];
             const auto& got = *rows[i];
             CHECK(got.id().aot_debug_handle == want.at("aot_debug_handle").get<std::vector<std::int64_t>>());
-            CHECK(got.id().runtime_debug_handle ==
+            CHECK(got.id().runtimeDebugHandle() ==
                   want.at("runtime_debug_handle").get<std::vector<std::int64_t>>());
             CHECK(got.id().aot_ops == want.at("aot_ops").get<std::vector<std::string>>());
             CHECK(got.id().runtime_ops == want.at("runtime_ops").get<std::vector<std::string>>());

@@ -120,11 +120,11 @@ TEST_CASE("QNN demo: every node ExecuTorch's QNN debugger scores has Gapscope's 
     const auto* conv = rowWithHandle(c, 25);
     REQUIRE(conv);
     CHECK(conv->id().aot_ops == std::vector<std::string>{"aten_convolution_default"});
-    CHECK(conv->id().dtypes.front() == "float32 vs uint8 (dequantized)");
+    CHECK(conv->id().dtypes().front() == "float32 vs uint8 (dequantized)");
     REQUIRE(conv->id().pair);
     REQUIRE(conv->id().pair->runtime_value.isTensor());
     CHECK(conv->id().pair->runtime_value.tensor->sizes == std::vector<std::int64_t>{1, 16, 16, 16});
-    CHECK(conv->id().shapes.front() == "1x16x16x16");
+    CHECK(conv->id().shapes().front() == "1x16x16x16");
     CHECK(conv->gaps.front().rmse_steps.has_value());
     CHECK(conv->gaps.front().saturation.has_value());
     CHECK(c.warnings.empty());
@@ -143,7 +143,7 @@ TEST_CASE("QNN demo: layer_norm's one QNN tensor is compared with the reference'
         CHECK(row.status == RowStatus::Ok);
         CHECK_FALSE(row.in_executorch); // ExecuTorch skips a three-output reference
         REQUIRE(row.gaps.size() == 1);  // output only, not mean and rstd
-        CHECK(row.id().shapes == std::vector<std::string>{"1x64x32"});
+        CHECK(row.id().shapes() == std::vector<std::string>{"1x64x32"});
         CHECK(row.gaps.front().cosine > 0.999);
         CHECK(row.reason.find("output 0 of the node's 3") != std::string::npos);
     }
@@ -265,7 +265,7 @@ TEST_CASE("QNN multi-output session: split and topk resolve by node name, where 
     const auto* topk = byOp["aten_topk_default"];
     REQUIRE(topk);
     REQUIRE(topk->gaps.size() == 2);
-    CHECK(topk->id().dtypes[1] == "int64 vs int32");
+    CHECK(topk->id().dtypes()[1] == "int64 vs int32");
     CHECK(topk->gaps[1].mse == 0.0); // the same indices
     for (const auto& e : c.events())
         if (e.name.rfind("aten_split", 0) == 0 || e.name.rfind("aten_topk", 0) == 0)

@@ -75,8 +75,10 @@ TEST_CASE("hostile op names reach the CSV, Markdown and table only as text", "[r
     RowIdentity id;
     id.aot_ops = {"=HYPERLINK(\"http://evil\")", "<script>x</script>|[a](javascript:b)"};
     id.runtime_ops = {"@SUM(A1)", "\x1b]52;c;AAAA\x07"};
-    id.shapes = {"+1"};
-    id.dtypes = {"float32"};
+    ElementPlan element; // the texts the reports show: shape and dtype
+    element.shape = "+1";
+    element.dtype = "float32";
+    id.plans.push_back(element);
     row.identity = std::make_shared<const RowIdentity>(std::move(id));
     row.reason = "-2+3";
     c.rows.push_back(row);

@@ -27,8 +27,8 @@ void checkSameRows(const Comparison& staged, const Comparison& oneShot) {
         CHECK(a.measured);
         CHECK(a.status == b.status);
         CHECK(a.reason == b.reason);
-        CHECK(a.id().shapes == b.id().shapes);
-        CHECK(a.id().dtypes == b.id().dtypes);
+        CHECK(a.id().shapes() == b.id().shapes());
+        CHECK(a.id().dtypes() == b.id().dtypes());
         REQUIRE(a.gaps.size() == b.gaps.size());
         for (std::size_t e = 0; e < a.gaps.size(); ++e) {
             CHECK(a.gaps[e].mse == b.gaps[e].mse);
@@ -84,8 +84,8 @@ TEST_CASE("a staged demo load shows every row before any metric and ends equal t
         const auto& full = oneShot->comparison->rows[row.index];
         CHECK(row.id().aot_ops == full.id().aot_ops);
         CHECK(row.id().runtime_ops == full.id().runtime_ops);
-        CHECK(row.id().shapes == full.id().shapes);
-        CHECK(row.id().dtypes == full.id().dtypes);
+        CHECK(row.id().shapes() == full.id().shapes());
+        CHECK(row.id().dtypes() == full.id().dtypes());
         const bool pending = std::any_of(staged.pending.begin(), staged.pending.end(),
                                          [&](const RowPlan& p) { return p.row == row.index; });
         CHECK(row.measured == !pending);
