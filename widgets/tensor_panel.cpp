@@ -229,7 +229,7 @@ void TensorPanel::refresh() {
     const auto reader = ElementReader::of(*plan, rowElement(*row, element).measured);
     // The slice: the two chosen axes (by default the last two) are displayed; the
     // other axes, in order, are flattened into the "slice" index.
-    const auto& shape = plan->reference.shape;
+    const auto& shape = plan->reference.shape();
     const int rank = static_cast<int>(shape.size());
     if (m_rowAxis->count() != std::max(rank, 1)) {
         for (QComboBox* box : {m_rowAxis, m_colAxis}) {

@@ -14,9 +14,9 @@ namespace {
 // Shapes that differ only by size-1 dimensions: the same element count, and the
 // same sizes in the same order once the 1s are dropped.
 bool sameElementsInOrder(const Operand& a, const Operand& b) {
-    if (a.is_scalar || b.is_scalar || a.shape == b.shape || a.numel != b.numel)
+    if (a.is_scalar || b.is_scalar || a.shape() == b.shape() || a.numel != b.numel)
         return false;
-    return withoutOnes(a.shape) == withoutOnes(b.shape);
+    return withoutOnes(a.shape()) == withoutOnes(b.shape());
 }
 
 // A reshape that keeps row-major order for certain: the size-1-free shapes split
@@ -26,9 +26,9 @@ bool sameElementsInOrder(const Operand& a, const Operand& b) {
 // both sides ({2,12} against {6,4}, or 384x64 against 64x384) may as well be a
 // transpose, which no shape tells apart: those stay refused.
 bool mergesOrSplitsDimensions(const Operand& a, const Operand& b) {
-    if (a.is_scalar || b.is_scalar || a.shape == b.shape || a.numel != b.numel || a.numel == 0)
+    if (a.is_scalar || b.is_scalar || a.shape() == b.shape() || a.numel != b.numel || a.numel == 0)
         return false;
-    const auto x = withoutOnes(a.shape), y = withoutOnes(b.shape);
+    const auto x = withoutOnes(a.shape()), y = withoutOnes(b.shape());
     std::size_t i = 0, j = 0;
     while (i < x.size() && j < y.size()) {
         std::int64_t px = x[i], py = y[j];
@@ -125,7 +125,7 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
     switch (reference.kind) {
     case CaptureValue::Kind::Tensor: {
         const auto* t = capture.tensor(reference);
-        out.reference = Operand::tensor(t->scalar_type, t->shape, capture.file->bytes(*t), t->numel);
+        out.reference = Operand::tensorOver(t->scalar_type, t->shape, capture.file->bytes(*t), t->numel);
         aotType = scalarTypeName(static_cast<std::int8_t>(t->scalar_type));
         out.shape = shapeText(t->shape);
         const auto info = scalarTypeInfo(static_cast<std::int8_t>(t->scalar_type));
@@ -171,8 +171,8 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
             out.dtype = dtypeText(aotType, rtType, false);
             return out;
         }
-        out.runtime =
-            Operand::tensor(static_cast<ScalarType>(t.scalar_type), t.sizes, dump.tensorBytes(t), *t.numel);
+        out.runtime = Operand::tensorOver(static_cast<ScalarType>(t.scalar_type), t.sizes,
+                                          dump.tensorBytes(t), *t.numel);
         const auto type = static_cast<ScalarType>(t.scalar_type);
         const std::optional<QuantParams>* quant =
             record && element < record->quantization.size() ? &record->quantization[element] : nullptr;
@@ -241,13 +241,14 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
     if (!out.options.runtime_transform.axis_order && (sameElementsInOrder(out.reference, out.runtime) ||
                                                       mergesOrSplitsDimensions(out.reference, out.runtime))) {
         out.reshaped = !sameElementsInOrder(out.reference, out.runtime);
-        out.logged_shape = out.runtime.shape;
-        out.runtime.shape = out.reference.shape;
+        out.logged_shape = out.runtime.shape();
+        out.runtime.shapeAs(out.reference);
     }
     // Both shapes where they differ, so a reshaped or refused row says what met what.
     if (!out.reference.is_scalar && !out.runtime.is_scalar &&
-        (out.logged_shape ? *out.logged_shape : out.runtime.shape) != out.reference.shape)
-        out.shape += " (runtime " + shapeText(out.logged_shape ? *out.logged_shape : out.runtime.shape) + ")";
+        (out.logged_shape ? *out.logged_shape : out.runtime.shape()) != out.reference.shape())
+        out.shape +=
+            " (runtime " + shapeText(out.logged_shape ? *out.logged_shape : out.runtime.shape()) + ")";
     return out;
 }
 
@@ -270,20 +271,20 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads, const st
     out.metrics = std::move(gap.metrics);
     if (out.metrics->broadcast) {
         out.status = RowStatus::Broadcast;
-        out.reason = "reference " + shapeText(plan.reference.shape) + " and runtime " +
-                     shapeText(plan.runtime.shape) +
+        out.reason = "reference " + shapeText(plan.reference.shape()) + " and runtime " +
+                     shapeText(plan.runtime.shape()) +
                      " hold different numbers of elements; compared with broadcasting as ExecuTorch does, "
                      "so the numbers mix unrelated elements and the row is never the first divergence or "
                      "an error introducer";
     } else if (plan.logged_shape && plan.reshaped) {
         out.reason =
             "runtime " + shapeText(*plan.logged_shape) + " holds the reference's " +
-            shapeText(plan.reference.shape) +
+            shapeText(plan.reference.shape()) +
             " elements in the same order (a reshape that only merges or splits adjacent dimensions): "
             "compared element for element; ExecuTorch cannot broadcast these shapes";
     } else if (plan.logged_shape) {
         out.reason = "runtime " + shapeText(*plan.logged_shape) + " holds the reference's " +
-                     shapeText(plan.reference.shape) +
+                     shapeText(plan.reference.shape()) +
                      " elements in the same order (only size-1 dimensions differ): compared element for "
                      "element; ExecuTorch broadcasts them (its numbers are kept apart)";
     }
@@ -297,7 +298,7 @@ ElementResult measureElement(const ElementPlan& plan, unsigned threads, const st
     } else {
         Operand asLogged = plan.runtime;
         if (plan.logged_shape)
-            asLogged.shape = *plan.logged_shape;
+            asLogged.shapeOver(*plan.logged_shape);
         GapOptions plain;
         plain.threads = threads;
         plain.cancelled = cancelled;

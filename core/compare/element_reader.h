@@ -26,7 +26,7 @@ public:
     // nan_to_num converts; without them both tensors are scanned once.
     static std::optional<ElementReader> of(const ElementPlan& plan, const GapMetrics* measured = nullptr);
 
-    const std::vector<std::int64_t>& shape() const { return m_plan->reference.shape; } // reference layout
+    const std::vector<std::int64_t>& shape() const { return m_plan->reference.shape(); } // reference layout
     std::uint64_t numel() const { return m_plan->reference.numel; }
     bool dequantizes() const { return m_plan->options.runtime_transform.dequantizes(); }
 

@@ -156,13 +156,13 @@ struct FiniteSorter {
 // the shapes do not broadcast.
 bool splitDims(const Operand& a, const Operand& b, std::vector<Dim>& shared, std::vector<Dim>& aOnly,
                std::vector<Dim>& bOnly) {
-    const auto aStrides = rowMajorStrides(a.shape), bStrides = rowMajorStrides(b.shape);
-    const std::size_t rank = std::max(a.shape.size(), b.shape.size());
+    const auto aStrides = rowMajorStrides(a.shape()), bStrides = rowMajorStrides(b.shape());
+    const std::size_t rank = std::max(a.shape().size(), b.shape().size());
     for (std::size_t k = rank; k-- > 0;) {
         const std::size_t fromRight = rank - 1 - k;
-        const bool inA = fromRight < a.shape.size(), inB = fromRight < b.shape.size();
-        const std::size_t ia = a.shape.size() - 1 - fromRight, ib = b.shape.size() - 1 - fromRight;
-        const std::int64_t ad = inA ? a.shape[ia] : 1, bd = inB ? b.shape[ib] : 1;
+        const bool inA = fromRight < a.shape().size(), inB = fromRight < b.shape().size();
+        const std::size_t ia = a.shape().size() - 1 - fromRight, ib = b.shape().size() - 1 - fromRight;
+        const std::int64_t ad = inA ? a.shape()[ia] : 1, bd = inB ? b.shape()[ib] : 1;
         if (ad != bd && ad != 1 && bd != 1)
             return false;
         const Dim d{std::max(ad, bd), ad > 1 ? aStrides[ia] : 0, bd > 1 ? bStrides[ib] : 0};

@@ -8,14 +8,14 @@ std::variant<ElementLayout, std::string> ElementLayout::of(const Operand& refere
                                                            const OperandTransform& tf) {
     // The runtime tensor's shape in the reference layout, and the stride of each
     // reference-layout dim in the runtime's storage.
-    std::vector<std::int64_t> rtShape = runtime.shape;
+    std::vector<std::int64_t> rtShape = runtime.shape();
     std::vector<std::uint64_t> rtStridesRef;
-    const auto rtStrides = rowMajorStrides(runtime.shape);
+    const auto rtStrides = rowMajorStrides(runtime.shape());
     if (tf.axis_order && !runtime.is_scalar) {
         const auto& p = *tf.axis_order;
-        if (p.size() != runtime.shape.size())
+        if (p.size() != runtime.shape().size())
             return "axis_order has " + std::to_string(p.size()) + " axes but the runtime tensor has rank " +
-                   std::to_string(runtime.shape.size());
+                   std::to_string(runtime.shape().size());
         rtShape.assign(p.size(), -1);
         rtStridesRef.assign(p.size(), 0);
         for (std::size_t j = 0; j < p.size(); ++j) {
@@ -24,7 +24,7 @@ std::variant<ElementLayout, std::string> ElementLayout::of(const Operand& refere
                 rtShape[static_cast<std::size_t>(p[j])] != -1)
                 return "axis_order is not a permutation of the runtime tensor's " + std::to_string(p.size()) +
                        " axes";
-            rtShape[static_cast<std::size_t>(p[j])] = runtime.shape[j];
+            rtShape[static_cast<std::size_t>(p[j])] = runtime.shape()[j];
             rtStridesRef[static_cast<std::size_t>(p[j])] = rtStrides[j];
         }
     } else {
@@ -32,7 +32,7 @@ std::variant<ElementLayout, std::string> ElementLayout::of(const Operand& refere
     }
 
     ElementLayout layout;
-    const auto& aShape = reference.shape;
+    const auto& aShape = reference.shape();
     const std::size_t rank = std::max(aShape.size(), rtShape.size());
     layout.m_out.assign(rank, 1);
     layout.m_refStep.assign(rank, 0);
@@ -73,7 +73,7 @@ std::variant<ElementLayout, std::string> ElementLayout::of(const Operand& refere
 
 bool ElementLayout::elementForElement(const Operand& reference, const Operand& runtime) const {
     return !m_broadcast && !reference.is_scalar && !runtime.is_scalar && reference.numel == m_total &&
-           runtime.numel == m_total && reference.shape == m_out;
+           runtime.numel == m_total && reference.shape() == m_out;
 }
 
 ElementLayout::Position ElementLayout::at(std::uint64_t flat) const {

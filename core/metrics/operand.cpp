@@ -11,10 +11,30 @@ Operand Operand::tensor(ScalarType type, std::vector<std::int64_t> shape, ByteSp
                         std::uint64_t numel) {
     Operand o;
     o.type = type;
-    o.shape = std::move(shape);
+    o.m_shape = std::make_shared<const std::vector<std::int64_t>>(std::move(shape));
     o.bytes = bytes;
     o.numel = numel;
     return o;
+}
+
+Operand Operand::tensorOver(ScalarType type, const std::vector<std::int64_t>& shape, ByteSpan bytes,
+                            std::uint64_t numel) {
+    Operand o;
+    o.type = type;
+    o.shapeOver(shape);
+    o.bytes = bytes;
+    o.numel = numel;
+    return o;
+}
+
+const std::vector<std::int64_t>& Operand::shape() const {
+    static const std::vector<std::int64_t> none;
+    return m_shape ? *m_shape : none;
+}
+
+void Operand::shapeOver(const std::vector<std::int64_t>& shape) {
+    // An empty owner: the pointer without a count (shared_ptr's aliasing constructor).
+    m_shape = std::shared_ptr<const std::vector<std::int64_t>>(std::shared_ptr<void>(), &shape);
 }
 
 Operand Operand::number(double value) {

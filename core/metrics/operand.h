@@ -4,6 +4,7 @@
 #include "core/etdump/scalar_type.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,18 +15,34 @@ namespace gapscope {
 // bytes, never copied) or a scalar (a 0-dim tensor, as torch.as_tensor makes it).
 struct Operand {
     ScalarType type = ScalarType::Double;
-    std::vector<std::int64_t> shape;
     ByteSpan bytes;
     std::uint64_t numel = 1;
     bool is_scalar = false;
     double scalar = 0;
 
+    // Held by the operand (made for it).
     static Operand tensor(ScalarType type, std::vector<std::int64_t> shape, ByteSpan bytes,
                           std::uint64_t numel);
+    // The input's own shape (a capture's or an ETDump's tensor), which must
+    // outlive the operand as the input's bytes must: a plan's two operands per
+    // element held a copy each, two allocations of the many that made opening
+    // 50,000 rows slow.
+    static Operand tensorOver(ScalarType type, const std::vector<std::int64_t>& shape, ByteSpan bytes,
+                              std::uint64_t numel);
     static Operand number(double value);
+
+    // Empty for a scalar. Shared by copies of the operand, never copied.
+    const std::vector<std::int64_t>& shape() const;
+    // The shape `other` has (held or not, shared).
+    void shapeAs(const Operand& other) { m_shape = other.m_shape; }
+    // `shape`, not held: it must outlive the operand.
+    void shapeOver(const std::vector<std::int64_t>& shape);
 
     // Elements [first, first + count) as float64.
     void decode(std::uint64_t first, std::size_t count, double* out) const;
+
+private:
+    std::shared_ptr<const std::vector<std::int64_t>> m_shape; // null: no dimension
 };
 
 // How a runtime tensor maps back to the reference: dequantisation and layout.

@@ -67,7 +67,7 @@ TEST_CASE("the views' values and the metrics agree on permuted QNN rows, per ten
             // be told alike on both paths, through the permutation.
             ElementPlan perChannel = plan;
             auto& pc = perChannel.options.runtime_transform;
-            const auto channels = static_cast<std::size_t>(plan.reference.shape.at(1));
+            const auto channels = static_cast<std::size_t>(plan.reference.shape().at(1));
             pc.axis = 1;
             pc.scale.assign(channels, tf.scale.front());
             pc.zero_point.assign(channels, tf.zero_point.front());

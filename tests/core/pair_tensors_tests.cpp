@@ -94,7 +94,7 @@ TEST_CASE("B − A of two different tensors: every element, the largest at its p
         for (const auto& q : s->comparison->rows)
             if (!a && &r != &q && r.status == RowStatus::Ok && q.status == RowStatus::Ok &&
                 !r.elementPlans().empty() && !q.elementPlans().empty() &&
-                r.elementPlans()[0].reference.shape == q.elementPlans()[0].reference.shape &&
+                r.elementPlans()[0].reference.shape() == q.elementPlans()[0].reference.shape() &&
                 r.elementPlans()[0].reference.numel > 1)
                 a = &r, b = &q;
     REQUIRE(a);
@@ -165,7 +165,7 @@ TEST_CASE("rows that are not one tensor say why, and have no difference", "[tens
     // Another shape.
     for (const auto& r : rows) {
         if (r.status != RowStatus::Ok || r.elementPlans().empty() ||
-            r.elementPlans()[0].reference.shape == measurable->elementPlans()[0].reference.shape)
+            r.elementPlans()[0].reference.shape() == measurable->elementPlans()[0].reference.shape())
             continue;
         const auto pair = pairTensors(measurable, &r);
         if (!pair.a || !pair.b)
