@@ -14,10 +14,6 @@
 
 namespace gapscope {
 
-namespace {
-
-// A dump whose delegate events all carry their handle in the name (QNN's first
-// design, `<name>__debugID_<N>`) resolves without an ETRecord, so none is missing.
 // One program names its events alike in every execution: the first run with
 // delegate events decides (a decode loop opened step by step would otherwise
 // scan every run of the loop at every step).
@@ -37,8 +33,6 @@ bool namesItsOwnHandles(const EtDump& dump) {
     }
     return false;
 }
-
-} // namespace
 
 std::vector<std::string> changedInputs(const Session& session) {
     std::vector<std::string> changed;
@@ -185,7 +179,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             s->etrecord = r.value();
         else
             s->errors.push_back(r.error());
-    } else if (!s->dump || !namesItsOwnHandles(*s->dump)) {
+    } else if (!s->dump || !(files.etdump_names_its_handles ? *files.etdump_names_its_handles
+                                                            : namesItsOwnHandles(*s->dump))) {
         s->missing.push_back("ETRecord");
     }
     // Captures of a sequence of steps (state carried from one to the next): the one of

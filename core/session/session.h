@@ -95,7 +95,13 @@ struct SessionFiles {
     // Files named like an input (.etdp, .safetensors) that are not one, with
     // what their reader found wrong; they become Session::errors.
     std::vector<Error> unrecognized;
+    // namesItsOwnHandles of `etdump`, when sortSessionFiles parsed it.
+    std::optional<bool> etdump_names_its_handles;
 };
+
+// A dump whose delegate events all carry their handle in the name (QNN's first
+// design, `<name>__debugID_<N>`) resolves without an ETRecord, so none is missing.
+bool namesItsOwnHandles(const EtDump& dump);
 
 // The files a session reads: from now on no output of this process may replace
 // them (MappedFile::protectFromOutputs). sortSessionFiles and openSessionFiles

@@ -204,19 +204,25 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         // The ETDump is read on another core while the captures are read here
         // (both are needed to open; neither needs the other), into the workspace
         // openSessionFiles takes it from. Joined before the sort returns.
-        std::optional<SideTask<bool>> etdump;
+        // Whether the dump names its own handles is found there too: a pass over
+        // every event (2 ms of 50,000 ops) the opening would otherwise wait for.
+        std::optional<SideTask<std::optional<bool>>> etdump;
         if (keeps && s.etdump)
             etdump.emplace([&, etrecordFile = s.etrecord, anyCapture = !s.captures.empty()] {
                 auto d = workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress);
-                if (d && plan && anyCapture) // no capture, no plan
+                if (!d)
+                    return std::optional<bool>();
+                if (plan && anyCapture) // no capture, no plan
                     buildEventsAhead(*workspace, d.value(), etrecordFile, *plan);
-                return static_cast<bool>(d);
+                return std::optional<bool>(namesItsOwnHandles(*d.value()));
             });
         for (const auto& f : s.captures) {
             captures.push_back(captureCandidate(f, *workspace));
             s.capture_methods.push_back(captures.back().method);
             s.parsed_captures.push_back(captures.back().parsed);
         }
+        if (etdump)
+            s.etdump_names_its_handles = etdump->get();
     }
     for (const auto& c : captures)
         if (!preferredCapture.empty() && samePath(c.file->path(), preferredCapture))
