@@ -345,41 +345,44 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
 
     const OpNamesWithin names(c.alignment().runtime_op_names, capture);
     // Each row is planned from const inputs alone, so blocks of rows are planned
-    // on every core (a fifth of opening 50,000 ops on one); each block checks
-    // the cancel flag first.
+    // on every core (a fifth of opening 50,000 ops on one), with the statuses
+    // known before measuring (each row's own); each block checks the cancel
+    // flag first. Only the moves into `pending` are left in order, on one core.
     const auto& pairs = c.alignment().pairs;
     c.rows.resize(pairs.size());
     std::vector<RowPlan> plans(pairs.size());
+    // 1: measured later (pending); 0: final now (invalid, or nothing to compute).
+    std::vector<char> measured(pairs.size(), 0);
     parallelForRanges(pairs.size(), 256, [&](std::size_t begin, std::size_t end) {
         if (stopped())
             return;
-        for (std::size_t i = begin; i < end; ++i)
-            c.rows[i] = planRow(pairs[i], i, dump, capture, names, plans[i]);
+        for (std::size_t i = begin; i < end; ++i) {
+            const AlignedPair& pair = pairs[i];
+            ComparisonRow& placed = c.rows[i];
+            placed = planRow(pair, i, dump, capture, names, plans[i]);
+            const CaptureRecord& rec = *pair.aot.record;
+            if (rec.invalid_reason && pair.runtime_value_valid) {
+                placed.status = RowStatus::Invalid;
+                placed.reason = "the reference has no value for this op: " + *rec.invalid_reason;
+            } else if (pair.ambiguous_selection) {
+                placed.status = RowStatus::Invalid;
+                placed.reason = pair.selection + ": which runtime output corresponds to the reference cannot "
+                                                 "be told, so no number is shown";
+            } else if (std::any_of(plans[i].elements().begin(), plans[i].elements().end(),
+                                   [](const ElementPlan& e) { return e.measurable(); })) {
+                placed.measured = false;
+                measured[i] = 1;
+            } else {
+                applyMeasurement(c, measureRow(plans[i])); // statuses only: nothing to compute
+            }
+        }
     });
     if (stopped())
         return cancelledError();
-    planned.pending.reserve(pairs.size());
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-        const AlignedPair& pair = pairs[i];
-        RowPlan& plan = plans[i];
-        const CaptureRecord& rec = *pair.aot.record;
-        ComparisonRow& placed = c.rows[i];
-        if (rec.invalid_reason && pair.runtime_value_valid) {
-            placed.status = RowStatus::Invalid;
-            placed.reason = "the reference has no value for this op: " + *rec.invalid_reason;
-        } else if (pair.ambiguous_selection) {
-            placed.status = RowStatus::Invalid;
-            placed.reason =
-                pair.selection +
-                ": which runtime output corresponds to the reference cannot be told, so no number is shown";
-        } else if (std::any_of(plan.elements().begin(), plan.elements().end(),
-                               [](const ElementPlan& e) { return e.measurable(); })) {
-            placed.measured = false;
-            planned.pending.push_back(std::move(plan));
-        } else {
-            applyMeasurement(c, measureRow(plan)); // statuses only: nothing to compute
-        }
-    }
+    planned.pending.reserve(static_cast<std::size_t>(std::count(measured.begin(), measured.end(), 1)));
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (measured[i])
+            planned.pending.push_back(std::move(plans[i]));
     buildCoverage(c, maps);
     return planned;
 }
