@@ -79,12 +79,13 @@ void captureValue(value& v, const JsonPath& field, CaptureValue& c, std::size_t 
     const char* notAValue = "a value must be an object with a 'kind'";
     if (v.type().value() != json_type::object)
         fault(field, notAValue);
-    std::optional<std::string> kind, name;
+    std::optional<std::string> name;
+    std::optional<std::string_view> kind; // into the parser's buffer, which outlives the value
     Scalar scalar;
     const Keys keys = forEachKey(
         v.get_object().value(), kKeys, field,
         [&](unsigned k, std::string_view, value& fv) {
-            if (k == 0 && !(kind = stringOf(fv)))
+            if (k == 0 && !(kind = stringViewOf(fv)))
                 fault(field, notAValue);
             else if (k == 1 && !(name = stringOf(fv)))
                 validateSkipped(fv, depth + 1);
@@ -124,7 +125,7 @@ void captureValue(value& v, const JsonPath& field, CaptureValue& c, std::size_t 
         if (!keys.has(3))
             fault(field, "a list value needs 'items'");
     } else {
-        fault(field, "unknown value kind '" + *kind + "'");
+        fault(field, "unknown value kind '" + std::string(*kind) + "'");
     }
     if (c.kind != CaptureValue::Kind::List)
         c.items.clear();

@@ -28,9 +28,15 @@ bool isNull(value& v) {
 }
 
 std::optional<std::string> stringOf(value& v) {
+    if (auto s = stringViewOf(v))
+        return std::string(*s);
+    return std::nullopt;
+}
+
+std::optional<std::string_view> stringViewOf(value& v) {
     if (v.type().value() != json_type::string)
         return std::nullopt;
-    return std::string(v.get_string().value());
+    return v.get_string().value();
 }
 
 std::optional<bool> boolOf(value& v) {

@@ -84,6 +84,8 @@ Keys forEachKey(simdjson::ondemand::object object, const std::string_view (&keys
 
 bool isNull(value& v);
 std::optional<std::string> stringOf(value& v);
+// The same, unescaped into the parser's buffer: valid while its document is read.
+std::optional<std::string_view> stringViewOf(value& v);
 std::optional<bool> boolOf(value& v);
 // A string kept in `out`; anything else read and ignored.
 void optionalString(value& v, std::optional<std::string>& out);
