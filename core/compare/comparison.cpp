@@ -14,20 +14,24 @@
 
 namespace gapscope {
 
-std::vector<std::string> RowIdentity::shapes() const {
+namespace {
+
+std::vector<std::string> textsOf(const std::vector<ElementPlan>& plans, std::string ElementPlan::*text) {
     std::vector<std::string> out;
     out.reserve(plans.size());
     for (const auto& e : plans)
-        out.push_back(e.shape);
+        out.push_back(e.*text);
     return out;
 }
 
+} // namespace
+
+std::vector<std::string> RowIdentity::shapes() const {
+    return textsOf(plans, &ElementPlan::shape);
+}
+
 std::vector<std::string> RowIdentity::dtypes() const {
-    std::vector<std::string> out;
-    out.reserve(plans.size());
-    for (const auto& e : plans)
-        out.push_back(e.dtype);
-    return out;
+    return textsOf(plans, &ElementPlan::dtype);
 }
 
 const RowIdentity& ComparisonRow::id() const {
