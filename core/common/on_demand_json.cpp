@@ -94,14 +94,7 @@ void OnDemandJson::requireEnd() {
         throw simdjson::simdjson_error(simdjson::TRAILING_CONTENT);
 }
 
-// simdjson's get_int64 and get_uint64 succeed exactly where the checks below
-// would return a number, with that number, and leave the value unread where they
-// fail (tests/core/on_demand_json_tests.cpp pins both): tried first, they read a
-// number once instead of three times, a fifth of a safetensors header's entries.
-std::optional<std::int64_t> onDemandInt64(simdjson::ondemand::value value) {
-    std::int64_t n = 0;
-    if (value.get_int64().get(n) == simdjson::SUCCESS)
-        return n;
+std::optional<std::int64_t> typeFirstInt64(simdjson::ondemand::value value) {
     if (value.type().value() != json_type::number)
         return std::nullopt;
     // A malformed number throws: it is a fault of the text, not of its meaning.
@@ -110,10 +103,7 @@ std::optional<std::int64_t> onDemandInt64(simdjson::ondemand::value value) {
     return value.get_int64().value();
 }
 
-std::optional<std::uint64_t> onDemandUint64(simdjson::ondemand::value value) {
-    std::uint64_t n = 0;
-    if (value.get_uint64().get(n) == simdjson::SUCCESS)
-        return n;
+std::optional<std::uint64_t> typeFirstUint64(simdjson::ondemand::value value) {
     if (value.type().value() != json_type::number)
         return std::nullopt;
     switch (value.get_number_type().value()) {
@@ -124,6 +114,25 @@ std::optional<std::uint64_t> onDemandUint64(simdjson::ondemand::value value) {
     }
     default: return std::nullopt;
     }
+}
+
+// simdjson's get_int64 and get_uint64 succeed exactly where the type-first
+// readings return a number, with that number, and leave the value unread where
+// they fail (tests/core/on_demand_json_tests.cpp pins both): tried first, they
+// read a number once instead of three times, a fifth of a safetensors header's
+// entries.
+std::optional<std::int64_t> onDemandInt64(simdjson::ondemand::value value) {
+    std::int64_t n = 0;
+    if (value.get_int64().get(n) == simdjson::SUCCESS)
+        return n;
+    return typeFirstInt64(value);
+}
+
+std::optional<std::uint64_t> onDemandUint64(simdjson::ondemand::value value) {
+    std::uint64_t n = 0;
+    if (value.get_uint64().get(n) == simdjson::SUCCESS)
+        return n;
+    return typeFirstUint64(value);
 }
 
 void validateSkipped(simdjson::ondemand::value value, std::size_t depth) {

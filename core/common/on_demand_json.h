@@ -59,6 +59,11 @@ struct JsonFault {
 std::optional<std::int64_t> onDemandInt64(simdjson::ondemand::value value);
 // The same for an unsigned 64-bit integer.
 std::optional<std::uint64_t> onDemandUint64(simdjson::ondemand::value value);
+// The two above by the number's type first, then its value (three parses): what
+// they fall back to where simdjson's one-parse reading fails. Exposed for the test
+// that pins the two readings to each other.
+std::optional<std::int64_t> typeFirstInt64(simdjson::ondemand::value value);
+std::optional<std::uint64_t> typeFirstUint64(simdjson::ondemand::value value);
 
 // Reads a value Gapscope does not use, to the bottom, so that it is checked
 // (strings decoded, numbers parsed). Refuses nesting past kMaxJsonDepth.
