@@ -217,13 +217,24 @@ void markExecutorchMerges(std::vector<AlignedPair>& pairs, std::size_t pairsBefo
 
 } // namespace
 
+RuntimeSide runtimeSideOf(const std::vector<InspectorEvent>& events) {
+    RuntimeSide side;
+    side.entries = runtimeEntries(events, side.op_names);
+    return side;
+}
+
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
-                                  const ExportGraph* graph) {
+                                  const ExportGraph* graph, RuntimeSide* ahead) {
     Alignment a;
     // The capture's side of the overlap graph needs no event: it is indexed on
     // another core while the runtime entries are merged here.
     SideTask<HandlePostings> aotWith([&capture] { return HandlePostings(capture.debugHandles()); });
-    a.runtime = runtimeEntries(events, a.runtime_op_names);
+    if (ahead) {
+        a.runtime = std::move(ahead->entries);
+        a.runtime_op_names = std::move(ahead->op_names);
+    } else {
+        a.runtime = runtimeEntries(events, a.runtime_op_names);
+    }
 
     const std::size_t nAot = capture.records.size();
     const Components components = overlapComponents(capture, a.runtime, aotWith.get());

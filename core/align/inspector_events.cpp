@@ -4,6 +4,7 @@
 #include "core/common/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <string_view>
 #include <tuple>
@@ -114,8 +115,14 @@ OpHandles::OpHandles(std::vector<std::int64_t> handles) : m_sorted(std::move(han
     m_sorted.erase(std::unique(m_sorted.begin(), m_sorted.end()), m_sorted.end());
 }
 
+OpHandles OpHandles::every() {
+    OpHandles all;
+    all.m_every = true;
+    return all;
+}
+
 bool OpHandles::contains(std::int64_t handle) const {
-    return std::binary_search(m_sorted.begin(), m_sorted.end(), handle);
+    return m_every || std::binary_search(m_sorted.begin(), m_sorted.end(), handle);
 }
 
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
@@ -125,19 +132,25 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
     return events;
 }
 
-void markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHandles) {
+std::size_t markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHandles) {
+    std::atomic<std::size_t> changed{0};
     parallelForRanges(events.size(), 1024, [&](std::size_t begin, std::size_t end) {
+        std::size_t here = 0;
         for (std::size_t i = begin; i < end; ++i) {
             InspectorEvent& ev = events[i];
-            ev.has_op_types = false;
+            bool op = false;
             if (!isFrameworkEventName(ev.name))
                 for (auto h : ev.resolved.handles)
                     if (opGraphHandles.contains(h)) {
-                        ev.has_op_types = true;
+                        op = true;
                         break;
                     }
+            here += op != ev.has_op_types;
+            ev.has_op_types = op;
         }
+        changed.fetch_add(here, std::memory_order_relaxed);
     });
+    return changed.load();
 }
 
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps) {

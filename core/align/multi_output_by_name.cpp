@@ -10,30 +10,39 @@
 
 namespace gapscope {
 
-void resolveMultiOutputNodesByName(std::vector<InspectorEvent>& events, const ExportGraph& graph) {
+bool resolveMultiOutputNodesByName(std::vector<InspectorEvent>& events, const ExportGraph& graph) {
     std::map<std::string, const GraphNode*> multiOutput;
     for (const auto& node : graph.nodes)
         if (node.output_tensors.size() > 1 && !node.debug_handles.empty())
             multiOutput.emplace(node.name, &node);
-    if (multiOutput.empty())
-        return;
+    // The multi-output node an event is an output of, or end().
+    const auto nodeOf = [&multiOutput](const InspectorEvent& e) {
+        const BackendConventions& conventions = backendConventions(e.resolved.backend);
+        if (!e.delegated || !e.resolved.handles.empty() || !conventions.output_index_in_name ||
+            !e.resolved.output_index || e.debug_data.size() != 1)
+            return multiOutput.end();
+        const std::string id = e.key.delegateId();
+        const auto at = id.rfind('@');
+        if (at == std::string::npos)
+            return multiOutput.end();
+        auto node = multiOutput.find(id.substr(0, at));
+        // A graph output's name: "<prefix><node>@<idx>".
+        const std::string prefix(conventions.graph_output_prefix);
+        if (node == multiOutput.end() && !prefix.empty() && id.rfind(prefix, 0) == 0)
+            node = multiOutput.find(id.substr(prefix.size(), at - prefix.size()));
+        return node;
+    };
+    if (multiOutput.empty() || std::none_of(events.begin(), events.end(), [&](const InspectorEvent& e) {
+            return nodeOf(e) != multiOutput.end();
+        }))
+        return false;
 
     // (instruction, node) → index of the event that gathers its outputs.
     std::map<std::pair<std::int32_t, std::string>, std::size_t> gathered;
     std::vector<InspectorEvent> out;
     out.reserve(events.size());
     for (auto& e : events) {
-        const std::string id = e.key.delegateId();
-        const auto at = id.rfind('@');
-        const BackendConventions& conventions = backendConventions(e.resolved.backend);
-        const bool candidate = e.delegated && e.resolved.handles.empty() &&
-                               conventions.output_index_in_name && e.resolved.output_index &&
-                               at != std::string::npos && e.debug_data.size() == 1;
-        auto node = candidate ? multiOutput.find(id.substr(0, at)) : multiOutput.end();
-        // A graph output's name: "<prefix><node>@<idx>".
-        const std::string prefix(conventions.graph_output_prefix);
-        if (candidate && node == multiOutput.end() && !prefix.empty() && id.rfind(prefix, 0) == 0)
-            node = multiOutput.find(id.substr(prefix.size(), at - prefix.size()));
+        const auto node = nodeOf(e);
         if (node == multiOutput.end()) {
             out.push_back(std::move(e));
             continue;
@@ -75,6 +84,7 @@ void resolveMultiOutputNodesByName(std::vector<InspectorEvent>& events, const Ex
         e = std::move(sorted);
     }
     events = std::move(out);
+    return true;
 }
 
 } // namespace gapscope

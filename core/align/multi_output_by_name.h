@@ -18,6 +18,8 @@ namespace gapscope {
 // handle (HandleSource::QnnNodeName), and the events of one node and instruction
 // become one event whose debug data are its outputs in index order
 // (`output_indices`). Nothing else changes, so ExecuTorch's rows stay as they are.
-void resolveMultiOutputNodesByName(std::vector<InspectorEvent>& events, const ExportGraph& graph);
+// Returns whether any event was resolved so; when none is, `events` is left
+// untouched (not even moved), so what points into it still holds.
+bool resolveMultiOutputNodesByName(std::vector<InspectorEvent>& events, const ExportGraph& graph);
 
 } // namespace gapscope

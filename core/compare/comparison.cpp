@@ -333,16 +333,22 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         return e;
     };
     auto aligned = std::make_shared<AlignedRun>();
-    std::optional<std::vector<InspectorEvent>> ahead;
+    std::optional<EventsAhead::Built> ahead;
     if (options.events_ahead)
         ahead = options.events_ahead->take(&run, maps);
-    aligned->events = ahead ? std::move(*ahead) : buildInspectorEvents(run, maps);
-    markOpTypes(aligned->events, opHandles);
-    if (graph)
-        resolveMultiOutputNodesByName(aligned->events, *graph);
+    aligned->events = ahead ? std::move(ahead->events) : buildInspectorEvents(run, maps);
+    // The runtime side built ahead is of the events as they were marked then:
+    // it holds when marking them for this plan changes none and none is
+    // regrouped (both leave the events where they are).
+    const bool remarked = markOpTypes(aligned->events, opHandles) != 0;
+    const bool regrouped = graph && resolveMultiOutputNodesByName(aligned->events, *graph);
+    RuntimeSide* runtimeAhead =
+        ahead && ahead->runtime && !remarked && !regrouped ? &*ahead->runtime : nullptr;
+    if (options.events_ahead && runtimeAhead)
+        options.events_ahead->countRuntimeTaken();
     if (stopped())
         return cancelledError();
-    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph);
+    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, runtimeAhead);
     c.aligned = std::move(aligned);
     if (stopped())
         return cancelledError();

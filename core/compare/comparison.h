@@ -100,6 +100,10 @@ struct ComparisonOptions {
 struct PlanKey {
     const RunData* run = nullptr;
     const MethodMaps* maps = nullptr;
+    // The op graph the plan will most likely count ops by: the method's edge
+    // program (the plan takes another graph only when the capture names one).
+    // Null without an ETRecord, where the capture's handles decide.
+    const ExportGraph* likely_graph = nullptr;
 };
 std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* etrecord,
                                             const ComparisonOptions& options);

@@ -81,6 +81,7 @@ std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* 
         if (method.empty())
             return std::nullopt;
         key.maps = etrecord->maps(method);
+        key.likely_graph = etrecord->edgeProgram(method);
     }
     const std::size_t run = options.run ? *options.run : defaultRun(dump);
     if (run >= dump.runs.size())

@@ -132,7 +132,11 @@ bool namedLikeEtRecord(const std::string& path) {
 }
 
 // The next plan's Inspector events, when the dump and the ETRecord decide its
-// run and maps: the sort's side task builds them while the captures are read.
+// run and maps: the sort's side task builds them while the captures are read,
+// and the runtime side of the alignment with them, the events marked with the
+// op graph's handles the plan will most likely take (every handle without an
+// op graph: the capture's handles decide, and they are nearly always all of the
+// events'). The plan checks the guess (EventsAhead).
 void buildEventsAhead(Workspace& workspace, const std::shared_ptr<const EtDump>& dump,
                       const std::shared_ptr<const MappedFile>& etrecordFile, const ComparisonOptions& plan) {
     std::shared_ptr<const EtRecord> etrecord;
@@ -143,8 +147,13 @@ void buildEventsAhead(Workspace& workspace, const std::shared_ptr<const EtDump>&
         etrecord = r.value();
     }
     const auto key = planKeyBeforeCapture(*dump, etrecord.get(), plan);
-    if (key)
-        workspace.eventsAhead().put(key->run, key->maps, buildInspectorEvents(*key->run, key->maps));
+    if (!key)
+        return;
+    auto events = buildInspectorEvents(*key->run, key->maps);
+    markOpTypes(events,
+                key->likely_graph ? OpHandles(key->likely_graph->allDebugHandles()) : OpHandles::every());
+    auto runtime = runtimeSideOf(events);
+    workspace.eventsAhead().put(key->run, key->maps, std::move(events), std::move(runtime));
 }
 
 } // namespace

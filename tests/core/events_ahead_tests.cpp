@@ -43,16 +43,19 @@ TEST_CASE("events built ahead are the plan's own: taken once, and the session is
         std::optional<std::size_t> run;
         std::string method;
         std::size_t taken;
+        std::size_t runtimeTaken; // the runtime side too: the guessed op graph was the plan's
     };
     // The demo (XNNPACK, one method), the QNN demo, a decode loop with a run
     // asked for, and the two-method program: with no run asked, its default run
     // depends on the capture's method, so nothing is built ahead; with a run
-    // and method asked, it is.
-    const Case cases[] = {{GAPSCOPE_DEMO_DIR, std::nullopt, "", 1},
-                          {GAPSCOPE_QNN_DEMO_DIR, std::nullopt, "", 1},
-                          {kLoop, std::size_t{2}, "", 1},
-                          {kMulti, std::nullopt, "forward", 0},
-                          {kMulti, std::size_t{1}, "prefill", 1}};
+    // and method asked, it is. The QNN demo's capture names the graph its
+    // handles are of (not the edge program the sort guessed), so its plan marks
+    // the events again and merges its own runtime entries.
+    const Case cases[] = {{GAPSCOPE_DEMO_DIR, std::nullopt, "", 1, 1},
+                          {GAPSCOPE_QNN_DEMO_DIR, std::nullopt, "", 1, 0},
+                          {kLoop, std::size_t{2}, "", 1, 1},
+                          {kMulti, std::nullopt, "forward", 0, 0},
+                          {kMulti, std::size_t{1}, "prefill", 1, 1}};
     for (const auto& c : cases) {
         INFO(c.dir << " run " << (c.run ? std::to_string(*c.run) : "default") << " method '" << c.method
                    << "'");
@@ -63,6 +66,7 @@ TEST_CASE("events built ahead are the plan's own: taken once, and the session is
         options.comparison.method = c.method;
         const auto session = loadSession(inputs, options);
         CHECK(options.workspace->eventsAhead().taken() == c.taken);
+        CHECK(options.workspace->eventsAhead().runtimeTaken() == c.runtimeTaken);
         CHECK(test::reportJsonOf(*session) == test::reportJsonOf(*loadedInTurn(inputs, options)));
         // Nothing is left behind for a later plan to take.
         CHECK_FALSE(options.workspace->eventsAhead().take(
@@ -155,7 +159,8 @@ TEST_CASE("events built ahead go only to the plan of their run and maps", "[even
     ahead.put(first, nullptr, buildInspectorEvents(*first, nullptr));
     const auto taken = ahead.take(first, nullptr);
     REQUIRE(taken);
-    CHECK(taken->size() == inOne.size());
+    CHECK(taken->events.size() == inOne.size());
+    CHECK_FALSE(taken->runtime);             // none came along
     CHECK_FALSE(ahead.take(first, nullptr)); // once
     CHECK(ahead.taken() == 1);
 }
@@ -226,4 +231,89 @@ TEST_CASE("events are built only when a plan can follow, and none is kept when n
     REQUIRE(key);
     CHECK_FALSE(second.workspace->eventsAhead().take(key->run, key->maps));
     fs::remove_all(dir);
+}
+
+#include "session_builder.h"
+
+namespace {
+
+// What the runtime side decides, as a plan shows it: the runtime entries, the
+// op names per key, and what coverage says of every event.
+std::vector<std::string> runtimeSideSeenIn(const Comparison& c) {
+    std::vector<std::string> seen;
+    const auto handles = [](const HandleTuple& t) {
+        std::string s;
+        for (auto h : t)
+            s += std::to_string(h) + ",";
+        return s;
+    };
+    for (const auto& r : c.alignment().runtime)
+        seen.push_back("entry " + handles(r.handles) + " " + r.event->name);
+    for (const auto& [key, name] : c.alignment().runtime_op_names)
+        seen.push_back("name " + handles(key) + " " + name);
+    for (const auto& item : c.coverage)
+        seen.push_back("coverage " + item.kind + " " + item.what + " " + handles(item.handles));
+    seen.push_back("rows " + std::to_string(c.rows.size()));
+    return seen;
+}
+
+} // namespace
+
+TEST_CASE("the runtime side built ahead is used only where the plan's op types are the guessed ones",
+          "[events_ahead][align]") {
+    // No ETRecord: the sort guesses that every handle is an op's, and the
+    // capture's handles decide. Event 3 has no reference record in the second
+    // case, so it is no op there: the guess is wrong, and the runtime side
+    // built on it (which would list event 3 as a runtime entry without a
+    // reference) must not be used.
+    for (const bool recordThree : {true, false}) {
+        INFO("a reference record for handle 3: " << recordThree);
+        test::SessionBuilder b;
+        b.debug(0, b.tensor({1, 2}, {2}), -1, "conv__debugID_1");
+        b.debug(1, b.tensor({0, 2}, {2}), -1, "relu__debugID_2");
+        b.debug(2, b.tensor({4, 4}, {2}), -1, "extra__debugID_3");
+        b.record({1}, {"conv2d"}, {{{1, 2}, {2}}});
+        b.record({2}, {"relu"}, {{{0, 3}, {2}}});
+        if (recordThree)
+            b.record({3}, {"extra"}, {{{4, 4}, {2}}});
+        b.compare(std::nullopt, false);
+        const EtDump& dump = b.builtDump();
+        const AotCapture& capture = b.builtCapture();
+
+        const auto inTurn = planComparison(dump, nullptr, capture, {});
+        REQUIRE(inTurn);
+
+        EventsAhead ahead;
+        auto events = buildInspectorEvents(dump.runs.front(), nullptr);
+        markOpTypes(events, OpHandles::every());
+        auto runtime = runtimeSideOf(events);
+        CHECK(runtime.entries.size() == 3);
+        ahead.put(&dump.runs.front(), nullptr, std::move(events), std::move(runtime));
+        ComparisonOptions options;
+        options.events_ahead = &ahead;
+        const auto withAhead = planComparison(dump, nullptr, capture, options);
+        REQUIRE(withAhead);
+        CHECK(ahead.taken() == 1);
+        CHECK(ahead.runtimeTaken() == (recordThree ? 1u : 0u));
+        CHECK(runtimeSideSeenIn(withAhead.value().comparison) ==
+              runtimeSideSeenIn(inTurn.value().comparison));
+        CHECK(inTurn.value().comparison.alignment().runtime.size() == (recordThree ? 3u : 2u));
+    }
+}
+
+TEST_CASE("marking op types says how many events it changed", "[events_ahead][align]") {
+    auto dump = loadEtdump(kLoop + "/run.etdp", kLoop + "/run.debug.bin");
+    auto record = loadEtRecord(kLoop + "/etrecord.bin");
+    REQUIRE(dump);
+    REQUIRE(record);
+    auto events = buildInspectorEvents(dump.value().runs[1], record.value().maps("forward"));
+    std::size_t withHandles = 0;
+    for (const auto& e : events)
+        if (!e.resolved.handles.empty() && !isFrameworkEventName(e.name))
+            ++withHandles;
+    REQUIRE(withHandles > 0);
+    CHECK(markOpTypes(events, OpHandles::every()) == withHandles);
+    CHECK(markOpTypes(events, OpHandles::every()) == 0);
+    CHECK(markOpTypes(events, OpHandles()) == withHandles);
+    CHECK(markOpTypes(events, OpHandles()) == 0);
 }
