@@ -1,7 +1,12 @@
 #include "core/capture/capture_tensor_names.h"
 
+#include "core/common/parallel.h"
+
+#include <algorithm>
+#include <atomic>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace gapscope {
 
@@ -61,10 +66,30 @@ std::optional<JsonFault> resolveTensorNames(AotCapture& capture, const TensorNam
     if (capture.reference_outputs &&
         !names.list(*capture.reference_outputs, [] { return std::string("reference_outputs"); }))
         return names.fault();
-    for (std::size_t i = 0; i < capture.records.size(); ++i)
-        if (!names.list(capture.records[i].outputs,
-                        [&] { return "records[" + std::to_string(i) + "].outputs"; }))
-            return names.fault();
+    // The records on every core, in blocks: 50,000 lookups were 5 ms at the end
+    // of the sort, when the ETDump's core is done. Each block keeps its own
+    // first fault; the first block's in document order is the fault.
+    constexpr std::size_t kBlock = 2048;
+    const std::size_t blocks = (capture.records.size() + kBlock - 1) / kBlock;
+    std::vector<std::optional<JsonFault>> faults(blocks);
+    std::atomic<std::size_t> firstFaulty{blocks};
+    parallelFor(blocks, [&](std::size_t b) {
+        if (b > firstFaulty.load(std::memory_order_relaxed))
+            return; // a fault earlier in the document is the one reported
+        NameResolver inBlock(file);
+        for (std::size_t i = b * kBlock; i < std::min(capture.records.size(), (b + 1) * kBlock); ++i)
+            if (!inBlock.list(capture.records[i].outputs,
+                              [&] { return "records[" + std::to_string(i) + "].outputs"; })) {
+                faults[b] = inBlock.fault();
+                std::size_t seen = firstFaulty.load();
+                while (b < seen && !firstFaulty.compare_exchange_weak(seen, b)) {
+                }
+                return;
+            }
+    });
+    for (auto& fault : faults)
+        if (fault)
+            return std::move(fault);
     return std::nullopt;
 }
 

@@ -149,6 +149,21 @@ TEST_CASE("a capture's faults are said in the order the two readers had them in 
         CHECK(r.error().where.field == "records[1234].outputs[0]");
         CHECK_THAT(r.error().message, Catch::Contains("'lost'"));
     }
+    SECTION("of many records that name tensors the file lacks, the first in document order") {
+        // Every record from 1,234 on names a tensor the file lacks: every block
+        // after the first fails at its first record, before the first block
+        // gets to its fault, and the fault is still record 1,234's.
+        std::string records = "[";
+        for (int i = 0; i < 9000; ++i) {
+            const std::string name = i >= 1234 ? "lost" + std::to_string(i) : "t" + std::to_string(i % 4);
+            records += std::string(i ? "," : "") + R"({"debug_handle":[)" + std::to_string(i + 1) +
+                       R"(],"outputs":[{"kind":"tensor","name":")" + name + R"("}]})";
+        }
+        const auto r = readAotCapture(captureWith(documentWith("null", records + "]")));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().where.field == "records[1234].outputs[0]");
+        CHECK_THAT(r.error().message, Catch::Contains("'lost1234'"));
+    }
     SECTION("the document's own fault before a tensor it names that the file lacks") {
         const auto r = readAotCapture(captureWith(documentWith(
             "null",
