@@ -5,6 +5,7 @@
 #include "core/align/run_methods.h"
 #include "core/backends/backend_conventions.h"
 #include "core/common/parallel.h"
+#include "core/common/side_task.h"
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
 #include "core/compare/run_choice.h"
@@ -49,18 +50,12 @@ const MethodMaps* methodMaps(const EtRecord* etrecord, const std::string& method
 
 namespace {
 
-// Nothing disappears silently: every reference record and runtime event that is
-// not a measured row is listed with the reason. Rebuilt as rows get measured,
-// since a row found invalid only then joins the list.
-void buildCoverage(Comparison& c, const MethodMaps* maps) {
-    c.coverage.clear();
-    for (const auto* r : c.alignment().aot_without_runtime)
-        c.coverage.push_back({"aot_without_runtime", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
-                              "no runtime event carries these debug handles"});
-    for (const auto* r : c.alignment().runtime_without_aot)
-        c.coverage.push_back({"runtime_without_aot", r->event->name, r->handles,
-                              "the capture has no reference output for these handles"});
-    for (const auto& e : c.events()) {
+// What coverage says of the events themselves: those no handle was resolved
+// for, and their missing data. It depends on the events alone, so the plan
+// lists it on another core while it aligns.
+std::vector<CoverageItem> eventCoverage(const std::vector<InspectorEvent>& events, const MethodMaps* maps) {
+    std::vector<CoverageItem> items;
+    for (const auto& e : events) {
         if (isFrameworkEventName(e.name) || e.name == "OPERATOR_CALL")
             continue;
         if (e.resolved.handles.empty()) {
@@ -70,7 +65,7 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
             const std::string_view internal =
                 mapping ? backendConventions(mapping->backend).internal_tensor_reason : std::string_view();
             if (mapping && mapping->identifiers.empty())
-                c.coverage.push_back(
+                items.push_back(
                     {"opaque_delegate_event",
                      e.name,
                      {},
@@ -78,14 +73,14 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
             else if (!internal.empty())
                 // The delegate maps every op it lowered: a name it left out is a
                 // tensor it added itself.
-                c.coverage.push_back({"delegate_internal", e.name, {}, std::string(internal)});
+                items.push_back({"delegate_internal", e.name, {}, std::string(internal)});
             else
-                c.coverage.push_back({"unresolved_event", e.name, {}, e.resolved.reason});
+                items.push_back({"unresolved_event", e.name, {}, e.resolved.reason});
         }
         for (const auto& v : e.debug_data) {
             auto flag = [&](const Tensor& t) {
                 if (t.data == TensorData::Missing || t.data == TensorData::Invalid)
-                    c.coverage.push_back({"missing_data", e.name, e.resolved.handles, t.problem});
+                    items.push_back({"missing_data", e.name, e.resolved.handles, t.problem});
             };
             if (v.isTensor())
                 flag(*v.tensor);
@@ -94,6 +89,23 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
                     flag(*item.tensor);
         }
     }
+    return items;
+}
+
+// Nothing disappears silently: every reference record and runtime event that is
+// not a measured row is listed with the reason. Rebuilt as rows get measured,
+// since a row found invalid only then joins the list. `ofEvents` is
+// eventCoverage of the comparison's events.
+void buildCoverage(Comparison& c, std::vector<CoverageItem> ofEvents) {
+    c.coverage.clear();
+    for (const auto* r : c.alignment().aot_without_runtime)
+        c.coverage.push_back({"aot_without_runtime", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
+                              "no runtime event carries these debug handles"});
+    for (const auto* r : c.alignment().runtime_without_aot)
+        c.coverage.push_back({"runtime_without_aot", r->event->name, r->handles,
+                              "the capture has no reference output for these handles"});
+    c.coverage.insert(c.coverage.end(), std::make_move_iterator(ofEvents.begin()),
+                      std::make_move_iterator(ofEvents.end()));
     for (const auto& row : c.rows)
         if (row.status == RowStatus::Invalid)
             c.coverage.push_back(
@@ -108,6 +120,10 @@ void buildCoverage(Comparison& c, const MethodMaps* maps) {
                                   "; only the group's last output is compared"});
     for (const auto& err : c.alignment().errors)
         c.coverage.push_back({"alignment_error", "", {}, err});
+}
+
+void buildCoverage(Comparison& c, const MethodMaps* maps) {
+    buildCoverage(c, eventCoverage(c.events(), maps));
 }
 
 // A warning for each delegate of the program whose debug handles are those of
@@ -348,12 +364,21 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         options.events_ahead->countRuntimeTaken();
     if (stopped())
         return cancelledError();
+    // Beside the alignment, on another core: what coverage says of the events,
+    // and, when the runtime op names are known already, their index.
+    const std::vector<InspectorEvent>& events = aligned->events;
+    SideTask<std::vector<CoverageItem>> ofEvents([&events, maps] { return eventCoverage(events, maps); });
+    std::optional<SideTask<OpNamesWithin>> namesAhead;
+    if (runtimeAhead)
+        namesAhead.emplace([names = runtimeAhead->op_names.data(), count = runtimeAhead->op_names.size(),
+                            &capture] { return OpNamesWithin(names, count, capture); });
     aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, runtimeAhead);
     c.aligned = std::move(aligned);
     if (stopped())
         return cancelledError();
 
-    const OpNamesWithin names(c.alignment().runtime_op_names, capture);
+    const OpNamesWithin names =
+        namesAhead ? namesAhead->get() : OpNamesWithin(c.alignment().runtime_op_names, capture);
     // Each row is planned from const inputs alone, so blocks of rows are planned
     // on every core (a fifth of opening 50,000 ops on one), with the statuses
     // known before measuring (each row's own); each block checks the cancel
@@ -393,7 +418,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     for (std::size_t i = 0; i < pairs.size(); ++i)
         if (measured[i])
             planned.pending.push_back(std::move(plans[i]));
-    buildCoverage(c, maps);
+    buildCoverage(c, ofEvents.get());
     return planned;
 }
 
