@@ -99,7 +99,10 @@ struct EventLists {
 } // namespace
 
 bool isFrameworkEventName(const std::string& name) {
-    return name == "Method::init" || name == "Program::load_method" || name == "Method::execute";
+    // As a view: compared by size first, where std::string against a C string
+    // compares characters (every event is asked, twice per opening).
+    const std::string_view n(name);
+    return n == "Method::init" || n == "Program::load_method" || n == "Method::execute";
 }
 
 std::vector<RuntimeValue> programOutputs(const RunData& run) {

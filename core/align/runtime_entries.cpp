@@ -10,6 +10,10 @@
 
 namespace gapscope {
 
+// Event names are compared as views: by size first, where std::string against
+// a C string compares the characters of every one (two per event).
+using namespace std::string_view_literals;
+
 namespace {
 
 // Lookups only: the order of keys lives in the vectors beside the maps.
@@ -65,10 +69,10 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
     byKey.reserve(events.size());
     opNames.reserve(events.size());
     for (const auto& e : events) {
-        if (e.name == "OPERATOR_CALL" || !e.has_op_types)
+        if (e.name == "OPERATOR_CALL"sv || !e.has_op_types)
             continue;
         const HandleTuple& key = e.resolved.handles;
-        if (e.name == "DELEGATE_CALL") {
+        if (e.name == "DELEGATE_CALL"sv) {
             const auto* covered = innerOf(e.resolved.backend);
             if (covered && !covered->empty()) {
                 bool disjoint = true;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 namespace gapscope {
 
@@ -56,7 +57,7 @@ namespace {
 std::vector<CoverageItem> eventCoverage(const std::vector<InspectorEvent>& events, const MethodMaps* maps) {
     std::vector<CoverageItem> items;
     for (const auto& e : events) {
-        if (isFrameworkEventName(e.name) || e.name == "OPERATOR_CALL")
+        if (isFrameworkEventName(e.name) || std::string_view(e.name) == "OPERATOR_CALL")
             continue;
         if (e.resolved.handles.empty()) {
             const DelegateMapping* mapping = e.delegated && maps && maps->delegate_map.count(e.instruction_id)
