@@ -4,17 +4,6 @@ namespace gapscope::ondemand_fields {
 
 using simdjson::ondemand::json_type;
 
-std::string JsonPath::str() const {
-    std::string out = m_parent ? m_parent->str() : std::string();
-    if (m_indexed)
-        out += "[" + std::to_string(m_index) + "]";
-    else if (m_parent)
-        out.append(".").append(m_text);
-    else
-        out.append(m_text);
-    return out;
-}
-
 void fault(const JsonPath& field, std::string message, ErrorCode code) {
     throw JsonFault{field.str(), std::move(message), code};
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/common/field_path.h"
 #include "core/common/on_demand_json.h"
 
 #include <algorithm>
@@ -15,27 +16,8 @@ namespace gapscope::ondemand_fields {
 
 using simdjson::ondemand::value;
 
-// A value's JSON path ("records[3].outputs[0]"), rendered only for a fault: a
-// string built for every value was a fifth of reading a 50,000-record capture
-// document. A link to its parent, so each must outlive the paths below it;
-// the views it holds (a root, a member) must outlive it.
-class JsonPath {
-public:
-    JsonPath(std::string_view root) : m_text(root) {}
-    JsonPath(const char* root) : m_text(root) {}
-    JsonPath(const std::string& root) : m_text(root) {}
-    // `parent` + "." + member, or `parent` + "[" + index + "]".
-    JsonPath(const JsonPath& parent, std::string_view member) : m_parent(&parent), m_text(member) {}
-    JsonPath(const JsonPath& parent, std::size_t index)
-        : m_parent(&parent), m_index(index), m_indexed(true) {}
-    std::string str() const;
-
-private:
-    const JsonPath* m_parent = nullptr;
-    std::string_view m_text; // the root, or the member
-    std::size_t m_index = 0;
-    bool m_indexed = false;
-};
+// A value's JSON path ("records[3].outputs[0]"), rendered only for a fault.
+using JsonPath = FieldPath;
 
 [[noreturn]] void fault(const JsonPath& field, std::string message, ErrorCode code = ErrorCode::Malformed);
 

@@ -1,6 +1,7 @@
 #include "core/etdump/etdump_reader.h"
 
 #include "core/common/checked_math.h"
+#include "core/common/field_path.h"
 #include "core/etdump/etdump_verify.h"
 #include "core/etdump/scalar_type.h"
 #include "etdump_generated.h"
@@ -99,6 +100,7 @@ public:
     }
 
 private:
+    Location atField(const FieldPath& field, const void* table) const { return at(field.str(), table); }
     Location at(std::string field, const void* table) const {
         Location l;
         l.file = m_options.name;
@@ -209,7 +211,7 @@ private:
         return d;
     }
 
-    Value convertValue(const fb::Value* in, const std::string& field) {
+    Value convertValue(const fb::Value* in, const FieldPath& field) {
         Value v;
         v.val = in->val();
         if (const auto* marker = in->output()) {
@@ -221,7 +223,7 @@ private:
             warn(WarningCode::ValuePayloadMissing,
                  std::string("Value.val is ") + valueTypeName(v.type()) + " but its " + payload +
                      " table is absent",
-                 at(field + "." + payload, in));
+                 atField(FieldPath(field, payload), in));
         };
         switch (v.val) {
         case static_cast<std::int8_t>(ValueType::Null):
@@ -253,16 +255,16 @@ private:
             break;
         case static_cast<std::int8_t>(ValueType::Tensor):
             if (const auto* t = in->tensor())
-                v.tensors.push_back(convertTensor(t, field + ".tensor"));
+                v.tensors.push_back(convertTensor(t, FieldPath(field, "tensor")));
             else
                 missing("tensor");
             break;
         case static_cast<std::int8_t>(ValueType::TensorList):
             if (const auto* list = in->tensor_list()) {
                 if (const auto* tensors = list->tensors()) {
+                    const FieldPath listPath(field, "tensor_list"), items(listPath, "tensors");
                     for (flatbuffers::uoffset_t i = 0; i < tensors->size() && m_copied <= m_copyBudget; ++i)
-                        v.tensors.push_back(convertTensor(tensors->Get(i), field + ".tensor_list.tensors[" +
-                                                                               std::to_string(i) + "]"));
+                        v.tensors.push_back(convertTensor(tensors->Get(i), FieldPath(items, std::size_t{i})));
                 }
             } else {
                 missing("tensor_list");
@@ -272,12 +274,12 @@ private:
             v.known = false;
             warn(WarningCode::UnknownValueType,
                  "Value.val " + std::to_string(v.val) + " is not a ValueType (0..7); the value is skipped",
-                 at(field + ".val", in));
+                 atField(FieldPath(field, "val"), in));
         }
         return v;
     }
 
-    Tensor convertTensor(const fb::Tensor* in, const std::string& field) {
+    Tensor convertTensor(const fb::Tensor* in, const FieldPath& field) {
         Tensor t;
         charge(sizeof(Tensor) + sizeof(std::int64_t) * ((in->sizes() ? in->sizes()->size() : 0) +
                                                         (in->strides() ? in->strides()->size() : 0)));
@@ -289,19 +291,20 @@ private:
         return t;
     }
 
-    void invalid(Tensor& t, WarningCode code, std::string problem, const std::string& field,
+    void invalid(Tensor& t, WarningCode code, std::string problem, const FieldPath& field,
                  const void* table) {
         t.data = TensorData::Invalid;
         t.problem = problem;
-        warn(code, std::move(problem), at(field, table));
+        warn(code, std::move(problem), atField(field, table));
     }
 
-    void resolve(Tensor& t, const std::string& field, const fb::Tensor* table) {
+    // Field paths are built here only for a warning (FieldPath).
+    void resolve(Tensor& t, const FieldPath& field, const fb::Tensor* table) {
         if (t.strides.size() != t.sizes.size())
             warn(WarningCode::StridesRankMismatch,
                  "strides has " + std::to_string(t.strides.size()) + " entries for " +
                      std::to_string(t.sizes.size()) + " sizes; strides are ignored for reading",
-                 at(field + ".strides", table));
+                 atField(FieldPath(field, "strides"), table));
 
         std::uint64_t numel = 1;
         for (std::size_t d = 0; d < t.sizes.size(); ++d) {
@@ -309,11 +312,11 @@ private:
                 return invalid(t, WarningCode::InvalidTensorShape,
                                "negative size " + std::to_string(t.sizes[d]) + " in dimension " +
                                    std::to_string(d),
-                               field + ".sizes[" + std::to_string(d) + "]", table);
+                               FieldPath(FieldPath(field, "sizes"), d), table);
             auto next = checkedMul(numel, static_cast<std::uint64_t>(t.sizes[d]));
             if (!next)
                 return invalid(t, WarningCode::InvalidTensorShape, "element count overflows 64 bits",
-                               field + ".sizes", table);
+                               FieldPath(field, "sizes"), table);
             numel = *next;
         }
         t.numel = numel;
@@ -322,13 +325,13 @@ private:
             return invalid(t, WarningCode::UnknownScalarType,
                            "scalar_type " + std::to_string(t.scalar_type) +
                                " is not an ExecuTorch ScalarType this reader can decode",
-                           field + ".scalar_type", table);
+                           FieldPath(field, "scalar_type"), table);
         t.nbytes = storageBytes(t.scalar_type, numel);
         if (!t.nbytes)
             return invalid(t, WarningCode::InvalidTensorShape,
                            std::to_string(numel) + " elements of " + scalarTypeName(t.scalar_type) +
                                " overflow a 64-bit byte count",
-                           field + ".sizes", table);
+                           FieldPath(field, "sizes"), table);
 
         if (numel == 0 || t.offset == -1) {
             t.data = TensorData::Empty;
@@ -338,7 +341,7 @@ private:
             return invalid(t, WarningCode::InvalidTensorShape,
                            "negative offset " + std::to_string(t.offset) +
                                " (only -1, 'nothing written', is valid)",
-                           field + ".offset", table);
+                           FieldPath(field, "offset"), table);
         if (!m_options.debug_buffer) {
             t.data = TensorData::None;
             return;
@@ -349,7 +352,7 @@ private:
             t.problem = "needs bytes [" + std::to_string(t.offset) + ", " +
                         (end ? std::to_string(*end) : std::string("overflow")) + ") but the debug buffer " +
                         m_options.debug_buffer->path() + " has " + std::to_string(m_bufferSize) + " bytes";
-            warn(WarningCode::TensorDataMissing, t.problem, at(field + ".offset", table));
+            warn(WarningCode::TensorDataMissing, t.problem, atField(FieldPath(field, "offset"), table));
             return;
         }
         t.data = TensorData::Present;

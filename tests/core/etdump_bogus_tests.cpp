@@ -230,6 +230,31 @@ TEST_CASE("tensor bytes past the end of the debug buffer are 'missing', the rest
     CHECK(w->where.field == "debug_event.debug_entry.tensor.offset");
 }
 
+TEST_CASE("a warning names the field of the tensor it is about, in a tensor list too", "[etdump][bogus]") {
+    // Paths are rendered only for a warning (FieldPath): each part in place.
+    const std::vector<std::uint8_t> buffer(64, 0);
+    auto dump = oneTensorDump(tensorOf(6, {2}, 0));
+    auto& value = *std::get<DebugEvent>(dump.runs[0].events[0]).debug_entry;
+    value.val = static_cast<std::int8_t>(ValueType::TensorList);
+    value.tensors = {tensorOf(6, {2}, 0), tensorOf(6, {4, -1}, 0), tensorOf(99, {1}, 0),
+                     tensorOf(6, {1}, -5)};
+    value.tensors[0].strides = {1, 1, 1};
+    auto r = parseBytes(writeEtdump(dump), &buffer);
+    REQUIRE(r);
+    std::vector<std::string> fields;
+    for (const auto& w : r.value().warnings)
+        fields.push_back(w.where.field);
+    CHECK(fields == std::vector<std::string>{"debug_event.debug_entry.tensor_list.tensors[0].strides",
+                                             "debug_event.debug_entry.tensor_list.tensors[1].sizes[1]",
+                                             "debug_event.debug_entry.tensor_list.tensors[2].scalar_type",
+                                             "debug_event.debug_entry.tensor_list.tensors[3].offset"});
+    auto overflow = parseBytes(writeEtdump(oneTensorDump(tensorOf(0, {1LL << 40, 1LL << 40}, 0))), &buffer);
+    REQUIRE(overflow);
+    REQUIRE(findWarning(overflow.value(), WarningCode::InvalidTensorShape));
+    CHECK(findWarning(overflow.value(), WarningCode::InvalidTensorShape)->where.field ==
+          "debug_event.debug_entry.tensor.sizes");
+}
+
 TEST_CASE("negative sizes, huge sizes and byte-count overflow are flagged per tensor", "[etdump][bogus]") {
     const std::vector<std::uint8_t> buffer(64, 0);
     SECTION("negative size") {
