@@ -6,7 +6,6 @@
 #include <functional>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 
 namespace gapscope {
 
@@ -26,12 +25,43 @@ struct TupleHash {
     }
 };
 
-// A key of the events' own tuples (they outlive the index): no copy per event.
-struct TuplePtrHash {
-    std::size_t operator()(const HandleTuple* t) const { return TupleHash()(*t); }
-};
-struct TuplePtrEqual {
-    bool operator()(const HandleTuple* a, const HandleTuple* b) const { return *a == *b; }
+// Open addressing over one array (as the Inspector's event groups are found):
+// std::unordered_map allocated a node per key, two keys per event, and freed
+// them all again, a third of merging 50,000 runtime entries. Sized once for
+// every key being new, at most half full, so it never grows.
+template <typename Key> class FlatIndex {
+public:
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    explicit FlatIndex(std::size_t keys) {
+        std::size_t size = 16;
+        while (size < 2 * keys)
+            size *= 2;
+        m_slots.assign(size, Slot{Key(), kNone});
+    }
+    // The value slot of `key` (kNone where the key is new: assign it to add
+    // the key). `same(key in a slot)` tells keys apart.
+    template <typename Same> std::size_t& at(const Key& key, std::size_t hash, Same same) {
+        const std::size_t mask = m_slots.size() - 1;
+        // The hash's own low bits, high bits folded in: consecutive handles
+        // (the usual keys) take consecutive slots, which keeps the walk over
+        // 50,000 keys in cache; keys apart by a power of two still spread.
+        for (std::size_t i = (hash ^ (hash >> 13) ^ (hash >> 29)) & mask;; i = (i + 1) & mask) {
+            Slot& slot = m_slots[i];
+            if (slot.value == kNone) {
+                slot.key = key;
+                return slot.value;
+            }
+            if (same(slot.key))
+                return slot.value;
+        }
+    }
+
+private:
+    struct Slot {
+        Key key;
+        std::size_t value;
+    };
+    std::vector<Slot> m_slots;
 };
 
 } // namespace
@@ -63,9 +93,9 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
     }
 
     std::vector<RuntimeEntry> byKey; // insertion-ordered "dict"
-    std::unordered_map<const HandleTuple*, std::size_t, TuplePtrHash, TuplePtrEqual>
-        keyIndex; // key → its place in byKey and opNames
-    keyIndex.reserve(events.size());
+    // Key (the events' own tuples, which outlive the index: no copy) → its
+    // place in byKey and opNames.
+    FlatIndex<const HandleTuple*> keyIndex(events.size());
     byKey.reserve(events.size());
     opNames.reserve(events.size());
     for (const auto& e : events) {
@@ -82,16 +112,18 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
                     continue;
             }
         }
-        const auto [at, fresh] = keyIndex.emplace(&key, byKey.size());
-        if (fresh) {
+        std::size_t& at =
+            keyIndex.at(&key, TupleHash()(key), [&](const HandleTuple* k) { return *k == key; });
+        if (at == keyIndex.kNone) {
+            at = byKey.size();
             byKey.push_back(RuntimeEntry{key, e.instruction_id, &e, e.num_outputs});
             opNames.emplace_back(key, e.name);
-        } else if (e.instruction_id > byKey[at->second].instruction_id) {
-            RuntimeEntry& existing = byKey[at->second];
+        } else if (e.instruction_id > byKey[at].instruction_id) {
+            RuntimeEntry& existing = byKey[at];
             existing.instruction_id = e.instruction_id;
             existing.event = &e;
             existing.num_outputs = e.num_outputs;
-            opNames[at->second].second = e.name;
+            opNames[at].second = e.name;
         }
     }
 
@@ -103,17 +135,23 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
     std::vector<bool> alive;
     slots.reserve(byKey.size());
     alive.reserve(byKey.size());
-    std::unordered_map<std::int64_t, std::size_t> owner; // handle → sequence number of its merged entry
-    owner.reserve(byKey.size());
+    std::size_t handles = 0;
+    for (const auto& entry : byKey)
+        handles += entry.handles.size();
+    // Handle → sequence number of its merged entry.
+    FlatIndex<std::int64_t> owner(handles);
+    const auto ownerOf = [&owner](std::int64_t h) -> std::size_t& {
+        return owner.at(h, static_cast<std::size_t>(h), [h](std::int64_t k) { return k == h; });
+    };
     std::vector<std::size_t> overlapping;
     for (auto& entry : byKey) {
         overlapping.clear();
         for (auto h : entry.handles)
-            if (const auto it = owner.find(h); it != owner.end())
-                overlapping.push_back(it->second);
+            if (const std::size_t seq = ownerOf(h); seq != owner.kNone)
+                overlapping.push_back(seq);
         if (overlapping.empty()) { // most entries: the entry is its own merged entry
             for (auto h : entry.handles)
-                owner[h] = slots.size();
+                ownerOf(h) = slots.size();
             slots.push_back(std::move(entry));
             alive.push_back(true);
             continue;
@@ -134,7 +172,7 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
         }
         value.handles = current;
         for (auto h : current)
-            owner[h] = slots.size();
+            ownerOf(h) = slots.size();
         slots.push_back(std::move(value));
         alive.push_back(true);
     }

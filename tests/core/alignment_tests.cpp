@@ -3,6 +3,7 @@
 
 #include "core/align/alignment.h"
 #include "core/align/handle_subset_index.h"
+#include "core/align/runtime_entries.h"
 #include "core/compare/comparison.h"
 #include "session_builder.h"
 
@@ -256,6 +257,41 @@ TEST_CASE("two records of the same handles: the later one is the reference, as i
     REQUIRE(c.rows[0].id().pair);
     CHECK(c.rows[0].id().pair->aot.record->ops == std::vector<std::string>{"later"});
     CHECK(c.rows[0].gaps.at(0).mse == 0.0);
+}
+
+TEST_CASE("runtime keys far apart, negative or colliding are told apart and merged", "[align]") {
+    // The keys are found by open addressing (runtime_entries.cpp): handles of
+    // 10^12, negative ones, and 2,000 keys 4,096 apart (the same low bits).
+    std::vector<InspectorEvent> events;
+    const auto event = [&](HandleTuple handles, std::int32_t instruction, std::string name) {
+        InspectorEvent e;
+        e.name = std::move(name);
+        e.instruction_id = instruction;
+        e.has_op_types = true;
+        e.resolved.handles = std::move(handles);
+        events.push_back(std::move(e));
+    };
+    const std::int64_t far = 1000000000000;
+    event({far}, 3, "far");
+    event({-5}, 1, "negative");
+    event({far}, 2, "far again, earlier"); // the same key, a lower instruction: not kept
+    event({-5, 7}, 4, "overlaps");         // merges into the entry of {-5}, and wins
+    for (std::int64_t i = 1; i <= 2000; ++i)
+        event({i * 4096}, 10, "spread");
+    std::vector<std::pair<HandleTuple, std::string>> names;
+    const auto entries = runtimeEntries(events, names);
+    REQUIRE(entries.size() == 2 + 2000);
+    CHECK(entries[0].handles == HandleTuple{far});
+    CHECK(entries[0].event == &events[0]);
+    CHECK(entries[1].handles == HandleTuple{-5, 7});
+    CHECK(entries[1].event == &events[3]);
+    CHECK(entries[1].instruction_id == 4);
+    for (std::size_t i = 0; i < 2000; ++i)
+        CHECK(entries[2 + i].handles == HandleTuple{static_cast<std::int64_t>(i + 1) * 4096});
+    REQUIRE(names.size() == 3 + 2000);
+    CHECK(names[0] == std::make_pair(HandleTuple{far}, std::string("far")));
+    CHECK(names[1] == std::make_pair(HandleTuple{-5}, std::string("negative")));
+    CHECK(names[2] == std::make_pair(HandleTuple{-5, 7}, std::string("overlaps")));
 }
 
 TEST_CASE("overlapping runtime keys merge and the higher instruction id wins", "[align]") {
