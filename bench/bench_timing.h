@@ -3,6 +3,7 @@
 // The clock and the small statistics every benchmark here shares.
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <ctime>
 #include <vector>
@@ -35,6 +36,12 @@ inline double processCpuSeconds() {
 template <typename T> T median(std::vector<T> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+
+// The first quartile, the median and the third: a figure's spread over rounds.
+inline std::array<double, 3> quartiles(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return {v[v.size() / 4], v[v.size() / 2], v[3 * v.size() / 4]};
 }
 
 } // namespace gapscope::bench

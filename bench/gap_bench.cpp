@@ -66,10 +66,6 @@ void benchGap(std::string& json) {
         ones.push_back(t1);
         alls.push_back(tN);
     }
-    const auto quartiles = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return std::array<double, 3>{v[v.size() / 4], v[v.size() / 2], v[3 * v.size() / 4]};
-    };
     const auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
     const double ratioFast = fastest(ones) / fastest(sums), speedupFast = fastest(ones) / fastest(alls);
     const auto ratio = quartiles(ratios), speedup = quartiles(speedups);
