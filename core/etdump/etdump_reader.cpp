@@ -100,13 +100,12 @@ public:
     }
 
 private:
-    Location atField(const FieldPath& field, const void* table) const { return at(field.str(), table); }
-    Location at(std::string field, const void* table) const {
+    Location at(const FieldPath& field, const void* table) const {
         Location l;
         l.file = m_options.name;
         l.run = m_run;
         l.event = m_event;
-        l.field = std::move(field);
+        l.field = field.str();
         if (table)
             l.byteOffset = static_cast<std::int64_t>(static_cast<const std::uint8_t*>(table) - m_buf.data);
         return l;
@@ -223,7 +222,7 @@ private:
             warn(WarningCode::ValuePayloadMissing,
                  std::string("Value.val is ") + valueTypeName(v.type()) + " but its " + payload +
                      " table is absent",
-                 atField(FieldPath(field, payload), in));
+                 at(FieldPath(field, payload), in));
         };
         switch (v.val) {
         case static_cast<std::int8_t>(ValueType::Null):
@@ -274,7 +273,7 @@ private:
             v.known = false;
             warn(WarningCode::UnknownValueType,
                  "Value.val " + std::to_string(v.val) + " is not a ValueType (0..7); the value is skipped",
-                 atField(FieldPath(field, "val"), in));
+                 at(FieldPath(field, "val"), in));
         }
         return v;
     }
@@ -295,16 +294,15 @@ private:
                  const void* table) {
         t.data = TensorData::Invalid;
         t.problem = problem;
-        warn(code, std::move(problem), atField(field, table));
+        warn(code, std::move(problem), at(field, table));
     }
 
-    // Field paths are built here only for a warning (FieldPath).
     void resolve(Tensor& t, const FieldPath& field, const fb::Tensor* table) {
         if (t.strides.size() != t.sizes.size())
             warn(WarningCode::StridesRankMismatch,
                  "strides has " + std::to_string(t.strides.size()) + " entries for " +
                      std::to_string(t.sizes.size()) + " sizes; strides are ignored for reading",
-                 atField(FieldPath(field, "strides"), table));
+                 at(FieldPath(field, "strides"), table));
 
         std::uint64_t numel = 1;
         for (std::size_t d = 0; d < t.sizes.size(); ++d) {
@@ -352,7 +350,7 @@ private:
             t.problem = "needs bytes [" + std::to_string(t.offset) + ", " +
                         (end ? std::to_string(*end) : std::string("overflow")) + ") but the debug buffer " +
                         m_options.debug_buffer->path() + " has " + std::to_string(m_bufferSize) + " bytes";
-            warn(WarningCode::TensorDataMissing, t.problem, atField(FieldPath(field, "offset"), table));
+            warn(WarningCode::TensorDataMissing, t.problem, at(FieldPath(field, "offset"), table));
             return;
         }
         t.data = TensorData::Present;
