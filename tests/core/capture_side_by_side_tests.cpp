@@ -113,6 +113,19 @@ TEST_CASE("a capture reads the same with its document before the tensors or afte
     }
 }
 
+namespace {
+
+// `count` records, record i with one output naming tensor `nameOf(i)`.
+std::string recordsNaming(int count, const std::function<std::string(int)>& nameOf) {
+    std::string records = "[";
+    for (int i = 0; i < count; ++i)
+        records += std::string(i ? "," : "") + R"({"debug_handle":[)" + std::to_string(i + 1) +
+                   R"(],"outputs":[{"kind":"tensor","name":")" + nameOf(i) + R"("}]})";
+    return records + "]";
+}
+
+} // namespace
+
 TEST_CASE("a capture's faults are said in the order the two readers had them in turn",
           "[capture][side-by-side][bogus]") {
     const std::string ok = R"([{"debug_handle":[1],"outputs":[{"kind":"tensor","name":"t0"}]}])";
@@ -138,13 +151,10 @@ TEST_CASE("a capture's faults are said in the order the two readers had them in 
         // Records are looked up in blocks on every core: the fault must still
         // be the first record's, whichever block fails first. 5,000 records,
         // names missing at 4,321 and 1,234, several blocks apart.
-        std::string records = "[";
-        for (int i = 0; i < 5000; ++i) {
-            const std::string name = i == 1234 ? "lost" : i == 4321 ? "gone" : "t" + std::to_string(i % 4);
-            records += std::string(i ? "," : "") + R"({"debug_handle":[)" + std::to_string(i + 1) +
-                       R"(],"outputs":[{"kind":"tensor","name":")" + name + R"("}]})";
-        }
-        const auto r = readAotCapture(captureWith(documentWith("null", records + "]")));
+        const auto r = readAotCapture(captureWith(
+            documentWith("null", recordsNaming(5000, [](int i) {
+                             return i == 1234 ? "lost" : i == 4321 ? "gone" : "t" + std::to_string(i % 4);
+                         }))));
         REQUIRE_FALSE(r);
         CHECK(r.error().where.field == "records[1234].outputs[0]");
         CHECK_THAT(r.error().message, Catch::Contains("'lost'"));
@@ -153,13 +163,11 @@ TEST_CASE("a capture's faults are said in the order the two readers had them in 
         // Every record from 1,234 on names a tensor the file lacks: every block
         // after the first fails at its first record, before the first block
         // gets to its fault, and the fault is still record 1,234's.
-        std::string records = "[";
-        for (int i = 0; i < 9000; ++i) {
-            const std::string name = i >= 1234 ? "lost" + std::to_string(i) : "t" + std::to_string(i % 4);
-            records += std::string(i ? "," : "") + R"({"debug_handle":[)" + std::to_string(i + 1) +
-                       R"(],"outputs":[{"kind":"tensor","name":")" + name + R"("}]})";
-        }
-        const auto r = readAotCapture(captureWith(documentWith("null", records + "]")));
+        const auto r = readAotCapture(captureWith(documentWith("null", recordsNaming(9000, [](int i) {
+                                                                   return i >= 1234
+                                                                              ? "lost" + std::to_string(i)
+                                                                              : "t" + std::to_string(i % 4);
+                                                               }))));
         REQUIRE_FALSE(r);
         CHECK(r.error().where.field == "records[1234].outputs[0]");
         CHECK_THAT(r.error().message, Catch::Contains("'lost1234'"));
