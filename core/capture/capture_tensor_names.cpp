@@ -66,9 +66,9 @@ std::optional<JsonFault> resolveTensorNames(AotCapture& capture, const TensorNam
     if (capture.reference_outputs &&
         !names.list(*capture.reference_outputs, [] { return std::string("reference_outputs"); }))
         return names.fault();
-    // The records on every core, in blocks: 50,000 lookups were 5 ms at the end
-    // of the sort, when the ETDump's core is done. Each block keeps its own
-    // first fault; the first block's in document order is the fault.
+    // The records on every core, in blocks: 50,000 lookups were 5 ms on one
+    // core at the end of the sort. Each block keeps its own first fault; the
+    // first block's in document order is the fault.
     constexpr std::size_t kBlock = 2048;
     const std::size_t blocks = (capture.records.size() + kBlock - 1) / kBlock;
     std::vector<std::optional<JsonFault>> faults(blocks);
