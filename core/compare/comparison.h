@@ -100,9 +100,11 @@ struct ComparisonOptions {
 struct PlanKey {
     const RunData* run = nullptr;
     const MethodMaps* maps = nullptr;
-    // The op graph the plan will most likely count ops by: the method's edge
-    // program (the plan takes another graph only when the capture names one).
-    // Null without an ETRecord, where the capture's handles decide.
+    // The op graph the plan will most likely count ops by: the graph whose
+    // handles a delegate of the method uses (BackendConventions::reference_graph)
+    // when the ETRecord holds it, else the method's edge program (the plan takes
+    // another graph only when the capture names one). Null without an ETRecord,
+    // where the capture's handles decide.
     const ExportGraph* likely_graph = nullptr;
 };
 std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* etrecord,

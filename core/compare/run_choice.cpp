@@ -1,6 +1,7 @@
 #include "core/compare/run_choice.h"
 
 #include "core/align/run_methods.h"
+#include "core/backends/backend_conventions.h"
 #include "core/compare/run_checks.h"
 
 #include <algorithm>
@@ -66,6 +67,7 @@ std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const Compar
 
 std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* etrecord,
                                             const ComparisonOptions& options) {
+    static const decltype(MethodMaps::delegate_map) noDelegates;
     if (dump.runs.empty())
         return std::nullopt;
     // chooseRun: a multi-method program's default run is the first that fits the method.
@@ -82,6 +84,17 @@ std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* 
             return std::nullopt;
         key.maps = etrecord->maps(method);
         key.likely_graph = etrecord->edgeProgram(method);
+        // A delegate whose debug handles are another graph's (QNN's
+        // edge_after_transform) is captured from that graph (its capture hint),
+        // and the plan then counts ops by it.
+        for (const auto& entry : key.maps ? key.maps->delegate_map : noDelegates) {
+            const std::string graph(backendConventions(entry.second.backend).reference_graph);
+            if (const auto it = etrecord->graph_map.find(graph);
+                !graph.empty() && it != etrecord->graph_map.end()) {
+                key.likely_graph = &it->second;
+                break;
+            }
+        }
     }
     const std::size_t run = options.run ? *options.run : defaultRun(dump);
     if (run >= dump.runs.size())

@@ -48,11 +48,13 @@ TEST_CASE("events built ahead are the plan's own: taken once, and the session is
     // The demo (XNNPACK, one method), the QNN demo, a decode loop with a run
     // asked for, and the two-method program: with no run asked, its default run
     // depends on the capture's method, so nothing is built ahead; with a run
-    // and method asked, it is. The QNN demo's capture names the graph its
-    // handles are of (not the edge program the sort guessed), so its plan marks
-    // the events again and merges its own runtime entries.
+    // and method asked, it is. QNN's delegate handles are those of the graph
+    // its captures are taken of (edge_after_transform), which the sort guesses;
+    // the multi-output session's plan regroups events by tensor name, so it
+    // merges its own runtime entries.
     const Case cases[] = {{GAPSCOPE_DEMO_DIR, std::nullopt, "", 1, 1},
-                          {GAPSCOPE_QNN_DEMO_DIR, std::nullopt, "", 1, 0},
+                          {GAPSCOPE_QNN_DEMO_DIR, std::nullopt, "", 1, 1},
+                          {GAPSCOPE_TEST_DATA_DIR "/qnn_multiout_8a8w", std::nullopt, "", 1, 0},
                           {kLoop, std::size_t{2}, "", 1, 1},
                           {kMulti, std::nullopt, "forward", 0, 0},
                           {kMulti, std::size_t{1}, "prefill", 1, 1}};
