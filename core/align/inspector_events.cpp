@@ -1,5 +1,6 @@
 #include "core/align/inspector_events.h"
 
+#include "core/common/flat_index.h"
 #include "core/common/hash_mix.h"
 #include "core/common/parallel.h"
 
@@ -53,36 +54,6 @@ struct Group {
     EventKey key() const { return {std::get<0>(gk), delegate_debug_id_int, *delegate_debug_id_str}; }
 };
 
-// Groups by key, open addressing into one array of group numbers: a node per
-// group (100,000 of them for a 50,000-op session) cost more to allocate and
-// free than the lookups. Sized once for every event being its own group, at
-// most half full, so it never grows.
-class GroupIndex {
-public:
-    explicit GroupIndex(std::size_t events) {
-        std::size_t size = 16;
-        while (size < 2 * events)
-            size *= 2;
-        m_slots.assign(size, kEmpty);
-    }
-    // The group of `gk`, or a new one numbered `fresh` (returned with true).
-    std::pair<std::size_t, bool> find(const GroupKey& gk, const std::vector<Group>& groups,
-                                      std::size_t fresh) {
-        const std::size_t mask = m_slots.size() - 1;
-        for (std::size_t at = GroupKeyHash()(gk) & mask;; at = (at + 1) & mask) {
-            if (m_slots[at] == kEmpty) {
-                m_slots[at] = fresh;
-                return {fresh, true};
-            }
-            if (groups[m_slots[at]].gk == gk)
-                return {m_slots[at], false};
-        }
-    }
-
-private:
-    static constexpr std::size_t kEmpty = static_cast<std::size_t>(-1);
-    std::vector<std::size_t> m_slots;
-};
 struct EventLists {
     std::vector<std::size_t> next;
     void append(EventList& list, std::size_t i) {
@@ -157,7 +128,10 @@ std::size_t markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& op
 }
 
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps) {
-    GroupIndex index(run.events.size());
+    // Groups by key, in one array of group numbers (FlatIndex): a node per
+    // group (100,000 of them for a 50,000-op session) cost more to allocate and
+    // free than the lookups. Sized for every event being its own group.
+    FlatIndex<NoKey> index(run.events.size());
     std::vector<Group> groups;
     EventLists lists{std::vector<std::size_t>(run.events.size(), kNone)};
     for (std::size_t i = 0; i < run.events.size(); ++i) {
@@ -185,9 +159,12 @@ std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const Metho
         } else {
             continue;
         }
-        const auto [at, fresh] = index.find(gk, groups, groups.size());
-        if (fresh)
+        std::size_t& at = index.at(NoKey{}, GroupKeyHash()(gk),
+                                   [&](const auto& slot) { return groups[slot.value].gk == gk; });
+        if (at == index.kNone) {
+            at = groups.size();
             groups.push_back(Group{gk, std::get<3>(gk), idStr, {}, {}});
+        }
         Group& g = groups[at];
         if (isProfile) {
             lists.append(g.profiles, i);

@@ -1,5 +1,6 @@
 #include "core/align/runtime_entries.h"
 
+#include "core/common/flat_index.h"
 #include "core/common/hash_mix.h"
 
 #include <algorithm>
@@ -15,7 +16,7 @@ using namespace std::string_view_literals;
 
 namespace {
 
-// Lookups only: the order of keys lives in the vectors beside the maps.
+// Lookups only: the order of keys lives in the vectors beside the index.
 struct TupleHash {
     std::size_t operator()(const HandleTuple& t) const {
         std::size_t h = t.size();
@@ -23,45 +24,6 @@ struct TupleHash {
             hashMix(h, std::hash<std::int64_t>()(x));
         return h;
     }
-};
-
-// Open addressing over one array (as the Inspector's event groups are found):
-// std::unordered_map allocated a node per key, two keys per event, and freed
-// them all again, a third of merging 50,000 runtime entries. Sized once for
-// every key being new, at most half full, so it never grows.
-template <typename Key> class FlatIndex {
-public:
-    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    explicit FlatIndex(std::size_t keys) {
-        std::size_t size = 16;
-        while (size < 2 * keys)
-            size *= 2;
-        m_slots.assign(size, Slot{Key(), kNone});
-    }
-    // The value slot of `key` (kNone where the key is new: assign it to add
-    // the key). `same(key in a slot)` tells keys apart.
-    template <typename Same> std::size_t& at(const Key& key, std::size_t hash, Same same) {
-        const std::size_t mask = m_slots.size() - 1;
-        // The hash's own low bits, high bits folded in: consecutive handles
-        // (the usual keys) take consecutive slots, which keeps the walk over
-        // 50,000 keys in cache; keys apart by a power of two still spread.
-        for (std::size_t i = (hash ^ (hash >> 13) ^ (hash >> 29)) & mask;; i = (i + 1) & mask) {
-            Slot& slot = m_slots[i];
-            if (slot.value == kNone) {
-                slot.key = key;
-                return slot.value;
-            }
-            if (same(slot.key))
-                return slot.value;
-        }
-    }
-
-private:
-    struct Slot {
-        Key key;
-        std::size_t value;
-    };
-    std::vector<Slot> m_slots;
 };
 
 } // namespace
@@ -113,7 +75,7 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
             }
         }
         std::size_t& at =
-            keyIndex.at(&key, TupleHash()(key), [&](const HandleTuple* k) { return *k == key; });
+            keyIndex.at(&key, TupleHash()(key), [&](const auto& slot) { return *slot.key == key; });
         if (at == keyIndex.kNone) {
             at = byKey.size();
             byKey.push_back(RuntimeEntry{key, e.instruction_id, &e, e.num_outputs});
@@ -141,7 +103,7 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
     // Handle → sequence number of its merged entry.
     FlatIndex<std::int64_t> owner(handles);
     const auto ownerOf = [&owner](std::int64_t h) -> std::size_t& {
-        return owner.at(h, static_cast<std::size_t>(h), [h](std::int64_t k) { return k == h; });
+        return owner.at(h, static_cast<std::size_t>(h), [h](const auto& slot) { return slot.key == h; });
     };
     std::vector<std::size_t> overlapping;
     for (auto& entry : byKey) {
