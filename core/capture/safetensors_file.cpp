@@ -47,7 +47,13 @@ std::optional<Error> readMetadata(simdjson::ondemand::value value, const std::st
         if (v.type().value() != simdjson::ondemand::json_type::string)
             return stError(file, "__metadata__['" + key + "'] is not a string", ErrorCode::Malformed,
                            "__metadata__." + key, at);
-        if (!metadata.emplace(key, std::string(v.get_string().value())).second)
+        // With room for simdjson's padding: a capture's document (megabytes) is
+        // taken by readAotCapture and parsed in place, not copied again.
+        const std::string_view text = v.get_string().value();
+        std::string kept;
+        kept.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+        kept.assign(text);
+        if (!metadata.emplace(key, std::move(kept)).second)
             return stError(file, "__metadata__['" + key + "'] appears twice", ErrorCode::Malformed,
                            "__metadata__." + key, at);
     }

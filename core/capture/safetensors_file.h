@@ -32,10 +32,13 @@ struct SafetensorsTensor {
 class SafetensorsFile {
 public:
     // Called once __metadata__ is read, before the tensor entries that follow
-    // it, on the reading thread. The map is valid during the call only: a
-    // header found bad later frees it, so anything that outlives the call
-    // takes a copy (readAotCapture's side task does).
-    using MetadataRead = std::function<void(const std::map<std::string, std::string>&)>;
+    // it, on the reading thread. It may take values out of the map (moving
+    // them: the key stays, with an empty value), which saves copying a value
+    // of megabytes (a capture's document) once more. Each value is followed
+    // by room for simdjson's padding (capacity() - size() >= 64), so what is
+    // taken can be padded and parsed in place. Anything else that outlives the
+    // call is copied: a header found bad later frees the map.
+    using MetadataRead = std::function<void(std::map<std::string, std::string>&)>;
 
     // The header is read in one pass by simdjson's On-Demand API
     // (core/common/on_demand_json.h); a name or a key given twice is refused.
