@@ -237,7 +237,8 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
         out.reason = "the runtime value is not a tensor or a number";
         return out;
     }
-    out.dtype = dtypeText(aotType, rtType, out.dequantized);
+    if (rt.kind != RuntimeValue::Kind::Tensor) // a tensor's was made where it was dequantised
+        out.dtype = dtypeText(aotType, rtType, out.dequantized);
     if (!out.options.runtime_transform.axis_order && (sameElementsInOrder(out.reference, out.runtime) ||
                                                       mergesOrSplitsDimensions(out.reference, out.runtime))) {
         out.reshaped = !sameElementsInOrder(out.reference, out.runtime);
