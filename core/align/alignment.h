@@ -62,11 +62,21 @@ struct AlignedPair {
     std::vector<int> reference_elements;
 };
 
+// A pre-merge runtime key and its op name (an entry of ExecuTorch's
+// runtime_debug_handle_to_op_names): views into the events, as
+// RuntimeEntry::event is, which whoever holds the alignment keeps (AlignedRun).
+// A copy of each key and name was two allocations per event, 100,000 for
+// opening a 50,000-op session.
+struct RuntimeOpName {
+    const HandleTuple* handles = nullptr;
+    const std::string* name = nullptr;
+};
+
 struct Alignment {
     std::vector<RuntimeEntry> runtime; // after merging, in insertion order
     std::vector<AlignedPair> pairs;    // ExecuTorch's mapping order
     // Op names per pre-merge runtime key (ExecuTorch's runtime_debug_handle_to_op_names).
-    std::vector<std::pair<HandleTuple, std::string>> runtime_op_names;
+    std::vector<RuntimeOpName> runtime_op_names;
     // Components that had AOT nodes but no runtime node, and vice versa.
     std::vector<const CaptureRecord*> aot_without_runtime;
     std::vector<const RuntimeEntry*> runtime_without_aot;
@@ -87,7 +97,7 @@ struct Alignment {
 // the merged entries, pointing into the events, and the op names per key.
 struct RuntimeSide {
     std::vector<RuntimeEntry> entries;
-    std::vector<std::pair<HandleTuple, std::string>> op_names;
+    std::vector<RuntimeOpName> op_names;
 };
 RuntimeSide runtimeSideOf(const std::vector<InspectorEvent>& events);
 

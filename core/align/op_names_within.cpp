@@ -9,7 +9,7 @@ std::vector<const std::vector<std::int64_t>*> keysOf(const OpNamesWithin::Runtim
     std::vector<const std::vector<std::int64_t>*> keys;
     keys.reserve(count);
     for (std::size_t i = 0; i < count; ++i)
-        keys.push_back(&names[i].first);
+        keys.push_back(names[i].handles);
     return keys;
 }
 
@@ -29,7 +29,7 @@ std::vector<std::string> OpNamesWithin::runtime(const std::vector<std::int64_t>&
     std::vector<std::string> out;
     out.reserve(found.size());
     for (auto i : found)
-        out.push_back(m_runtimeNames[i].second);
+        out.push_back(*m_runtimeNames[i].name);
     return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/align/alignment.h"
 #include "core/align/handle_subset_index.h"
 #include "core/capture/aot_capture.h"
 
@@ -18,7 +19,7 @@ namespace gapscope {
 // the names over.
 class OpNamesWithin {
 public:
-    using RuntimeName = std::pair<std::vector<std::int64_t>, std::string>;
+    using RuntimeName = RuntimeOpName;
     OpNamesWithin(const std::vector<RuntimeName>& runtimeNames, const AotCapture& capture);
     OpNamesWithin(const RuntimeName* runtimeNames, std::size_t count, const AotCapture& capture);
     std::vector<std::string> runtime(const std::vector<std::int64_t>& target) const;

@@ -29,7 +29,7 @@ struct TupleHash {
 } // namespace
 
 std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& events,
-                                         std::vector<std::pair<HandleTuple, std::string>>& opNames) {
+                                         std::vector<RuntimeOpName>& opNames) {
     // Handles covered by fine-grained delegated events, per backend: sorted
     // lists, not sets (a node per handle was a tenth of aligning 50,000
     // delegated ops), and backends are few, found by a scan.
@@ -79,13 +79,13 @@ std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& even
         if (at == keyIndex.kNone) {
             at = byKey.size();
             byKey.push_back(RuntimeEntry{key, e.instruction_id, &e, e.num_outputs});
-            opNames.emplace_back(key, e.name);
+            opNames.push_back(RuntimeOpName{&key, &e.name});
         } else if (e.instruction_id > byKey[at].instruction_id) {
             RuntimeEntry& existing = byKey[at];
             existing.instruction_id = e.instruction_id;
             existing.event = &e;
             existing.num_outputs = e.num_outputs;
-            opNames[at].second = e.name;
+            opNames[at].name = &e.name;
         }
     }
 

@@ -12,6 +12,6 @@ namespace gapscope {
 // overlapping keys, the higher instruction id winning. `opNames` gets the op name
 // of each pre-merge key (ExecuTorch's runtime_debug_handle_to_op_names).
 std::vector<RuntimeEntry> runtimeEntries(const std::vector<InspectorEvent>& events,
-                                         std::vector<std::pair<HandleTuple, std::string>>& opNames);
+                                         std::vector<RuntimeOpName>& opNames);
 
 } // namespace gapscope

@@ -278,7 +278,7 @@ TEST_CASE("runtime keys far apart, negative or colliding are told apart and merg
     event({-5, 7}, 4, "overlaps");         // merges into the entry of {-5}, and wins
     for (std::int64_t i = 1; i <= 2000; ++i)
         event({i * 4096}, 10, "spread");
-    std::vector<std::pair<HandleTuple, std::string>> names;
+    std::vector<RuntimeOpName> names;
     const auto entries = runtimeEntries(events, names);
     REQUIRE(entries.size() == 2 + 2000);
     CHECK(entries[0].handles == HandleTuple{far});
@@ -289,9 +289,14 @@ TEST_CASE("runtime keys far apart, negative or colliding are told apart and merg
     for (std::size_t i = 0; i < 2000; ++i)
         CHECK(entries[2 + i].handles == HandleTuple{static_cast<std::int64_t>(i + 1) * 4096});
     REQUIRE(names.size() == 3 + 2000);
-    CHECK(names[0] == std::make_pair(HandleTuple{far}, std::string("far")));
-    CHECK(names[1] == std::make_pair(HandleTuple{-5}, std::string("negative")));
-    CHECK(names[2] == std::make_pair(HandleTuple{-5, 7}, std::string("overlaps")));
+    // Views into the events: the first event of each key, and the name of the
+    // event kept for it.
+    CHECK(names[0].handles == &events[0].resolved.handles);
+    CHECK(*names[0].name == "far");
+    CHECK(names[1].handles == &events[1].resolved.handles);
+    CHECK(*names[1].name == "negative");
+    CHECK(*names[2].handles == HandleTuple{-5, 7});
+    CHECK(names[2].name == &events[3].name);
 }
 
 TEST_CASE("overlapping runtime keys merge and the higher instruction id wins", "[align]") {
