@@ -5,6 +5,7 @@
 #include "core/compare/run_checks.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace gapscope {
 
@@ -65,9 +66,27 @@ std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const Compar
     return defaultRun(dump);
 }
 
+namespace {
+
+// The graph a delegate of the method takes its debug handles from, when it is
+// another than the edge program (QNN's edge_after_transform) and the ETRecord
+// holds it: captures are taken from it (the delegate's capture hint), and the
+// plan then counts ops by it.
+const ExportGraph* delegatesReferenceGraph(const EtRecord& etrecord, const MethodMaps& maps) {
+    for (const auto& entry : maps.delegate_map) {
+        const std::string_view graph = backendConventions(entry.second.backend).reference_graph;
+        if (graph.empty())
+            continue;
+        if (const auto it = etrecord.graph_map.find(std::string(graph)); it != etrecord.graph_map.end())
+            return &it->second;
+    }
+    return nullptr;
+}
+
+} // namespace
+
 std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* etrecord,
                                             const ComparisonOptions& options) {
-    static const decltype(MethodMaps::delegate_map) noDelegates;
     if (dump.runs.empty())
         return std::nullopt;
     // chooseRun: a multi-method program's default run is the first that fits the method.
@@ -83,18 +102,8 @@ std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* 
         if (method.empty())
             return std::nullopt;
         key.maps = etrecord->maps(method);
-        key.likely_graph = etrecord->edgeProgram(method);
-        // A delegate whose debug handles are another graph's (QNN's
-        // edge_after_transform) is captured from that graph (its capture hint),
-        // and the plan then counts ops by it.
-        for (const auto& entry : key.maps ? key.maps->delegate_map : noDelegates) {
-            const std::string graph(backendConventions(entry.second.backend).reference_graph);
-            if (const auto it = etrecord->graph_map.find(graph);
-                !graph.empty() && it != etrecord->graph_map.end()) {
-                key.likely_graph = &it->second;
-                break;
-            }
-        }
+        const ExportGraph* delegates = key.maps ? delegatesReferenceGraph(*etrecord, *key.maps) : nullptr;
+        key.likely_graph = delegates ? delegates : etrecord->edgeProgram(method);
     }
     const std::size_t run = options.run ? *options.run : defaultRun(dump);
     if (run >= dump.runs.size())
