@@ -6,10 +6,18 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace gapscope {
 
-using json = nlohmann::json;
+// simdjson's DOM, not nlohmann::json: a graph is read once, in any order of its
+// fields, and simdjson parses it at gigabytes per second where nlohmann built a
+// node per value (ViT-S/16's 1.9 MB graph: 28 against 6 ms, most of reading its
+// ETRecord; an LLM's graph is ten times that). nlohmann is kept for one thing:
+// saying at which byte a broken graph breaks, which simdjson's DOM does not.
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
 
 namespace {
 
@@ -18,48 +26,87 @@ Error graphError(const std::string& file, const std::string& key, std::string me
     return makeError(ErrorCode::Malformed, std::move(message), file, key, byte);
 }
 
-// A serialized union: {"as_tensor": {...}} (current) or every member listed with
-// all but one null (2024). Returns the active member's name and value.
-std::pair<std::string, const json*> activeMember(const json& u) {
-    if (!u.is_object())
-        return {"", nullptr};
-    for (auto it = u.begin(); it != u.end(); ++it) {
-        if (!it.value().is_null())
-            return {it.key(), &it.value()};
-    }
-    if (u.size() == 1 && u.contains("as_none"))
-        return {"as_none", &u["as_none"]};
-    return {"", nullptr};
+// Deeper than every reader allows is refused by the parser itself, before any
+// recursive walk of the value: simdjson's depth is jsonTooDeep's (a document of
+// kMaxJsonDepth levels is read, one of one more is not), which then names the byte.
+constexpr std::size_t kParserDepth = kMaxJsonDepth;
+
+std::optional<element> member(element e, std::string_view key) {
+    element value;
+    if (e[key].get(value) != simdjson::SUCCESS)
+        return std::nullopt;
+    return value;
+}
+std::optional<std::string_view> stringMember(element e, std::string_view key) {
+    std::string_view text;
+    if (e[key].get_string().get(text) != simdjson::SUCCESS)
+        return std::nullopt;
+    return text;
+}
+std::optional<array> arrayMember(element e, std::string_view key) {
+    array list;
+    if (e[key].get_array().get(list) != simdjson::SUCCESS)
+        return std::nullopt;
+    return list;
+}
+std::optional<std::int64_t> integer(element e) {
+    std::int64_t n = 0;
+    if (e.get_int64().get(n) != simdjson::SUCCESS)
+        return std::nullopt;
+    return n;
 }
 
-void collectTensorNames(const json& argument, std::vector<std::string>& out) {
+// Parses `text`, or failing that the text with Python's NaN and Infinity
+// tokens made strings (normalizePythonJson), as nlohmann read it before.
+simdjson::error_code parseGraphJson(simdjson::dom::parser& parser, std::string_view text, element& doc) {
+    if (auto err = parser.allocate(text.size(), kParserDepth))
+        return err;
+    const auto err = parser.parse(text.data(), text.size()).get(doc);
+    if (err == simdjson::SUCCESS || err == simdjson::DEPTH_ERROR)
+        return err;
+    const NormalizedJson normalized = normalizePythonJson(text);
+    if (normalized.replaced_at.empty())
+        return err;
+    return parser.parse(normalized.text).get(doc);
+}
+
+// A serialized union: {"as_tensor": {...}} (current) or every member listed with
+// all but one null (2024). Returns the active member's name and value.
+std::pair<std::string_view, std::optional<element>> activeMember(element u) {
+    object o;
+    if (u.get_object().get(o) != simdjson::SUCCESS)
+        return {"", std::nullopt};
+    for (const auto field : o)
+        if (!field.value.is_null())
+            return {field.key, field.value};
+    if (o.size() == 1)
+        if (auto none = member(u, "as_none"))
+            return {"as_none", none};
+    return {"", std::nullopt};
+}
+
+void collectTensorNames(element argument, std::vector<std::string>& out) {
     auto [kind, value] = activeMember(argument);
     if (!value)
         return;
-    auto nameOf = [](const json& t) -> std::optional<std::string> {
-        if (t.is_object() && t.contains("name") && t["name"].is_string())
-            return t["name"].get<std::string>();
-        return std::nullopt;
-    };
     if (kind == "as_tensor") {
-        if (auto n = nameOf(*value))
-            out.push_back(*n);
+        if (auto n = stringMember(*value, "name"))
+            out.emplace_back(*n);
     } else if (kind == "as_tensors" && value->is_array()) {
-        for (const auto& t : *value)
-            if (auto n = nameOf(t))
-                out.push_back(*n);
+        for (const element t : array(*value))
+            if (auto n = stringMember(t, "name"))
+                out.emplace_back(*n);
     } else if (kind == "as_optional_tensors" && value->is_array()) {
-        for (const auto& t : *value)
+        for (const element t : array(*value))
             collectTensorNames(t, out);
     } else if (kind == "as_optional_tensor") {
         collectTensorNames(*value, out);
     }
 }
 
-std::vector<std::int64_t> parseHandles(const std::string& text) {
+std::vector<std::int64_t> parseHandles(std::string_view all) {
     // Usually a decimal integer; a list handle is serialized like "[3, 4]".
     std::vector<std::int64_t> out;
-    const std::string_view all(text);
     for (std::size_t i = 0; i < all.size();) {
         if (all[i] < '0' || all[i] > '9') {
             ++i;
@@ -80,26 +127,23 @@ std::vector<std::int64_t> parseHandles(const std::string& text) {
 }
 
 // tensor_values: {"name": {"sizes": [{"as_int": 8}, {"as_expr": …}], …}, …}.
-void collectTensorSizes(const json& values, std::map<std::string, std::vector<std::int64_t>>& out) {
-    if (!values.is_object())
+// A size that is not an integer of 64 bits (a symbol) is -1.
+void collectTensorSizes(element values, std::map<std::string, std::vector<std::int64_t>>& out) {
+    object tensors;
+    if (values.get_object().get(tensors) != simdjson::SUCCESS)
         return;
-    for (auto it = values.begin(); it != values.end(); ++it) {
-        const json& meta = it.value();
-        if (!meta.is_object() || !meta.contains("sizes") || !meta["sizes"].is_array())
+    for (const auto tensor : tensors) {
+        const auto list = arrayMember(tensor.value, "sizes");
+        if (!list)
             continue;
         std::vector<std::int64_t> sizes;
-        for (const auto& size : meta["sizes"]) {
+        for (const element size : *list) {
             auto [kind, value] = activeMember(size);
-            sizes.push_back(kind == "as_int" && value->is_number_integer() ? value->get<std::int64_t>() : -1);
+            const auto n = kind == "as_int" ? integer(*value) : std::nullopt;
+            sizes.push_back(n ? *n : -1);
         }
-        out.emplace(it.key(), std::move(sizes));
+        out.emplace(std::string(tensor.key), std::move(sizes));
     }
-}
-
-const json* metadataString(const json& metadata, const char* key) {
-    if (!metadata.is_object() || !metadata.contains(key) || !metadata[key].is_string())
-        return nullptr;
-    return &metadata[key];
 }
 
 } // namespace
@@ -123,12 +167,10 @@ std::vector<std::int64_t> ExportGraph::allDebugHandles() const {
 }
 
 namespace {
-Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
-                                              const std::string& key);
-Result<ExportGraph> graphOfDocument(const json& doc, const std::string& file, const std::string& key,
-                                    int nested);
 
-constexpr const char* kCallDelegate = "torch.ops.higher_order.executorch_call_delegate";
+Result<ExportGraph> graphOfDocument(element doc, const std::string& file, const std::string& key, int nested);
+
+constexpr std::string_view kCallDelegate = "torch.ops.higher_order.executorch_call_delegate";
 
 // An ETRecord made from the lowered program (devtools' generate_etrecord with the
 // EdgeProgramManager after to_backend) keeps each delegate's lowered module as a
@@ -136,20 +178,22 @@ constexpr const char* kCallDelegate = "torch.ops.higher_order.executorch_call_de
 // serialized program whose graph outputs are the delegate's, in return order.
 // Anything unexpected leaves the node without it (delegateOutputOrder then
 // derives the order, or says it cannot).
-std::optional<LoweredModule> loweredModule(const json& argument, const std::string& file,
-                                           const std::string& key) try {
+std::optional<LoweredModule> loweredModule(element argument, const std::string& file,
+                                           const std::string& key) {
     auto [kind, value] = activeMember(argument);
-    if (kind != "as_string" || !value || !value->is_string())
+    std::string_view text;
+    if (kind != "as_string" || !value || value->get_string().get(text) != simdjson::SUCCESS)
         return std::nullopt;
-    const auto& text = value->get_ref<const std::string&>();
-    if (jsonTooDeep(text))
+    // A parser of its own: the outer document is still being read.
+    simdjson::dom::parser parser;
+    element lowered;
+    if (parseGraphJson(parser, text, lowered) != simdjson::SUCCESS)
         return std::nullopt;
-    const json lowered = json::parse(normalizePythonJson(text).text, nullptr, false);
-    if (!lowered.is_object() || !lowered.contains("original_module") ||
-        !lowered["original_module"].is_object())
+    const auto original = member(lowered, "original_module");
+    if (!original || !original->is_object())
         return std::nullopt;
     // Parsed already, as a part of the string: read as it stands, not written out and parsed again.
-    auto module = graphOfDocument(lowered["original_module"], file, key + "/original_module", 1);
+    auto module = graphOfDocument(*original, file, key + "/original_module", 1);
     if (!module)
         return std::nullopt;
     LoweredModule out;
@@ -161,110 +205,121 @@ std::optional<LoweredModule> loweredModule(const json& argument, const std::stri
                                            : module.value().nodes[static_cast<std::size_t>(p)].debug_handles);
     }
     return out;
-} catch (const std::exception&) { // a field of an unexpected type: the order is derived instead
-    return std::nullopt;
 }
+
+// Why `text` is not a graph, located: the byte where it nests too deep, or
+// where nlohmann finds it broken (in the original text, before NaN tokens were
+// quoted).
+Error unreadableGraph(simdjson::error_code err, std::string_view text, const std::string& file,
+                      const std::string& key) {
+    if (err == simdjson::DEPTH_ERROR)
+        if (const auto at = jsonTooDeep(text))
+            return graphError(file, key,
+                              "entry '" + key + "' nests deeper than " + std::to_string(kMaxJsonDepth) +
+                                  " levels",
+                              static_cast<std::int64_t>(*at));
+    const NormalizedJson normalized = normalizePythonJson(text);
+    try {
+        const auto parsed = nlohmann::json::parse(normalized.text);
+        (void)parsed; // simdjson refused what nlohmann reads (an integer beyond 64 bits)
+    } catch (const nlohmann::json::parse_error& e) {
+        const auto byte = normalized.originalOffset(e.byte);
+        return graphError(file, key, "entry '" + key + "' is not valid JSON: " + e.what(),
+                          static_cast<std::int64_t>(byte));
+    } catch (const nlohmann::json::exception& e) { // a number out of range, …
+        return graphError(file, key, "entry '" + key + "' cannot be read: " + e.what());
+    }
+    return graphError(file, key, "entry '" + key + "' cannot be read: " + simdjson::error_message(err));
+}
+
 } // namespace
 
 Result<ExportGraph> parseExportGraph(const std::string& text, const std::string& file,
                                      const std::string& key) {
-    try {
-        return parseExportGraphUnguarded(text, file, key);
-    } catch (const std::exception& ex) { // a field of an unexpected JSON type, …
-        return graphError(file, key, "entry '" + key + "' cannot be read: " + ex.what());
-    }
+    simdjson::dom::parser parser;
+    element doc;
+    if (const auto err = parseGraphJson(parser, text, doc))
+        return unreadableGraph(err, text, file, key);
+    return graphOfDocument(doc, file, key, 0);
 }
 
 namespace {
 
-Result<ExportGraph> parseExportGraphUnguarded(const std::string& text, const std::string& file,
-                                              const std::string& key) {
-    // torch.export writes non-finite float arguments as Python's NaN/Infinity tokens.
-    if (const auto at = jsonTooDeep(text))
-        return graphError(
-            file, key, "entry '" + key + "' nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
-            static_cast<std::int64_t>(*at));
-    const NormalizedJson normalized = normalizePythonJson(text);
-    json doc;
-    try {
-        doc = json::parse(normalized.text);
-    } catch (const json::parse_error& e) {
-        const auto byte = normalized.originalOffset(e.byte);
-        return graphError(file, key, "entry '" + key + "' is not valid JSON: " + e.what(),
-                          static_cast<std::int64_t>(byte));
-    } catch (const json::exception& e) { // a number out of range, …
-        return graphError(file, key, "entry '" + key + "' cannot be read: " + e.what());
+void readNode(element n, const std::string& file, const std::string& key, int nested, std::size_t index,
+              GraphNode& node) {
+    if (const auto inputs = arrayMember(n, "inputs"))
+        for (const element in : *inputs)
+            if (const auto arg = member(in, "arg"))
+                collectTensorNames(*arg, node.input_tensors);
+    if (const auto outputs = arrayMember(n, "outputs"))
+        for (const element out : *outputs)
+            collectTensorNames(out, node.output_tensors);
+    if (const auto name = stringMember(n, "name"))
+        node.name = std::string(*name);
+    else if (!node.output_tensors.empty())
+        node.name = node.output_tensors.front();
+    else
+        node.name = "node_" + std::to_string(index);
+    if (const auto md = member(n, "metadata")) {
+        if (const auto h = stringMember(*md, "debug_handle"))
+            node.debug_handles = parseHandles(*h);
+        if (const auto st = stringMember(*md, "stack_trace"))
+            node.stack_trace = std::string(*st);
+        if (const auto fn = stringMember(*md, "from_node"))
+            node.from_node = std::string(*fn);
     }
-    return graphOfDocument(doc, file, key, 0);
+    if (node.target == kCallDelegate && nested == 0)
+        if (const auto inputs = arrayMember(n, "inputs"); inputs && inputs->size() > 0)
+            if (const auto arg = member(inputs->at(0).value_unsafe(), "arg"))
+                node.lowered = loweredModule(*arg, file, key + "/" + node.name);
 }
 
 // `nested`: 1 inside a lowered module, whose own delegates are not looked into.
-Result<ExportGraph> graphOfDocument(const json& doc, const std::string& file, const std::string& key,
+Result<ExportGraph> graphOfDocument(element doc, const std::string& file, const std::string& key,
                                     int nested) {
-    if (!doc.is_object() || !doc.contains("graph_module") || !doc["graph_module"].is_object() ||
-        !doc["graph_module"].contains("graph") || !doc["graph_module"]["graph"].is_object())
+    const auto gm = member(doc, "graph_module");
+    const auto g = gm ? member(*gm, "graph") : std::nullopt;
+    if (!g || !g->is_object())
         return graphError(file, key,
                           "entry '" + key + "' is not a serialized ExportedProgram (no graph_module.graph)");
 
     ExportGraph graph;
     graph.key = key;
-    if (doc.contains("schema_version") && doc["schema_version"].is_object() &&
-        doc["schema_version"].contains("major") && doc["schema_version"]["major"].is_number_integer())
-        graph.schema_major = doc["schema_version"]["major"].get<int>();
+    if (const auto version = member(doc, "schema_version"))
+        if (const auto major = member(*version, "major"))
+            if (const auto n = integer(*major))
+                graph.schema_major = static_cast<int>(*n);
 
-    if (const json& gm = doc["graph_module"]; gm.contains("signature") && gm["signature"].is_object() &&
-                                              gm["signature"].contains("output_specs") &&
-                                              gm["signature"]["output_specs"].is_array())
-        for (const auto& spec : gm["signature"]["output_specs"]) {
-            auto [kind, value] = activeMember(spec);
-            if (kind == "buffer_mutation" && value && value->is_object() && value->contains("buffer_name") &&
-                (*value)["buffer_name"].is_string())
-                graph.mutated_buffers.push_back((*value)["buffer_name"].get<std::string>());
-        }
-    const json& g = doc["graph_module"]["graph"];
-    if (g.contains("inputs") && g["inputs"].is_array())
-        for (const auto& a : g["inputs"])
+    if (const auto signature = member(*gm, "signature"))
+        if (const auto specs = arrayMember(*signature, "output_specs"))
+            for (const element spec : *specs) {
+                auto [kind, value] = activeMember(spec);
+                if (kind == "buffer_mutation" && value)
+                    if (const auto buffer = stringMember(*value, "buffer_name"))
+                        graph.mutated_buffers.emplace_back(*buffer);
+            }
+    if (const auto inputs = arrayMember(*g, "inputs"))
+        for (const element a : *inputs)
             collectTensorNames(a, graph.graph_inputs);
-    if (g.contains("outputs") && g["outputs"].is_array())
-        for (const auto& a : g["outputs"])
+    if (const auto outputs = arrayMember(*g, "outputs"))
+        for (const element a : *outputs)
             collectTensorNames(a, graph.graph_outputs);
-    if (g.contains("tensor_values"))
-        collectTensorSizes(g["tensor_values"], graph.tensor_sizes);
-    if (!g.contains("nodes") || !g["nodes"].is_array())
+    if (const auto values = member(*g, "tensor_values"))
+        collectTensorSizes(*values, graph.tensor_sizes);
+    const auto nodes = arrayMember(*g, "nodes");
+    if (!nodes)
         return graphError(file, key, "entry '" + key + "': graph.nodes is missing or not a list");
 
+    graph.nodes.reserve(nodes->size());
     std::size_t index = 0;
-    for (const auto& n : g["nodes"]) {
-        if (!n.is_object() || !n.contains("target") || !n["target"].is_string())
+    for (const element n : *nodes) {
+        const auto target = stringMember(n, "target");
+        if (!target)
             return graphError(file, key + ".nodes[" + std::to_string(index) + "]",
                               "entry '" + key + "': node " + std::to_string(index) + " has no string target");
         GraphNode node;
-        node.target = n["target"].get<std::string>();
-        if (n.contains("inputs") && n["inputs"].is_array())
-            for (const auto& in : n["inputs"])
-                if (in.is_object() && in.contains("arg"))
-                    collectTensorNames(in["arg"], node.input_tensors);
-        if (n.contains("outputs") && n["outputs"].is_array())
-            for (const auto& out : n["outputs"])
-                collectTensorNames(out, node.output_tensors);
-        if (n.contains("name") && n["name"].is_string())
-            node.name = n["name"].get<std::string>();
-        else if (!node.output_tensors.empty())
-            node.name = node.output_tensors.front();
-        else
-            node.name = "node_" + std::to_string(index);
-        if (n.contains("metadata")) {
-            const json& md = n["metadata"];
-            if (const json* h = metadataString(md, "debug_handle"))
-                node.debug_handles = parseHandles(h->get<std::string>());
-            if (const json* st = metadataString(md, "stack_trace"))
-                node.stack_trace = st->get<std::string>();
-            if (const json* fn = metadataString(md, "from_node"))
-                node.from_node = fn->get<std::string>();
-        }
-        if (node.target == kCallDelegate && nested == 0 && n.contains("inputs") && n["inputs"].is_array() &&
-            !n["inputs"].empty() && n["inputs"][0].is_object() && n["inputs"][0].contains("arg"))
-            node.lowered = loweredModule(n["inputs"][0]["arg"], file, key + "/" + node.name);
+        node.target = std::string(*target);
+        readNode(n, file, key, nested, index, node);
         graph.nodes.push_back(std::move(node));
         ++index;
     }

@@ -1,6 +1,7 @@
 // The ETRecord reader on ExecuTorch's own sample (legacy layout) and on archives
 // shaped like the current layout, plus bad input.
 
+#include "core/common/json_depth.h"
 #include "core/etrecord/etrecord_reader.h"
 #include "test_support.h"
 #include "zip_writer.h"
@@ -192,6 +193,46 @@ TEST_CASE("ETRecord bad input: each gives a specific error", "[etrecord][bogus]"
         CHECK(r.value().graph_map.count("edge_after_transform/forward") == 1);
         REQUIRE(r.value().maps("forward"));
         CHECK(r.value().maps("forward")->debug_handle_map.size() == 2);
+    }
+    SECTION("a graph nested to the readers' depth is read; one level deeper is refused at its byte") {
+        // The node's metadata holds the nesting: the document's own four levels
+        // (document, graph_module, graph, nodes) and the node's two, then lists.
+        const auto nestedTo = [](std::size_t depth) {
+            const std::size_t lists = depth - 6;
+            return R"({"graph_module":{"graph":{"nodes":[{"target":"t","metadata":{"x":)" +
+                   std::string(lists, '[') + std::string(lists, ']') + "}}]}}}";
+        };
+        for (const std::size_t depth : {kMaxJsonDepth, kMaxJsonDepth + 1}) {
+            INFO("depth " << depth);
+            auto entries = currentLayout();
+            entries[1].second = nestedTo(depth);
+            auto r = readZip("deepgraph.etrecord", entries);
+            REQUIRE(r);
+            if (depth == kMaxJsonDepth) {
+                CHECK(r.value().warnings.empty());
+                REQUIRE(r.value().edgeProgram("forward"));
+                CHECK(r.value().edgeProgram("forward")->nodes.size() == 1);
+                continue;
+            }
+            REQUIRE(r.value().warnings.size() == 1);
+            const auto& w = r.value().warnings.front();
+            CHECK(w.code == WarningCode::UnreadableEntry);
+            CHECK_THAT(w.message, Catch::Contains("nests deeper than 512 levels"));
+            // The first list is the seventh level: the 513th is list 506.
+            const auto lists = entries[1].second.find(R"("x":)") + 4;
+            CHECK(w.where.byteOffset == static_cast<std::int64_t>(lists + kMaxJsonDepth + 1 - 7));
+            CHECK_FALSE(r.value().edgeProgram("forward"));
+        }
+    }
+    SECTION("broken graph JSON past a NaN token names the byte of the original text") {
+        auto entries = currentLayout();
+        entries[1].second = R"({"graph_module": {"a": NaN, "graph": {"nodes": [})";
+        auto r = readZip("badnan.etrecord", entries);
+        REQUIRE(r);
+        REQUIRE(r.value().warnings.size() == 1);
+        CHECK_THAT(r.value().warnings.front().message, Catch::Contains("is not valid JSON"));
+        CHECK(r.value().warnings.front().where.byteOffset ==
+              static_cast<std::int64_t>(entries[1].second.find('}')) + 1);
     }
     SECTION("Python's NaN and -Infinity tokens in a graph are read") {
         auto entries = currentLayout();
