@@ -10,11 +10,14 @@ namespace gapscope {
 
 namespace {
 
-// A measured batch's tensors leave resident memory: each input page is read
+// A measured row's tensors leave resident memory: each input page is read
 // once, and without this a session's whole debug buffer and capture stayed
 // resident to the end (ViT-S/16: 520 MB of its 720 MB peak). A later read (a
-// heatmap, a report's second pass) reads them again from the page cache.
-void releaseMeasured(const Session& session, const RowPlan* first, std::size_t count) {
+// heatmap, a report's second pass, a row of the same batch sharing a tensor)
+// reads them again from the page cache. Called by each measuring thread for its
+// row: given back after the batch, on one core, the other idled for 20 ms of
+// ViT-S/16's 250 (the kernel unmapping the pages).
+void releaseMeasured(const Session& session, const RowPlan& plan) {
     const MappedFile* files[] = {session.debug_buffer_file.get(), session.capture_file.get(),
                                  session.etdump_file.get()};
     const auto release = [&](const Operand& operand) {
@@ -24,12 +27,11 @@ void releaseMeasured(const Session& session, const RowPlan* first, std::size_t c
             if (file)
                 file->release(operand.bytes); // a no-op but for the file holding the bytes
     };
-    for (std::size_t i = 0; i < count; ++i)
-        for (const auto* elements : {&first[i].elements(), &first[i].executorch_elements})
-            for (const auto& e : *elements) {
-                release(e.reference);
-                release(e.runtime);
-            }
+    for (const auto* elements : {&plan.elements(), &plan.executorch_elements})
+        for (const auto& e : *elements) {
+            release(e.reference);
+            release(e.runtime);
+        }
 }
 
 // The input bytes a row's measurement reads (both sides, ExecuTorch's own
@@ -77,8 +79,8 @@ void runStages(const Session& session, const std::vector<RowPlan>& pending, cons
             return;
         const std::size_t end = measurementBatchEnd(pending, begin, batch, defaultThreadCount(), kBatchBytes);
         const auto started = std::chrono::steady_clock::now();
-        auto measured = measureRows(pending.data() + begin, end - begin, callbacks.cancelled);
-        releaseMeasured(session, pending.data() + begin, end - begin);
+        auto measured = measureRows(pending.data() + begin, end - begin, callbacks.cancelled,
+                                    [&session](const RowPlan& plan) { releaseMeasured(session, plan); });
         if (stopped())
             return; // the batch may hold rows cut short
         if (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(50))

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <mutex>
 #include <random>
 
 using namespace gapscope;
@@ -147,7 +148,18 @@ TEST_CASE("a staged plan settles rows that need no arithmetic and measuring find
         CHECK_FALSE(c.rows[i].measured);
         CHECK(c.rows[i].status == RowStatus::Ok); // provisional
     }
-    for (const auto& m : measureRows(planned.pending))
+    // Each row's plan is handed back once, by the thread that measured it.
+    std::mutex handedMutex;
+    std::vector<std::size_t> handed;
+    const auto measured =
+        measureRows(planned.pending.data(), planned.pending.size(), nullptr, [&](const RowPlan& plan) {
+            std::lock_guard<std::mutex> lock(handedMutex);
+            handed.push_back(plan.row);
+        });
+    std::sort(handed.begin(), handed.end());
+    CHECK(handed ==
+          std::vector<std::size_t>{planned.pending[0].row, planned.pending[1].row, planned.pending[2].row});
+    for (const auto& m : measured)
         applyMeasurement(c, m);
     finishComparison(c, {}, &b.builtRecord());
     CHECK(c.rows[0].status == RowStatus::Ok);
