@@ -18,13 +18,18 @@ const char* handleSourceName(HandleSource source) {
 }
 
 std::string EventKey::delegateId() const {
-    // ExecuTorch's Inspector prefers the int id when both are set.
-    if (delegate_debug_id_int != -1)
-        return std::to_string(delegate_debug_id_int);
-    return delegate_debug_id_str.value_or("");
+    std::string digits;
+    return std::string(delegateId(digits));
 }
 
-std::optional<std::int64_t> debugIdSuffix(const std::string& name) {
+std::string_view EventKey::delegateId(std::string& digits) const {
+    // ExecuTorch's Inspector prefers the int id when both are set.
+    if (delegate_debug_id_int != -1)
+        return digits = std::to_string(delegate_debug_id_int);
+    return delegate_debug_id_str ? std::string_view(*delegate_debug_id_str) : std::string_view();
+}
+
+std::optional<std::int64_t> debugIdSuffix(std::string_view name) {
     // The digits after the last marker, when they end the name. Found from the
     // end: the trailing digits, then the marker right before them. That is the
     // same rule as the marker's last occurrence followed by digits only (no
@@ -36,19 +41,19 @@ std::optional<std::int64_t> debugIdSuffix(const std::string& name) {
     while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
         --digits;
     if (digits == name.size() || digits < marker.size() ||
-        std::string_view(name).substr(digits - marker.size(), marker.size()) != marker)
+        name.substr(digits - marker.size(), marker.size()) != marker)
         return std::nullopt;
-    auto n = parseDecimal(std::string_view(name).substr(digits));
+    auto n = parseDecimal(name.substr(digits));
     if (!n || *n <= 0)
         return std::nullopt;
     return n;
 }
 
-std::optional<int> outputIndexInName(const std::string& name) {
+std::optional<int> outputIndexInName(std::string_view name) {
     const auto at = name.rfind('@');
-    if (at == std::string::npos)
+    if (at == std::string_view::npos)
         return std::nullopt;
-    auto n = parseDecimal(std::string_view(name).substr(at + 1));
+    auto n = parseDecimal(name.substr(at + 1));
     if (!n || *n > 1'000'000)
         return std::nullopt;
     return static_cast<int>(*n);
@@ -56,8 +61,9 @@ std::optional<int> outputIndexInName(const std::string& name) {
 
 ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key) {
     ResolvedHandles out;
+    std::string digits;
+    const std::string_view id = key.delegateId(digits);
     if (key.delegated()) {
-        const std::string id = key.delegateId();
         out.output_index = outputIndexInName(id);
         if (auto handle = debugIdSuffix(id)) {
             out.handles = {*handle};
@@ -89,7 +95,6 @@ ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key)
         return out;
     }
     const auto& ids = delegate->second.identifiers;
-    const std::string id = key.delegateId();
     // ExecuTorch first looks the id up with its own type: only a string id can
     // equal a JSON key, and an exact string hit ends the search.
     if (key.delegate_debug_id_int == -1) {
@@ -109,13 +114,14 @@ ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key)
         }
     }
     for (const auto& [k, handles] : ids) {
-        if (id.find(k) != std::string::npos) {
+        if (id.find(k) != std::string_view::npos) {
             out.handles = handles;
             out.source = k == id ? HandleSource::DelegateExact : HandleSource::DelegateSubstring;
         }
     }
     if (out.source == HandleSource::None)
-        out.reason = "delegate id '" + id + "' matches no key of the delegate_map of instruction " +
+        out.reason = "delegate id '" + std::string(id) +
+                     "' matches no key of the delegate_map of instruction " +
                      std::to_string(key.instruction_id);
     return out;
 }
