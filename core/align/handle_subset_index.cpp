@@ -13,10 +13,12 @@ bool handlesWithin(const std::vector<std::int64_t>& a, const std::vector<std::in
 }
 
 HandleSubsetIndex::HandleSubsetIndex(std::vector<const std::vector<std::int64_t>*> tuples)
-    : m_tuples(std::move(tuples)), m_byHandle(m_tuples) {
-    for (std::size_t i = 0; i < m_tuples.size(); ++i)
+    : m_tuples(std::move(tuples)), m_byHandle(m_tuples), m_single(m_tuples.size()) {
+    for (std::size_t i = 0; i < m_tuples.size(); ++i) {
         if (m_tuples[i]->empty())
             m_empty.push_back(i);
+        m_single[i] = m_tuples[i]->size() == 1;
+    }
 }
 
 std::vector<std::size_t> HandleSubsetIndex::subsetsOf(const std::vector<std::int64_t>& target) const {
@@ -37,7 +39,7 @@ void HandleSubsetIndex::subsetsOf(const std::vector<std::int64_t>& target,
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     out.clear();
     for (auto i : candidates)
-        if (handlesWithin(*m_tuples[i], target))
+        if (m_single[i] || handlesWithin(*m_tuples[i], target)) // a candidate holds a handle of the target
             out.push_back(i);
 }
 

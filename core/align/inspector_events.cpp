@@ -84,7 +84,22 @@ std::vector<RuntimeValue> programOutputs(const RunData& run) {
     return out;
 }
 
-OpHandles::OpHandles(std::vector<std::int64_t> handles) : m_sorted(std::move(handles)) {
+OpHandles::OpHandles(std::vector<std::int64_t> handles) {
+    if (handles.empty())
+        return;
+    const auto [lo, hi] = std::minmax_element(handles.begin(), handles.end());
+    // The span as unsigned: hi − lo may not fit a signed 64-bit value.
+    const auto span = static_cast<std::uint64_t>(*hi) - static_cast<std::uint64_t>(*lo);
+    if (span < 64 * static_cast<std::uint64_t>(handles.size()) + 4096) {
+        // No sort of 50,000 handles on opening, no bisection per event.
+        m_min = *lo;
+        m_bits.assign(static_cast<std::size_t>(span) + 1, false);
+        for (const auto h : handles)
+            m_bits[static_cast<std::size_t>(static_cast<std::uint64_t>(h) -
+                                            static_cast<std::uint64_t>(m_min))] = true;
+        return;
+    }
+    m_sorted = std::move(handles);
     std::sort(m_sorted.begin(), m_sorted.end());
     m_sorted.erase(std::unique(m_sorted.begin(), m_sorted.end()), m_sorted.end());
 }
@@ -96,7 +111,13 @@ OpHandles OpHandles::every() {
 }
 
 bool OpHandles::contains(std::int64_t handle) const {
-    return m_every || std::binary_search(m_sorted.begin(), m_sorted.end(), handle);
+    if (m_every)
+        return true;
+    if (!m_bits.empty()) {
+        const auto k = static_cast<std::uint64_t>(handle) - static_cast<std::uint64_t>(m_min);
+        return handle >= m_min && k < m_bits.size() && m_bits[static_cast<std::size_t>(k)];
+    }
+    return std::binary_search(m_sorted.begin(), m_sorted.end(), handle);
 }
 
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,

@@ -47,6 +47,10 @@ public:
     bool contains(std::int64_t handle) const;
 
 private:
+    // Dense handles (the usual case: 1 … a little more than the number of ops)
+    // are bits, handle − m_min, found without a search; sparse ones are sorted.
+    std::vector<bool> m_bits;
+    std::int64_t m_min = 0;
     std::vector<std::int64_t> m_sorted;
     bool m_every = false;
 };

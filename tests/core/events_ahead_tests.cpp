@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <unistd.h>
 
 using namespace gapscope;
@@ -184,11 +185,22 @@ TEST_CASE("events built for a plan that fails first are not kept", "[events_ahea
 }
 
 TEST_CASE("the op graph's handles are found whatever their order and repeats", "[events_ahead][align]") {
-    const OpHandles handles({7, -3, 7, 0, 42, -3, 9000000000});
-    for (std::int64_t h : std::vector<std::int64_t>{7, -3, 0, 42, 9000000000})
-        CHECK(handles.contains(h));
-    for (std::int64_t h : std::vector<std::int64_t>{1, -4, 8, 43, 8999999999})
-        CHECK_FALSE(handles.contains(h));
+    constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+    constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+    // Sparse (sorted and bisected), then dense (a bit per handle of the span).
+    for (const bool sparse : {true, false}) {
+        INFO((sparse ? "sparse" : "dense"));
+        std::vector<std::int64_t> held{7, -3, 7, 0, 42, -3};
+        if (sparse)
+            held.push_back(9000000000);
+        const OpHandles handles(held);
+        for (std::int64_t h : held)
+            CHECK(handles.contains(h));
+        for (std::int64_t h : std::vector<std::int64_t>{1, -4, 8, 43, 8999999999, kMin, kMax})
+            CHECK_FALSE(handles.contains(h));
+    }
+    CHECK(OpHandles({kMin, kMax}).contains(kMax));
+    CHECK_FALSE(OpHandles({kMin, kMax}).contains(0));
     CHECK_FALSE(OpHandles().contains(0));
 }
 
