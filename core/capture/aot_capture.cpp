@@ -103,12 +103,8 @@ Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> mapped) {
         });
     });
     std::optional<Result<AotCapture>> parsed;
-    std::optional<TensorNameIndex> names;
-    if (document) {
-        if (file)
-            names.emplace(file.value()); // while the document is read
+    if (document)
         parsed.emplace(document->get());
-    }
     if (!file)
         return file.error(); // the header's fault first, as when the two were read in turn
     auto shared = std::make_shared<const SafetensorsFile>(std::move(file).value());
@@ -123,7 +119,8 @@ Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> mapped) {
     auto capture = std::move(*parsed);
     if (!capture)
         return capture;
-    if (auto fault = resolveTensorNames(capture.value(), *names))
+    // The file's own index, where the file now lives (it was indexed as it was read).
+    if (auto fault = resolveTensorNames(capture.value(), TensorNameIndex(*shared)))
         return makeError(fault->code, fault->message, path, fault->field);
     capture.value().file = shared;
     return capture;

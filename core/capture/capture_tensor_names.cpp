@@ -10,23 +10,6 @@
 
 namespace gapscope {
 
-TensorNameIndex::TensorNameIndex(const SafetensorsFile& file) : m_byName(file.tensors().size()) {
-    m_tensors.reserve(file.tensors().size());
-    for (const auto& [name, tensor] : file.tensors()) {
-        const std::string_view key(name);
-        // The file's names are unique (its reader refuses a name given twice).
-        m_byName.at(key, std::hash<std::string_view>()(key), [](const auto&) { return false; }) =
-            m_tensors.size();
-        m_tensors.push_back(&tensor);
-    }
-}
-
-const SafetensorsTensor* TensorNameIndex::find(std::string_view name) const {
-    const std::size_t at = m_byName.find(std::hash<std::string_view>()(name),
-                                         [name](const auto& slot) { return slot.key == name; });
-    return at == m_byName.kNone ? nullptr : m_tensors[at];
-}
-
 namespace {
 
 // Paths are built only for a fault: a name the file lacks is rare, and a path

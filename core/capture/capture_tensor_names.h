@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/capture/aot_capture.h"
-#include "core/common/flat_index.h"
 #include "core/common/on_demand_json.h"
 
 #include <optional>
@@ -10,21 +9,16 @@
 
 namespace gapscope {
 
-// The file's tensors by name, hashed. The file's own map is sorted (its order
-// is the header's contract with callers); 50,000 lookups in it, each a walk of
-// string comparisons through cold nodes, took 8 ms. Open addressing
-// (FlatIndex), not std::unordered_map: a node per name to allocate, and to
-// free at the end of the capture's read, was most of the index's cost there.
-// Views into `file`, which must outlive the index (its tensors do not move
-// when the file does).
+// The file's tensors by name: the file's own index (SafetensorsFile::find),
+// kept as a type of its own for what resolves names. Views into `file`, which
+// must outlive it (its tensors do not move when the file does).
 class TensorNameIndex {
 public:
-    explicit TensorNameIndex(const SafetensorsFile& file);
-    const SafetensorsTensor* find(std::string_view name) const;
+    explicit TensorNameIndex(const SafetensorsFile& file) : m_file(&file) {}
+    const SafetensorsTensor* find(std::string_view name) const { return m_file->find(name); }
 
 private:
-    std::vector<const SafetensorsTensor*> m_tensors; // in the file's order
-    FlatIndex<std::string_view> m_byName;            // name → place in m_tensors
+    const SafetensorsFile* m_file;
 };
 
 // Finds in `file` every tensor the capture's values name (its inputs, reference

@@ -157,9 +157,25 @@ std::optional<std::string> SafetensorsFile::dtypeFor(ScalarType type) {
     return std::nullopt;
 }
 
-const SafetensorsTensor* SafetensorsFile::find(const std::string& name) const {
-    auto it = m_tensors.find(name);
-    return it == m_tensors.end() ? nullptr : &it->second;
+const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const {
+    const std::size_t at = m_byName.find(std::hash<std::string_view>()(name), [&](const auto& slot) {
+        return std::string_view(m_tensors[slot.value].first) == name;
+    });
+    return at == m_byName.kNone ? nullptr : &m_tensors[at].second;
+}
+
+std::optional<std::size_t> SafetensorsFile::indexNames(std::size_t count) {
+    m_byName = FlatIndex<NoKey>(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::string_view name(m_tensors[i].first);
+        std::size_t& slot = m_byName.at(NoKey{}, std::hash<std::string_view>()(name), [&](const auto& s) {
+            return std::string_view(m_tensors[s.value].first) == name;
+        });
+        if (slot != m_byName.kNone)
+            return i;
+        slot = i;
+    }
+    return std::nullopt;
 }
 
 ByteSpan SafetensorsFile::bytes(const SafetensorsTensor& tensor) const {
@@ -220,6 +236,18 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
     out.m_file = std::move(file);
     out.m_headerSize = headerSize;
     const std::uint64_t dataSize = all.size - 8 - headerSize;
+    // Each tensor's byte, to name the second of a name given twice. The names
+    // are checked once all are read (then the index is sized at once), and
+    // before any later fault: the first fault in the file's order is told.
+    std::vector<std::int64_t> ats;
+    const auto twice = [&]() -> std::optional<Error> {
+        const auto i = out.indexNames(out.m_tensors.size());
+        if (!i)
+            return std::nullopt;
+        const std::string& name = out.m_tensors[*i].first;
+        return stError(path, "tensor '" + name + "' appears twice in the header", ErrorCode::Malformed, name,
+                       ats[*i]);
+    };
     OnDemandJson json(headerText,
                       static_cast<std::size_t>(all.size - 8)); // in place, but for a tiny data section
     // Where a fault stands, as a byte of the file.
@@ -240,28 +268,25 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
             const std::int64_t at = byteAt();
             if (name == "__metadata__") {
                 if (auto err = readMetadata(field.value(), path, out.m_metadata, at))
-                    return std::move(*err);
+                    return twice().value_or(std::move(*err));
                 if (metadataRead)
                     metadataRead(out.m_metadata);
                 continue;
             }
             SafetensorsTensor st;
             if (auto err = readEntry(field.value(), path, name, dataSize, st, at))
-                return std::move(*err);
-            // Gapscope's writer puts names in order: then the hint is the place and
-            // each insertion constant time; in any other order it costs a search.
-            const auto before = out.m_tensors.size();
-            const auto placed =
-                out.m_tensors.emplace_hint(out.m_tensors.end(), std::move(name), std::move(st));
-            if (out.m_tensors.size() == before) // `placed` is the first tensor of that name
-                return stError(path, "tensor '" + placed->first + "' appears twice in the header",
-                               ErrorCode::Malformed, placed->first, at);
+                return twice().value_or(std::move(*err));
+            out.m_tensors.emplace_back(std::move(name), std::move(st));
+            ats.push_back(at);
         }
         json.requireEnd();
     } catch (const simdjson::simdjson_error& e) {
-        return stError(path, "safetensors header is " + onDemandMessage(e), ErrorCode::Malformed, "header",
-                       byteAt(e.error()));
+        Error err = stError(path, "safetensors header is " + onDemandMessage(e), ErrorCode::Malformed,
+                            "header", byteAt(e.error()));
+        return twice().value_or(std::move(err));
     }
+    if (auto dup = twice())
+        return std::move(*dup);
     return out;
 }
 

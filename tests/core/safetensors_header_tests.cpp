@@ -270,6 +270,12 @@ TEST_CASE("Bogus safetensors headers are refused with a located error", "[safete
         {R"({"__metadata__":{"k":"a","k":"b"}})", "__metadata__['k'] appears twice", 8},
         {R"({"__metadata__":[]})", "__metadata__ must be an object of strings", 8},
         {"{" + t + "," + t + "}", "tensor 't' appears twice", 8},
+        // The first fault in the file's order: the name given twice, not what
+        // is wrong after it (names are checked once read).
+        {"{" + t + "," + t + R"(,"u":{}})", "tensor 't' appears twice", 8},
+        {"{" + t + "," + t + R"(,"u":)", "not valid JSON", 8}, // a broken whole is found first
+        {"{" + t + "," + t + R"(,"__metadata__":{"k":1}})", "tensor 't' appears twice", 8},
+        {R"({"u":{},)" + t + "," + t + "}", "tensor 'u': needs dtype", 8},
         {R"({"t":{"dtype":"F32","dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "'dtype' appears twice",
          8},
         {R"({"t":{}})", "needs dtype, shape and two data_offsets", 8},
@@ -294,6 +300,16 @@ TEST_CASE("Bogus safetensors headers are refused with a located error", "[safete
         CHECK(read.error().where.file == "random.safetensors");
         CHECK(read.error().where.byteOffset >= c.byteAtLeast);
         CHECK(read.error().where.byteOffset <= static_cast<std::int64_t>(8 + c.header.size()));
+    }
+    // A name given twice is located at its second entry, as when it was found
+    // on the way.
+    {
+        const std::string twice = "{" + t + "," + t + "}";
+        const auto read = SafetensorsFile::read(fileOf(twice, 4));
+        REQUIRE_FALSE(read);
+        CHECK(read.error().where.field == "t");
+        CHECK(read.error().where.byteOffset >= static_cast<std::int64_t>(8 + 1 + t.size()));
+        CHECK(read.error().where.byteOffset <= static_cast<std::int64_t>(8 + 1 + t.size() + 1 + 4));
     }
     // Unknown keys in an entry are read and ignored, as other readers do.
     const auto extra = SafetensorsFile::read(
