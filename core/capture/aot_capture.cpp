@@ -119,8 +119,8 @@ Result<AotCapture> readAotCapture(std::shared_ptr<const MappedFile> mapped) {
     auto capture = std::move(*parsed);
     if (!capture)
         return capture;
-    // The file's own index, where the file now lives (it was indexed as it was read).
-    if (auto fault = resolveTensorNames(capture.value(), TensorNameIndex(*shared)))
+    // Where the file now lives: the tensors the values point at are the kept file's.
+    if (auto fault = resolveTensorNames(capture.value(), *shared))
         return makeError(fault->code, fault->message, path, fault->field);
     capture.value().file = shared;
     return capture;

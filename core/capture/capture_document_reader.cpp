@@ -316,7 +316,7 @@ Result<AotCapture> readCaptureDocument(std::string_view text, const SafetensorsF
     auto capture = parseCaptureDocument(text, path);
     if (!capture)
         return capture;
-    if (auto fault = resolveTensorNames(capture.value(), TensorNameIndex(file)))
+    if (auto fault = resolveTensorNames(capture.value(), file))
         return makeError(fault->code, fault->message, path, fault->field);
     return capture;
 }

@@ -16,7 +16,7 @@ namespace {
 // string per value was a cost of reading a 50,000-record capture.
 class NameResolver {
 public:
-    explicit NameResolver(const TensorNameIndex& file) : m_file(file) {}
+    explicit NameResolver(const SafetensorsFile& file) : m_file(file) {}
 
     // `path` renders the list's JSON path when a fault needs it (a function, not
     // a template parameter: lists nest, and each level would be a new type).
@@ -40,13 +40,13 @@ public:
     std::optional<JsonFault> fault() { return std::move(m_fault); }
 
 private:
-    const TensorNameIndex& m_file;
+    const SafetensorsFile& m_file;
     std::optional<JsonFault> m_fault;
 };
 
 } // namespace
 
-std::optional<JsonFault> resolveTensorNames(AotCapture& capture, const TensorNameIndex& file) {
+std::optional<JsonFault> resolveTensorNames(AotCapture& capture, const SafetensorsFile& file) {
     NameResolver names(file);
     // The document's own order of fields: inputs, reference_outputs, records
     // (the writer's, aotCaptureDocument's).

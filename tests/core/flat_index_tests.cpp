@@ -3,7 +3,7 @@
 // names: keys that share a hash, or a start slot, are told apart by `same`
 // alone; a full run of probes wraps around the end of the array; an absent key
 // is kNone without being added.
-#include "core/capture/capture_tensor_names.h"
+#include "core/capture/safetensors_file.h"
 #include "core/common/flat_index.h"
 #include "test_support.h"
 
@@ -65,17 +65,17 @@ TEST_CASE("FlatIndex without keys compares through the caller's items", "[flat_i
     CHECK(numbers == std::vector<std::size_t>{0, 1, 0, 2, 1});
 }
 
-TEST_CASE("TensorNameIndex finds every tensor of a capture by name, and no other", "[flat_index]") {
+TEST_CASE("a capture's tensors are found by name, and no other", "[flat_index]") {
     const auto file =
         gapscope::SafetensorsFile::load(std::string(GAPSCOPE_DEMO_DIR) + "/capture.gscap.safetensors");
     REQUIRE(file);
-    const gapscope::TensorNameIndex names(file.value());
-    REQUIRE(file.value().tensors().size() > 10);
-    for (const auto& [name, tensor] : file.value().tensors())
+    const auto& names = file.value();
+    REQUIRE(names.tensors().size() > 10);
+    for (const auto& [name, tensor] : names.tensors())
         CHECK(names.find(name) == &tensor);
     CHECK(names.find("") == nullptr);
     CHECK(names.find("no such tensor") == nullptr);
-    const std::string first = file.value().tensors().begin()->first;
+    const std::string first = names.tensors().begin()->first;
     CHECK(names.find(first + "x") == nullptr);
     CHECK(names.find(std::string_view(first).substr(0, first.size() - 1)) == nullptr);
 }
