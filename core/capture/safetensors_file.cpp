@@ -164,9 +164,9 @@ const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const {
     return at == m_byName.kNone ? nullptr : &m_tensors[at].second;
 }
 
-std::optional<std::size_t> SafetensorsFile::indexNames(std::size_t count) {
-    m_byName = FlatIndex<NoKey>(count);
-    for (std::size_t i = 0; i < count; ++i) {
+std::optional<std::size_t> SafetensorsFile::indexNames() {
+    m_byName = FlatIndex<NoKey>(m_tensors.size());
+    for (std::size_t i = 0; i < m_tensors.size(); ++i) {
         const std::string_view name(m_tensors[i].first);
         std::size_t& slot = m_byName.at(NoKey{}, std::hash<std::string_view>()(name), [&](const auto& s) {
             return std::string_view(m_tensors[s.value].first) == name;
@@ -236,18 +236,8 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
     out.m_file = std::move(file);
     out.m_headerSize = headerSize;
     const std::uint64_t dataSize = all.size - 8 - headerSize;
-    // Each tensor's byte, to name the second of a name given twice. The names
-    // are checked once all are read (then the index is sized at once), and
-    // before any later fault: the first fault in the file's order is told.
+    // Each tensor's byte, to name the second of a name given twice.
     std::vector<std::int64_t> ats;
-    const auto twice = [&]() -> std::optional<Error> {
-        const auto i = out.indexNames(out.m_tensors.size());
-        if (!i)
-            return std::nullopt;
-        const std::string& name = out.m_tensors[*i].first;
-        return stError(path, "tensor '" + name + "' appears twice in the header", ErrorCode::Malformed, name,
-                       ats[*i]);
-    };
     OnDemandJson json(headerText,
                       static_cast<std::size_t>(all.size - 8)); // in place, but for a tiny data section
     // Where a fault stands, as a byte of the file.
@@ -255,6 +245,7 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
         const auto at = json.offset(thrown);
         return at ? static_cast<std::int64_t>(8 + *at) : 8;
     };
+    std::optional<Error> fault; // the first met on the way, if any
     try {
         simdjson::ondemand::object root;
         if (const auto error = json.document().get_object().get(root)) {
@@ -267,26 +258,34 @@ Result<SafetensorsFile> SafetensorsFile::readUnguarded(std::shared_ptr<const Map
             std::string name(field.unescaped_key().value());
             const std::int64_t at = byteAt();
             if (name == "__metadata__") {
-                if (auto err = readMetadata(field.value(), path, out.m_metadata, at))
-                    return twice().value_or(std::move(*err));
+                if ((fault = readMetadata(field.value(), path, out.m_metadata, at)))
+                    break;
                 if (metadataRead)
                     metadataRead(out.m_metadata);
                 continue;
             }
             SafetensorsTensor st;
-            if (auto err = readEntry(field.value(), path, name, dataSize, st, at))
-                return twice().value_or(std::move(*err));
+            if ((fault = readEntry(field.value(), path, name, dataSize, st, at)))
+                break;
             out.m_tensors.emplace_back(std::move(name), std::move(st));
             ats.push_back(at);
         }
-        json.requireEnd();
+        if (!fault)
+            json.requireEnd();
     } catch (const simdjson::simdjson_error& e) {
-        Error err = stError(path, "safetensors header is " + onDemandMessage(e), ErrorCode::Malformed,
-                            "header", byteAt(e.error()));
-        return twice().value_or(std::move(err));
+        fault = stError(path, "safetensors header is " + onDemandMessage(e), ErrorCode::Malformed, "header",
+                        byteAt(e.error()));
     }
-    if (auto dup = twice())
-        return std::move(*dup);
+    // The names are checked once all are read (the index is then sized at once).
+    // Every entry read stands before any fault met on the way, so a name given
+    // twice is told first: the first fault in the file's order.
+    if (const auto i = out.indexNames()) {
+        const std::string& name = out.m_tensors[*i].first;
+        return stError(path, "tensor '" + name + "' appears twice in the header", ErrorCode::Malformed, name,
+                       ats[*i]);
+    }
+    if (fault)
+        return std::move(*fault);
     return out;
 }
 

@@ -80,9 +80,9 @@ private:
     // built from its cold nodes (50,000 tensors: 6 ms on opening's longest path).
     std::vector<std::pair<std::string, SafetensorsTensor>> m_tensors;
     FlatIndex<NoKey> m_byName{0};
-    // Indexes m_tensors[0, count); the place of the first name given twice
-    // (its second), or none.
-    std::optional<std::size_t> indexNames(std::size_t count);
+    // Indexes m_tensors by name; the place of the first name given twice (its
+    // second), or none.
+    std::optional<std::size_t> indexNames();
 };
 
 } // namespace gapscope

@@ -373,13 +373,13 @@ RowMeasurement measureRow(const RowPlan& plan, unsigned threads, const std::atom
 
 std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
                                         const std::atomic<bool>* cancelled,
-                                        const std::function<void(const RowPlan&)>& rowDone) {
+                                        const std::function<void(const RowPlan&)>& rowMeasured) {
     std::vector<RowMeasurement> measured(count);
     const unsigned inner = count >= defaultThreadCount() ? 1u : 0u;
     parallelFor(count, [&](std::size_t i) {
         measured[i] = measureRow(first[i], inner, cancelled);
-        if (rowDone)
-            rowDone(first[i]);
+        if (rowMeasured)
+            rowMeasured(first[i]);
     });
     return measured;
 }

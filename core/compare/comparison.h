@@ -189,14 +189,14 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
 // `cancelled`: see measureElement.
 RowMeasurement measureRow(const RowPlan& plan, unsigned threads = 0,
                           const std::atomic<bool>* cancelled = nullptr);
-// Plans [first, first + count), rows in parallel (big tensors also split inside
-// when rows are few); a staged load measures a batch at a time. `measured`, when
+// Measures [first, first + count), rows in parallel (big tensors also split inside
+// when rows are few); a staged load measures a batch at a time. `rowMeasured`, when
 // set, is called with each row's plan on the thread that measured it, as soon
 // as it is measured: the stage runner gives the row's input pages back there,
 // beside the other rows' work, not after the batch on one core.
 std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
                                         const std::atomic<bool>* cancelled = nullptr,
-                                        const std::function<void(const RowPlan&)>& measured = {});
+                                        const std::function<void(const RowPlan&)>& rowMeasured = {});
 inline std::vector<RowMeasurement> measureRows(const std::vector<RowPlan>& plans) {
     return measureRows(plans.data(), plans.size());
 }

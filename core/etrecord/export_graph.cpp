@@ -26,11 +26,6 @@ Error graphError(const std::string& file, const std::string& key, std::string me
     return makeError(ErrorCode::Malformed, std::move(message), file, key, byte);
 }
 
-// Deeper than every reader allows is refused by the parser itself, before any
-// recursive walk of the value: simdjson's depth is jsonTooDeep's (a document of
-// kMaxJsonDepth levels is read, one of one more is not), which then names the byte.
-constexpr std::size_t kParserDepth = kMaxJsonDepth;
-
 std::optional<element> member(element e, std::string_view key) {
     element value;
     if (e[key].get(value) != simdjson::SUCCESS)
@@ -59,7 +54,11 @@ std::optional<std::int64_t> integer(element e) {
 // Parses `text`, or failing that the text with Python's NaN and Infinity
 // tokens made strings (normalizePythonJson), as nlohmann read it before.
 simdjson::error_code parseGraphJson(simdjson::dom::parser& parser, std::string_view text, element& doc) {
-    if (auto err = parser.allocate(text.size(), kParserDepth))
+    // Deeper than every reader allows is refused by the parser itself, before
+    // any recursive walk of the value: simdjson's depth is jsonTooDeep's (a
+    // document of kMaxJsonDepth levels is read, one of one more is not), which
+    // then names the byte.
+    if (auto err = parser.allocate(text.size(), kMaxJsonDepth))
         return err;
     const auto err = parser.parse(text.data(), text.size()).get(doc);
     if (err == simdjson::SUCCESS || err == simdjson::DEPTH_ERROR)
