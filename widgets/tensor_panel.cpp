@@ -188,8 +188,7 @@ void TensorPanel::refresh() {
         m_title->setText(tr("No op selected"));
         for (const auto& h : m_heatmaps)
             h.plot->replot();
-        for (auto* p : {m_histogram, m_scatter, m_channels})
-            p->replot();
+        showDetailsCleared();
         return;
     }
     const auto elements = static_cast<int>(std::max<std::size_t>(row->elementPlans().size(), 1));
@@ -209,6 +208,7 @@ void TensorPanel::refresh() {
             drawHeatmap(h, {}, 0, 0, 1, nullptr, plan ? tr("not a tensor") : tr("nothing compared"));
             h.plot->replot();
         }
+        showDetailsCleared();
         return;
     }
     // Unmeasured, a big tensor is read as the metrics will read it only after a
@@ -222,8 +222,7 @@ void TensorPanel::refresh() {
             drawHeatmap(h, {}, 0, 0, 1, nullptr, tr("measuring…"));
             h.plot->replot();
         }
-        for (auto* p : {m_histogram, m_scatter, m_channels})
-            p->replot();
+        showDetailsCleared();
         return;
     }
     const auto reader = ElementReader::of(*plan, rowElement(*row, element).measured);
@@ -408,8 +407,7 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
     const GapMetrics* measured = rowElement(row, element).measured;
     const auto reader = plan ? ElementReader::of(*plan, measured) : std::nullopt;
     if (!reader) {
-        for (auto* p : {m_histogram, m_scatter, m_channels})
-            p->replot();
+        showDetailsCleared();
         return;
     }
     const std::uint64_t numel = reader->numel();
@@ -430,6 +428,13 @@ void TensorPanel::refreshDetails(const ComparisonRow& row, std::size_t element) 
             emit detailsReady();
         });
     });
+}
+
+// Where no breakdown follows a selection, the plots refresh() cleared are drawn
+// so: else they go on showing the op selected before, under this one's title.
+void TensorPanel::showDetailsCleared() {
+    for (auto* p : {m_histogram, m_scatter, m_channels})
+        p->replot();
 }
 
 void TensorPanel::applyDetails(const TensorDetails& d) {

@@ -94,6 +94,7 @@ private:
     // when shared, the difference symmetric about 0).
     void drawMaps();
     void refreshDetails(const ComparisonRow& row, std::size_t element);
+    void showDetailsCleared();
     void applyDetails(const TensorDetails& details);
 
     // Up to this many elements the details are computed right away.

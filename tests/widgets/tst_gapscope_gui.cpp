@@ -37,7 +37,9 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <qcustomplot.h>
 
 using namespace gapscope;
@@ -128,6 +130,7 @@ private slots:
     void aNewerLoadSupersedesAnOlderOne();
     void resultsArriveInStages();
     void aBigUnmeasuredTensorWaitsForItsMetrics();
+    void anOpWithNothingComparedClearsTheDetailPlots();
     void cancellingWhileMeasuringKeepsTheTable();
     void bigTensorDetailsArriveWithoutBlocking();
     void layoutIsRemembered();
@@ -485,6 +488,42 @@ void GapscopeGuiTest::aBigUnmeasuredTensorWaitsForItsMetrics() {
     QVERIFY(closed.awaitingMetrics());
     closed.updateSession(nullptr);
     QVERIFY(!closed.awaitingMetrics() && closed.values(0).empty());
+}
+
+// An op with nothing compared, selected after one that was: the histogram,
+// scatter and per-channel plots are cleared on screen too, not left showing
+// the op before under the new op's title (seen on ExecuTorch's example Llama,
+// whose RoPE rows end in an unbind and compare nothing).
+void GapscopeGuiTest::anOpWithNothingComparedClearsTheDetailPlots() {
+    std::vector<Error> errors;
+    const std::shared_ptr<const Session> session =
+        loadSession(sessionInputsFromPaths({GAPSCOPE_TEST_DATA_DIR "/portable_recurrent"}, errors));
+    QVERIFY(session && session->comparison && session->complete);
+    const auto& rows = session->comparison->rows;
+    const auto first = [&](RowStatus status) {
+        return std::find_if(rows.begin(), rows.end(),
+                            [&](const ComparisonRow& r) { return r.status == status; }) -
+               rows.begin();
+    };
+    const auto compared = static_cast<std::size_t>(first(RowStatus::Ok));
+    const auto nothing = static_cast<std::size_t>(first(RowStatus::Invalid));
+    QVERIFY(compared < rows.size() && nothing < rows.size());
+
+    TensorPanel panel;
+    panel.resize(1200, 300);
+    panel.show();
+    panel.setSession(session);
+    panel.setRow(compared);
+    QTRY_VERIFY(panel.histogram()->plottableCount() > 0); // the breakdown, drawn off the UI thread
+    QCustomPlot* const plots[] = {panel.histogram(), panel.scatter(), panel.channels()};
+    std::vector<std::unique_ptr<QSignalSpy>> replotted;
+    for (QCustomPlot* p : plots)
+        replotted.push_back(std::make_unique<QSignalSpy>(p, &QCustomPlot::afterReplot));
+    panel.setRow(nothing);
+    for (std::size_t i = 0; i < replotted.size(); ++i) {
+        QCOMPARE(plots[i]->plottableCount(), 0);
+        QVERIFY2(replotted[i]->count() > 0, "a detail plot still shows the op selected before");
+    }
 }
 
 void GapscopeGuiTest::resultsArriveInStages() {
