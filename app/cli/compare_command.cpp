@@ -116,7 +116,7 @@ int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInval
 // capture with the warnings that says what that means. A line per run on stdout,
 // one JSON document with every run's report.
 int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOptions options,
-                   ReportContext ctx, std::vector<InputProvenance> inputs) {
+                   ReportContext ctx, std::vector<InputProvenance> inputs, const SavedReport* baseline) {
     if (!o.csv.empty() || !o.markdown.empty() || o.run >= 0)
         return fail("--all-runs compares every run and writes one JSON report (--json): it takes no --run, "
                     "--csv or --markdown"),
@@ -198,11 +198,11 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         if (auto err = writeOutput(o.json, json.text + "\n"))
             return fail(*err);
     }
-    if (!o.baseline.empty()) {
+    if (baseline) {
         std::vector<MetricThreshold> margins;
         std::string error;
         parseMargins(o.failIfWorse, margins, error); // checked by runCompare
-        const int worse = checkBaseline(summaries, true, o.baseline, margins);
+        const int worse = checkBaseline(summaries, true, *baseline, o.baseline, margins);
         if (worse < 0)
             return 1;
         tripped += worse;
@@ -314,6 +314,19 @@ int runCompare(const CompareOptions& o) {
     SessionFiles files;
     if (const auto status = gatherFiles(o, files))
         return *status;
+    // Every input is read before anything is written, and none is replaced: the
+    // session's files and the baseline report are protected now, and the outputs
+    // checked against them before the comparison runs (issue 55, class 1).
+    protectInputs(files);
+    std::optional<SavedReport> baseline;
+    if (!o.baseline.empty()) {
+        auto read = loadSavedReport(o.baseline);
+        if (!read)
+            return fail("--baseline: " + read.error().describe());
+        baseline = std::move(read.value());
+    }
+    if (const auto over = refuseOutputsOverInputs(outputs, {"--model-explorer"}))
+        return fail(*over);
     // A report lists every input's SHA-256, which reads every byte: hashed on a
     // background thread while the comparison runs, and only when a report is
     // written (the table shows no digest).
@@ -331,7 +344,8 @@ int runCompare(const CompareOptions& o) {
         options.comparison.run = static_cast<std::size_t>(o.run);
     if (o.allRuns)
         return compareAllRuns(o, files, options, ctx,
-                              digests ? digests->get() : std::vector<InputProvenance>{});
+                              digests ? digests->get() : std::vector<InputProvenance>{},
+                              baseline ? &*baseline : nullptr);
     const auto session = loadSessionFiles(files, options);
     if (!session->errors.empty())
         return fail(session->errors.front().describe());
@@ -381,9 +395,9 @@ int runCompare(const CompareOptions& o) {
         return fail(path +
                     ": changed on disk while it was read: the numbers are not to be trusted; run again");
     int tripped = gateFailures(c, ctx, o.failOnInvalid);
-    if (!o.baseline.empty()) {
+    if (baseline) {
         const int worse = checkBaseline({summarizeRun(c, files.etdump->path(), ctx.reference_program)}, false,
-                                        o.baseline, margins);
+                                        *baseline, o.baseline, margins);
         if (worse < 0)
             return 1;
         tripped += worse;

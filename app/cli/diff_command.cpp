@@ -84,6 +84,8 @@ int runDiff(const DiffOptions& o) {
     const auto b = loadSavedReport(o.b);
     if (!b)
         return fail("diff", b.error().describe());
+    if (const auto over = refuseOutputsOverInputs(outputs)) // A and B are inputs now
+        return fail("diff", *over);
     const auto runs = pairRuns(a.value(), b.value(), o.execution, error);
     if (runs.empty())
         return fail("diff", error, 2);
@@ -148,12 +150,8 @@ bool parseMargins(const std::vector<std::string>& texts, std::vector<MetricThres
     return true;
 }
 
-int checkBaseline(const std::vector<RunSummary>& current, bool allRuns, const std::string& baselinePath,
-                  const std::vector<MetricThreshold>& margins) {
-    const auto baseline = loadSavedReport(baselinePath);
-    if (!baseline)
-        return fail("compare", "--baseline: " + baseline.error().describe()), -1;
-    const auto& old = baseline.value();
+int checkBaseline(const std::vector<RunSummary>& current, bool allRuns, const SavedReport& old,
+                  const std::string& baselinePath, const std::vector<MetricThreshold>& margins) {
     if (old.all_runs != allRuns || (allRuns && old.runs.size() != current.size()))
         return fail("compare", "--baseline: " + echoedName(baselinePath) + " holds " +
                                    std::to_string(old.runs.size()) +

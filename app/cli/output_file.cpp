@@ -1,6 +1,7 @@
 #include "app/cli/output_file.h"
 
 #include "core/common/atomic_file.h"
+#include "core/common/file_safety.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -51,6 +52,18 @@ std::optional<std::string> checkOutputs(const std::vector<std::pair<std::string,
                 return a + " and " + b + " name the same file (" + pa +
                        "): the second would replace the first; give each its own";
         }
+    return std::nullopt;
+}
+
+std::optional<std::string>
+refuseOutputsOverInputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                        const std::vector<std::string>& folders) {
+    for (const auto& [option, path] : outputs) {
+        if (path.empty() || path == "-" || std::find(folders.begin(), folders.end(), option) != folders.end())
+            continue;
+        if (auto err = refuseUnsafeOutput(path))
+            return err->describe();
+    }
     return std::nullopt;
 }
 

@@ -18,6 +18,16 @@ std::optional<std::string> writeOutput(const std::string& path, const std::strin
 // is given to an option that writes a folder. The message, or nothing.
 std::optional<std::string> checkOutputs(const std::vector<std::pair<std::string, std::string>>& outputs,
                                         const std::vector<std::string>& folders = {});
+// Every file output checked against the inputs this process has read so far
+// (and against special files), before any work is done: the same rule
+// writeFileAtomically applies when it writes, said up front, so that an output
+// naming an input (`--json` onto the `--baseline` report, `diff A.json B.json
+// --json A.json`) is refused before anything is computed. Folder outputs are
+// checked entry by entry when written. Call it once every input is read or
+// protected. The message, or nothing.
+std::optional<std::string>
+refuseOutputsOverInputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                        const std::vector<std::string>& folders = {});
 // Some output goes to standard output: the text table must not.
 bool writesToStdout(const std::vector<std::pair<std::string, std::string>>& outputs);
 

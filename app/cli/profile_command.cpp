@@ -47,6 +47,10 @@ int runProfile(const ProfileCommandOptions& o) {
     const SessionFiles files = sortSessionFiles(inputs, "forward", "", "");
     if (!files.etdump)
         return fail("no ETDump among the inputs (its content is told, not its name)");
+    // The ETDump and ETRecord are inputs: no output may replace them (issue 55, class 1).
+    protectInputs(files);
+    if (const auto over = refuseOutputsOverInputs(outputs))
+        return fail(*over);
     EtdumpReadOptions readOptions;
     readOptions.name = files.etdump->path();
     auto dump = parseEtdump(files.etdump->bytes(), readOptions);

@@ -329,6 +329,9 @@ Result<SavedReport> loadSavedReport(const std::string& path) {
     auto file = MappedFile::open(path);
     if (!file)
         return file.error();
+    // A report given to read is an input like the ETDump: `diff A.json B.json
+    // --json A.json` must not replace A (issue 55, class 1).
+    file.value()->protectFromOutputs();
     return readSavedReport(*file.value());
 }
 

@@ -23,6 +23,8 @@ struct SavedReport {
 };
 
 Result<SavedReport> readSavedReport(const MappedFile& file);
+// Reads the report at `path` and protects it from this process's outputs
+// (registerInput): a report read is an input, never replaced by one written.
 Result<SavedReport> loadSavedReport(const std::string& path);
 
 } // namespace gapscope

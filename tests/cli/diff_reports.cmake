@@ -56,3 +56,28 @@ if(NOT err MATCHES "not a report")
 endif()
 run(2 "${CLI}" compare "${DEMO}" --fail-if-worse snr=3)
 run(2 "${CLI}" diff "${OUT}/base.json" "${OUT}/base.json" --fail-if-worse snr=-1)
+
+# Issue 55, class 1: a report given to read is an input, never replaced by an
+# output: every writer of diff and compare refuses it, before any work, and the
+# file keeps its bytes. A hard link to a report is the report.
+file(SHA256 "${OUT}/base.json" base_hash)
+file(SHA256 "${OUT}/better.json" better_hash)
+file(CREATE_LINK "${OUT}/base.json" "${OUT}/base-link.json")
+foreach(args
+    "diff;${OUT}/base.json;${OUT}/better.json;--json;${OUT}/base.json"
+    "diff;${OUT}/base.json;${OUT}/better.json;--csv;${OUT}/better.json"
+    "diff;${OUT}/base.json;${OUT}/better.json;--markdown;${OUT}/base.json"
+    "diff;${OUT}/base.json;${OUT}/better.json;--json;${OUT}/base-link.json"
+    "compare;${DEMO};--baseline;${OUT}/base.json;--json;${OUT}/base.json"
+    "compare;${DEMO};--baseline;${OUT}/better.json;--fail-if-worse;snr=3;--csv;${OUT}/better.json"
+    "compare;${DEMO};--all-runs;--baseline;${OUT}/base.json;--json;${OUT}/base.json")
+  run(1 "${CLI}" ${args})
+  if(NOT err MATCHES "json: is one of the inputs: refusing to overwrite it; choose another name")
+    message(FATAL_ERROR "an output over an input report is not refused (${args}):\n${err}")
+  endif()
+  file(SHA256 "${OUT}/base.json" now_base)
+  file(SHA256 "${OUT}/better.json" now_better)
+  if(NOT now_base STREQUAL base_hash OR NOT now_better STREQUAL better_hash)
+    message(FATAL_ERROR "an input report was replaced by: ${args}")
+  endif()
+endforeach()

@@ -54,3 +54,19 @@ execute_process(COMMAND stat -c %a "${OUT}/fresh.json" OUTPUT_VARIABLE mode OUTP
 if(NOT mode STREQUAL "644")
   message(FATAL_ERROR "a new report: mode ${mode} (want 644)")
 endif()
+
+# Issue 55, class 1: an input of the session, found in a folder, is refused as an
+# output up front by compare and by profile (whose ETDump reader reads bytes, so
+# only this check protects it), and keeps its bytes.
+file(COPY "${DEMO}/" DESTINATION "${OUT}/session")
+file(SHA256 "${OUT}/session/run.etdp" etdump_hash)
+foreach(args "compare;${OUT}/session;--json;${OUT}/session/run.etdp"
+             "profile;${OUT}/session;--json;${OUT}/session/run.etdp"
+             "profile;${OUT}/session;--trace;${OUT}/session/etrecord.bin")
+  execute_process(COMMAND "${CLI}" ${args} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  file(SHA256 "${OUT}/session/run.etdp" now)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES ": is one of the inputs: refusing to overwrite it" OR
+     NOT now STREQUAL etdump_hash)
+    message(FATAL_ERROR "an output over a session input (${args}): exit ${rc}, ${err}")
+  endif()
+endforeach()

@@ -3,6 +3,7 @@
 #include "core/common/atomic_file.h"
 #include "core/common/mapped_file.h"
 #include "core/common/zip_archive.h"
+#include "core/report/report_reader.h"
 #include "core/session/session.h"
 
 #include <algorithm>
@@ -240,6 +241,11 @@ void makeSpecial(HostileSpecial kind, const std::string& path, const std::string
             fs::create_symlink("notes.txt", path, ec);
         break;
     case HostileSpecial::HardLinkToInput: fs::create_hard_link(dir + "/etrecord.bin", path, ec); break;
+    case HostileSpecial::InputReport:
+        // A report of no rows: valid to read, and an input once read.
+        if (!spit(path, "{\"schema_version\": 3, \"rows\": []}\n"))
+            ec = std::make_error_code(std::errc::io_error);
+        break;
     case HostileSpecial::None:
     case HostileSpecial::Missing: break; // written by the caller, or left out
     }
@@ -309,6 +315,9 @@ std::string coreOutcome(const HostileCase& c, const std::string& dir) {
          : role == HostileRole::EtRecord    ? files.etrecord
                                             : files.capture) = mapped.value();
     }
+    if (c.special == HostileSpecial::InputReport)
+        if (const auto baseline = loadSavedReport(dir + "/" + c.outputPath); !baseline)
+            return relative(baseline.error().describe());
     const auto session = loadSessionFiles(files);
     if (!session->errors.empty())
         return relative(session->errors.front().describe());
@@ -326,6 +335,8 @@ std::vector<std::string> cliArguments(const HostileCase& c) {
     std::vector<std::string> args{"compare",        "--etdump",      "run.etdp",
                                   "--debug-buffer", "run.debug.bin", "--etrecord",
                                   "etrecord.bin",   "--capture",     "capture.gscap.safetensors"};
+    if (c.special == HostileSpecial::InputReport)
+        args.insert(args.end(), {"--baseline", c.outputPath});
     if (c.role == HostileRole::Output) {
         args.push_back(c.outputFlag);
         args.push_back(c.outputPath);

@@ -22,6 +22,7 @@ enum class HostileSpecial {
     DanglingSymlink,  // a symbolic link to nothing
     SymlinkToNewFile, // output: a symbolic link to a file outside the outputs
     HardLinkToInput,  // output: a hard link to the ETRecord
+    InputReport,      // output: a saved report the command reads (--baseline), issue 55 class 1
 };
 
 struct HostileCase {
