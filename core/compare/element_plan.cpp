@@ -86,16 +86,30 @@ std::optional<std::string> dequantizeWith(const QuantParams& q, const std::strin
 
 // A reference tensor and a (dequantised, when it was) device tensor of
 // different kinds of number: why they cannot be compared, or nothing.
+// `dequantized`: the device's integer codes are read as real values through the
+// capture's quantisation parameters. `quantized`: the capture records
+// quantisation parameters for this output at all.
 std::optional<std::string> kindMismatch(const Operand& reference, bool referenceIsFloat,
                                         const std::string& aotType, ScalarType runtime,
-                                        const std::string& rtType) {
+                                        const std::string& rtType, bool dequantized, bool quantized) {
     if (reference.is_scalar)
         return std::nullopt; // a Python number: compared as a number
     const bool referenceIsBool = aotType == "bool";
+    if (!referenceIsFloat && !referenceIsBool && dequantized)
+        // Issue 55, class 12: a QNN reference stored as uint8 codes read against
+        // the device's codes dequantised gave max-abs 253 and "ok". The
+        // parameters describe the device's tensor; nothing says the reference's
+        // codes were made with them, so dequantising it too could be as wrong.
+        return "the reference holds " + aotType + " integer codes and the device's " + rtType +
+               " codes are dequantised with the capture's quantisation parameters: codes against real "
+               "values are no gap, and the capture does not say the reference was quantised with the "
+               "same parameters; capture the reference in float (dequantised)";
     if (!referenceIsFloat && !referenceIsBool && isFloatType(runtime))
         return "the reference holds " + aotType + " values and the device " + rtType +
-               ": integer codes (a quantised reference) are not comparable with real values; capture the "
-               "reference in float";
+               (quantized ? ": integer codes (a quantised reference) are not comparable with real values; "
+                            "capture the reference in float"
+                          : ": integers (indices or counts: the capture records no quantisation for this "
+                            "output) are not comparable with real values");
     if (referenceIsBool != (runtime == ScalarType::Bool))
         return "a " + aotType + " reference against a " + rtType +
                " runtime tensor: true/false values are not comparable with numbers";
@@ -197,7 +211,8 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
         // A float tensor against integer or boolean values (or the other way)
         // is no gap: a reference holding quantised codes against dequantised
         // device values, a mask against scores (docs/metrics.md, "Dtypes").
-        if (const auto why = kindMismatch(out.reference, referenceIsFloat, aotType, type, rtType)) {
+        if (const auto why = kindMismatch(out.reference, referenceIsFloat, aotType, type, rtType,
+                                          out.dequantized, quant && *quant)) {
             out.status = RowStatus::Invalid;
             out.reason = *why;
             return out;

@@ -456,18 +456,23 @@ TEST_CASE("a session without a capture says which command makes one for its kind
 
 #include "zip_writer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace {
 
 // A copy of a demo folder whose capture's safetensors header (and the capture
 // document in it) is edited: real files, one thing wrong.
+// `editData` may change the tensors' bytes (append one; the header says where).
 std::string
 demoWithEditedCapture(const std::string& demo, const std::string& capture, const std::string& name,
-                      const std::function<void(nlohmann::json& header, nlohmann::json& doc)>& edit) {
+                      const std::function<void(nlohmann::json& header, nlohmann::json& doc)>& edit,
+                      const std::function<void(nlohmann::json& header, std::string& data)>& editData = {}) {
     namespace fs = std::filesystem;
     const std::string dir = tempPath(name);
     fs::remove_all(dir);
@@ -481,13 +486,16 @@ demoWithEditedCapture(const std::string& demo, const std::string& capture, const
     auto header = nlohmann::json::parse(bytes.substr(8, n));
     auto doc = nlohmann::json::parse(header["__metadata__"]["gapscope.aot_capture"].get<std::string>());
     edit(header, doc);
+    std::string data = bytes.substr(8 + n);
+    if (editData)
+        editData(header, data);
     header["__metadata__"]["gapscope.aot_capture"] = doc.dump();
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' ');
     const std::uint64_t length = text.size();
     std::ofstream out(dir + "/capture.gscap.safetensors", std::ios::binary);
     out.write(reinterpret_cast<const char*>(&length), 8);
-    out << text << bytes.substr(8 + n);
+    out << text << data;
     return dir;
 }
 
@@ -532,12 +540,83 @@ TEST_CASE("quantisation parameters the device's codes cannot hold make invalid r
     CHECK(dequantized >= refused);
 }
 
+TEST_CASE("a reference of uint8 codes against dequantised device codes is refused, not measured",
+          "[session][quant]") {
+    // Issue 55, class 12: the QNN demo's references of every per-tensor uint8
+    // output stored as the codes of its own parameters (what a QNN reference
+    // kept quantised holds). Read raw against the dequantised device tensor it
+    // gave max-abs 253 and "ok"; with the float reference it reads ~38 dB.
+    std::set<std::string> coded;
+    const auto dir = demoWithEditedCapture(
+        GAPSCOPE_QNN_DEMO_DIR, "capture.gscap.safetensors", "quant-reference-codes",
+        [&](nlohmann::json&, nlohmann::json& doc) {
+            for (auto& r : doc["records"])
+                if (r.contains("quantization") && r["quantization"].is_array() &&
+                    r["quantization"].size() == 1 && r["quantization"][0].is_object() &&
+                    r["quantization"][0]["dtype"] == "uint8" &&
+                    r["quantization"][0]["scheme"] == "per_tensor" && r["outputs"][0]["kind"] == "tensor")
+                    coded.insert(r["outputs"][0]["name"].get<std::string>());
+        },
+        [&](nlohmann::json& header, std::string& data) {
+            const auto doc =
+                nlohmann::json::parse(header["__metadata__"]["gapscope.aot_capture"].get<std::string>());
+            for (const auto& r : doc["records"]) {
+                if (r["outputs"].empty() || r["outputs"][0]["kind"] != "tensor" ||
+                    !coded.count(r["outputs"][0]["name"].get<std::string>()))
+                    continue;
+                const auto& q = r["quantization"][0];
+                auto& entry = header[r["outputs"][0]["name"].get<std::string>()];
+                REQUIRE(entry["dtype"] == "F32");
+                const std::size_t begin = entry["data_offsets"][0], end = entry["data_offsets"][1];
+                const double scale = q["scale"];
+                const double zero = q["zero_point"];
+                std::string codes;
+                for (std::size_t at = begin; at < end; at += 4) {
+                    float x = 0;
+                    std::memcpy(&x, data.data() + at, 4);
+                    codes.push_back(static_cast<char>(
+                        static_cast<std::uint8_t>(std::clamp(std::nearbyint(x / scale) + zero, 0.0, 255.0))));
+                }
+                entry["dtype"] = "U8";
+                entry["data_offsets"] = {data.size(), data.size() + codes.size()};
+                data += codes;
+            }
+        });
+    REQUIRE_FALSE(coded.empty());
+    const auto session = loadDir(dir);
+    std::size_t refused = 0;
+    for (const auto& row : session->comparison->rows)
+        for (const auto& e : row.elementPlans()) {
+            if (e.dtype.rfind("uint8 vs uint8", 0) != 0)
+                continue;
+            CHECK(e.status == RowStatus::Invalid);
+            CHECK_THAT(e.reason, Catch::Contains("the reference holds uint8 integer codes and the device's "
+                                                 "uint8 codes are dequantised"));
+            ++refused;
+        }
+    CHECK(refused > 0);
+}
+
 TEST_CASE("a reference of integer codes against float device values is no gap", "[session][quant]") {
     // layer_norm's float reference relabelled int32 (the same four bytes an element).
     const std::string demo = GAPSCOPE_DEMO_DIR;
     const auto dir = demoWithEditedCapture(
         demo, "capture_float.gscap.safetensors", "quant-codes",
         [](nlohmann::json& header, nlohmann::json&) { header["records/3/0"]["dtype"] = "I32"; });
+    // The same with no quantisation recorded for it: integers, but not codes.
+    const auto plain = demoWithEditedCapture(demo, "capture_float.gscap.safetensors", "int-values",
+                                             [](nlohmann::json& header, nlohmann::json& doc) {
+                                                 header["records/3/0"]["dtype"] = "I32";
+                                                 for (auto& r : doc["records"])
+                                                     r.erase("quantization");
+                                             });
+    const auto plainSession = loadDir(plain);
+    for (const auto& row : plainSession->comparison->rows)
+        if (row.id().aot_ops == std::vector<std::string>{"layer_norm"}) {
+            CHECK(row.status == RowStatus::Invalid);
+            CHECK_THAT(row.reason, Catch::Contains("integers (indices or counts: the capture records no "
+                                                   "quantisation for this output)"));
+        }
     const auto session = loadDir(dir);
     bool found = false;
     for (const auto& row : session->comparison->rows)
@@ -546,6 +625,36 @@ TEST_CASE("a reference of integer codes against float device values is no gap", 
             CHECK(row.status == RowStatus::Invalid);
             CHECK_THAT(row.reason,
                        Catch::Contains("the reference holds int32 values and the device float32"));
+            CHECK_THAT(row.reason, Catch::Contains("integer codes (a quantised reference)"));
         }
     CHECK(found);
+}
+
+#include "core/capture/safetensors_writer.h"
+
+TEST_CASE("model inputs files beside a session are recognised, not warned about", "[session][files]") {
+    // Issue 54: every inputs.stepK.safetensors (inputs/0, inputs/1, …: what
+    // gapscope-capture --inputs reads) drew "not a Gapscope AOT capture".
+    namespace fs = std::filesystem;
+    const std::string dir = tempPath("inputs-beside");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& entry : fs::directory_iterator(GAPSCOPE_DEMO_DIR))
+        fs::copy_file(entry.path(), dir + "/" + entry.path().filename().string());
+    const auto write = [&](const std::string& name, const std::vector<std::string>& tensors) {
+        SafetensorsWriter w;
+        for (const auto& t : tensors)
+            REQUIRE_FALSE(w.add(t, ScalarType::Long, {2}, std::vector<std::uint8_t>(16, 1)));
+        REQUIRE_FALSE(w.write(dir + "/" + name));
+    };
+    write("inputs.step0.safetensors", {"inputs/0"});
+    write("inputs.step1.safetensors", {"inputs/0", "inputs/1"});
+    write("weights.safetensors", {"inputs/0", "lm_head.weight"}); // not only inputs: still said
+    std::vector<Error> errors;
+    const auto files = sortSessionFiles(sessionInputsFromPaths({dir}, errors));
+    REQUIRE(errors.empty());
+    REQUIRE(files.unrecognized.size() == 1);
+    CHECK_THAT(files.unrecognized.front().describe(), Catch::Contains("weights.safetensors"));
+    CHECK_THAT(files.unrecognized.front().describe(), Catch::Contains("not a Gapscope AOT capture"));
+    CHECK(files.capture);
 }
