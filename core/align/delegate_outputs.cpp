@@ -68,16 +68,29 @@ DelegateOutputOrder delegateOutputOrder(const ExportGraph& g, const std::vector<
             consumers[t].push_back(i);
     }
 
+    // A node with several results takes a place for itself and one for each
+    // result: in the lowered module each is read through a getitem node that
+    // carries its producer's handle, while the saved edge program (torch.export's
+    // serialised graph) folds the getitems into the node's outputs. torchao's
+    // dynamic quantisation (choose_qparams_affine: scale, zero point) is such a
+    // node in every 8da4w linear (issue 54: "handle 56 has 3 places but 1 nodes").
+    const auto placesOf = [&](std::size_t i) {
+        const auto n = g.nodes[i].output_tensors.size();
+        return n > 1 ? 1 + n : std::size_t{1};
+    };
     std::set<std::size_t> members;
     std::map<std::int64_t, std::size_t> left; // handles shared with nodes outside: places still open
     for (const auto& [h, places] : need) {
         const auto it = byHandle.find(h);
-        const std::size_t have = it == byHandle.end() ? 0 : it->second.size();
+        std::size_t have = 0;
+        if (it != byHandle.end())
+            for (auto i : it->second)
+                have += placesOf(i);
         if (have == places)
             members.insert(it->second.begin(), it->second.end());
         else if (have < places)
             problems.push_back("handle " + std::to_string(h) + " has " + std::to_string(places) +
-                               " places but " + std::to_string(have) + " nodes");
+                               " places but " + std::to_string(have) + " for its nodes");
         else
             left[h] = places;
     }
@@ -104,15 +117,22 @@ DelegateOutputOrder delegateOutputOrder(const ExportGraph& g, const std::vector<
                 ++it;
                 continue;
             }
-            if (joining.size() > it->second) {
-                problems.push_back(
-                    "handle " + std::to_string(it->first) +
-                    " is shared with ops outside the delegate: " + std::to_string(joining.size()) +
-                    " candidates for " + std::to_string(it->second) + " places");
-                joining.resize(it->second);
+            std::size_t taking = 0;
+            for (auto i : joining)
+                taking += placesOf(i);
+            if (taking > it->second) {
+                problems.push_back("handle " + std::to_string(it->first) +
+                                   " is shared with ops outside the delegate: " + std::to_string(taking) +
+                                   " places of candidates for " + std::to_string(it->second));
+                // The first that fit join; the handle is settled (said above) either way.
+                std::size_t kept = 0, room = it->second;
+                while (kept < joining.size() && placesOf(joining[kept]) <= room)
+                    room -= placesOf(joining[kept++]);
+                joining.resize(kept);
+                taking = it->second;
             }
             members.insert(joining.begin(), joining.end());
-            it->second -= joining.size();
+            it->second -= taking;
             grown = true;
             it = it->second == 0 ? left.erase(it) : std::next(it);
         }
@@ -121,34 +141,41 @@ DelegateOutputOrder delegateOutputOrder(const ExportGraph& g, const std::vector<
         problems.push_back("handle " + std::to_string(h) + ": " + std::to_string(open) +
                            " places without a node");
 
-    // Each member's place: its handle's k-th occurrence in the list, k in node order.
+    // Each member's places: the next of its handle's occurrences in the list, in
+    // node order; a node with several results has its own place, then one per
+    // result (its getitems).
     std::map<std::int64_t, std::vector<std::size_t>> occurrences;
     for (std::size_t p = 0; p < list.size(); ++p)
         occurrences[list[p]].push_back(p);
-    std::map<std::int64_t, std::size_t> taken;
-    std::vector<std::pair<std::size_t, std::size_t>> byPlace; // place, node
-    for (auto i : members) {
-        const auto h = g.nodes[i].debug_handles.front();
-        const auto& occ = occurrences[h];
-        const std::size_t k = taken[h]++;
-        if (k < occ.size())
-            byPlace.emplace_back(occ[k], i);
-    }
-    std::sort(byPlace.begin(), byPlace.end());
-
     std::unordered_set<std::string> readOutside(g.graph_outputs.begin(), g.graph_outputs.end());
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
         if (!members.count(i))
             readOutside.insert(g.nodes[i].input_tensors.begin(), g.nodes[i].input_tensors.end());
-    for (const auto& [place, i] : byPlace) {
+    std::map<std::int64_t, std::size_t> taken;
+    std::vector<std::pair<std::size_t, std::int64_t>> returned; // place, handle
+    for (auto i : members) {
         const auto& n = g.nodes[i];
-        const auto used = std::count_if(n.output_tensors.begin(), n.output_tensors.end(),
-                                        [&](const std::string& t) { return readOutside.count(t) > 0; });
+        const auto h = n.debug_handles.front();
+        const auto& occ = occurrences[h];
+        const std::size_t first = taken[h];
+        taken[h] += placesOf(i);
+        if (first >= occ.size())
+            continue;
+        const bool several = n.output_tensors.size() > 1;
+        long used = 0;
+        for (std::size_t k = 0; k < n.output_tensors.size(); ++k) {
+            if (!readOutside.count(n.output_tensors[k]))
+                continue;
+            ++used;
+            const std::size_t at = several && first + 1 + k < occ.size() ? occ[first + 1 + k] : occ[first];
+            returned.emplace_back(at, h);
+        }
         if (used > 1)
             problems.push_back("'" + n.name + "' returns several results from the delegate");
-        for (long k = 0; k < used; ++k)
-            out.handles.push_back(n.debug_handles.front());
     }
+    std::sort(returned.begin(), returned.end());
+    for (const auto& [place, h] : returned)
+        out.handles.push_back(h);
     if (out.handles.size() != outputs)
         problems.push_back(std::to_string(out.handles.size()) +
                            " of the delegate's nodes are read outside it, for " + std::to_string(outputs) +

@@ -54,11 +54,43 @@ TEST_CASE("a delegate's return order comes from its debug_handle_map entry, not 
           std::vector<std::int64_t>{41, 43, 44});
 }
 
+TEST_CASE("a node of several results takes a place for itself and one per getitem",
+          "[align][delegate-order]") {
+    // torchao's 8da4w linear (issue 54): choose_qparams_affine returns (scale,
+    // zero point), read through two getitems that carry its handle in the lowered
+    // module but are folded into its outputs in the saved program; the list has
+    // 3 places for handle 56. The delegate returns the linear's view and, first,
+    // the RMSNorm product that another delegate reads too.
+    ExportGraph g;
+    g.nodes = {op("mul_4", 48, {"x"}),
+               op("choose_qparams", 56, {"mul_4"}),
+               op("quantize", 57, {"mul_4", "scale", "zero"}),
+               op("dequantize", 58, {"quantize", "scale", "zero"}),
+               op("linear", 60, {"dequantize", "w"}),
+               op("view", 61, {"linear"}),
+               op("rope", 79, {"view", "mul_4"})};
+    g.nodes[1].output_tensors = {"scale", "zero"};
+    const auto order = delegateOutputOrder(g, {48, 56, 56, 56, 57, 58, 60, 61}, 2);
+    INFO(order.problem);
+    REQUIRE(order.known());
+    CHECK(order.handles == std::vector<std::int64_t>{48, 61});
+    // One place short for the getitems: said, not guessed.
+    const auto shortOne = delegateOutputOrder(g, {48, 56, 56, 57, 58, 60, 61}, 2);
+    CHECK_THAT(shortOne.problem, Catch::Contains("handle 56 is shared with ops outside the delegate: 3 "
+                                                 "places of candidates for 2"));
+    // The getitems read outside are outputs at their own places.
+    g.nodes[6].input_tensors = {"view", "mul_4", "zero"};
+    const auto getitem = delegateOutputOrder(g, {48, 56, 56, 56, 57, 58, 60, 61}, 3);
+    INFO(getitem.problem);
+    REQUIRE(getitem.known());
+    CHECK(getitem.handles == std::vector<std::int64_t>{48, 56, 61});
+}
+
 TEST_CASE("a delegate's return order that cannot be established says why", "[align][delegate-order]") {
     SECTION("a handle with more places than nodes") {
         const auto order = delegateOutputOrder(ropeGraph(), {44, 40, 40, 42, 41, 43}, 3);
         CHECK_FALSE(order.known());
-        CHECK_THAT(order.problem, Catch::Contains("handle 40 has 2 places but 1 nodes"));
+        CHECK_THAT(order.problem, Catch::Contains("handle 40 has 2 places but 1 for its nodes"));
     }
     SECTION("another number of results read outside than the call returns") {
         const auto order = delegateOutputOrder(ropeGraph(), {44, 40, 42, 41, 43}, 2);
