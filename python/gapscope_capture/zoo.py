@@ -9,7 +9,8 @@ checked against ExecuTorch on each. Where ExecuTorch raises, the exception is
 written to ``executorch_error.txt`` instead of the tables. ``llm`` is a
 two-method program (``zoo_multimethod``), portable and XNNPACK fp32; ``bn-cnn``
 a conv + BatchNorm CNN in int8 on portable kernels with its float reference
-(``zoo_bn``).
+(``zoo_bn``); ``llm-8da4w`` a torchao 8da4w Llama on XNNPACK with its float
+reference and ExecuTorch's rows compared one by one (``zoo_torchao``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 from gapscope_capture import zoo_hf
 from gapscope_capture.capture import capture_from_etrecord, capture_from_program
+from gapscope_capture.capture_format import json_float
 from gapscope_capture.demo import METRICS, gap_rows
 from gapscope_capture.host_run import lower_and_run
 from gapscope_capture.zoo_names import MODEL_NAMES
@@ -271,16 +273,21 @@ MULTI_RUN = {
 }
 # A conv + BatchNorm CNN, int8 on portable kernels, with its float reference (zoo_bn).
 CONV_BN = "bn-cnn"
+# ExecuTorch's LLM quantisation: torchao 8da4w on XNNPACK, with its float reference (zoo_torchao).
+TORCHAO_8DA4W = "llm-8da4w"
 
 
 def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
-    from gapscope_capture import zoo_bn, zoo_multimethod, zoo_runs
+    from gapscope_capture import zoo_bn, zoo_multimethod, zoo_runs, zoo_torchao
 
     written = []
     for name in models or MODEL_NAMES:
         if name == CONV_BN:
             written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
+            continue
+        if name == TORCHAO_8DA4W:
+            written.append(zoo_torchao.write_session(Path(outdir) / name / zoo_torchao.VARIANT))
             continue
         if name in MULTI_RUN:
             for variant, writer in MULTI_RUN[name]:
@@ -347,6 +354,54 @@ def write_executorch_tables(directory: Path) -> None:
     tables = {m: gap_rows(inspector.calculate_numeric_gap(m)) for m in METRICS}
     for metric, rows in tables.items():
         _write_json(directory / f"executorch_gap_{metric.lower()}.json", rows)
+
+
+def write_executorch_row_tables(directory: Path) -> None:
+    """ExecuTorch's rows and its own comparators (MSE, L1, SNR), row by row, as
+    ``executorch_rows_<metric>.json``: where ``calculate_numeric_gap`` raises on
+    the whole table because one row's comparator raises (shapes that do not
+    broadcast), every other row still has ExecuTorch's numbers and that row has
+    ``raises`` with the message. The rows are ExecuTorch's pairing, unchanged:
+    only the comparison of each is guarded."""
+    from executorch.devtools.inspector.numerical_comparator import (
+        L1Comparator,
+        MSEComparator,
+        SNRComparator,
+    )
+
+    class Raised(str):
+        """What one row's comparator raised, in place of its gaps."""
+
+    def guarded(comparator: type) -> type:
+        class Guarded(comparator):  # type: ignore[misc, valid-type]
+            def _compare_intermediate_outputs(self, a: Any, b: Any) -> Any:
+                try:
+                    return super()._compare_intermediate_outputs(a, b)
+                except Exception as exc:  # noqa: BLE001 - the row's failure is the result
+                    return Raised(f"{type(exc).__name__}: {exc}")
+
+        return Guarded
+
+    inspector = Inspector(
+        etdump_path=str(directory / "run.etdp"),
+        etrecord=str(directory / "etrecord.bin"),
+        debug_buffer_path=str(directory / "run.debug.bin"),
+    )
+    for metric, comparator in (("mse", MSEComparator), ("l1", L1Comparator), ("snr", SNRComparator)):
+        rows = []
+        for row in inspector.calculate_numeric_gap(guarded(comparator)()).itertuples(index=False):
+            entry: dict[str, Any] = {
+                "aot_debug_handle": [int(h) for h in row.aot_debug_handle],
+                "aot_ops": [str(op) for op in row.aot_ops],
+                "runtime_ops": [str(op) for op in row.runtime_ops],
+                "runtime_debug_handle": [int(h) for h in row.runtime_debug_handle],
+            }
+            if isinstance(row.gap, Raised):
+                entry["raises"] = str(row.gap)
+            else:
+                entry["gap"] = [json_float(value) for value in row.gap]
+            rows.append(entry)
+        _write_json(directory / f"executorch_rows_{metric}.json", rows)
 
 
 def _write_json(path: Path, value: Any) -> None:

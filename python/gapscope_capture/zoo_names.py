@@ -14,4 +14,5 @@ MODEL_NAMES = (
     "multirun",
     "decode-loop",
     "bn-cnn",
+    "llm-8da4w",
 )

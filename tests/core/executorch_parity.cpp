@@ -93,4 +93,43 @@ void checkExecuTorchParity(const Comparison& comparison, const std::string& dir,
     }
 }
 
+std::size_t checkExecuTorchRowParity(const Comparison& comparison, const std::string& dir) {
+    std::vector<const ComparisonRow*> rows;
+    for (const auto& r : comparison.rows)
+        if (r.in_executorch)
+            rows.push_back(&r);
+    std::size_t raised = 0;
+    for (const std::string metric : {"mse", "l1", "snr"}) {
+        INFO("metric " << metric);
+        std::ifstream in(dir + "/executorch_rows_" + metric + ".json");
+        REQUIRE(in.good());
+        const auto expected = nlohmann::json::parse(in);
+        REQUIRE(rows.size() == expected.size());
+        raised = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const auto& want = expected[i];
+            const auto& got = *rows[i];
+            INFO("row " << i << " (" << got.id().aot_ops.back() << ")");
+            CHECK(got.id().aot_debug_handle == want.at("aot_debug_handle").get<std::vector<std::int64_t>>());
+            CHECK(got.id().aot_ops == want.at("aot_ops").get<std::vector<std::string>>());
+            CHECK(got.id().runtime_ops == want.at("runtime_ops").get<std::vector<std::string>>());
+            if (want.contains("raises")) {
+                // No parity is claimed where ExecuTorch has no number.
+                INFO("ExecuTorch: " << want.at("raises").get<std::string>());
+                CHECK_FALSE(got.executorch);
+                ++raised;
+                continue;
+            }
+            const auto& gap = want.at("gap");
+            REQUIRE(got.executorch);
+            REQUIRE(got.executorch->size() == gap.size());
+            for (std::size_t g = 0; g < gap.size(); ++g) {
+                const auto& m = (*got.executorch)[g];
+                checkClose(metric == "mse" ? m.mse : metric == "l1" ? m.l1 : m.snr, jsonDouble(gap[g]));
+            }
+        }
+    }
+    return raised;
+}
+
 } // namespace gapscope::test

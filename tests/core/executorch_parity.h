@@ -20,4 +20,11 @@ void checkExecuTorchParity(const std::string& directory, const std::string& meth
 void checkExecuTorchParity(const Comparison& comparison, const std::string& directory,
                            const std::vector<std::string>& metrics, const std::string& suffix = {});
 
+// Where ExecuTorch's calculate_numeric_gap raises on the whole table (one row's
+// comparator fails), its rows and comparators row by row
+// (executorch_rows_<metric>.json, zoo.write_executorch_row_tables): every row
+// ExecuTorch computes equals Gapscope's `executorch` numbers, and a row whose
+// comparator raises has none in Gapscope. Returns how many rows raised.
+std::size_t checkExecuTorchRowParity(const Comparison& comparison, const std::string& directory);
+
 } // namespace gapscope::test

@@ -170,6 +170,66 @@ TEST_CASE("e2e: Hugging Face decoders show no false alarm", "[e2e][zoo][llm]") {
     CHECK(reordered >= 2); // Llama's and Qwen2's RoPE delegates at least
 }
 
+// ExecuTorch's own LLM quantisation (issue 54): torchao 8da4w on XNNPACK. Its
+// dynamic-quant linears and RoPE make delegates of several outputs, whose return
+// order comes from the ETRecord (choose_qparams' getitems included): no row is
+// invalid. calculate_numeric_gap raises on the whole table; ExecuTorch's rows and
+// comparators, row by row, equal Gapscope's wherever they compute, and a row whose
+// comparator raises carries no ExecuTorch number. Against the float model the
+// same rows measure what int4 weights and int8 activations cost.
+TEST_CASE("e2e: a torchao 8da4w decoder: every row compared, parity only where ExecuTorch computes, and its "
+          "float reference",
+          "[e2e][zoo][llm][torchao]") {
+    namespace fs = std::filesystem;
+    const std::string dir = zooRoot() + "/llm-8da4w/xnnpack";
+    REQUIRE(fs::exists(dir + "/executorch_error.txt")); // the whole table raises: pinned
+    const auto open = [&](const std::string& capture) {
+        std::vector<gapscope::Error> errors;
+        gapscope::SessionOptions options;
+        options.capture = capture;
+        auto session = gapscope::loadSession(gapscope::sessionInputsFromPaths({dir}, errors), options);
+        REQUIRE(errors.empty());
+        REQUIRE(session->errors.empty());
+        REQUIRE(session->comparison);
+        return session;
+    };
+    const auto quantised = open(dir + "/capture.gscap.safetensors");
+    const auto& q = *quantised->comparison;
+    std::size_t reordered = 0;
+    for (const auto& row : q.rows) {
+        INFO(row.id().aot_ops.back() << ": " << row.reason);
+        CHECK(row.status == gapscope::RowStatus::Ok);
+        reordered += row.selection.find("the delegate's return order") != std::string::npos;
+    }
+    // Where the return order differs from ExecuTorch's positional pairing (RMSNorm's product
+    // returned before RoPE's): said on the row; elsewhere the two agree.
+    CHECK(reordered >= 3);
+    CHECK(gapscope::test::checkExecuTorchRowParity(q, dir) >= 1);
+
+    const auto floating = open(dir + "/capture_float.gscap.safetensors");
+    const auto& f = *floating->comparison;
+    REQUIRE(f.rows.size() == q.rows.size());
+    std::vector<double> quantisedSnr, floatSnr;
+    for (std::size_t i = 0; i < f.rows.size(); ++i) {
+        INFO(f.rows[i].id().aot_ops.back() << ": " << f.rows[i].reason);
+        CHECK(f.rows[i].status == gapscope::RowStatus::Ok);
+        const auto &m = f.rows[i].gaps, &n = q.rows[i].gaps;
+        if (m.size() == 1 && n.size() == 1 && std::isfinite(m.front().snr) && std::isfinite(n.front().snr)) {
+            floatSnr.push_back(m.front().snr);
+            quantisedSnr.push_back(n.front().snr);
+        }
+    }
+    // int4 weights cost: the float model is further from the device than the
+    // quantised simulation is, on the median row.
+    REQUIRE(floatSnr.size() > 20);
+    const auto median = [](std::vector<double> v) {
+        std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    CHECK(median(floatSnr) + 10 < median(quantisedSnr));
+    CHECK(gapscope::firstDivergence(f, {gapscope::Metric::Snr, 20.0}));
+}
+
 // The zoo's two-method LLM: each method's default run is its own, its rows equal
 // ExecuTorch's tables of the method exported alone, and nothing diverges.
 TEST_CASE("e2e: the zoo's two-method program compares each method against its own run", "[e2e][zoo]") {
