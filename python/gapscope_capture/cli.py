@@ -90,7 +90,7 @@ def _run_zoo(args: argparse.Namespace) -> int:
 
 
 def _run_from_etrecord(args: argparse.Namespace) -> int:
-    from gapscope_capture.capture import capture_from_etrecord, capture_steps_from_etrecord
+    from gapscope_capture.capture import capture_from_etrecord, iter_steps_from_etrecord
     from gapscope_capture.capture_format import read_inputs, step_capture_name
 
     steps = [read_inputs(path) for path in args.inputs or []]
@@ -100,14 +100,18 @@ def _run_from_etrecord(args: argparse.Namespace) -> int:
             print(f"{PROG}: {args.output}: several --inputs write a folder of captures", file=sys.stderr)
             return 2
         args.output.mkdir(parents=True, exist_ok=True)
-        results = capture_steps_from_etrecord(
+        # Each step written as it is captured and let go: memory stays at one step's.
+        written = 0
+        graph = method = None
+        for result in iter_steps_from_etrecord(
             args.etrecord, steps, reference_graph=args.reference_graph, method=args.method
-        )
-        for result in results:
+        ):
             result.write(args.output / step_capture_name(result.method, result.step))
+            written, graph, method = written + 1, result.reference_graph, result.method
+            del result
         print(
-            f"{args.output}: {len(results)} step captures of '{results[0].reference_graph}' "
-            f"(method '{results[0].method}'), state carried from step to step",
+            f"{args.output}: {written} step captures of '{graph}' "
+            f"(method '{method}'), state carried from step to step",
             file=sys.stderr,
         )
         return 0

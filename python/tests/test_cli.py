@@ -172,6 +172,50 @@ def test_from_etrecord_with_several_inputs_writes_one_capture_per_step(tmp_path:
         assert torch.equal(capture.reference_outputs[0], running * 2.0)
 
 
+def test_steps_are_yielded_one_at_a_time_and_hold_no_autograd_graph(tmp_path: Path) -> None:
+    """Issue 54: 65 steps of an 8-layer decoder held together, each output with its
+    grad_fn, peaked at 9.85 GB. Each step is handed over as it is made, and keeps values."""
+    import gc
+    import weakref
+
+    from executorch.exir import to_edge_transform_and_lower
+    from torch.export import export
+
+    from gapscope_capture.capture import capture_steps_from_etrecord, iter_steps_from_etrecord
+
+    class Accumulate(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("total", torch.zeros(4))
+            self.scale = torch.nn.Parameter(torch.full((4,), 2.0))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            self.total.add_(x)
+            return torch.tanh(self.total * self.scale)
+
+    steps = [(torch.full((4,), float(k + 1)),) for k in range(4)]
+    with torch.no_grad():
+        exported = export(Accumulate(), steps[0])
+    program = to_edge_transform_and_lower(exported, generate_etrecord=True).to_executorch()
+    etrecord = tmp_path / "etrecord.bin"
+    program.get_etrecord().save(str(etrecord))
+
+    alive = []
+    for k, result in enumerate(iter_steps_from_etrecord(etrecord, steps)):
+        assert result.step == k
+        values = [v for r in result.records for v in r.outputs if isinstance(v, torch.Tensor)]
+        values += [v for v in result.reference_outputs if isinstance(v, torch.Tensor)]
+        assert values and all(v.grad_fn is None for v in values)
+        alive.append(weakref.ref(result))
+        del result, values
+        gc.collect()
+        # The step before this one is gone: only what the caller keeps is kept.
+        assert all(ref() is None for ref in alive[:-1])
+    # The list form gives the same values.
+    listed = capture_steps_from_etrecord(etrecord, steps)
+    assert [r.step for r in listed] == [0, 1, 2, 3]
+
+
 def test_twin_runs_the_int8_demo_without_its_delegate(demo_dir: Path, tmp_path: Path, capsys) -> None:
     """The demo's int8 program is one XNNPACK delegate row; its twin one row per op, with the
     delegated program's debug handles."""
