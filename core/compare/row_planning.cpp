@@ -2,10 +2,40 @@
 
 #include "core/backends/backend_conventions.h"
 #include "core/compare/element_plan.h"
+#include "core/metrics/operand.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gapscope {
+
+namespace {
+
+struct OutputOfShape {
+    std::vector<std::size_t> candidates; // the reference outputs of the logged tensor's shape
+    std::string shape;                   // the logged tensor's
+};
+
+// The outputs of a several-output record whose reference tensor has the logged
+// tensor's shape (size-1 dimensions aside, as planElement compares them).
+std::optional<OutputOfShape> outputOfShape(const AotCapture& capture, const CaptureRecord& rec,
+                                           const Tensor& logged) {
+    OutputOfShape out;
+    out.shape = shapeText(logged.sizes);
+    const auto want = withoutOnes(logged.sizes);
+    for (std::size_t e = 0; e < rec.outputs.size(); ++e) {
+        const auto& v = rec.outputs[e];
+        if (v.kind != CaptureValue::Kind::Tensor)
+            continue;
+        const auto* t = capture.tensor(v);
+        if (t && withoutOnes(t->shape) == want)
+            out.candidates.push_back(e);
+    }
+    return out;
+}
+
+} // namespace
 
 ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& dump,
                       const AotCapture& capture, const OpNamesWithin& names, RowPlan& plan) {
@@ -49,10 +79,32 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
             row.reason = "the reference returned " + std::to_string(rec.outputs.size()) +
                          " outputs; ExecuTorch skips such rows, Gapscope compares them element for element";
         const auto& items = pair.runtime_value.items;
-        if (items.size() != rec.outputs.size()) {
+        // One tensor logged for a node of several outputs: a recurrent op's
+        // decomposition (lstm → its output sequence, the last op of the group
+        // being a cat; gru → a permute) logs the one result its last op makes.
+        // Which output it is: the one whose shape it has, when only one has it.
+        const RuntimeValue* single = pair.runtime_value.isTensor()              ? &pair.runtime_value
+                                     : items.size() == 1 && items[0].isTensor() ? &items[0]
+                                                                                : nullptr;
+        const auto match = single && rec.outputs.size() > 1 ? outputOfShape(capture, rec, *single->tensor)
+                                                            : std::optional<OutputOfShape>();
+        if (match && match->candidates.size() == 1) {
+            const std::size_t e = match->candidates.front();
+            id.plans.push_back(planElement(dump, capture, &rec, e, rec.outputs[e], *single, backend));
+            row.in_executorch = false;
+            row.reason = "the device logged one tensor for the node's " + std::to_string(rec.outputs.size()) +
+                         " outputs: compared with output " + std::to_string(e) +
+                         ", the only one of its shape (" + match->shape + ")";
+        } else if (items.size() != rec.outputs.size()) {
             row.status = RowStatus::Invalid;
             row.reason = std::to_string(rec.outputs.size()) + " reference outputs against " +
-                         std::to_string(items.size()) + " runtime values";
+                         std::to_string(single ? 1 : items.size()) + " runtime values";
+            if (match)
+                row.reason += match->candidates.empty()
+                                  ? ", and no output has its shape (" + match->shape + ")"
+                                  : ", and " + std::to_string(match->candidates.size()) +
+                                        " outputs have its shape (" + match->shape +
+                                        "): which one it is is unknown";
         } else {
             for (std::size_t i = 0; i < items.size(); ++i)
                 id.plans.push_back(planElement(dump, capture, &rec, i, rec.outputs[i], items[i], backend));

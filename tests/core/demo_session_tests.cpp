@@ -122,6 +122,33 @@ TEST_CASE("a real LSTM and GRU: parity, and exact zero states are no divergence"
         }
     CHECK(zeroStates >= 2); // the LSTM's h0 and c0 at least
     CHECK_FALSE(firstDivergence(c, {Metric::Snr, 20.0}));
+
+    // Issue 54: the recurrent ops' decompositions log one tensor for a node of
+    // several outputs. The GRU's (a permute, 1x5x12) has output 0's shape alone:
+    // compared with it, as healthy as its neighbours. The LSTM's last op is a cat
+    // of 1x16, which h_n and c_n both are: the device logged c_n (its sum,
+    // -1.00628, is c_n's; h_n's is -0.60871), so taking output 0, or the first of
+    // its shape, would be a wrong number: refused with the reason.
+    bool gru = false, lstm = false;
+    for (const auto& row : c.rows) {
+        if (row.id().aot_ops == std::vector<std::string>{"gru"}) {
+            gru = true;
+            CHECK(row.status == RowStatus::Ok);
+            CHECK_FALSE(row.in_executorch);
+            CHECK_THAT(row.reason,
+                       Catch::Contains("compared with output 0, the only one of its shape (1x5x12)"));
+            REQUIRE(row.gaps.size() == 1);
+            CHECK(row.gaps.front().snr > 100);
+        }
+        if (row.id().aot_ops == std::vector<std::string>{"lstm"}) {
+            lstm = true;
+            CHECK(row.status == RowStatus::Invalid);
+            CHECK_THAT(row.reason,
+                       Catch::Contains("2 outputs have its shape (1x16): which one it is is unknown"));
+        }
+    }
+    CHECK(gru);
+    CHECK(lstm);
 }
 
 // tests/data/xnnpack_elementwise_int8: a delegate's two outputs both end in
