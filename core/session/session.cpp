@@ -142,6 +142,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     staged.session = std::make_unique<Session>();
     auto& s = staged.session;
     s->errors = files.unrecognized;
+    if (!files.capture_asked)
+        s->errors.insert(s->errors.end(), files.capture_errors.begin(), files.capture_errors.end());
     s->complete = true; // until a comparison is planned
     s->threshold = options.threshold;
     s->etdump_file = files.etdump;
@@ -226,6 +228,10 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
                     "several captures of this method were given; comparing '" +
                         std::filesystem::path(s->capture_file->path()).filename().string() + "' (" +
                         captureChoice + "). Pick another with --capture or the app's Reference selector");
+            // Captures beside the one asked for that cannot serve: said, not fatal.
+            if (files.capture_asked)
+                for (const auto& e : files.capture_errors)
+                    s->comparison->warnings.push_back(e.describe());
             // What the ETRecord reader left out (a graph it could not read, no
             // debug_handle_map) changes what can be resolved and named: said.
             if (s->etrecord)

@@ -95,6 +95,13 @@ struct SessionFiles {
     // Files named like an input (.etdp, .safetensors) that are not one, with
     // what their reader found wrong; they become Session::errors.
     std::vector<Error> unrecognized;
+    // Captures offered that cannot serve (issue 55, class 2): one the capture
+    // reader refuses (a `step` of -1 or 1.5, with its located field), other than
+    // the one chosen (whose own error opening reports), and two captures of one
+    // method that say the same step. Never dropped without a word: a step
+    // capture left out makes its execution compared with another step's. They
+    // become Session::errors, or warnings when the capture compared was asked for.
+    std::vector<Error> capture_errors;
     // namesItsOwnHandles of `etdump`, when sortSessionFiles parsed it.
     std::optional<bool> etdump_names_its_handles;
 };

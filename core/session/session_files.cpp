@@ -269,6 +269,24 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             "of method '" + chosen->method + "'" +
             (chosen->etrecord_graph ? ", taken from the ETRecord's graph, ExecuTorch's reference"
                                     : ", the first given");
+    // Captures that cannot serve are said (SessionFiles::capture_errors): the
+    // reader's own located error, the same `gapscope-cli capture` gives.
+    for (const auto& c : captures)
+        if (!c.parsed && c.file != s.capture)
+            if (auto read = workspace->capture(c.file); !read)
+                s.capture_errors.push_back(read.error());
+    for (std::size_t i = 0; i < captures.size(); ++i)
+        for (std::size_t j = i + 1; j < captures.size(); ++j) {
+            const auto &a = captures[i].parsed, &b = captures[j].parsed;
+            if (a && b && a->step && b->step && *a->step == *b->step && a->method == b->method)
+                s.capture_errors.push_back(makeError(
+                    ErrorCode::Unsupported,
+                    "says step " + std::to_string(*a->step) + " of method '" + a->method + "', as " +
+                        captures[i].file->path() +
+                        " does: which one is that execution's is unknown; remove one, or name the one "
+                        "to compare with --capture",
+                    captures[j].file->path(), "step"));
+        }
     // A file named like an input that nothing recognised: say what is wrong
     // with it (a corrupt run.etdp would otherwise read as "ETDump missing").
     raw.insert(raw.end(), other.begin(), other.end());

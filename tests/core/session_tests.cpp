@@ -658,3 +658,49 @@ TEST_CASE("model inputs files beside a session are recognised, not warned about"
     CHECK_THAT(files.unrecognized.front().describe(), Catch::Contains("not a Gapscope AOT capture"));
     CHECK(files.capture);
 }
+
+TEST_CASE("a step capture that cannot serve is said, never dropped", "[session][files][steps]") {
+    // Issue 55, class 2: a capture whose `step` the reader refuses was left out
+    // without a word (execution 2 then compared with step 0's capture), and two
+    // captures saying one step were picked from silently.
+    namespace fs = std::filesystem;
+    const std::string demo = GAPSCOPE_DEMO_DIR;
+    const auto stepped = [&](const std::string& name, const nlohmann::json& step) {
+        return demoWithEditedCapture(demo, "capture.gscap.safetensors", name,
+                                     [&](nlohmann::json&, nlohmann::json& doc) { doc["step"] = step; });
+    };
+    const auto open = [](const std::string& dir, const std::string& capture = {}) {
+        std::vector<Error> errors;
+        SessionOptions options;
+        options.capture = capture;
+        auto session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+        REQUIRE(errors.empty());
+        return session;
+    };
+    for (const auto& [bad, field] :
+         std::vector<std::pair<nlohmann::json, std::string>>{{-1, "-1"}, {1.5, "1.5"}, {"2", "\"2\""}}) {
+        INFO("step " << field);
+        const auto dir = stepped("step-bad", bad);
+        fs::rename(dir + "/capture.gscap.safetensors", dir + "/capture.forward.step-002.gscap.safetensors");
+        fs::copy_file(demo + "/capture.gscap.safetensors", dir + "/capture.gscap.safetensors");
+        const auto session = open(dir);
+        REQUIRE_FALSE(session->errors.empty());
+        const auto said = session->errors.front().describe();
+        CHECK_THAT(said, Catch::Contains("capture.forward.step-002.gscap.safetensors"));
+        CHECK_THAT(said, Catch::Contains("'step' must be an integer of 0 or more (field step)"));
+        // Asked for by path, the good one compares; the bad one is a warning.
+        const auto asked = open(dir, dir + "/capture.gscap.safetensors");
+        REQUIRE(asked->comparison);
+        CHECK(asked->errors.empty());
+        CHECK(std::any_of(asked->comparison->warnings.begin(), asked->comparison->warnings.end(),
+                          [](const std::string& w) { return w.find("step-002") != std::string::npos; }));
+    }
+    const auto dir = stepped("step-twice", 1);
+    const auto other = stepped("step-twice-b", 1);
+    fs::copy_file(other + "/capture.gscap.safetensors", dir + "/capture.b.gscap.safetensors");
+    const auto session = open(dir);
+    REQUIRE_FALSE(session->errors.empty());
+    CHECK_THAT(session->errors.front().describe(),
+               Catch::Contains("says step 1 of method 'forward', as ") &&
+                   Catch::Contains("which one is that execution's is unknown"));
+}
