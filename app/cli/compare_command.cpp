@@ -4,6 +4,7 @@
 #include "app/cli/output_file.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
+#include "core/common/file_safety.h"
 #include "core/common/side_task.h"
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
@@ -52,6 +53,8 @@ std::optional<std::string> writeModelExplorer(const std::string& folder, const S
     if (!session.etrecord)
         return std::string(
             "--model-explorer needs the ETRecord: Model Explorer's nodes are its edge program's");
+    if (auto unsafe = refuseUnsafeOutputFolder(folder))
+        return unsafe->describe();
     std::error_code ec;
     if (!std::filesystem::exists(folder, ec))
         std::filesystem::create_directory(folder, ec);
@@ -78,13 +81,9 @@ int fail(const std::string& message) {
 // that could not be read, nothing to compare, an input rewritten while it was read
 // (its numbers are not the file's). Nothing: it can.
 std::optional<std::string> unusable(const Session& session, const SessionFiles& files) {
-    if (!session.errors.empty())
-        return session.errors.front().describe();
-    if (!session.comparison)
+    if (session.errors.empty() && !session.comparison)
         return "nothing to compare: " + files.etdump->path() + " and " + files.capture->path();
-    for (const auto& path : changedInputs(session))
-        return path + ": changed on disk while it was read: the numbers are not to be trusted; run again";
-    return std::nullopt;
+    return whySessionUnusable(session); // the app's headless report says the same
 }
 
 // The gates (core's gateFailures), one line each on stderr. Returns how many.
@@ -219,9 +218,18 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files) {
         // Folders and files sorted by content, as the app sorts them (sortSessionFiles);
         // a file given with its option fills that slot whatever the folder holds.
         std::vector<std::string> paths = o.paths;
-        for (const auto* named : {&o.etdump, &o.debugBuffer, &o.etrecord, &o.capture})
-            if (!named->empty())
-                paths.push_back(*named);
+        for (const auto& [option, named] : {std::pair<const char*, const std::string*>{"--etdump", &o.etdump},
+                                            {"--debug-buffer", &o.debugBuffer},
+                                            {"--etrecord", &o.etrecord},
+                                            {"--capture", &o.capture}}) {
+            if (named->empty())
+                continue;
+            // An option names one file: a folder given to it would be searched
+            // like PATHS and the slot left unfilled (issue 55, class 9).
+            if (auto why = refuseNonRegularInput(*named))
+                return fail(std::string(option) + ": " + why->describe());
+            paths.push_back(*named);
+        }
         std::vector<Error> errors;
         const SessionInputs inputs = sessionInputsFromPaths(paths, errors);
         if (!errors.empty())

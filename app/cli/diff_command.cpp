@@ -36,6 +36,11 @@ int fail(const std::string& command, const std::string& message, int code = 1) {
 std::vector<std::pair<const RunSummary*, const RunSummary*>>
 pairRuns(const SavedReport& a, const SavedReport& b, int execution, std::string& error) {
     const auto pick = [&](const SavedReport& r, const char* side) -> std::vector<const RunSummary*> {
+        if (r.runs.empty()) { // an --all-runs report whose 'runs' is [] (issue 55, class 9)
+            if (error.empty())
+                error = std::string(side) + " holds no run ('runs' is empty): there is nothing to compare";
+            return {};
+        }
         if (execution < 0) {
             std::vector<const RunSummary*> all;
             for (const auto& run : r.runs)

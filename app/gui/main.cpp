@@ -6,6 +6,7 @@
 #include "core/report/compare_report.h"
 #include "core/report/safe_text.h"
 #include "core/report/version_info.h"
+#include "core/session/session.h"
 #include "widgets/gap_chart.h"
 
 #include <QApplication>
@@ -203,6 +204,19 @@ int main(int argc, char** argv) {
     if (parser.isSet(report)) {
         // No window shown: the report renders off-screen from the loaded session.
         QObject::connect(&window, &gapscope::MainWindow::sessionShown, &app, [&] {
+            // What the CLI refuses to report, the headless app refuses too, in its
+            // words; files beside the session that are no input it warns about, as
+            // the CLI does (issue 55, class 5).
+            if (const auto session = window.session()) {
+                if (const auto why = gapscope::whySessionUnusable(*session)) {
+                    printError(QString::fromStdString(*why));
+                    QApplication::exit(1);
+                    return;
+                }
+                for (std::size_t i = 0; i < session->unrecognized_errors; ++i)
+                    printError(QStringLiteral("warning: ") +
+                               QString::fromStdString(session->errors[i].describe()));
+            }
             auto* exporter = new gapscope::ReportExporter(window.session(), window.chart()->metric(),
                                                           parser.value(report), 3, &window);
             QObject::connect(exporter, &gapscope::ReportExporter::finished, &app, [](const QString& err) {

@@ -1,5 +1,6 @@
 #include "app/gui/report_exporter.h"
 
+#include "core/common/file_safety.h"
 #include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
 #include "core/report/html_report.h"
@@ -66,6 +67,8 @@ void ReportExporter::start() {
     if (!m_session->complete)
         return refuse(QStringLiteral("the metrics are still being computed (or their loading was cancelled): "
                                      "export once the session is complete"));
+    if (const auto unsafe = refuseUnsafeOutputFolder(m_folder.toStdString()))
+        return refuse(QString::fromStdString(unsafe->describe()));
     if (!QDir().mkpath(m_folder))
         return refuse(QStringLiteral("%1: cannot create the folder").arg(m_folder));
     // Hashing every input (provenance) reads them all: a background job, so the

@@ -121,6 +121,12 @@ QString SessionController::openSessionFile(const QString& path) {
     if (!s)
         return error;
     m_paths = s->files;
+    // The capture and debug buffer it names are opened even where `files` does
+    // not list them (issue 55, class 6: they were ignored, and the files beside
+    // the ETDump used without a word); opening refuses what is not a file.
+    for (const QString& named : {s->capture, s->debugBuffer})
+        if (!named.isEmpty() && !m_paths.contains(named))
+            m_paths << named;
     m_sessionFile = QFileInfo(path).absoluteFilePath();
     m_demo = false;
     if (m_recordsRecent) {

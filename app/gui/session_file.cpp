@@ -51,9 +51,12 @@ QString writeSessionFile(const QString& path, const SessionFile& session) {
 
 bool isSessionFile(const QString& path) {
     const QFileInfo info(path);
-    if (!info.isFile() || info.size() > kMaxSessionFile)
+    if (!info.isFile())
         return false;
-    // Claimed by its key, so that a broken one is reported as a session file.
+    // Claimed by its key, so that a broken one is reported as a session file;
+    // one too large to read too, by the key in its first MiB, so that it is
+    // refused as a session file and why (issue 55, class 13: one over 1 MiB was
+    // taken for an input, and "ETDump missing" was all that was said).
     QFile f(path);
     return f.open(QIODevice::ReadOnly) && f.read(kMaxSessionFile).contains("\"gapscope_session\"");
 }

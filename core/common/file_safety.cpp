@@ -104,4 +104,19 @@ std::optional<Error> refuseUnsafeOutput(const std::string& path) {
     return std::nullopt;
 }
 
+std::optional<Error> refuseUnsafeOutputFolder(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0)
+        return std::nullopt; // nothing there yet: made by the writer
+    if (S_ISLNK(st.st_mode))
+        return makeError(ErrorCode::Io,
+                         "is a symbolic link: refusing to write a folder's files through it; name the folder "
+                         "itself",
+                         path);
+    if (!S_ISDIR(st.st_mode))
+        return makeError(ErrorCode::Io,
+                         "is " + describeFileType(st) + ", not a folder: refusing to write into it", path);
+    return std::nullopt;
+}
+
 } // namespace gapscope

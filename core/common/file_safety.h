@@ -31,4 +31,11 @@ void registerInput(unsigned long long device, unsigned long long inode, const st
 // regular file), or that is a file this process opened as an input.
 std::optional<Error> refuseUnsafeOutput(const std::string& path);
 
+// Refuses an output folder (a report folder, Model Explorer's overlays) that
+// exists and is not a folder, or is a symbolic link (to a folder or not): files
+// written into it would land wherever the link points, outside the path the user
+// chose (issue 55, class 7; the entries inside are checked by refuseUnsafeOutput
+// as each is written). Nothing there yet is fine: it will be made.
+std::optional<Error> refuseUnsafeOutputFolder(const std::string& path);
+
 } // namespace gapscope

@@ -3,6 +3,8 @@
 #include "etdump_generated.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace gapscope {
@@ -13,11 +15,37 @@ namespace {
 
 constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 
+// Table visits the verifier allows beyond one per 4 bytes (the most distinct
+// tables a buffer can hold). ExecuTorch's writer never shares a table, but a
+// valid FlatBuffer may (one RunData for many runs, one Event for many events),
+// and each reference is visited: run 494 of such a dump was refused as lying
+// outside the buffer (issue 55, class 9). 2^24 more visits take well under a
+// second, and still stop a shared-subtree blow-up (64 levels deep) in bounded time.
+constexpr std::size_t kSharedVisits = std::size_t{1} << 24;
+
+flatbuffers::uoffset_t tableBudget(ByteSpan buf) {
+    return static_cast<flatbuffers::uoffset_t>(std::max<std::size_t>(buf.size / 4, 64) + kSharedVisits);
+}
+
 flatbuffers::Verifier makeVerifier(ByteSpan buf) {
-    // Every table needs at least 4 bytes, so a buffer cannot legitimately hold
-    // more than size/4 of them; the bound also stops shared-subtree blow-ups.
-    const auto maxTables = static_cast<flatbuffers::uoffset_t>(std::max<std::size_t>(buf.size / 4, 64));
-    return flatbuffers::Verifier(buf.data, buf.size, kMaxDepth, maxTables, true);
+    return flatbuffers::Verifier(buf.data, buf.size, kMaxDepth, tableBudget(buf), true);
+}
+
+// Why a table the budget stopped is refused: it lies inside the buffer, so what
+// was hit is the reader's limit on table visits, not corruption.
+std::string budgetReached(ByteSpan buf) {
+    return "the ETDump's tables are referenced more than the reader verifies (" +
+           std::to_string(tableBudget(buf)) + " table visits for " + std::to_string(buf.size) +
+           " bytes): a FlatBuffer that shares tables among runs or events this much is valid, but past "
+           "this reader's limit (not corruption)";
+}
+
+// The table at `t` lies inside the buffer, as a verifier without a visit budget
+// sees it (VerifyTableStart visits that one table only).
+bool insideBuffer(ByteSpan buf, const flatbuffers::Table* t) {
+    flatbuffers::Verifier unbounded(buf.data, buf.size, kMaxDepth,
+                                    std::numeric_limits<flatbuffers::uoffset_t>::max() - 1, true);
+    return t->VerifyTableStart(unbounded);
 }
 
 // The generated tables inherit flatbuffers::Table privately; the field-level
@@ -73,7 +101,8 @@ bool locate(ByteSpan buf, bool sizePrefixed, Location& where, std::string& what)
             continue;
         const auto* runT = asTable(run);
         if (!runT->VerifyTableStart(v)) {
-            what = "RunData table or its vtable lies outside the buffer";
+            what = insideBuffer(buf, runT) ? budgetReached(buf)
+                                           : "RunData table or its vtable lies outside the buffer";
             return false;
         }
         where.field = "name";
@@ -99,8 +128,15 @@ bool locate(ByteSpan buf, bool sizePrefixed, Location& where, std::string& what)
                 if (!event->Verify(v)) {
                     where.event = e;
                     where.byteOffset = offsetOf(buf, event);
-                    what =
-                        "Event table (or a table, vector or string below it) is out of bounds or misaligned";
+                    // Diagnosed with four times the budget, not without one: a
+                    // blown-up shared subtree must not hang the diagnosis either.
+                    const auto wider = static_cast<flatbuffers::uoffset_t>(
+                        std::min<std::uint64_t>(std::uint64_t{tableBudget(buf)} * 4,
+                                                std::numeric_limits<flatbuffers::uoffset_t>::max() - 1));
+                    flatbuffers::Verifier bigger(buf.data, buf.size, kMaxDepth, wider, true);
+                    what = event->Verify(bigger) ? budgetReached(buf)
+                                                 : "Event table (or a table, vector or string below it) "
+                                                   "is out of bounds or misaligned";
                     return false;
                 }
             }

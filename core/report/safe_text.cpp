@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 namespace gapscope {
 
@@ -30,6 +31,24 @@ std::string hexByte(unsigned char c) {
     return buf;
 }
 
+// The bidirectional formatting characters (Unicode's Bidi_Control: ALM U+061C,
+// LRM/RLM U+200E/F, the embeddings and overrides U+202A..U+202E, the isolates
+// U+2066..U+2069): a name holding U+202E (right-to-left override) shows the
+// rest of a terminal line reversed, so that "relu.exe" can read as "exe.uler"
+// and a row seem to say what it does not ("Trojan Source"). Their code point, or
+// nothing.
+std::optional<unsigned> bidiControl(std::string_view s, std::size_t i, std::size_t len) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    if (len == 2 && b(0) == 0xd8 && b(1) == 0x9c)
+        return 0x061c;
+    if (len != 3 || b(0) != 0xe2)
+        return std::nullopt;
+    const unsigned cp = 0x2000u | ((b(1) & 0x3fu) << 6) | (b(2) & 0x3fu);
+    if (cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+        return cp;
+    return std::nullopt;
+}
+
 // A character as a terminal may show it: control characters visibly escaped.
 void appendVisible(std::string& out, std::string_view s, std::size_t i, std::size_t len, bool keepNewlines) {
     const auto c = static_cast<unsigned char>(s[i]);
@@ -40,6 +59,12 @@ void appendVisible(std::string& out, std::string_view s, std::size_t i, std::siz
     if (len == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) { // C1: U+0080..U+009F
         char buf[8];
         std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+        out += buf;
+        return;
+    }
+    if (const auto cp = bidiControl(s, i, len)) { // issue 55, class 10
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", *cp);
         out += buf;
         return;
     }

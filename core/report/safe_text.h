@@ -24,8 +24,9 @@ std::string csvCell(std::string_view text);
 // (aten_conv2d_default), since GitHub's Markdown never reads it as emphasis.
 std::string markdownText(std::string_view text);
 
-// Text for a terminal: every control character (C0 but line feed, DEL, C1)
-// visibly escaped (\e, \r, \t, \x07, \u009b), bytes that are not UTF-8 as \xNN,
+// Text for a terminal: every control character (C0 but line feed, DEL, C1, and
+// the bidirectional controls U+061C, U+200E/F, U+202A..E, U+2066..9) visibly
+// escaped (\e, \r, \t, \x07, \u009b, \u202e), bytes that are not UTF-8 as \xNN,
 // so that no escape sequence from an input reaches the terminal. With
 // `keepNewlines` false a line feed is escaped too.
 std::string terminalText(std::string_view text, bool keepNewlines = true);

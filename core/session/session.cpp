@@ -43,6 +43,32 @@ std::vector<std::string> changedInputs(const Session& session) {
     return changed;
 }
 
+std::optional<std::string> whySessionUnusable(const Session& session) {
+    // Files beside the session that are no input are warnings, unless nothing
+    // could be compared without them (a corrupt run.etdp: "ETDump missing").
+    if (session.errors.size() > session.unrecognized_errors)
+        return session.errors[session.unrecognized_errors].describe();
+    if (!session.comparison && !session.errors.empty())
+        return session.errors.front().describe();
+    if (!session.debug_buffer_file && !session.debug_buffer_candidates.empty()) {
+        std::string list;
+        for (const auto& c : session.debug_buffer_candidates)
+            list += "\n  " + c;
+        return "several files could be the debug buffer and none is named one: give it with --debug-buffer "
+               "(gapscope-cli) or open it with the other files (the app):" +
+               list;
+    }
+    if (!session.comparison) {
+        std::string missing;
+        for (const auto& m : session.missing)
+            missing += (missing.empty() ? "" : ", ") + m;
+        return "nothing to compare" + (missing.empty() ? std::string() : ": " + missing + " missing");
+    }
+    for (const auto& path : changedInputs(session))
+        return path + ": changed on disk while it was read: the numbers are not to be trusted; run again";
+    return std::nullopt;
+}
+
 void protectInputs(const SessionFiles& files) {
     for (const auto& f : {files.etdump, files.debug_buffer, files.etrecord, files.capture})
         if (f)
@@ -142,6 +168,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     staged.session = std::make_unique<Session>();
     auto& s = staged.session;
     s->errors = files.unrecognized;
+    s->unrecognized_errors = files.unrecognized.size();
     if (!files.capture_asked)
         s->errors.insert(s->errors.end(), files.capture_errors.begin(), files.capture_errors.end());
     s->complete = true; // until a comparison is planned

@@ -48,6 +48,10 @@ struct Session {
     // paths, for the user to pick one (SessionOptions::debug_buffer).
     std::vector<std::string> debug_buffer_candidates;
     std::vector<Error> errors; // files that could not be read, with the reader's message
+    // How many of `errors`, first, are files beside the session named like an
+    // input that are none (SessionFiles::unrecognized): the app's banner shows
+    // them; the CLI and the headless report warn and go on (whySessionUnusable).
+    std::size_t unrecognized_errors = 0;
     // Every stage done: metrics, coverage and findings are final (see StagedSession).
     bool complete = false;
     // Where the inputs were parsed, when they were (SessionOptions::workspace):
@@ -118,6 +122,14 @@ void protectInputs(const SessionFiles& files);
 // The session's input files that changed on disk since they were opened
 // (MappedFile::changedOnDisk): its numbers are then not to be trusted.
 std::vector<std::string> changedInputs(const Session& session);
+
+// Why no report of `session` should be written, in the words the CLI exits 1
+// with and the app's headless --report says before it exits 1 (issue 55, class
+// 5: one error path): its first error (an ETRecord refused, a capture that
+// cannot serve), several files that could be the debug buffer and none chosen,
+// nothing compared, or an input changed on disk while it was read. Nothing when
+// it can be reported.
+std::optional<std::string> whySessionUnusable(const Session& session);
 
 // Sorts files by content: the debug buffer is the file at `preferredDebugBuffer`
 // if given, else chooseDebugBuffer's among the files no reader recognises; of

@@ -81,3 +81,18 @@ foreach(args
     message(FATAL_ERROR "an input report was replaced by: ${args}")
   endif()
 endforeach()
+
+# Issue 55, class 9: a report of no run says so (it said "gapscope-cli diff: " and
+# nothing), and a folder given to an option that names one file is refused as
+# --etdump's is, not searched.
+file(WRITE "${OUT}/no-runs.json" "{\"schema_version\": 3, \"runs\": []}")
+run(2 "${CLI}" diff "${OUT}/no-runs.json" "${OUT}/base.json")
+if(NOT err MATCHES "A holds no run \\('runs' is empty\\): there is nothing to compare")
+  message(FATAL_ERROR "a report of no run is not said:\n${err}")
+endif()
+foreach(option --debug-buffer --etrecord --capture)
+  run(1 "${CLI}" compare "${DEMO}" ${option} "${DEMO}")
+  if(NOT err MATCHES "${option}: .*: is a directory, not a file")
+    message(FATAL_ERROR "${option} DIR is not refused:\n${err}")
+  endif()
+endforeach()

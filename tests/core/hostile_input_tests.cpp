@@ -362,6 +362,27 @@ TEST_CASE("ETDump events sharing one large string copy out a bounded amount", "[
     CHECK_THAT(r.error().message, Catch::StartsWith("the events copy out more than 67108864 bytes"));
 }
 
+TEST_CASE("an ETDump that shares its tables among runs is read, not called corrupt", "[hostile][etdump]") {
+    // Issue 55, class 9: a valid FlatBuffer may point many runs at one RunData
+    // (and a run's events at one Event). The verifier visits each reference: at
+    // one visit per 4 bytes of file, run 494 of such a dump was refused as
+    // "lies outside the buffer", and a dump of 10^6 shared events too.
+    flatbuffers::FlatBufferBuilder b(1 << 20);
+    const auto event = etdump_fb::CreateEvent(
+        b, etdump_fb::CreateProfileEvent(b, b.CreateString("native_call_add.out"), 0, 0, -1, 0, 0, 1, 2));
+    const std::vector<flatbuffers::Offset<etdump_fb::Event>> events(1000, event);
+    const auto run = etdump_fb::CreateRunData(b, b.CreateString("Execute"), -1, 0, b.CreateVector(events));
+    const std::vector<flatbuffers::Offset<etdump_fb::RunData>> runs(600, run);
+    etdump_fb::FinishSizePrefixedETDumpBuffer(b, etdump_fb::CreateETDump(b, 0, b.CreateVector(runs)));
+    const ByteSpan bytes{b.GetBufferPointer(), b.GetSize()};
+    REQUIRE(bytes.size < 20000); // 600,000 events' worth of visits in a few kilobytes
+    const auto r = parseEtdump(bytes, {});
+    INFO((r ? std::string() : r.error().describe()));
+    REQUIRE(r);
+    CHECK(r.value().runs.size() == 600);
+    CHECK(r.value().runs[599].events.size() == 1000);
+}
+
 TEST_CASE("a file named like an input that is not one is named with its reader's error",
           "[hostile][session]") {
     const auto dir = tempPath("hostile-corrupt-session");

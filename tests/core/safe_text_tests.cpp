@@ -55,6 +55,14 @@ TEST_CASE("terminal text escapes every control character and keeps UTF-8", "[rep
     CHECK(terminalText("\xe2\x9a") == "\\xe2\\x9a"); // a cut sequence
     CHECK(terminalText("\xc0\xaf") == "\\xc0\\xaf"); // overlong
     CHECK(terminalText("naïve ⚑ 𝔁") == "naïve ⚑ 𝔁");
+    // Issue 55, class 10: the bidirectional controls reorder what follows them.
+    CHECK(terminalText("relu\u202Eexe.txt") == "relu\\u202eexe.txt"); // right-to-left override
+    CHECK(terminalText("a\u202Ab\u202Bc\u202Cd\u202De") == "a\\u202ab\\u202bc\\u202cd\\u202de");
+    CHECK(terminalText("\u2066x\u2067y\u2068z\u2069") == "\\u2066x\\u2067y\\u2068z\\u2069");
+    CHECK(terminalText("\u200E\u200F\u061C") == "\\u200e\\u200f\\u061c");
+    // Their neighbours are characters like any other.
+    CHECK(terminalText("\u2010\u2065\u206A\u2030") == "\u2010\u2065\u206A\u2030");
+    CHECK(echoedName("op\u202E") == "op\\u202e");
 }
 
 TEST_CASE("an echoed name is bounded at a character boundary", "[report][terminal]") {

@@ -1,6 +1,7 @@
 #include "hostile_catalogue.h"
 
 #include "core/common/atomic_file.h"
+#include "core/common/file_safety.h"
 #include "core/common/mapped_file.h"
 #include "core/common/zip_archive.h"
 #include "core/report/report_reader.h"
@@ -241,6 +242,11 @@ void makeSpecial(HostileSpecial kind, const std::string& path, const std::string
             fs::create_symlink("notes.txt", path, ec);
         break;
     case HostileSpecial::HardLinkToInput: fs::create_hard_link(dir + "/etrecord.bin", path, ec); break;
+    case HostileSpecial::SymlinkToFolder:
+        fs::create_directory(dir + "/elsewhere", ec);
+        if (!ec)
+            fs::create_symlink("elsewhere", path, ec);
+        break;
     case HostileSpecial::InputReport:
         // A report of no rows: valid to read, and an input once read.
         if (!spit(path, "{\"schema_version\": 3, \"rows\": []}\n"))
@@ -321,9 +327,13 @@ std::string coreOutcome(const HostileCase& c, const std::string& dir) {
     const auto session = loadSessionFiles(files);
     if (!session->errors.empty())
         return relative(session->errors.front().describe());
-    if (c.role == HostileRole::Output)
+    if (c.role == HostileRole::Output && c.outputFlag == "--model-explorer") {
+        if (auto error = refuseUnsafeOutputFolder(dir + "/" + c.outputPath))
+            return relative(error->describe());
+    } else if (c.role == HostileRole::Output) {
         if (auto error = writeFileAtomically(dir + "/" + c.outputPath, std::string_view("report\n")))
             return relative(error->describe());
+    }
     if (session->comparison)
         for (const auto& w : session->comparison->warnings)
             if (relative(w).rfind(std::string(hostileFileName(c.role)) + ":", 0) == 0)

@@ -23,6 +23,7 @@ enum class HostileSpecial {
     SymlinkToNewFile, // output: a symbolic link to a file outside the outputs
     HardLinkToInput,  // output: a hard link to the ETRecord
     InputReport,      // output: a saved report the command reads (--baseline), issue 55 class 1
+    SymlinkToFolder,  // output: a symbolic link to a folder elsewhere (issue 55, class 7)
 };
 
 struct HostileCase {

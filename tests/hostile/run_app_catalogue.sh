@@ -45,7 +45,7 @@ snapshot() { # the case's files by content and kind, left out what a run may wri
 # A report from names made to attack its reader: text in every output.
 report_problems() {
   local dir=$1 found=""
-  LC_ALL=C grep -qP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$dir/app-stdout.txt" "$dir/app-stderr.txt" &&
+  LC_ALL=C grep -qP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$dir/app-stdout.txt" "$dir/app-stderr.txt" &&
     found="$found; a control character reached the terminal"
   [ -s "$dir/app-report/gapscope.csv" ] && [ -s "$dir/app-report/index.html" ] || { echo "; no report written"; return; }
   LC_ALL=C grep -qP '(^|,)"?([=+@\t\r]|-(?![0-9I]))' "$dir/app-report/gapscope.csv" && found="$found; a CSV cell starts a formula"
@@ -103,7 +103,7 @@ run() { # STATUS_WANTED ARGS...: runs the app in the case folder, prints a probl
   esac
 }
 
-while IFS=$'\t' read -r id expected _want args checks; do
+while IFS=$'\t' read -r id expected want args checks; do
   # The app reads no saved report (--baseline is the CLI's): those cases are the CLI's alone.
   [[ " $args " == *" --baseline "* ]] && continue
   total=$((total + 1))
@@ -118,7 +118,7 @@ while IFS=$'\t' read -r id expected _want args checks; do
     else
       problem="$problem$(run 0 $files --report app-report)$(report_problems "$dir")"
     fi
-  elif [[ "$args" =~ --(csv|json)\ ([^ ]+) ]]; then
+  elif [[ "$args" =~ --(csv|json|model-explorer)\ ([^ ]+) ]]; then
     out=${BASH_REMATCH[2]}
     if [ "$mode" = --window ]; then
       problem="$problem$(run 0 $files)" # the path is the CLI's; the window opens the session
@@ -137,7 +137,13 @@ while IFS=$'\t' read -r id expected _want args checks; do
     if [ "$mode" = --window ]; then
       problem="$problem$(run 0 $files)"
     else
-      problem="$problem$(run "0 1" $files --report app-report)"
+      # The CLI's status (issue 55, class 5: one error path), except where the app,
+      # which tells files by content, sees another session than the CLI's flags
+      # name: a folder given as a file is searched, and a file that is no ETRecord
+      # is one beside the session, warned about as `compare DIR` warns.
+      appwant=$want
+      case $id in *-directory | etrecord-empty | etrecord-text) appwant="0 1" ;; esac
+      problem="$problem$(run "$appwant" $files --report app-report)"
       # A folder given as the ETDump is searched, as the app opens folders: "ETDump missing".
       [ -s app-report/gapscope.csv ] || grep -qE "$file|ETDump missing" app-stderr.txt ||
         problem="$problem; neither a report nor stderr naming $file"

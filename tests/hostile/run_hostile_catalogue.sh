@@ -15,8 +15,8 @@ total=0
 # A report case: names made to attack the reader reach the outputs only as text.
 report_problems() {
   local dir=$1 found=""
-  # No control character but line ends on the terminal (ESC, BEL, CR, NUL, DEL, C1).
-  LC_ALL=C grep -qP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$dir/stdout.txt" "$dir/stderr.txt" &&
+  # No control character but line ends on the terminal (ESC, BEL, CR, NUL, DEL, C1, bidi).
+  LC_ALL=C grep -qP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$dir/stdout.txt" "$dir/stderr.txt" &&
     found="$found; a control character reached the terminal"
   # No CSV cell a spreadsheet runs: none starts with = + @ tab CR, or - and no number.
   LC_ALL=C grep -qP '(^|,)"?([=+@\t\r]|-(?![0-9I]))' "$dir/out.csv" && found="$found; a CSV cell starts a formula"
