@@ -102,8 +102,13 @@ int runDiff(const DiffOptions& o) {
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     std::ostringstream csv, markdown;
     std::size_t regressions = 0;
+    std::string otherProgram; // why the margins cannot be judged, when A and B are other programs
     for (std::size_t k = 0; k < runs.size(); ++k) {
         const RunDiff d = diffRuns(*runs[k].first, *runs[k].second, ranking, margins);
+        if (!d.other_program.empty() && otherProgram.empty()) {
+            otherProgram = d.other_program;
+            std::cerr << "gapscope-cli diff: warning: " << d.other_program << '\n';
+        }
         if (runs.size() > 1 && tableOut)
             std::cout << "== execution " << k << " ==\n";
         if (tableOut)
@@ -134,6 +139,9 @@ int runDiff(const DiffOptions& o) {
         return fail("diff", *err);
     if (auto err = writeOutput(o.markdown, markdown.str()))
         return fail("diff", *err);
+    // A gate over unrelated pairs would pass or trip by chance: not judged.
+    if (!margins.empty() && !otherProgram.empty())
+        return fail("diff", "--fail-if-worse is not judged: A and B are not runs of one program");
     return regressions > 0 ? 3 : 0;
 }
 
@@ -167,6 +175,8 @@ int checkBaseline(const std::vector<RunSummary>& current, bool allRuns, const Sa
     for (std::size_t k = 0; k < current.size(); ++k) {
         const RunDiff d = diffRuns(old.runs[k], current[k],
                                    margins.empty() ? Metric::Snr : margins.front().metric, margins);
+        if (!d.other_program.empty())
+            return fail("compare", "--baseline: " + d.other_program + ": compare like with like"), -1;
         const std::string at = allRuns ? " at execution " + std::to_string(k) : std::string();
         std::cerr << "gapscope-cli compare: baseline" << at << ": " << d.match.matched << " rows paired by "
                   << (d.match.by_handle ? "debug handle" : "op, code location, shape and order") << ", "

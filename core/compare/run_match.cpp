@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace gapscope {
@@ -351,6 +352,49 @@ RunMatch matchRuns(const RunSummary& a, const RunSummary& b) {
     }
     emitBOnlyBefore(kb.size());
     return match;
+}
+
+namespace {
+
+// The outermost frame's file of each row's code location ("demo.py:40 > linear.py:125" → demo.py).
+std::set<std::string> modelFiles(const RunSummary& run) {
+    std::set<std::string> files;
+    for (const auto& row : run.rows) {
+        if (row.source.empty())
+            continue;
+        const auto frame = row.source.substr(0, row.source.find(" > "));
+        files.insert(frame.substr(0, frame.rfind(':')));
+    }
+    return files;
+}
+
+std::string someOf(const std::set<std::string>& files) {
+    std::string out;
+    std::size_t n = 0;
+    for (const auto& f : files) {
+        if (n == 3) {
+            out += " and " + std::to_string(files.size() - 3) + " more";
+            break;
+        }
+        out += (n++ ? ", " : "") + f;
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<std::string> otherProgram(const RunSummary& a, const RunSummary& b) {
+    if (!a.reference_program.empty() && a.reference_program == b.reference_program)
+        return std::nullopt;
+    const auto fa = modelFiles(a), fb = modelFiles(b);
+    if (fa.empty() || fb.empty())
+        return std::nullopt;
+    for (const auto& f : fa)
+        if (fb.count(f))
+            return std::nullopt;
+    return a.label + " and " + b.label + " seem to be runs of different programs: A's ops come from " +
+           someOf(fa) + ", B's from " + someOf(fb) +
+           ", and no code location is shared, so rows paired by op and order would compare unrelated tensors";
 }
 
 } // namespace gapscope

@@ -46,4 +46,13 @@ struct RunMatch {
 // Pairs the rows of two runs; never drops a row.
 RunMatch matchRuns(const RunSummary& a, const RunSummary& b);
 
+// Why two runs are of different programs, or nothing (issue 55, class 3: a
+// baseline of a decode loop paired the demo's softmax with the loop's by op and
+// order, and tripped the gate by "Infinity"). One reference program is one
+// program. Otherwise each run's rows name where their ops come from, outermost
+// frame first (the model's own file: demo.py, modeling_llama.py); two runs of
+// one model share it whatever the backend, two models share none. Runs whose
+// rows name no code location (reports before schema 2) are not judged.
+std::optional<std::string> otherProgram(const RunSummary& a, const RunSummary& b);
+
 } // namespace gapscope

@@ -266,6 +266,7 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
     const InstructionIndex index = indexInstructions(comparison.events());
     BlockIndex blockIndex(*block);
     std::vector<std::size_t> readers(block->events.size(), 0);
+    bool impossibleNoted = false;
     out.rows.reserve(comparison.rows.size());
     for (const auto& row : comparison.rows) {
         RowLatency r;
@@ -284,6 +285,25 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
         }
         if (r.p50 && out.execute_p50 && *out.execute_p50 > 0)
             r.share = *r.p50 / *out.execute_p50;
+        // An event that ends before it starts, read as a 32-bit wrap as the
+        // Inspector reads it, and then longer than the whole run: the timestamps
+        // are wrong, not the op slow (issue 55, class 4: "4.02e+06% of the run").
+        // Its time stays the Inspector's; no share of the run is claimed.
+        const bool backwards = std::any_of(r.events.begin(), r.events.end(), [&](std::size_t e) {
+            return e < block->events.size() && block->events[e].ends_before_start;
+        });
+        if (backwards && r.share && *r.share > 1) {
+            r.share.reset();
+            r.reason = "an event of this row ends before it starts; read as a 32-bit counter wrap, as "
+                       "ExecuTorch's Inspector reads it, it lasts longer than the whole run, so its "
+                       "timestamps are not to be trusted and no share of the run is given";
+            if (!impossibleNoted) {
+                out.notes.push_back("a row's event ends before it starts and, read as a 32-bit wrap, lasts "
+                                    "longer than the run: its time is shown as the Inspector computes it, "
+                                    "without a share of the run");
+                impossibleNoted = true;
+            }
+        }
         for (const auto e : r.events)
             ++readers[e];
         out.rows.push_back(std::move(r));

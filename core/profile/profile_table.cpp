@@ -295,6 +295,7 @@ ProfileTable profileTable(const EtDump& dump, const ProfileOptions& options) {
                                                   static_cast<double>(p->end_time) / factor, wrapped)
                                     : elapsedTime(p->start_time, p->end_time, wrapped) / factor);
                 wrappedBadly |= wrapped;
+                e.ends_before_start |= p->end_time < p->start_time;
                 e.start_times.push_back(p->start_time);
             }
             applySignature(e, sig.debug);

@@ -32,6 +32,10 @@ struct ProfiledEvent {
     std::optional<PerfStats> perf;
     // Method::init, Program::load_method, Method::execute: the framework's own.
     bool framework = false;
+    // In some run it ends before it starts: its duration is the 32-bit
+    // wraparound ExecuTorch's Inspector computes, which a counter that truly
+    // wrapped gives right and a bad timestamp gives as about 2^32 ticks.
+    bool ends_before_start = false;
 };
 
 // Runs whose events have one signature form one block (the Inspector's EventBlock).

@@ -76,7 +76,10 @@ RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
     d.b = &b;
     d.match = matchRuns(a, b);
     d.metric = metric;
-    d.regressions = regressions(a, b, d.match, margins);
+    if (const auto why = otherProgram(a, b))
+        d.other_program = *why; // no gate trips on pairs of unrelated tensors
+    else
+        d.regressions = regressions(a, b, d.match, margins);
     return d;
 }
 

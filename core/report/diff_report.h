@@ -19,6 +19,9 @@ struct RunDiff {
     RunMatch match;
     Metric metric = Metric::Snr;
     std::vector<Regression> regressions; // when margins were given
+    // Why A and B seem to be runs of different programs (otherProgram), when
+    // they do: their pairs are then no comparison, and no regression is counted.
+    std::string other_program;
 };
 
 RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,

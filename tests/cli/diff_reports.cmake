@@ -96,3 +96,16 @@ foreach(option --debug-buffer --etrecord --capture)
     message(FATAL_ERROR "${option} DIR is not refused:\n${err}")
   endif()
 endforeach()
+
+# Issue 55, class 3: a baseline of another program (the decode loop's, against
+# the demo) is said to be one, and no gate is judged on its pairs, which paired
+# the demo's softmax with the loop's by op and order and tripped by "Infinity".
+run(0 "${CLI}" compare "${DATA}/decode_loop_portable" --json "${OUT}/loop.json")
+run(1 "${CLI}" compare "${DEMO}" --baseline "${OUT}/loop.json" --fail-if-worse snr=3)
+if(NOT err MATCHES "--baseline: .*seem to be runs of different programs: A's ops come from zoo_runs.py, B's from demo.py")
+  message(FATAL_ERROR "a baseline of another program is not said:\n${err}")
+endif()
+run(1 "${CLI}" diff "${OUT}/loop.json" "${OUT}/base.json" --fail-if-worse snr=3)
+if(NOT err MATCHES "--fail-if-worse is not judged: A and B are not runs of one program")
+  message(FATAL_ERROR "diff judges a gate across programs:\n${err}")
+endif()

@@ -5,6 +5,7 @@
 #include "core/profile/op_latency.h"
 #include "test_support.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -87,4 +88,35 @@ TEST_CASE("QNN without its profiling: a row inside the delegate has no time, and
     for (const auto& r : l.rows)
         if (!r.p50)
             CHECK(r.reason.find("profile_level=2") != std::string::npos);
+}
+
+TEST_CASE("an event that ends before it starts claims no share of the run", "[latency][hostile]") {
+    // Issue 55, class 4: an OPERATOR_CALL from tick 100 to tick 5, read as a
+    // 32-bit wrap as the Inspector reads it, lasts 4,294.96 ms: "4.02e+06% of
+    // the run". Its time stays the Inspector's; its share is not given.
+    const auto d = test::compareSessionDir(GAPSCOPE_TEST_DATA_DIR "/portable_mha");
+    ProfileOptions options;
+    options.etrecord = &d->session.etrecord;
+    auto table = profileTable(d->session.dump, options);
+    const auto honest = comparisonLatency(table, d->comparison);
+    REQUIRE(honest);
+    const auto& row = honest->rows.front();
+    REQUIRE(row.events.size() == 1);
+    auto& event = table.blocks.at(honest->block).events.at(row.events.front());
+    event.ends_before_start = true;
+    for (auto& t : event.raw)
+        t = 4294.967195;
+    event.perf = perfStats(event.raw);
+    const auto l = comparisonLatency(table, d->comparison);
+    REQUIRE(l);
+    const auto& bad = l->rows.front();
+    REQUIRE(bad.p50);
+    CHECK(*bad.p50 == Approx(4294.967195));
+    CHECK_FALSE(bad.share);
+    CHECK_THAT(bad.reason, Catch::Contains("ends before it starts"));
+    CHECK(std::any_of(l->notes.begin(), l->notes.end(), [](const std::string& n) {
+        return n.find("without a share of the run") != std::string::npos;
+    }));
+    // The other rows keep theirs.
+    CHECK(l->rows.at(1).share);
 }
