@@ -19,7 +19,12 @@ struct CaptureProvenance {
     std::optional<std::string> warning;
 };
 // With `cancelled` set while hashing, nothing is hashed or said.
+// Also, whatever the digest says: whether the capture's records name ops of the
+// ETRecord graph it says it was taken of, under their debug handles (a digest
+// names a file and can be copied; the graphs cannot lie to each other).
 CaptureProvenance checkCaptureProvenance(const Session& session,
                                          const std::atomic<bool>* cancelled = nullptr);
+// The digest part alone.
+CaptureProvenance checkCaptureDigest(const Session& session, const std::atomic<bool>* cancelled = nullptr);
 
 } // namespace gapscope

@@ -704,3 +704,27 @@ TEST_CASE("a step capture that cannot serve is said, never dropped", "[session][
                Catch::Contains("says step 1 of method 'forward', as ") &&
                    Catch::Contains("which one is that execution's is unknown"));
 }
+
+TEST_CASE("a capture whose digest matches but whose graph is another's is warned about", "[session][provenance]") {
+    // Issue 55, class 11: the demo's capture keeps the ETRecord digests of the
+    // demo's ETRecord, but its records name another program's ops (a digest is
+    // a string a writer can copy). It was trusted; the graphs now disagree aloud.
+    const auto dir = demoWithEditedCapture(GAPSCOPE_DEMO_DIR, "capture.gscap.safetensors", "forged-digest",
+                                           [](nlohmann::json&, nlohmann::json& doc) {
+                                               for (auto& r : doc["records"]) {
+                                                   for (auto& op : r["ops"])
+                                                       op = "other_" + op.get<std::string>();
+                                                   r["stack_traces"] = nlohmann::json::object();
+                                               }
+                                           });
+    const auto session = loadDir(dir);
+    const auto& w = session->comparison->warnings;
+    CHECK(std::any_of(w.begin(), w.end(), [](const std::string& s) {
+        return s.find("the capture and the ETRecord disagree on the program") != std::string::npos &&
+               s.find("is not a node of it") != std::string::npos;
+    }));
+    // The demo as it is says nothing of the kind.
+    const auto real = loadDir(GAPSCOPE_DEMO_DIR);
+    for (const auto& s : real->comparison->warnings)
+        CHECK(s.find("disagree on the program") == std::string::npos);
+}
