@@ -90,7 +90,8 @@ def _run_zoo(args: argparse.Namespace) -> int:
 
 
 def _run_from_etrecord(args: argparse.Namespace) -> int:
-    from gapscope_capture.capture import capture_from_etrecord, iter_steps_from_etrecord
+    from gapscope_capture.capture import capture_from_etrecord
+    from gapscope_capture.steps import iter_steps_from_etrecord
     from gapscope_capture.capture_format import read_inputs, step_capture_name
 
     steps = [read_inputs(path) for path in args.inputs or []]

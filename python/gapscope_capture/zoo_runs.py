@@ -32,7 +32,8 @@ from executorch.exir import to_edge_transform_and_lower
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
 
-from gapscope_capture.capture import capture_from_etrecord, capture_steps_from_etrecord
+from gapscope_capture.capture import capture_from_etrecord
+from gapscope_capture.steps import capture_steps_from_etrecord
 from gapscope_capture.capture_format import step_capture_name
 
 SEED = 0

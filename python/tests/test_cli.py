@@ -181,7 +181,7 @@ def test_steps_are_yielded_one_at_a_time_and_hold_no_autograd_graph(tmp_path: Pa
     from executorch.exir import to_edge_transform_and_lower
     from torch.export import export
 
-    from gapscope_capture.capture import capture_steps_from_etrecord, iter_steps_from_etrecord
+    from gapscope_capture.steps import capture_steps_from_etrecord, iter_steps_from_etrecord
 
     class Accumulate(torch.nn.Module):
         def __init__(self) -> None:
