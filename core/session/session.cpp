@@ -162,6 +162,36 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
     return std::move(staged.session);
 }
 
+namespace {
+
+// ExecuTorch 1.5's ETDumpGen cannot log a float16 or bfloat16 tensor: its ETDump
+// schema has no such ScalarType, and add_tensor_entry (etdump_flatcc.cpp)
+// returns the error after etdump_Tensor_start, with that table and the
+// DebugEvent around it left open in the flatcc builder, so every event written
+// after it lands in the wrong table and the file is no valid FlatBuffer ("This
+// ScalarType = 5 is not yet supported in ETDump" on the device's log). Neither
+// Gapscope nor ExecuTorch's own reader can read anything of it safely (issue 54,
+// measured on a model.half() program, portable and XNNPACK). When the ETDump
+// fails verification and the reference holds half-precision tensors, say so.
+void explainHalfPrecisionEtdump(Session& s) {
+    const bool half =
+        s.capture->file &&
+        std::any_of(s.capture->file->tensors().begin(), s.capture->file->tensors().end(),
+                    [](const auto& t) { return t.second.dtype == "F16" || t.second.dtype == "BF16"; });
+    if (!half)
+        return;
+    for (auto& e : s.errors)
+        if (s.etdump_file && e.where.file == s.etdump_file->path() && e.code == ErrorCode::Malformed)
+            e.message +=
+                ". The reference holds float16/bfloat16 tensors: ExecuTorch's ETDumpGen (1.5) cannot log "
+                "those (its ETDump schema has no Half or BFloat16; add_tensor_entry returns with the "
+                "Tensor and DebugEvent tables open) and writes a file no reader can trust after the first "
+                "such tensor. Run with ETDump at profiling level only, or keep the logged outputs in float32 "
+                "(docs/llm.md, \"Half precision\")";
+}
+
+} // namespace
+
 StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options) {
     protectInputs(files); // however the files were chosen
     StagedSession staged;
@@ -242,6 +272,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     } else {
         s->missing.push_back("AOT capture");
     }
+    if (s->capture && !s->dump)
+        explainHalfPrecisionEtdump(*s);
 
     if (s->dump && s->capture) {
         ComparisonOptions planning = options.comparison;

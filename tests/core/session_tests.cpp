@@ -705,7 +705,8 @@ TEST_CASE("a step capture that cannot serve is said, never dropped", "[session][
                    Catch::Contains("which one is that execution's is unknown"));
 }
 
-TEST_CASE("a capture whose digest matches but whose graph is another's is warned about", "[session][provenance]") {
+TEST_CASE("a capture whose digest matches but whose graph is another's is warned about",
+          "[session][provenance]") {
     // Issue 55, class 11: the demo's capture keeps the ETRecord digests of the
     // demo's ETRecord, but its records name another program's ops (a digest is
     // a string a writer can copy). It was trusted; the graphs now disagree aloud.
@@ -727,4 +728,21 @@ TEST_CASE("a capture whose digest matches but whose graph is another's is warned
     const auto real = loadDir(GAPSCOPE_DEMO_DIR);
     for (const auto& s : real->comparison->warnings)
         CHECK(s.find("disagree on the program") == std::string::npos);
+}
+
+TEST_CASE("a float16 program's ETDump names ExecuTorch's writer defect", "[session][half]") {
+    // Issue 54: ExecuTorch's ETDumpGen cannot log float16 tensors and writes a
+    // file no reader can trust (tests/data/portable_half/README.md).
+    std::vector<Error> errors;
+    const auto session = loadSessionFiles(
+        sortSessionFiles(sessionInputsFromPaths({GAPSCOPE_TEST_DATA_DIR "/portable_half"}, errors)));
+    REQUIRE(errors.empty());
+    REQUIRE_FALSE(session->errors.empty());
+    const auto said = session->errors.front().describe();
+    CHECK_THAT(said, Catch::Contains("run.etdp: corrupt ETDump"));
+    CHECK_THAT(said, Catch::Contains("ExecuTorch's ETDumpGen (1.5) cannot log"));
+    CHECK_THAT(said, Catch::Contains("float16/bfloat16"));
+    CHECK_FALSE(session->comparison);
+    // The CLI and the headless app refuse it, in these words.
+    CHECK(whySessionUnusable(*session) == said);
 }
