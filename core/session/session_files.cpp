@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -275,18 +276,22 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         if (!c.parsed && c.file != s.capture)
             if (auto read = workspace->capture(c.file); !read)
                 s.capture_errors.push_back(read.error());
-    for (std::size_t i = 0; i < captures.size(); ++i)
-        for (std::size_t j = i + 1; j < captures.size(); ++j) {
-            const auto &a = captures[i].parsed, &b = captures[j].parsed;
-            if (a && b && a->step && b->step && *a->step == *b->step && a->method == b->method)
-                s.capture_errors.push_back(makeError(
-                    ErrorCode::Unsupported,
-                    "says step " + std::to_string(*a->step) + " of method '" + a->method + "', as " +
-                        captures[i].file->path() +
-                        " does: which one is that execution's is unknown; remove one, or name the one "
-                        "to compare with --capture",
-                    captures[j].file->path(), "step"));
-        }
+    // One map of (method, step) → the first capture saying it: a decode loop
+    // offers one capture per step, thousands of them.
+    std::map<std::pair<std::string, std::uint64_t>, const CaptureCandidate*> stepOwner;
+    for (const auto& c : captures) {
+        if (!c.parsed || !c.parsed->step)
+            continue;
+        const auto [owner, first] = stepOwner.emplace(std::make_pair(c.parsed->method, *c.parsed->step), &c);
+        if (!first)
+            s.capture_errors.push_back(makeError(
+                ErrorCode::Unsupported,
+                "says step " + std::to_string(*c.parsed->step) + " of method '" + c.parsed->method +
+                    "', as " + owner->second->file->path() +
+                    " does: which one is that execution's is unknown; remove one, or name the one to compare "
+                    "with --capture",
+                c.file->path(), "step"));
+    }
     // A file named like an input that nothing recognised: say what is wrong
     // with it (a corrupt run.etdp would otherwise read as "ETDump missing").
     raw.insert(raw.end(), other.begin(), other.end());
