@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -110,6 +111,48 @@ int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInval
     return static_cast<int>(failures.size());
 }
 
+// Warnings of --all-runs said once per kind, not once per run: the same words
+// with other numbers (an execution, a step) are one kind. A 20,000-execution
+// loop wrote 10 MB of stderr, two lines a run (issue 55, class 8). The first of
+// each kind is said as it comes, then how many more runs said it.
+class RepeatedWarnings {
+public:
+    bool firstTime(const std::string& warning, std::size_t run) {
+        std::string kind;
+        kind.reserve(warning.size());
+        for (std::size_t i = 0; i < warning.size(); ++i) {
+            const bool digit = warning[i] >= '0' && warning[i] <= '9';
+            if (!digit || kind.empty() || kind.back() != '#')
+                kind += digit ? '#' : warning[i];
+        }
+        auto [it, first] = m_kinds.emplace(std::move(kind), Kind{});
+        if (first) {
+            it->second.first_run = run;
+            it->second.order = m_kinds.size();
+        } else {
+            ++it->second.repeats;
+        }
+        return first;
+    }
+    void sayRepeats(std::ostream& out) const {
+        std::vector<const Kind*> said;
+        for (const auto& [text, kind] : m_kinds)
+            if (kind.repeats)
+                said.push_back(&kind);
+        std::sort(said.begin(), said.end(), [](const Kind* a, const Kind* b) { return a->order < b->order; });
+        for (const auto* kind : said)
+            out << "gapscope-cli compare: the warning of run " << kind->first_run << " was said in "
+                << kind->repeats << " more run" << (kind->repeats == 1 ? "" : "s")
+                << " too (the same words, other numbers); the JSON report holds each run's\n";
+    }
+
+private:
+    struct Kind {
+        std::size_t first_run = 0, repeats = 0, order = 0;
+    };
+    std::map<std::string, Kind> m_kinds;
+};
+
 // --all-runs: every execution of the method, each against its own capture where
 // the session offers a capture per step (AotCapture::step), else against the one
 // capture with the warnings that says what that means. A line per run on stdout,
@@ -134,6 +177,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         return fail("the ETDump holds no execution of '" + first->comparison->method + "' with debug events");
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
     std::vector<RunSummary> summaries; // the steps, and --baseline
+    RepeatedWarnings repeats;
     int tripped = 0;
     for (std::size_t k = 0; k < executions.size(); ++k) {
         options.comparison.run = executions[k];
@@ -166,7 +210,9 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
                                      number(ctx.threshold.value))
                   << '\n';
         for (const auto& warning : c.warnings)
-            std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning << "\n";
+            if (repeats.firstTime(warning, executions[k]))
+                std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning
+                          << "\n";
         tripped += gateFailures(c, runCtx, o.failOnInvalid);
         summaries.push_back(
             summarizeRun(c, files.etdump->path(), runCtx.reference_program, session->latency.get()));
@@ -176,6 +222,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
             runs.push_back(std::move(report));
         }
     }
+    repeats.sayRepeats(std::cerr);
     // Across the steps (docs/compare-runs.md): where the drift first crosses, and its worst.
     const StepMatrix steps = buildStepMatrix(summaries, ctx.threshold.metric, ctx.threshold);
     const auto cell = [&](const StepMatrix::Cell& at) {
