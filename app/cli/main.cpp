@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <new>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -34,6 +35,13 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
+    } catch (const std::bad_alloc&) {
+        // Under a memory limit (ulimit -v) a command that outgrows it ends with a
+        // message and status 1, not an abort (issue 55, class 8). Outputs are
+        // written atomically: none is left half-written.
+        std::cerr << "gapscope-cli: out of memory: the inputs need more memory than this process may use; "
+                     "no output was written in part\n";
+        return 1;
     }
     return exitCode;
 }
