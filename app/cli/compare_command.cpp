@@ -2,6 +2,7 @@
 
 #include "app/cli/diff_command.h"
 #include "app/cli/output_file.h"
+#include "app/cli/repeated_warnings.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
 #include "core/common/file_safety.h"
@@ -24,7 +25,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -110,48 +110,6 @@ int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInval
     }
     return static_cast<int>(failures.size());
 }
-
-// Warnings of --all-runs said once per kind, not once per run: the same words
-// with other numbers (an execution, a step) are one kind. A 20,000-execution
-// loop wrote 10 MB of stderr, two lines a run (issue 55, class 8). The first of
-// each kind is said as it comes, then how many more runs said it.
-class RepeatedWarnings {
-public:
-    bool firstTime(const std::string& warning, std::size_t run) {
-        std::string kind;
-        kind.reserve(warning.size());
-        for (std::size_t i = 0; i < warning.size(); ++i) {
-            const bool digit = warning[i] >= '0' && warning[i] <= '9';
-            if (!digit || kind.empty() || kind.back() != '#')
-                kind += digit ? '#' : warning[i];
-        }
-        auto [it, first] = m_kinds.emplace(std::move(kind), Kind{});
-        if (first) {
-            it->second.first_run = run;
-            it->second.order = m_kinds.size();
-        } else {
-            ++it->second.repeats;
-        }
-        return first;
-    }
-    void sayRepeats(std::ostream& out) const {
-        std::vector<const Kind*> said;
-        for (const auto& [text, kind] : m_kinds)
-            if (kind.repeats)
-                said.push_back(&kind);
-        std::sort(said.begin(), said.end(), [](const Kind* a, const Kind* b) { return a->order < b->order; });
-        for (const auto* kind : said)
-            out << "gapscope-cli compare: the warning of run " << kind->first_run << " was said in "
-                << kind->repeats << " more run" << (kind->repeats == 1 ? "" : "s")
-                << " too (the same words, other numbers); the JSON report holds each run's\n";
-    }
-
-private:
-    struct Kind {
-        std::size_t first_run = 0, repeats = 0, order = 0;
-    };
-    std::map<std::string, Kind> m_kinds;
-};
 
 // --all-runs: every execution of the method, each against its own capture where
 // the session offers a capture per step (AotCapture::step), else against the one

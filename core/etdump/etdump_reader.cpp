@@ -141,11 +141,7 @@ private:
             for (flatbuffers::uoffset_t e = 0; e < events->size(); ++e) {
                 m_event = e;
                 run.events.push_back(convertEvent(events->Get(e), run));
-                // Each event held costs its own size too: a file whose runs share
-                // one events table (valid, since the verifier allows shared
-                // tables) would otherwise hold millions of events for a few KB.
-                charge(sizeof(Event));
-                if (m_copied > m_copyBudget)
+                if (!charge(sizeof(Event))) // held events too: shared tables could make millions of a few KB
                     return overBudget();
                 ++m_done;
                 if (m_done % kProgressEvery == 0 && !report())
