@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -92,13 +93,17 @@ struct CaptureCandidate {
     bool etrecord_graph = false;
     // The capture read whole, so the one chosen is not read a second time.
     std::shared_ptr<const AotCapture> parsed;
+    // What the reader said when it could not read it (SessionFiles::capture_errors).
+    std::optional<Error> error;
 };
 
 CaptureCandidate captureCandidate(const std::shared_ptr<const MappedFile>& file, Workspace& workspace) {
-    CaptureCandidate c{file, "", false, nullptr};
+    CaptureCandidate c{file, "", false, nullptr, std::nullopt};
     auto capture = workspace.capture(file); // the header only: tensors stay in the mapping
-    if (!capture)
+    if (!capture) {
+        c.error = capture.error();
         return c;
+    }
     c.parsed = capture.value();
     c.method = c.parsed->method;
     const std::string g = c.parsed->reference_graph.value_or("");
@@ -273,9 +278,8 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
     // Captures that cannot serve are said (SessionFiles::capture_errors): the
     // reader's own located error, the same `gapscope-cli capture` gives.
     for (const auto& c : captures)
-        if (!c.parsed && c.file != s.capture)
-            if (auto read = workspace->capture(c.file); !read)
-                s.capture_errors.push_back(read.error());
+        if (c.error && c.file != s.capture)
+            s.capture_errors.push_back(*c.error);
     // One map of (method, step) → the first capture saying it: a decode loop
     // offers one capture per step, thousands of them.
     std::map<std::pair<std::string, std::uint64_t>, const CaptureCandidate*> stepOwner;
