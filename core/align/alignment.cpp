@@ -224,7 +224,7 @@ RuntimeSide runtimeSideOf(const std::vector<InspectorEvent>& events) {
 }
 
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
-                                  const ExportGraph* graph, RuntimeSide* ahead) {
+                                  const ExportGraph* graph, RuntimeSide* ahead, const MethodMaps* maps) {
     Alignment a;
     HandlePostings aotWith;
     if (ahead) {
@@ -294,7 +294,11 @@ Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, con
         std::optional<DelegateOutputOrder> order;
         std::map<HandleTuple, const CaptureRecord*> aotMap; // for pickDelegateOutput alone
         if (graph && returns > 1 && rt.event->name == "DELEGATE_CALL") {
-            order = delegateOutputOrder(*graph, rt.event->resolved.handles, returns);
+            std::optional<HandleSpread> spread;
+            if (maps)
+                spread = handleSpread(*maps, rt.event->instruction_id, rt.event->resolved.handles);
+            order =
+                delegateOutputOrder(*graph, rt.event->resolved.handles, returns, spread ? &*spread : nullptr);
             for (const auto* r : aotList)
                 aotMap[r->debug_handle] = r;
         }

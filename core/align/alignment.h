@@ -110,8 +110,10 @@ RuntimeSide runtimeSideOf(const std::vector<InspectorEvent>& events);
 //
 // `ahead`, when given, is runtimeSideOf(events) computed before (EventsAhead:
 // on another core, while the capture was read); it is taken, not copied.
+// `maps`, when given, says where a delegate call's handles also appear (HandleSpread).
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
-                                  const ExportGraph* graph = nullptr, RuntimeSide* ahead = nullptr);
+                                  const ExportGraph* graph = nullptr, RuntimeSide* ahead = nullptr,
+                                  const MethodMaps* maps = nullptr);
 
 // Exposed for tests: ExecuTorch's _merge_runtime_debug_handles.
 HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& second);

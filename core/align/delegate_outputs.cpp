@@ -43,10 +43,46 @@ fromLoweredModule(const ExportGraph& g, const std::vector<std::int64_t>& list, s
     return std::nullopt;
 }
 
+// Whether node `to` depends on node `from` (from < to: the graph is in
+// topological order, so the search stays between them).
+bool dependsOn(const ExportGraph& g,
+               const std::unordered_map<std::string, std::vector<std::size_t>>& consumers, std::size_t from,
+               std::size_t to) {
+    std::vector<std::size_t> open{from};
+    std::unordered_set<std::size_t> seen{from};
+    while (!open.empty()) {
+        const auto i = open.back();
+        open.pop_back();
+        for (const auto& t : g.nodes[i].output_tensors)
+            if (const auto c = consumers.find(t); c != consumers.end())
+                for (auto user : c->second) {
+                    if (user == to)
+                        return true;
+                    if (user < to && seen.insert(user).second)
+                        open.push_back(user);
+                }
+    }
+    return false;
+}
+
 } // namespace
 
+HandleSpread handleSpread(const MethodMaps& maps, std::int64_t instruction,
+                          const std::vector<std::int64_t>& list) {
+    HandleSpread s;
+    const std::set<std::int64_t> wanted(list.begin(), list.end());
+    for (const auto& [id, entry] : maps.debug_handle_map)
+        for (auto h : entry.handles)
+            if (wanted.count(h)) {
+                ++s.total[h];
+                if (id < instruction)
+                    ++s.before[h];
+            }
+    return s;
+}
+
 DelegateOutputOrder delegateOutputOrder(const ExportGraph& g, const std::vector<std::int64_t>& list,
-                                        std::size_t outputs) {
+                                        std::size_t outputs, const HandleSpread* spread) {
     if (auto exact = fromLoweredModule(g, list, outputs))
         return *exact;
     DelegateOutputOrder out;
@@ -86,9 +122,28 @@ DelegateOutputOrder delegateOutputOrder(const ExportGraph& g, const std::vector<
         if (it != byHandle.end())
             for (auto i : it->second)
                 have += placesOf(i);
-        if (have == places)
+        if (have == places) {
             members.insert(it->second.begin(), it->second.end());
-        else if (have < places)
+            continue;
+        }
+        if (have > places && spread) {
+            // A chain split over instructions: the earlier ones took its first nodes.
+            const auto& nodes = it->second;
+            const auto total = spread->total.find(h);
+            const auto before = spread->before.find(h);
+            const std::size_t skip = before == spread->before.end() ? 0 : before->second;
+            bool chain = total != spread->total.end() && total->second == nodes.size() &&
+                         skip + places <= nodes.size();
+            for (std::size_t k = 0; chain && k < nodes.size(); ++k)
+                chain =
+                    placesOf(nodes[k]) == 1 && (k == 0 || dependsOn(g, consumers, nodes[k - 1], nodes[k]));
+            if (chain) {
+                members.insert(nodes.begin() + static_cast<long>(skip),
+                               nodes.begin() + static_cast<long>(skip + places));
+                continue;
+            }
+        }
+        if (have < places)
             problems.push_back("handle " + std::to_string(h) + " has " + std::to_string(places) +
                                " places but " + std::to_string(have) + " for its nodes");
         else

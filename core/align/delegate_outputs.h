@@ -2,6 +2,7 @@
 
 #include "core/capture/aot_capture.h"
 #include "core/etdump/etdump_model.h"
+#include "core/etrecord/etrecord_model.h"
 #include "core/etrecord/export_graph.h"
 
 #include <cstddef>
@@ -31,6 +32,10 @@ namespace gapscope {
 //      the list has places for each; a handle also carried by nodes outside the
 //      delegate (a decomposition split across partitions) is given to the nodes
 //      adjacent to members, and more candidates than places is "unknown";
+//      but a handle whose nodes form one chain (each depends on the one before, as
+//      a weight norm's pow, sum, pow, div and mul do) is handed out along the
+//      chain in program order: the instructions before the call took its first
+//      places (HandleSpread), for a chain runs in its order whatever the cut;
 //   2. each member takes the place of its handle's occurrence in the list;
 //   3. the outputs are the members read outside the group (or graph outputs), by
 //      place; a member with several such results, or a count other than the
@@ -42,10 +47,23 @@ struct DelegateOutputOrder {
     bool known() const { return problem.empty(); }
 };
 
+// How the places of a delegate call's handles are spread over its method's
+// instructions: a kernel call takes one place of its handle, a delegate call one
+// per occurrence in its list (Wav2Vec2's weight norm: handle 21 in two delegate
+// calls and two kernel calls, issue 54).
+struct HandleSpread {
+    std::map<std::int64_t, std::size_t> before; // in the instructions before the call
+    std::map<std::int64_t, std::size_t> total;  // in all of them
+};
+HandleSpread handleSpread(const MethodMaps& maps, std::int64_t instruction,
+                          const std::vector<std::int64_t>& placesList);
+
 // `placesList`: debug_handle_map[instruction] (handles in the list's order, with
-// repeats); `outputs`: the call's output count (instruction_id_to_num_outs_map).
+// repeats); `outputs`: the call's output count (instruction_id_to_num_outs_map);
+// `spread`: where the call's handles also appear (null: unknown).
 DelegateOutputOrder delegateOutputOrder(const ExportGraph& edgeProgram,
-                                        const std::vector<std::int64_t>& placesList, std::size_t outputs);
+                                        const std::vector<std::int64_t>& placesList, std::size_t outputs,
+                                        const HandleSpread* spread = nullptr);
 
 // Which op of a delegated group a delegate output is (the output in return place
 // `place`), by the delegate's return order; where that is unknown, the one op of

@@ -305,7 +305,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             b.names.emplace(names, count, capture);
         return b;
     });
-    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, runtimeAhead);
+    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, runtimeAhead, maps);
     c.aligned = std::move(aligned);
     if (stopped())
         return cancelledError();

@@ -198,3 +198,38 @@ TEST_CASE("a lowered program's call node is read from its serialized lowered mod
     CHECK(order.handles == std::vector<std::int64_t>{44, 41, 43});
     CHECK_THAT(order.source, Catch::Contains("lowered module"));
 }
+
+// A weight norm decomposed into pow, sum, div, mul (one handle, 21), split over a
+// kernel call and a delegate that also holds a linear (9): the chain runs in its
+// order, so the kernel call took pow and sum and the delegate holds div and mul.
+TEST_CASE("a handle split over instructions is handed out along its chain", "[align][delegate-order]") {
+    ExportGraph g;
+    g.nodes = {op("pow", 21, {"w"}),        op("sum", 21, {"pow"}), op("div", 21, {"g", "sum"}),
+               op("mul", 21, {"w", "div"}), op("linear", 9, {"x"}), op("conv", 22, {"linear", "mul"})};
+    const std::vector<std::int64_t> list{21, 21, 9};
+    MethodMaps maps;
+    maps.debug_handle_map[1].handles = {21}; // pow
+    maps.debug_handle_map[2].handles = {21}; // sum
+    maps.debug_handle_map[3].handles = list;
+    maps.debug_handle_map[4].handles = {22};
+    const auto spread = handleSpread(maps, 3, list);
+    CHECK(spread.before.at(21) == 2);
+    CHECK(spread.total.at(21) == 4);
+    const auto order = delegateOutputOrder(g, list, 2, &spread);
+    INFO(order.problem);
+    CHECK(order.known());
+    CHECK(order.handles == std::vector<std::int64_t>{21, 9}); // mul, then linear
+    // Without knowing the other instructions, the places stay unfilled.
+    CHECK_FALSE(delegateOutputOrder(g, list, 2).known());
+    SECTION("nodes of one handle that are no chain are not handed out by order") {
+        ExportGraph h = g;
+        h.nodes[1].input_tensors = {"w"}; // sum no longer depends on pow
+        CHECK_FALSE(delegateOutputOrder(h, list, 2, &spread).known());
+    }
+    SECTION("places elsewhere that do not add up to the nodes are not handed out") {
+        MethodMaps fewer = maps;
+        fewer.debug_handle_map.erase(1);
+        const auto partial = handleSpread(fewer, 3, list);
+        CHECK_FALSE(delegateOutputOrder(g, list, 2, &partial).known());
+    }
+}

@@ -241,3 +241,31 @@ TEST_CASE("planning stops when its job is cancelled", "[demo][compare][cancel]")
     REQUIRE_FALSE(stopped);
     CHECK(stopped.error().code == ErrorCode::Cancelled);
 }
+
+// tests/data/xnnpack_wav2vec2_{fp32,int8} (issue 54): a Hugging Face Wav2Vec2 on
+// XNNPACK. Its positional convolution's weight norm (pow, sum, pow, div, mul,
+// all one debug handle) is split over two delegate calls and two kernel calls;
+// the second delegate returns the norm's product and two more outputs. The
+// handle's nodes form a chain, so the calls take them in program order: every
+// output is compared with its own op. ExecuTorch's table raises on the whole
+// session; its rows, compared one by one, equal Gapscope's `executorch` numbers,
+// and a row its comparator raises on carries none.
+TEST_CASE("Wav2Vec2's multi-output delegates: a handle split over calls is paired along its chain",
+          "[demo][parity][delegate-order]") {
+    using namespace gapscope;
+    for (const char* variant : {"fp32", "int8"}) {
+        const std::string dir = std::string(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_") + variant;
+        INFO(dir);
+        const auto compared = test::compareSessionDir(dir);
+        const Comparison& c = compared->comparison;
+        std::size_t chainPaired = 0;
+        for (const auto& row : c.rows) {
+            INFO(row.id().aot_ops.back() << " output " << row.output_index << ": " << row.reason);
+            CHECK(row.status == RowStatus::Ok);
+            CHECK_FALSE(crossesThreshold(row, {Metric::Snr, 60.0})); // healthy: rounding only
+            chainPaired += row.selection.find("the delegate's return order") != std::string::npos;
+        }
+        CHECK(chainPaired >= 1);
+        CHECK(test::checkExecuTorchRowParity(c, dir) >= 1);
+    }
+}
