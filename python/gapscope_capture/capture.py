@@ -20,6 +20,8 @@ from typing import Any, Sequence
 from executorch.devtools.etrecord import ETRecord, parse_etrecord
 from executorch.devtools.inspector._inspector_utils import (
     NodeFilter,
+    _extract_ancestor_debug_handles,
+    _find_matched_debug_handles,
     get_aot_debug_handle_to_op_name_mapping,
     propagate_back_debug_handle,
 )
@@ -228,6 +230,31 @@ def capture_float_reference(
     return capture_float(float_program, quantized, inputs)
 
 
+def _symbolic_nodes_without_ancestor(etrecord: ETRecord, edge_program: ExportedProgram) -> list[str]:
+    """The edge program's nodes whose debug handle has no node in the ATen program,
+    when every one of them computes a symbolic size (no tensor); else ``[]``.
+
+    A program exported with dynamic shapes has ``sym_size`` nodes that
+    ``run_decompositions`` re-creates: their ``from_node`` names a node of a graph
+    the ETRecord's ATen program does not hold, so ExecuTorch's
+    ``propagate_back_debug_handle`` reports the whole program unmatched (issue 54:
+    a static-cache Llama exported with a dynamic sequence length)."""
+    ancestors = _extract_ancestor_debug_handles(edge_program)
+    matched = _find_matched_debug_handles(
+        etrecord.exported_program, etrecord.export_graph_id, ancestors
+    )
+    unmatched = []
+    for node in edge_program.graph.nodes:
+        if node.op in ("output", "placeholder"):
+            continue
+        if node.meta.get("debug_handle") in matched:
+            continue
+        if isinstance(node.meta.get("val"), Tensor) or node.meta.get("val") is None:
+            return []
+        unmatched.append(node.name)
+    return unmatched
+
+
 def resolve_reference_graph(
     etrecord: ETRecord, reference_graph: str | None = None, method: str = FORWARD
 ) -> tuple[ExportedProgram, str]:
@@ -279,6 +306,28 @@ def resolve_reference_graph(
                     "ExecuTorch's debug handle back-propagation asserted: two nodes of the "
                     "ETRecord's provenance share a '<name>.<graph_id>' (graph ids are Python "
                     "object ids, reused during export); ExecuTorch's Inspector raises here"
+                )
+        if not propagated and reference_graph == EXPORTED_PROGRAM and why.startswith("debug handle"):
+            # Asked for by name (the float reference needs the ATen graph): where
+            # the only edge nodes without an ATen ancestor are symbolic sizes,
+            # nothing comparable is lost, and the handles are applied without
+            # ExecuTorch's all-or-nothing check (which its Inspector skips too for
+            # re-exported symbolic shapes, per its docstring).
+            symbolic = _symbolic_nodes_without_ancestor(etrecord, edge_program)
+            if symbolic:
+                propagated = propagate_back_debug_handle(
+                    etrecord.exported_program,
+                    etrecord.export_graph_id,
+                    edge_program,
+                    disable_debug_handle_valdiation=True,
+                )
+                log.info(
+                    "%d symbolic-size node(s) of the edge program (%s) have no ATen ancestor: "
+                    "dynamic shapes make torch.export re-create them when it decomposes. They "
+                    "hold no tensor, so the ATen graph is used; ExecuTorch's Inspector falls "
+                    "back to the edge program here",
+                    len(symbolic),
+                    ", ".join(symbolic[:3]) + (", ..." if len(symbolic) > 3 else ""),
                 )
         if propagated:
             name = EXPORTED_PROGRAM

@@ -123,3 +123,55 @@ def test_etrecord_entries_digest_is_the_table_of_contents(tmp_path: Path) -> Non
     entries["b/graph"] = b"xyw"
     changed = write(tmp_path / "three.zip", ["a", "b/graph", "ETRECORD_V0"], zipfile.ZIP_STORED, (2020, 1, 1, 0, 0, 0))
     assert etrecord_entries_sha256(changed) != expected
+
+
+class _DynamicReshape(torch.nn.Module):
+    """A linear whose output is reshaped by the input's dynamic length: the edge
+    program keeps a ``sym_size`` node that ``run_decompositions`` re-created."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.lin(x).reshape(1, x.shape[1] * 8), -1)
+
+
+def test_dynamic_shapes_keep_the_aten_reference_graph(tmp_path: Path) -> None:
+    """Issue 54: with a dynamic dimension (a static-cache LLM's sequence length),
+    ExecuTorch's back-propagation fails on one symbolic-size node and the ATen graph
+    (which the float reference needs) was refused. Asked for by name, it is used."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.devtools.etrecord import parse_etrecord
+    from executorch.devtools.inspector._inspector_utils import propagate_back_debug_handle
+    from executorch.exir import to_edge_transform_and_lower
+    from torch.export import Dim, export
+
+    from gapscope_capture.capture import EDGE_DIALECT_PROGRAM, EXPORTED_PROGRAM
+
+    torch.manual_seed(0)
+    model = _DynamicReshape().eval()
+    x = torch.randn(1, 4, 8)
+    exported = export(model, (x,), dynamic_shapes=({1: Dim("seq", min=1, max=16)},))
+    edge = to_edge_transform_and_lower(
+        exported, partitioner=[XnnpackPartitioner()], generate_etrecord=True
+    )
+    etrecord = edge.to_executorch().get_etrecord()
+    etrecord.update_representative_inputs((x,))
+    path = tmp_path / "etrecord.bin"
+    etrecord.save(str(path))
+
+    parsed = parse_etrecord(str(path))
+    assert not propagate_back_debug_handle(  # ExecuTorch's own answer, pinned
+        parsed.exported_program, parsed.export_graph_id, parsed.edge_dialect_program
+    )
+    # The default stays ExecuTorch's rule (its Inspector's numbers are of the edge program).
+    assert capture_from_etrecord(path).reference_graph == EDGE_DIALECT_PROGRAM
+    aten = capture_from_etrecord(path, reference_graph=EXPORTED_PROGRAM)
+    assert aten.reference_graph == EXPORTED_PROGRAM
+    with torch.no_grad():
+        linear = model.lin(x)
+        expected = model(x)
+    values = [r.outputs[0] for r in aten.records if len(r.outputs) == 1]
+    assert any(v.shape == linear.shape and torch.allclose(v, linear) for v in values)
+    assert torch.allclose(aten.records[-1].outputs[0], expected)
