@@ -176,6 +176,9 @@ TEST_CASE("two delegate outputs with one key make one ExecuTorch row", "[demo][p
 
 #include "core/align/alignment.h"
 #include "core/align/delegate_outputs.h"
+#include "core/session/session.h"
+
+#include <algorithm>
 
 // tests/data/xnnpack_decoder_fp32: a delegate call returns (q, kᵀ); ExecuTorch pairs
 // output 1 with k's reference by position. The group's boundary nodes in the graph
@@ -267,5 +270,47 @@ TEST_CASE("Wav2Vec2's multi-output delegates: a handle split over calls is paire
         }
         CHECK(chainPaired >= 1);
         CHECK(test::checkExecuTorchRowParity(c, dir) >= 1);
+    }
+}
+
+// tests/data/xnnpack_llama_8w (issue 54): torchao's weight-only int8
+// (IntxWeightOnlyConfig, per-channel) on XNNPACK. ExecuTorch 1.5.1 computes each
+// such linear without its weight's scales (docs/llm.md): the device's logits are
+// about a thousand times the reference's. Every row is compared; the rows before
+// the first weight-only linear are at rounding level, and the first divergence is
+// the delegate that holds it, against ExecuTorch's reference (the quantised
+// program) and against the float model alike. ExecuTorch's rows equal Gapscope's.
+TEST_CASE("a torchao weight-only linear on XNNPACK: the first divergence is the first linear, against "
+          "either reference",
+          "[demo][parity][torchao]") {
+    using namespace gapscope;
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_llama_8w";
+    for (const char* capture : {"capture.gscap.safetensors", "capture_float.gscap.safetensors"}) {
+        INFO(capture);
+        std::vector<Error> errors;
+        SessionOptions options;
+        options.capture = dir + "/" + capture;
+        const auto session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+        REQUIRE(errors.empty());
+        REQUIRE(session->errors.empty());
+        REQUIRE(session->comparison);
+        const Comparison& c = *session->comparison;
+        for (const auto& row : c.rows) {
+            INFO(row.id().aot_ops.back() << ": " << row.reason);
+            CHECK(row.status == RowStatus::Ok);
+        }
+        const auto first = firstDivergence(c, {Metric::Snr, 20.0});
+        REQUIRE(first);
+        const auto& ops = c.rows[first->row].id().aot_ops;
+        INFO("first divergence: " << ops.back());
+        CHECK(std::any_of(ops.begin(), ops.end(),
+                          [](const std::string& op) { return op.rfind("linear", 0) == 0; }));
+        CHECK(first->value < -40.0);
+        const auto at = c.rows[first->row].instruction_id;
+        for (const auto& row : c.rows)
+            if (row.instruction_id < at && !row.gaps.empty() && std::isfinite(row.gaps.front().snr))
+                CHECK(row.gaps.front().snr > 100.0);
+        if (std::string(capture) == "capture.gscap.safetensors")
+            CHECK(test::checkExecuTorchRowParity(c, dir) >= 1);
     }
 }
