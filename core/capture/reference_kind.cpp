@@ -20,6 +20,19 @@ ReferenceKind referenceKind(const AotCapture& capture) {
     return ReferenceKind::ExportedGraph;
 }
 
+std::string keyingGraph(const AotCapture& capture) {
+    const std::string g = capture.reference_graph.value_or("");
+    if (g.rfind("float_exported_program", 0) != 0)
+        return g;
+    // float_reference.py writes "... (handles by node <provenance|name> from <graph>)".
+    const std::string from = " from ";
+    const auto at = g.rfind(from);
+    if (at == std::string::npos || g.back() != ')')
+        return {};
+    const std::string inner = g.substr(at + from.size(), g.size() - 1 - at - from.size());
+    return inner == "an in-memory program" ? std::string{} : inner;
+}
+
 std::string referenceKindLabel(ReferenceKind kind) {
     switch (kind) {
     case ReferenceKind::FloatModel: return "float model";

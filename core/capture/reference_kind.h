@@ -18,6 +18,11 @@ enum class ReferenceKind {
     ModelRun,        // a run of a module, graph unnamed
 };
 ReferenceKind referenceKind(const AotCapture& capture);
+// The ETRecord graph whose debug handles key the capture's records: its
+// reference_graph, or for a float reference keyed like another capture
+// ("float_exported_program (handles by node provenance from G)") that capture's
+// graph G. Empty when unnamed.
+std::string keyingGraph(const AotCapture& capture);
 // "float model", "quantised simulation (PT2E)", ...
 std::string referenceKindLabel(ReferenceKind kind);
 // One sentence: what the gaps against this reference mean.

@@ -4,6 +4,7 @@
 #include "core/align/op_names_within.h"
 #include "core/align/run_methods.h"
 #include "core/backends/backend_conventions.h"
+#include "core/capture/reference_kind.h"
 #include "core/common/parallel.h"
 #include "core/common/side_task.h"
 #include "core/compare/row_name.h"
@@ -137,7 +138,7 @@ void warnOfReferenceGraph(const MethodMaps& maps, const AotCapture& capture,
         backends.insert(entry.second.backend);
     for (const auto& backend : backends) {
         const BackendConventions& conventions = backendConventions(backend);
-        if (conventions.reference_graph.empty() || capture.reference_graph == conventions.reference_graph)
+        if (conventions.reference_graph.empty() || keyingGraph(capture) == conventions.reference_graph)
             continue;
         warnings.push_back("the program is lowered to " + std::string(conventions.label) +
                            ", whose debug handles are those of the ETRecord graph '" +
@@ -156,7 +157,7 @@ void warnOfReferenceGraph(const MethodMaps& maps, const AotCapture& capture,
 // ETRecord holds it.
 const ExportGraph* opGraph(const EtRecord& etrecord, const AotCapture& capture, const std::string& method) {
     if (capture.reference_graph) {
-        const auto it = etrecord.graph_map.find(*capture.reference_graph);
+        const auto it = etrecord.graph_map.find(keyingGraph(capture));
         if (it != etrecord.graph_map.end())
             return &it->second;
     }

@@ -151,7 +151,9 @@ def capture_float_reference(
         )
     # Provenance of the quantised graph's nodes (CaptureResult.provenance), if known.
     plans, by = _plan(graph_module, quantized.records, getattr(quantized, "provenance", None))
-    if not plans or quantized.reference_graph not in (None, EXPORTED_PROGRAM):
+    # By provenance, any graph of the quantised program will do (QNN's debugger
+    # captures the graph it lowered, edge_after_transform); by name, only the ATen one.
+    if not plans or (by == "name" and quantized.reference_graph not in (None, EXPORTED_PROGRAM)):
         raise CaptureError(
             "no op of the quantised capture names a node of the float program: capture the "
             f"quantised program's ATen '{EXPORTED_PROGRAM}' (its reference graph is "
@@ -159,7 +161,7 @@ def capture_float_reference(
             "prepare_pt2e"
         )
 
-    flat_inputs = tree_leaves(list(model_inputs))
+    flat_inputs = _in_program_dtypes(graph_module, tree_leaves(list(model_inputs)))
     wanted = {name for plan in plans.values() for name in plan.nodes_to_record()}
     recorder = _NodeOutputRecorder(graph_module, wanted)
     try:
@@ -182,6 +184,7 @@ def capture_float_reference(
             float_record = CaptureRecord.from_intermediate_output(
                 record.debug_handle, plan.value(recorder.values), record.ops, record.stack_traces
             )
+            _drop_unit_dims(float_record, record)
             mismatch = _structure_mismatch(float_record, record)
             if mismatch:
                 problem = f"float node '{plan.value_name}' does not match the quantised output ({mismatch})"
@@ -213,6 +216,8 @@ def capture_float_reference(
         method=quantized.method,
         etrecord_sha256=quantized.etrecord_sha256,
         etrecord_entries_sha256=quantized.etrecord_entries_sha256,
+        # Each record keeps its quantised record's axis_order: recorded where it was.
+        layout_recorded=bool(getattr(quantized, "layout_recorded", False)),
     )
 
 
@@ -289,6 +294,13 @@ def _plan(
     plans = {}
     for record in records:
         node = next((n for n in map(origin, reversed(record.ops)) if n is not None), None)
+        if node is None and by == "provenance":
+            # A view the lowering added (QNN's reshapes around a linear): the value of
+            # the op it views, if the shapes agree but for size-1 dimensions.
+            node = provenance.viewed(record.ops[-1])
+            if node is not None:
+                plans[record.debug_handle] = _Plan(node)
+            continue
         if node is None:
             continue
         plan = _Plan(node)
@@ -441,6 +453,44 @@ def _same_values(a: list[Any], b: list[Any]) -> bool:
         else type(x) is type(y) and x == y
         for x, y in zip(a, b)
     )
+
+
+def _in_program_dtypes(graph_module: GraphModule, inputs: list[Any]) -> list[Any]:
+    """The inputs in the floating dtypes the float program was exported with: a
+    ``model.half()`` program's float16 inputs become float32 for the model before
+    ``.half()`` (its fp32 reference, issue 54). Integer inputs and matching dtypes
+    are left alone."""
+    placeholders = [node for node in graph_module.graph.nodes if node.op == "placeholder"]
+    if len(placeholders) != len(inputs):
+        return inputs
+    converted = []
+    for node, value in zip(placeholders, inputs):
+        wanted = getattr(node.meta.get("val"), "dtype", None)
+        if (
+            isinstance(value, torch.Tensor)
+            and value.is_floating_point()
+            and wanted is not None
+            and wanted.is_floating_point
+            and value.dtype != wanted
+        ):
+            log.info("input '%s': %s, given to the float program as %s", node.name, value.dtype, wanted)
+            value = value.to(wanted)
+        converted.append(value)
+    return converted
+
+
+def _drop_unit_dims(float_record: CaptureRecord, quantized: CaptureRecord) -> None:
+    """Give a float output the quantised one's shape where the two differ only by
+    size-1 dimensions: a backend that runs a linear on 2-D tensors (QNN: [16, 64]
+    for the model's [1, 16, 64]) computes the same elements in the same order."""
+    for index, (mine, theirs) in enumerate(zip(float_record.outputs, quantized.outputs)):
+        if (
+            isinstance(mine, torch.Tensor)
+            and isinstance(theirs, torch.Tensor)
+            and mine.shape != theirs.shape
+            and [d for d in mine.shape if d != 1] == [d for d in theirs.shape if d != 1]
+        ):
+            float_record.outputs[index] = mine.reshape(theirs.shape)
 
 
 def _structure_mismatch(float_record: CaptureRecord, quantized: CaptureRecord) -> str | None:

@@ -36,11 +36,23 @@ def chain(node: Node) -> tuple[str, ...]:
     return tuple(names)
 
 
+# Ops that name one computation differently in the float and the lowered graph.
+_ALIASES = {"transpose": "permute", "reshape": "view", "_unsafe_view": "view", "_softmax": "softmax"}
+_VIEWS = {"view", "reshape", "_unsafe_view", "unsqueeze", "squeeze", "flatten"}
+
+
+def _alias(op: str) -> str:
+    return _ALIASES.get(op, op)
+
+
 def kind(node: Node) -> str:
     """The op a node calls, as torch.export names its nodes (``batch_norm`` for
     aten.batch_norm.default), in-place or not (``hardtanh_`` is ``hardtanh``)."""
     name = getattr(node.target, "__name__", str(node.target))
-    return name.split(".")[0].rstrip("_") or name
+    # An edge dialect op (EdgeOpOverload) is named "aten.linear.default", and its
+    # view ops are copies ("view_copy" stands for "view").
+    name = name.removeprefix("aten.").split(".")[0]
+    return name.removesuffix("_copy").rstrip("_") or name
 
 
 class FloatCounterparts:
@@ -70,17 +82,34 @@ class FloatCounterparts:
             if node.op == "call_function" and node.target is not operator.getitem:
                 self._by_chain[chain(node)] = node
         self._lengths = sorted({len(names) for names in self._by_chain})
-        self.kept = {m for m in map(self.origin, self._quantized) if m is not None}
+        # Float nodes some quantised node descends from, of whatever op (a backend's
+        # permute_copy for a transpose): the others the quantiser removed.
+        self.kept = {m for m in map(self._ancestor, self._quantized) if m is not None}
 
-    def origin(self, name: str) -> Node | None:
+    def _ancestor(self, name: str) -> Node | None:
         if name not in self._quantized:
             return None
-        op, names = self._quantized[name]
+        _, names = self._quantized[name]
         for length in self._lengths:
             if length <= len(names):
                 match = self._by_chain.get(names[-length:])
                 if match is not None:
-                    # Decompositions (an edge dialect graph) descend from the op they replace
-                    # but compute something else: only the same op stands for it.
-                    return match if kind(match) == op else None
+                    return match
         return None
+
+    def origin(self, name: str) -> Node | None:
+        match = self._ancestor(name)
+        # Decompositions (an edge dialect graph) descend from the op they replace
+        # but compute something else: only the same op stands for it.
+        if match is None or _alias(kind(match)) != _alias(self._quantized[name][0]):
+            return None
+        return match
+
+    def viewed(self, name: str) -> Node | None:
+        """The float node a quantised *view* descends from, when the view is of
+        another op's value (QNN reshapes a linear's [1, 16, 64] to [16, 64] and
+        back): its value is that node's, reshaped, if the shapes agree but for
+        size-1 dimensions (checked where the value is taken)."""
+        if name not in self._quantized or self._quantized[name][0] not in _VIEWS:
+            return None
+        return self._ancestor(name)

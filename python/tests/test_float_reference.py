@@ -153,11 +153,15 @@ def test_argument_forms_agree(int8_session) -> None:
     assert all(torch.equal(a, b) for a, b in zip(from_capture.reference_outputs, expected))
 
 
-def test_user_errors(int8_session) -> None:
+def test_user_errors(int8_session, tmp_path: Path) -> None:
     _, inputs, float_program, _, etrecord_path = int8_session
+    # A capture read from a file has no provenance: the edge dialect's names
+    # (aten_convolution_default) match no float node.
     edge = capture_from_etrecord(etrecord_path, reference_graph="edge_dialect_exported_program")
+    edge_file = tmp_path / "edge.gscap.safetensors"
+    edge.write(edge_file)
     with pytest.raises(CaptureError, match="no op of the quantised capture names a node of the float"):
-        capture_float_reference(float_program, edge)
+        capture_float_reference(float_program, read_capture(edge_file))
     quantised = capture_from_etrecord(etrecord_path)
     with pytest.raises(CaptureError, match="inputs differ from those the quantised capture ran on"):
         capture_float_reference(float_program, quantised, [inputs[0] + 1])
@@ -168,6 +172,27 @@ def test_user_errors(int8_session) -> None:
         capture_float_reference(float_program, quantised, [torch.zeros(2, 2)])
     with pytest.raises(CaptureError, match="must be an ExportedProgram or a GraphModule"):
         capture_float_reference(torch.nn.Identity(), quantised, inputs)
+
+
+def test_edge_dialect_capture_is_matched_by_provenance(int8_session) -> None:
+    """Issue 54: by provenance, any graph of the quantised program keys a float
+    reference (QNN's debugger captures edge_after_transform): the edge dialect's
+    ops (aten.linear.default as an EdgeOpOverload, view_copy for view) are the
+    float model's. Its handles are the ATen graph's (propagated back), so each
+    float value equals the one keyed through the ATen capture."""
+    _, _, float_program, _, etrecord_path = int8_session
+    edge = capture_from_etrecord(etrecord_path, reference_graph="edge_dialect_exported_program")
+    by_edge = capture_float_reference(float_program, edge)
+    by_aten = {r.debug_handle: r for r in capture_float_reference(float_program, etrecord_path).records}
+    compared = 0
+    for record in by_edge.records:
+        twin = by_aten.get(record.debug_handle)
+        if twin is None or record.outputs[0] is None or twin.outputs[0] is None:
+            continue
+        assert torch.equal(record.outputs[0], twin.outputs[0]), record.ops
+        compared += 1
+    assert compared >= len(DEMO_MATCHES) - 2  # most ops; a fold or tuple may differ by side
+    assert "provenance from edge_dialect_exported_program" in by_edge.reference_graph
 
 
 def test_mismatched_outputs_are_written_without_a_value(
@@ -193,3 +218,45 @@ def test_mismatched_outputs_are_written_without_a_value(
     fake.records = [wrong_shape]
     with pytest.raises(CaptureError, match="no float node output matches"):
         capture_float_reference(float_program, fake)
+
+
+def test_half_program_has_an_fp32_reference(tmp_path: Path) -> None:
+    """Issue 54: a ``model.half()`` program's capture holds float16 values; the
+    model before ``.half()`` gives its fp32 reference under the same handles,
+    its float16 inputs given to it as float32."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    class Head(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.l1 = torch.nn.Linear(16, 32)
+            self.l2 = torch.nn.Linear(32, 8)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.l2(torch.relu(self.l1(x))).softmax(-1)
+
+    torch.manual_seed(0)
+    model = Head().eval()
+    x = torch.randn(2, 16)
+    fp32_program = export(model, (x,))
+    half_model = Head().eval()
+    half_model.load_state_dict(model.state_dict())
+    half_model = half_model.half()
+    half_inputs = (x.half(),)
+    edge = to_edge_transform_and_lower(export(half_model, half_inputs), generate_etrecord=True)
+    etrecord = edge.to_executorch().get_etrecord()
+    etrecord.update_representative_inputs(half_inputs)
+    path = tmp_path / "etrecord.bin"
+    etrecord.save(str(path))
+
+    half = capture_from_etrecord(path)
+    assert all(r.outputs[0].dtype == torch.float16 for r in half.records)
+    reference = capture_float_reference(fp32_program, half)
+    assert [r.debug_handle for r in reference.records] == [r.debug_handle for r in half.records]
+    by_op = {r.ops[-1]: r.outputs[0] for r in reference.records}
+    assert all(value.dtype == torch.float32 for value in by_op.values())
+    with torch.no_grad():
+        expected = model.l1(x.half().float())  # the half input, in float32
+    assert torch.equal(by_op["linear"], expected)
+    for record in half.records:  # float16 rounding apart, the same values
+        assert torch.allclose(by_op[record.ops[-1]], record.outputs[0].float(), atol=2e-2)

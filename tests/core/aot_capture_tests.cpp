@@ -366,3 +366,24 @@ TEST_CASE("a record's invalid_reason is read by both readers, written back, and 
     REQUIRE_FALSE(number);
     CHECK(number.error().where.field == "records[0].invalid_reason");
 }
+
+#include "core/capture/reference_kind.h"
+
+// Issue 54: a float reference keyed by the QNN debugger's graph names that graph
+// after "from"; the comparison then counts ops and checks the backend's graph by it.
+TEST_CASE("the graph whose handles key a capture, float references included", "[capture][reference-kind]") {
+    AotCapture c;
+    CHECK(keyingGraph(c).empty());
+    c.reference_graph = "edge_after_transform/forward";
+    CHECK(keyingGraph(c) == "edge_after_transform/forward");
+    c.reference_graph =
+        "float_exported_program (handles by node provenance from edge_after_transform/forward)";
+    CHECK(keyingGraph(c) == "edge_after_transform/forward");
+    CHECK(referenceKind(c) == ReferenceKind::FloatModel);
+    c.reference_graph = "float_exported_program (handles by node name from exported_program)";
+    CHECK(keyingGraph(c) == "exported_program");
+    c.reference_graph = "float_exported_program (handles by node name from an in-memory program)";
+    CHECK(keyingGraph(c).empty());
+    c.reference_graph = "float_exported_program (no parenthesis";
+    CHECK(keyingGraph(c).empty());
+}

@@ -2,10 +2,12 @@
 
 usage: make_qnn_session.py OUT MODEL QUANT [SOC [DEBUG_BUFFER_BYTES]]
   MODEL  convnet | attention | multiout | llama | demo
-  QUANT  8a8w | 16a8w | fp16, or xnnpack-int8: the same model, weights, input and
+  QUANT  8a8w | 16a8w | 16a4w | fp16, or xnnpack-int8: the same model, weights, input and
          calibration lowered to XNNPACK with PT2E int8 instead (the A/B of
          docs/compare-runs.md: one model, two backends)
   DEBUG_BUFFER_BYTES  the runtime's debug buffer, written whole (default 4 MiB)
+  --float-reference  also capture_float.gscap.safetensors: the float model keyed by
+         the debugger's handles (capture_float_reference)
 
 Follows the flow of shared/qnn-x86/example_qnn_session.py (what a user runs) and
 adds Gapscope's exporter at the point where the debugger is alive. OUT receives
@@ -30,7 +32,7 @@ from executorch.backends.qualcomm.export_utils import QnnConfig, build_executorc
 from executorch.backends.qualcomm.quantizer.quantizer import QuantDtype
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
 
-from gapscope_capture.capture import capture_from_qnn_debugger
+from gapscope_capture.capture import capture_float_reference, capture_from_qnn_debugger
 
 
 class ConvNet(torch.nn.Module):
@@ -212,13 +214,15 @@ def main():
     # --profile-level=N turns on QNN's own profiling (2: detailed, 3: optrace), so the
     # ETDump holds the delegate's per-op events beside the intermediate outputs.
     # --runs=N runs the method N times into one ETDump (the timing table's runs).
-    profile_level, runs = 0, 1
+    profile_level, runs, float_reference = 0, 1, False
     argv = []
     for arg in sys.argv[1:]:
         if arg.startswith("--profile-level="):
             profile_level = int(arg.split("=", 1)[1])
         elif arg.startswith("--runs="):
             runs = int(arg.split("=", 1)[1])
+        elif arg == "--float-reference":
+            float_reference = True
         else:
             argv.append(arg)
     out, model_name, quant = argv[0], argv[1], argv[2]
@@ -250,7 +254,12 @@ def main():
     m.write_etdump_result_to_file(f"{out}/run.etdp", f"{out}/run.debug.bin")
 
     # Gapscope's exporter: the debugger's reference with its quantisation and layout.
-    capture_from_qnn_debugger(dbg).write(f"{out}/capture.gscap.safetensors")
+    capture = capture_from_qnn_debugger(dbg)
+    capture.write(f"{out}/capture.gscap.safetensors")
+    if float_reference:
+        # The float model under the same handles (issue 54): what the recipe costs per op.
+        float_program = torch.export.export(model, x)
+        capture_float_reference(float_program, capture).write(f"{out}/capture_float.gscap.safetensors")
 
     # The referee. It raises on some models (split/topk: an IndexError in ExecuTorch's
     # alignment); the session is still valid and Gapscope must still compare it.

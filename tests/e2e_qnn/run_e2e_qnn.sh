@@ -3,7 +3,7 @@
 # the QNN HTP simulator from PyPI (shared/qnn-x86, cached in the build tree),
 # installs the exporter into that venv, builds real QNN-delegated sessions
 # (8a8w, 16a8w, fp16; a conv net, an attention block, multi-output ops, a Llama
-# decoder layer at 16a8w), and checks `gapscope-cli compare` on each against
+# decoder layer at 16a4w with its float reference), and checks `gapscope-cli compare` on each against
 # ExecuTorch's QNN debugger.
 # usage: run_e2e_qnn.sh SOURCE_DIR SHARED_DIR WORK_DIR GAPSCOPE_CLI
 set -euo pipefail
@@ -35,15 +35,17 @@ mkdir -p "$work/sessions"
 # RoPE's two cats, repeat_kv's expand, the softmax and SwiGLU's sigmoid.
 llama_ops=aten_rms_norm_default,aten_rms_norm_default_1,aten_cat_default,aten_cat_default_1
 llama_ops=$llama_ops,aten_expand_copy_default,aten__softmax_default,aten_sigmoid_default
-for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout:8a8w llama:16a8w; do
+for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout:8a8w llama:16a4w; do
   model=${session%%:*}
   quant=${session##*:}
   required=()
-  if [ "$model" = llama ]; then required=(--require-ops "$llama_ops"); fi
+  extra=()
+  # Qualcomm's LLM recipe (16-bit activations, 4-bit weights) with its float reference.
+  if [ "$model" = llama ]; then required=(--require-ops "$llama_ops"); extra=(--float-reference); fi
   out="$work/sessions/$model-$quant"
   rm -rf "$out"
   t=$SECONDS
-  if ! "$py" "$here/make_qnn_session.py" "$out" "$model" "$quant" > "$out.log" 2>&1; then
+  if ! "$py" "$here/make_qnn_session.py" "$out" "$model" "$quant" "${extra[@]}" > "$out.log" 2>&1; then
     echo "e2e-qnn: $model $quant: building the session failed; last lines of $out.log:"
     tail -20 "$out.log"
     failures=$((failures + 1))
@@ -54,6 +56,10 @@ for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout
   echo "e2e-qnn: $model $quant ($((SECONDS - t)) s)"
   if ! "$py" "$here/check_parity.py" "${required[@]}" "$out" "$out/gapscope.json"; then
     failures=$((failures + 1))
+  fi
+  if [ -f "$out/capture_float.gscap.safetensors" ]; then
+    "$cli" compare "$out" --capture "$out/capture_float.gscap.safetensors" --json "$out/float.json" > /dev/null || true
+    "$py" "$here/check_float_reference.py" "$out/gapscope.json" "$out/float.json" || failures=$((failures + 1))
   fi
 done
 
@@ -68,7 +74,7 @@ if ! "$py" "$here/make_qnn_session.py" "$out" attention 8a8w --profile-level=2 -
   tail -20 "$out.log"
   failures=$((failures + 1))
 fi
-for spec in attention-8a8w:0:1 llama-16a8w:0:1 attention-8a8w-profiled:30:3; do
+for spec in attention-8a8w:0:1 llama-16a4w:0:1 attention-8a8w-profiled:30:3; do
   IFS=: read -r session timed runs <<< "$spec"
   out="$work/sessions/$session"
   [ -f "$out/run.etdp" ] || continue
