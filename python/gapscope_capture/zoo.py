@@ -269,7 +269,11 @@ MULTI_METHOD = "llm"  # two methods in one program: see zoo_multimethod
 # Several executions in one ETDump (zoo_runs): each variant and its writer.
 MULTI_RUN = {
     "multirun": (("fp32", "write_multirun"),),
-    "decode-loop": (("portable", "write_decode_loop"), ("int8", "write_decode_loop_int8")),
+    "decode-loop": (
+        ("portable", "write_decode_loop"),
+        ("int8", "write_decode_loop_int8"),
+        ("8da4w", "write_decode_loop_8da4w"),
+    ),
 }
 # A conv + BatchNorm CNN, int8 on portable kernels, with its float reference (zoo_bn).
 CONV_BN = "bn-cnn"

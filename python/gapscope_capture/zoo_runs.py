@@ -16,6 +16,8 @@
   quantised program's handles, one float module carrying its cache from step to
   step: every row then shows the whole int8 error at that step, and the steps
   view where it grows (issue 25).
+- ``decode-loop/8da4w``: the same decoder in torchao 8da4w on XNNPACK, 5
+  executions, each step's capture the float model's (issue 54).
 
 Both are lowered with an ETRecord and run with ETDump at intermediate-output level; Gapscope must say which run it compares and, for the
 decode loop, that a later execution's state is not the capture's.
@@ -114,6 +116,39 @@ def write_decode_loop_int8(directory: Path, decode_steps: int = DECODE_STEPS) ->
             buffer.zero_()
     _lower_run_capture(directory, quantized, steps, [], capture=False)
     quantized_steps = capture_steps_from_etrecord(directory / "etrecord.bin", steps)
+    for step, (quantized_step, inputs) in enumerate(zip(quantized_steps, steps)):
+        reference = capture_float_reference(float_module, quantized_step, inputs)
+        reference.step = step
+        reference.write(directory / step_capture_name(reference.method, step))
+    return directory
+
+
+def write_decode_loop_8da4w(directory: Path, decode_steps: int = 4) -> Path:
+    """The decode loop in torchao 8da4w on XNNPACK (issue 54), each step against the
+    float model's own step: the recipe ExecuTorch's LLM export ships, as it decodes.
+
+    32 wide, in groups of 32 (XNNPACK takes no smaller group). The step captures are the float model's, as in ``write_decode_loop_int8``;
+    ``capture.gscap.safetensors`` is the ETRecord's reference of the first step.
+    """
+    from torchao.quantization import quantize_
+    from torchao.quantization.granularity import PerGroup
+    from torchao.quantization.quant_api import Int8DynamicActivationIntxWeightConfig
+
+    from gapscope_capture.float_reference import capture_float_reference
+
+    torch.manual_seed(SEED)
+    model = KvDecoder(dim=32, positions=decode_steps + 1).eval()
+    steps = [(torch.randn(1, 1, 32), torch.tensor([t])) for t in range(decode_steps + 1)]
+    float_module = export(KvDecoder(dim=32, positions=decode_steps + 1).eval(), steps[0]).module()
+    float_module.load_state_dict(model.state_dict())
+    quantize_(
+        model,
+        Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, weight_granularity=PerGroup(32)),
+    )
+    _lower_run_capture(directory, model, steps, [XnnpackPartitioner()], capture=False)
+    quantized_steps = capture_steps_from_etrecord(
+        directory / "etrecord.bin", steps, reference_graph="exported_program"
+    )
     for step, (quantized_step, inputs) in enumerate(zip(quantized_steps, steps)):
         reference = capture_float_reference(float_module, quantized_step, inputs)
         reference.step = step

@@ -184,6 +184,27 @@ for s in steps:
 print("e2e: the int8 decode loop: worst SNR per step", [round(w, 1) for w in worst], "first below 35 dB at", first)
 PY
 
+echo "e2e: the torchao 8da4w decode loop on XNNPACK, step by step against the float model"
+# ExecuTorch's LLM quantisation as it decodes (issue 54): every step's every row is
+# compared with the float model's own step (its cache carried), none invalid, and
+# the int4 weights cost 10 to 40 dB at each step.
+"$cli" compare "$work/zoo/decode-loop/8da4w" --all-runs --json "$work/all-runs-8da4w.json" > /dev/null
+"$venv/bin/python" - "$work/all-runs-8da4w.json" <<'PY'
+import json, math, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+assert len(runs) == 5, len(runs)
+captures = [next(i["path"] for i in r["provenance"]["inputs"] if i["role"] == "capture") for r in runs]
+assert all(c.endswith(f"step-{k:03d}.gscap.safetensors") for k, c in enumerate(captures)), captures
+for run in runs:
+    bad = [(r["aot_ops"][-1], r["status"], r["reason"]) for r in run["rows"] if r["status"] != "ok"]
+    assert len(run["rows"]) >= 8 and not bad, bad
+worst = [min(r["metrics"]["snr"] for r in run["rows"]
+             if isinstance(r["metrics"].get("snr"), (int, float)) and math.isfinite(r["metrics"]["snr"]))
+         for run in runs]
+assert all(10 < w < 40 for w in worst), worst
+print("e2e: the 8da4w decode loop: worst SNR per step", [round(w, 1) for w in worst])
+PY
+
 echo "e2e: comparing runs (docs/compare-runs.md): one model on two backends, a build against its baseline"
 # ViT and the conv+BN MobileNet block on portable kernels against XNNPACK int8: every
 # row of both accounted for, each side's numbers exactly its own report's.
