@@ -16,6 +16,7 @@
 #include "core/compare/run_summary.h"
 #include "core/compare/step_matrix.h"
 #include "core/report/compare_report.h"
+#include "core/report/json_stream.h"
 #include "core/report/json_text.h"
 #include "core/report/model_explorer_export.h"
 #include "core/report/safe_text.h"
@@ -133,7 +134,16 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         executionsOf(*first->dump, first->comparison->method, first->comparison->run_methods);
     if (executions.empty())
         return fail("the ETDump holds no execution of '" + first->comparison->method + "' with debug events");
-    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    // The report streams run by run (20,000 runs are never one document).
+    StreamedOutput jsonOut(o.json);
+    JsonStream json([&](std::string_view piece) { jsonOut.write(piece); });
+    if (jsonOut.wanted()) {
+        json.beginObject();
+        json.member("schema_version", kReportSchemaVersion);
+        json.member("method", first->comparison->method);
+        json.key("runs");
+        json.beginArray();
+    }
     std::vector<RunSummary> summaries; // the steps, and --baseline
     RepeatedWarnings repeats;
     int tripped = 0;
@@ -174,10 +184,10 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         tripped += gateFailures(c, runCtx, o.failOnInvalid);
         summaries.push_back(
             summarizeRun(c, files.etdump->path(), runCtx.reference_program, session->latency.get()));
-        if (!o.json.empty()) {
+        if (jsonOut.wanted()) {
             auto report = comparisonToJson(c, runCtx);
             report["execution"] = k;
-            runs.push_back(std::move(report));
+            json.value(report);
         }
     }
     repeats.sayRepeats(std::cerr);
@@ -191,15 +201,13 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
               << (steps.first_crossing ? "first crossing at " + cell(*steps.first_crossing)
                                        : "no step crosses " + describeThreshold(ctx.threshold))
               << (steps.worst ? "; worst at " + cell(*steps.worst) : std::string()) << '\n';
-    if (!o.json.empty()) {
-        nlohmann::ordered_json doc;
-        doc["schema_version"] = kReportSchemaVersion;
-        doc["method"] = first->comparison->method;
-        doc["runs"] = std::move(runs);
-        const auto json = renderJson(doc);
-        if (json.replaced)
+    if (jsonOut.wanted()) {
+        json.end();
+        json.end();
+        jsonOut.write("\n");
+        if (json.replaced())
             std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
-        if (auto err = writeOutput(o.json, json.text + "\n"))
+        if (auto err = jsonOut.finish())
             return fail(*err);
     }
     if (baseline) {

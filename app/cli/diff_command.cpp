@@ -3,6 +3,7 @@
 #include "app/cli/output_file.h"
 #include "core/common/atomic_file.h"
 #include "core/report/diff_report.h"
+#include "core/report/json_stream.h"
 #include "core/report/json_text.h"
 #include "core/report/report_reader.h"
 #include "core/report/safe_text.h"
@@ -99,7 +100,16 @@ int runDiff(const DiffOptions& o) {
 
     // The ranking follows the one margin when one is given and no --metric.
     const Metric ranking = margins.size() == 1 && o.metric == "snr" ? margins.front().metric : metric->id;
-    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    // The JSON report streams, pair by pair, as each execution is diffed.
+    StreamedOutput jsonOut(o.json);
+    JsonStream json([&](std::string_view piece) { jsonOut.write(piece); });
+    if (runs.size() > 1) {
+        json.beginObject();
+        json.member("format", "gapscope.diff");
+        json.member("schema_version", 1);
+        json.key("executions");
+        json.beginArray();
+    }
     std::ostringstream csv, markdown;
     std::size_t regressions = 0;
     std::string otherProgram; // why the margins cannot be judged, when A and B are other programs
@@ -118,21 +128,20 @@ int runDiff(const DiffOptions& o) {
                       << (runs.size() > 1 ? " at execution " + std::to_string(k) : std::string()) << ": "
                       << describeRegression(d, r) << '\n';
         regressions += d.regressions.size();
-        if (!o.json.empty())
-            steps.push_back(diffToJson(d));
+        if (jsonOut.wanted())
+            writeDiffJson(json, d);
         if (!o.csv.empty() && k == 0)
             writeDiffCsv(csv, d);
         if (!o.markdown.empty())
             writeDiffMarkdown(markdown, d);
     }
-    if (!o.json.empty()) {
-        nlohmann::ordered_json doc = steps.size() == 1 ? steps.front() : nlohmann::ordered_json();
-        if (steps.size() > 1) {
-            doc["format"] = "gapscope.diff";
-            doc["schema_version"] = 1;
-            doc["executions"] = std::move(steps);
+    if (jsonOut.wanted()) {
+        if (runs.size() > 1) {
+            json.end();
+            json.end();
         }
-        if (auto err = writeOutput(o.json, renderJson(doc).text + "\n"))
+        jsonOut.write("\n");
+        if (auto err = jsonOut.finish())
             return fail("diff", *err);
     }
     if (auto err = writeOutput(o.csv, csv.str()))

@@ -25,6 +25,32 @@ std::optional<std::string> writeOutput(const std::string& path, const std::strin
     return std::nullopt;
 }
 
+StreamedOutput::StreamedOutput(const std::string& path) : path_(path) {
+    if (!path_.empty() && path_ != "-")
+        file_ = std::make_unique<AtomicFileWriter>(path_);
+}
+
+void StreamedOutput::write(std::string_view text) {
+    if (file_)
+        file_->write(text);
+    else if (!path_.empty())
+        std::cout << text;
+}
+
+std::optional<std::string> StreamedOutput::finish() {
+    if (path_.empty())
+        return std::nullopt;
+    if (!file_) {
+        std::cout.flush();
+        if (!std::cout)
+            return std::string("standard output: cannot write");
+        return std::nullopt;
+    }
+    if (auto err = file_->commit())
+        return err->describe();
+    return std::nullopt;
+}
+
 std::optional<std::string> checkOutputs(const std::vector<std::pair<std::string, std::string>>& outputs,
                                         const std::vector<std::string>& folders) {
     namespace fs = std::filesystem;

@@ -1,7 +1,11 @@
 #pragma once
 
+#include "core/common/atomic_file_writer.h"
+
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,6 +15,22 @@ namespace gapscope::cli {
 // nothing for an empty path; "-" writes it to standard output. The error
 // message, or nothing.
 std::optional<std::string> writeOutput(const std::string& path, const std::string& text);
+
+// A report written piece by piece (a 200,000-row diff, 20,000 runs): to
+// standard output for "-", else atomically (AtomicFileWriter): the file
+// appears whole at finish() and never otherwise. Nothing for an empty path.
+class StreamedOutput {
+public:
+    explicit StreamedOutput(const std::string& path);
+    bool wanted() const { return !path_.empty(); }
+    void write(std::string_view text);
+    // The error message, or nothing.
+    std::optional<std::string> finish();
+
+private:
+    std::string path_;
+    std::unique_ptr<AtomicFileWriter> file_;
+};
 
 // The outputs a command was given, as (option, path): refused when two name
 // the same file (by path, or by the file an existing one is: a hard link, a

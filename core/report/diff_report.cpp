@@ -2,6 +2,7 @@
 
 #include "core/report/compare_report.h"
 #include "core/report/etdump_json.h"
+#include "core/report/json_stream.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 
@@ -83,16 +84,18 @@ RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
     return d;
 }
 
-json diffToJson(const RunDiff& d) {
-    json doc;
-    doc["format"] = "gapscope.diff";
-    doc["schema_version"] = kDiffSchemaVersion;
-    doc["a"] = sideJson(*d.a);
-    doc["b"] = sideJson(*d.b);
-    doc["matched_by"] = d.match.by_handle ? "debug_handle" : "node_identity";
-    doc["counts"] = {{"matched", d.match.matched}, {"a_only", d.match.a_only}, {"b_only", d.match.b_only}};
-    doc["metric"] = metricName(d.metric);
-    json pairs = json::array();
+void writeDiffJson(JsonStream& out, const RunDiff& d) {
+    out.beginObject();
+    out.member("format", "gapscope.diff");
+    out.member("schema_version", kDiffSchemaVersion);
+    out.member("a", sideJson(*d.a));
+    out.member("b", sideJson(*d.b));
+    out.member("matched_by", d.match.by_handle ? "debug_handle" : "node_identity");
+    out.member("counts",
+               {{"matched", d.match.matched}, {"a_only", d.match.a_only}, {"b_only", d.match.b_only}});
+    out.member("metric", metricName(d.metric));
+    out.key("pairs");
+    out.beginArray(); // pair by pair: a million rows are never one document
     for (const auto& p : d.match.pairs) {
         json metrics = json::object();
         for (const auto& m : metricCatalog()) {
@@ -104,18 +107,18 @@ json diffToJson(const RunDiff& d) {
         }
         const auto ta = p.a ? d.a->rows[*p.a].time_ms : std::nullopt;
         const auto tb = p.b ? d.b->rows[*p.b].time_ms : std::nullopt;
-        pairs.push_back({{"a", rowJson(*d.a, p.a)},
-                         {"b", rowJson(*d.b, p.b)},
-                         {"basis", matchBasisName(p.basis)},
-                         {"note", p.note.empty() ? json(nullptr) : json(p.note)},
-                         {"metrics", std::move(metrics)},
-                         {"time_ms",
-                          {{"a", optionalNumber(ta)},
-                           {"b", optionalNumber(tb)},
-                           {"b_over_a", ta && tb && *ta > 0 ? optionalNumber(*tb / *ta) : json(nullptr)}}}});
+        out.value({{"a", rowJson(*d.a, p.a)},
+                   {"b", rowJson(*d.b, p.b)},
+                   {"basis", matchBasisName(p.basis)},
+                   {"note", p.note.empty() ? json(nullptr) : json(p.note)},
+                   {"metrics", std::move(metrics)},
+                   {"time_ms",
+                    {{"a", optionalNumber(ta)},
+                     {"b", optionalNumber(tb)},
+                     {"b_over_a", ta && tb && *ta > 0 ? optionalNumber(*tb / *ta) : json(nullptr)}}}});
     }
-    doc["pairs"] = std::move(pairs);
-    doc["ranking"] = rankByWorsening(*d.a, *d.b, d.match, d.metric);
+    out.end();
+    out.member("ranking", rankByWorsening(*d.a, *d.b, d.match, d.metric));
     json regressions = json::array();
     for (const auto& r : d.regressions)
         regressions.push_back({{"pair", r.pairing},
@@ -124,8 +127,8 @@ json diffToJson(const RunDiff& d) {
                                {"a", optionalNumber(r.values.a)},
                                {"b", optionalNumber(r.values.b)},
                                {"worse_by", optionalNumber(r.values.worse_by)}});
-    doc["regressions"] = std::move(regressions);
-    return doc;
+    out.member("regressions", regressions);
+    out.end();
 }
 
 void writeDiffCsv(std::ostream& out, const RunDiff& d) {

@@ -11,6 +11,8 @@
 
 namespace gapscope {
 
+class JsonStream;
+
 // Two runs compared (`gapscope-cli diff`, `compare --baseline`): A is the
 // baseline or the first run, B the other. `metric` ranks the pairings.
 struct RunDiff {
@@ -29,8 +31,8 @@ RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
 
 // The diff document (format "gapscope.diff", docs/compare-runs.md): both runs,
 // every pairing in execution order with each side's values and the difference
-// for every metric, the ranking and the regressions.
-nlohmann::ordered_json diffToJson(const RunDiff& d);
+// for every metric, the ranking and the regressions; written pair by pair.
+void writeDiffJson(JsonStream& out, const RunDiff& d);
 // One line per pairing, ranked (the worst first), the metric's A, B, Δ and
 // worse-by, then each side's other metrics.
 void writeDiffCsv(std::ostream& out, const RunDiff& d);
