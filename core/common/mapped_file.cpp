@@ -87,7 +87,7 @@ void MappedFile::release(ByteSpan part) const {
 }
 
 void MappedFile::protectFromOutputs() const {
-    if (m_identity)
+    if (m_identity && !m_protected.exchange(true))
         registerInput(m_identity->first, m_identity->second, m_path);
 }
 

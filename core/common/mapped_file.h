@@ -57,6 +57,9 @@ private:
     bool m_mapped = false;
     std::unique_ptr<std::uint8_t[]> m_copy;
     std::optional<std::pair<unsigned long long, unsigned long long>> m_identity; // device, inode
+    // Registered once: --all-runs opens a session per run over the same files,
+    // and 20,000 step captures registered again each time was 4·10⁸ stats (issue 55).
+    mutable std::atomic<bool> m_protected{false};
     long long m_mtimeNs = 0;
     std::atomic<bool> m_pageVanished{false}; // set by the SIGBUS guard (mapping_guard.h)
     int m_guardSlot = -1;
