@@ -20,8 +20,6 @@ from typing import Any, Sequence
 from executorch.devtools.etrecord import ETRecord, parse_etrecord
 from executorch.devtools.inspector._inspector_utils import (
     NodeFilter,
-    _extract_ancestor_debug_handles,
-    _find_matched_debug_handles,
     get_aot_debug_handle_to_op_name_mapping,
     propagate_back_debug_handle,
 )
@@ -36,6 +34,7 @@ from torch.utils._pytree import tree_leaves, tree_map
 
 from gapscope_capture.capture_format import CaptureRecord, write_capture
 from gapscope_capture.etrecord_digest import etrecord_entries_sha256, file_sha256
+from gapscope_capture.handle_propagation import symbolic_nodes_without_ancestor
 from gapscope_capture.provenance import node_provenance
 from gapscope_capture.quantization import output_axis_order, output_quantization
 
@@ -230,31 +229,6 @@ def capture_float_reference(
     return capture_float(float_program, quantized, inputs)
 
 
-def _symbolic_nodes_without_ancestor(etrecord: ETRecord, edge_program: ExportedProgram) -> list[str]:
-    """The edge program's nodes whose debug handle has no node in the ATen program,
-    when every one of them computes a symbolic size (no tensor); else ``[]``.
-
-    A program exported with dynamic shapes has ``sym_size`` nodes that
-    ``run_decompositions`` re-creates: their ``from_node`` names a node of a graph
-    the ETRecord's ATen program does not hold, so ExecuTorch's
-    ``propagate_back_debug_handle`` reports the whole program unmatched (issue 54:
-    a static-cache Llama exported with a dynamic sequence length)."""
-    ancestors = _extract_ancestor_debug_handles(edge_program)
-    matched = _find_matched_debug_handles(
-        etrecord.exported_program, etrecord.export_graph_id, ancestors
-    )
-    unmatched = []
-    for node in edge_program.graph.nodes:
-        if node.op in ("output", "placeholder"):
-            continue
-        if node.meta.get("debug_handle") in matched:
-            continue
-        if isinstance(node.meta.get("val"), Tensor) or node.meta.get("val") is None:
-            return []
-        unmatched.append(node.name)
-    return unmatched
-
-
 def resolve_reference_graph(
     etrecord: ETRecord, reference_graph: str | None = None, method: str = FORWARD
 ) -> tuple[ExportedProgram, str]:
@@ -313,7 +287,7 @@ def resolve_reference_graph(
             # nothing comparable is lost, and the handles are applied without
             # ExecuTorch's all-or-nothing check (which its Inspector skips too for
             # re-exported symbolic shapes, per its docstring).
-            symbolic = _symbolic_nodes_without_ancestor(etrecord, edge_program)
+            symbolic = symbolic_nodes_without_ancestor(etrecord, edge_program)
             if symbolic:
                 propagated = propagate_back_debug_handle(
                     etrecord.exported_program,

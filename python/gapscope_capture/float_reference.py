@@ -32,6 +32,7 @@ from gapscope_capture.capture import (
     capture_from_program,
 )
 from gapscope_capture.capture_format import Capture, CaptureRecord
+from gapscope_capture.float_values import drop_unit_dims, in_program_dtypes
 from gapscope_capture.provenance import FloatCounterparts
 from gapscope_capture.provenance import kind as _kind
 
@@ -161,7 +162,7 @@ def capture_float_reference(
             "prepare_pt2e"
         )
 
-    flat_inputs = _in_program_dtypes(graph_module, tree_leaves(list(model_inputs)))
+    flat_inputs = in_program_dtypes(graph_module, tree_leaves(list(model_inputs)))
     wanted = {name for plan in plans.values() for name in plan.nodes_to_record()}
     recorder = _NodeOutputRecorder(graph_module, wanted)
     try:
@@ -184,7 +185,7 @@ def capture_float_reference(
             float_record = CaptureRecord.from_intermediate_output(
                 record.debug_handle, plan.value(recorder.values), record.ops, record.stack_traces
             )
-            _drop_unit_dims(float_record, record)
+            drop_unit_dims(float_record, record)
             mismatch = _structure_mismatch(float_record, record)
             if mismatch:
                 problem = f"float node '{plan.value_name}' does not match the quantised output ({mismatch})"
@@ -453,44 +454,6 @@ def _same_values(a: list[Any], b: list[Any]) -> bool:
         else type(x) is type(y) and x == y
         for x, y in zip(a, b)
     )
-
-
-def _in_program_dtypes(graph_module: GraphModule, inputs: list[Any]) -> list[Any]:
-    """The inputs in the floating dtypes the float program was exported with: a
-    ``model.half()`` program's float16 inputs become float32 for the model before
-    ``.half()`` (its fp32 reference, issue 54). Integer inputs and matching dtypes
-    are left alone."""
-    placeholders = [node for node in graph_module.graph.nodes if node.op == "placeholder"]
-    if len(placeholders) != len(inputs):
-        return inputs
-    converted = []
-    for node, value in zip(placeholders, inputs):
-        wanted = getattr(node.meta.get("val"), "dtype", None)
-        if (
-            isinstance(value, torch.Tensor)
-            and value.is_floating_point()
-            and wanted is not None
-            and wanted.is_floating_point
-            and value.dtype != wanted
-        ):
-            log.info("input '%s': %s, given to the float program as %s", node.name, value.dtype, wanted)
-            value = value.to(wanted)
-        converted.append(value)
-    return converted
-
-
-def _drop_unit_dims(float_record: CaptureRecord, quantized: CaptureRecord) -> None:
-    """Give a float output the quantised one's shape where the two differ only by
-    size-1 dimensions: a backend that runs a linear on 2-D tensors (QNN: [16, 64]
-    for the model's [1, 16, 64]) computes the same elements in the same order."""
-    for index, (mine, theirs) in enumerate(zip(float_record.outputs, quantized.outputs)):
-        if (
-            isinstance(mine, torch.Tensor)
-            and isinstance(theirs, torch.Tensor)
-            and mine.shape != theirs.shape
-            and [d for d in mine.shape if d != 1] == [d for d in theirs.shape if d != 1]
-        ):
-            float_record.outputs[index] = mine.reshape(theirs.shape)
 
 
 def _structure_mismatch(float_record: CaptureRecord, quantized: CaptureRecord) -> str | None:
