@@ -102,7 +102,7 @@ void ComparisonSelectors::fillMethods() {
     m_methodLabel->setVisible(multi);
     if (!multi)
         return;
-    const auto& captured = m_session->capture_methods;
+    const auto& captured = m_session->capture_methods();
     for (const auto& method : methodNames(*m_session->etrecord)) {
         m_methods->addItem(QString::fromStdString(method));
         if (std::find(captured.begin(), captured.end(), method) == captured.end()) {
@@ -128,8 +128,8 @@ void ComparisonSelectors::fillCaptures() {
         return;
     // The captures of the compared capture's method: the others belong to the
     // other methods of a multi-method program (the method selector).
-    const auto& paths = m_session->capture_paths;
-    const auto& methods = m_session->capture_methods;
+    const auto& paths = m_session->capture_paths();
+    const auto& methods = m_session->capture_methods();
     const auto chosen =
         std::find(paths.begin(), paths.end(), m_session->capture_file->path()) - paths.begin();
     for (std::size_t i = 0; i < paths.size() && i < methods.size(); ++i)

@@ -69,6 +69,16 @@ std::optional<std::string> whySessionUnusable(const Session& session) {
     return std::nullopt;
 }
 
+const std::vector<std::string>& Session::capture_methods() const {
+    static const std::vector<std::string> none;
+    return captures_offered ? captures_offered->methods : none;
+}
+
+const std::vector<std::string>& Session::capture_paths() const {
+    static const std::vector<std::string> none;
+    return captures_offered ? captures_offered->paths : none;
+}
+
 void protectInputs(const SessionFiles& files) {
     for (const auto& f : {files.etdump, files.debug_buffer, files.etrecord, files.capture})
         if (f)
@@ -207,9 +217,14 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     s->debug_buffer_file = files.debug_buffer;
     s->etrecord_file = files.etrecord;
     s->capture_file = files.capture;
-    s->capture_methods = files.capture_methods;
-    for (const auto& c : files.captures)
-        s->capture_paths.push_back(c->path());
+    s->captures_offered = files.offered;
+    if (!s->captures_offered) { // files sorted by hand
+        auto offered = std::make_shared<CapturesOffered>();
+        offered->methods = files.capture_methods;
+        for (const auto& c : files.captures)
+            offered->paths.push_back(c->path());
+        s->captures_offered = std::move(offered);
+    }
 
     // Parsed here, or taken from the workspace, where another comparison of the
     // same files (another run, method or capture) parsed them already.
@@ -250,14 +265,12 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         const std::string method =
             options.comparison.method.empty() ? parsedCapture->method : options.comparison.method;
         const auto execution = executionIndex(*s->dump, s->etrecord.get(), method, options.comparison.run);
-        for (std::size_t i = 0; execution && i < files.parsed_captures.size(); ++i) {
-            const auto& c = files.parsed_captures[i];
-            if (c && c->method == parsedCapture->method && c->step && *c->step == *execution) {
-                s->capture_file = files.captures[i];
-                parsedCapture = c;
-                captureChoice.clear(); // the step is the choice: no other capture is of this run
-                break;
-            }
+        const auto step = execution ? files.step_captures.find({parsedCapture->method, *execution})
+                                    : files.step_captures.end();
+        if (step != files.step_captures.end()) {
+            s->capture_file = files.captures[step->second];
+            parsedCapture = files.parsed_captures[step->second];
+            captureChoice.clear(); // the step is the choice: no other capture is of this run
         }
     }
     if (s->capture_file && parsedCapture && parsedCapture->file &&

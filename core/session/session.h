@@ -16,12 +16,18 @@
 #include "core/session/session_inputs.h"
 #include "core/session/workspace.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace gapscope {
+
+// The method and path of every capture offered, in file order.
+struct CapturesOffered {
+    std::vector<std::string> methods, paths;
+};
 
 // A loaded session: the inputs, what was missing or could not be read, and (when
 // an ETDump and a capture are there) the comparison. A value: the parsed inputs
@@ -40,8 +46,11 @@ struct Session {
     // Each row's time from the same ETDump's timing table (op_latency.h), once
     // complete; null without profiling events for the compared run.
     std::shared_ptr<const ComparisonLatency> latency;
-    std::vector<std::string> capture_methods;   // of every capture offered (SessionFiles)
-    std::vector<std::string> capture_paths;     // every capture offered, in file order
+    // Every capture offered (SessionFiles), shared: a decode loop offers thousands,
+    // and --all-runs opens a session per run (issue 55).
+    std::shared_ptr<const CapturesOffered> captures_offered;
+    const std::vector<std::string>& capture_methods() const; // in file order
+    const std::vector<std::string>& capture_paths() const;
     std::optional<std::string> etrecord_sha256; // hashed by the provenance check, reused by reports
     std::vector<std::string> missing;           // "debug buffer", "ETRecord", "AOT capture", "ETDump"
     // The debug buffer is missing because several files could be it: their
@@ -108,6 +117,11 @@ struct SessionFiles {
     std::vector<Error> capture_errors;
     // namesItsOwnHandles of `etdump`, when sortSessionFiles parsed it.
     std::optional<bool> etdump_names_its_handles;
+    // `capture_methods` and the captures' paths, made once for every session opened.
+    std::shared_ptr<const CapturesOffered> offered;
+    // (method, step) → the index in `captures` of the first capture saying that
+    // step: the compared run's capture, found without a scan of thousands.
+    std::map<std::pair<std::string, std::uint64_t>, std::size_t> step_captures;
 };
 
 // A dump whose delegate events all carry their handle in the name (QNN's first

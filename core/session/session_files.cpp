@@ -283,11 +283,14 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
     // One map of (method, step) → the first capture saying it: a decode loop
     // offers one capture per step, thousands of them.
     std::map<std::pair<std::string, std::uint64_t>, const CaptureCandidate*> stepOwner;
-    for (const auto& c : captures) {
+    for (std::size_t i = 0; i < captures.size(); ++i) {
+        const auto& c = captures[i];
         if (!c.parsed || !c.parsed->step)
             continue;
         const auto [owner, first] = stepOwner.emplace(std::make_pair(c.parsed->method, *c.parsed->step), &c);
-        if (!first)
+        if (first)
+            s.step_captures.emplace(owner->first, i);
+        else
             s.capture_errors.push_back(makeError(
                 ErrorCode::Unsupported,
                 "says step " + std::to_string(*c.parsed->step) + " of method '" + c.parsed->method +
@@ -330,6 +333,11 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
                 s.unrecognized.push_back(parsed.error());
         }
     }
+    auto offered = std::make_shared<CapturesOffered>();
+    offered->methods = s.capture_methods;
+    for (const auto& c : s.captures)
+        offered->paths.push_back(c->path());
+    s.offered = std::move(offered);
     protectInputs(s);
     return s;
 }

@@ -127,7 +127,7 @@ TEST_CASE("multi-method: a session folder picks the capture of the method asked 
         CHECK(s->capture->method == expected);
         CHECK(s->comparison->method == expected);
         CHECK(s->comparison->warnings.empty());
-        CHECK(s->capture_methods == std::vector<std::string>{"forward", "prefill"}); // file order
+        CHECK(s->capture_methods() == std::vector<std::string>{"forward", "prefill"}); // file order
     }
 }
 
