@@ -19,7 +19,7 @@ namespace {
 
 struct DiffOptions {
     std::string a, b;
-    std::string metric = "snr";
+    std::string metric; // empty: not given (snr, or the one margin's metric)
     std::vector<std::string> failIfWorse;
     int execution = -1;
     std::size_t limit = 30;
@@ -71,7 +71,7 @@ pairRuns(const SavedReport& a, const SavedReport& b, int execution, std::string&
 }
 
 int runDiff(const DiffOptions& o) {
-    const auto metric = findMetric(o.metric);
+    const auto metric = findMetric(o.metric.empty() ? "snr" : o.metric);
     if (!metric)
         return fail("diff",
                     "--metric: '" + echoedName(o.metric) + "' is not a metric (" + metricNames() + ")", 2);
@@ -99,7 +99,8 @@ int runDiff(const DiffOptions& o) {
         return fail("diff", "--csv writes one table: pick one execution with --execution K", 2);
 
     // The ranking follows the one margin when one is given and no --metric.
-    const Metric ranking = margins.size() == 1 && o.metric == "snr" ? margins.front().metric : metric->id;
+    // A --metric given, even "snr", is the user's choice (issue 56: it was ignored).
+    const Metric ranking = margins.size() == 1 && o.metric.empty() ? margins.front().metric : metric->id;
     // The JSON report streams, pair by pair, as each execution is diffed.
     StreamedOutput jsonOut(o.json);
     JsonStream json([&](std::string_view piece) { jsonOut.write(piece); });

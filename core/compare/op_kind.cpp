@@ -63,6 +63,10 @@ std::string opKind(std::string_view name) {
     }
     if (endsWith(s, "_copy") && s.size() > 5)
         s.remove_suffix(5);
+    // An in-place op is its functional twin (issue 56): ReLU(inplace=True) exports
+    // `relu_`, which QNN and the edge dialect spell `aten_relu_default`.
+    if (endsWith(s, "_") && s.size() > 1 && s.front() != '_')
+        s.remove_suffix(1);
     for (const auto& [from, to] : kSynonyms)
         if (s == from)
             return std::string(to);

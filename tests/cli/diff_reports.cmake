@@ -44,6 +44,19 @@ if(NOT worst MATCHES "^[0-9]+,2,layer_norm,2,layer_norm,debug_handle,")
   message(FATAL_ERROR "the CSV's first pair is not the worse one: ${worst}")
 endif()
 
+# Issue 56: the one margin's metric ranks the diff unless --metric is given, even
+# --metric snr (it was taken for the default and ignored).
+run(0 "${CLI}" diff "${OUT}/base.json" "${OUT}/base.json" --fail-if-worse mse=0 --json "${OUT}/by-margin.json")
+file(READ "${OUT}/by-margin.json" by_margin)
+string(JSON ranked GET "${by_margin}" metric)
+run(0 "${CLI}" diff "${OUT}/base.json" "${OUT}/base.json" --fail-if-worse mse=0 --metric snr
+    --json "${OUT}/by-metric.json")
+file(READ "${OUT}/by-metric.json" by_metric)
+string(JSON asked GET "${by_metric}" metric)
+if(NOT ranked STREQUAL "mse" OR NOT asked STREQUAL "snr")
+  message(FATAL_ERROR "the ranking metric: ${ranked} with one margin, ${asked} with --metric snr")
+endif()
+
 string(JSON newer SET "${base}" schema_version 4)
 file(WRITE "${OUT}/newer.json" "${newer}")
 run(1 "${CLI}" diff "${OUT}/newer.json" "${OUT}/base.json")

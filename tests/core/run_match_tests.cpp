@@ -71,6 +71,12 @@ void requireAccounted(const RunMatch& m, const RunSummary& a, const RunSummary& 
 TEST_CASE("op kinds: the exported program's and edge_after_transform's names of one op agree", "[runs]") {
     // Names as ExecuTorch 1.5.1 writes them (shared/design/matching-across-lowerings.md).
     CHECK(opKind("conv2d") == "conv");
+    // In-place ops pair with their functional twins (issue 56).
+    CHECK(opKind("relu_") == "relu");
+    CHECK(opKind("relu__3") == "relu");
+    CHECK(opKind("hardtanh_") == opKind("aten_hardtanh_default"));
+    CHECK(opKind("relu_") == opKind("aten_relu_default_2"));
+    CHECK(opKind("_softmax") == "softmax"); // a leading underscore is no in-place mark
     CHECK(opKind("aten_convolution_default") == "conv");
     CHECK(opKind("aten_convolution_default_3") == "conv");
     CHECK(opKind("batch_norm_1") == "batch_norm");
