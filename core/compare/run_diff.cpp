@@ -52,6 +52,9 @@ std::vector<Regression> regressions(const RunSummary& a, const RunSummary& b, co
         const auto& p = match.pairs[k];
         if (!p.a || !p.b)
             continue;
+        const auto level = metricDelta(a, b, p, Metric::Snr);
+        if (level.a && level.b && *level.a >= kRoundingFloorDb && *level.b >= kRoundingFloorDb)
+            continue; // both at rounding level (+∞ included: exact); NaN is not
         for (const auto& margin : margins) {
             const auto d = metricDelta(a, b, p, margin.metric);
             if (!d.worse_by || !(*d.worse_by > margin.value))

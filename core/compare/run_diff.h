@@ -43,6 +43,12 @@ struct Regression {
 // its metric's unit: snr=3 is 3 dB). A row of A with a number whose partner in
 // B has none (now invalid) is worse by any margin; rows of one side only are
 // not regressions (the caller lists them).
+//
+// The noise floor (issue 56): a pairing whose two sides both agree with their
+// references to kRoundingFloorDb of SNR or better is judged by no margin. Two
+// healthy fp32 backends differ at rounding level, 120 to 150 dB (a ReLU at 131
+// against 127 dB), and a 3 dB margin there is noise, not a regression.
+constexpr double kRoundingFloorDb = 100.0;
 std::vector<Regression> regressions(const RunSummary& a, const RunSummary& b, const RunMatch& match,
                                     const std::vector<MetricThreshold>& margins);
 

@@ -218,6 +218,21 @@ TEST_CASE("worse-by follows each metric's direction, and a row that lost its num
           std::string::npos);
 }
 
+TEST_CASE("no margin judges a pair at rounding level on both sides", "[runs]") {
+    // Issue 56: portable against XNNPACK fp32, a ReLU at 131 against 127 dB.
+    RunSummary a, b;
+    a.reference_program = b.reference_program = "g";
+    const double inf = std::numeric_limits<double>::infinity();
+    a.rows = {row(0, 1, "relu", "1x8", 131), row(1, 2, "conv2d", "1x8", 105), row(2, 3, "add", "1x8", inf)};
+    b.rows = {row(0, 1, "relu", "1x8", 127), row(1, 2, "conv2d", "1x8", 95), row(2, 3, "add", "1x8", 101)};
+    const auto m = matchRuns(a, b);
+    // relu: both above the floor; add: exact against 101 dB, both above too.
+    const auto found = regressions(a, b, m, {{Metric::Snr, 3.0}, {Metric::Mse, 0.0}});
+    REQUIRE(found.size() == 1);
+    CHECK(m.pairs[found[0].pairing].a == 1u); // conv2d: B dropped below the floor, 10 dB
+    CHECK(kRoundingFloorDb == 100.0);
+}
+
 TEST_CASE("a saved report reads back into exactly the run it was written from", "[runs][report]") {
     for (const char* name : {"portable_mha", "xnnpack_elementwise_int8", "qnn_multiout_8a8w"}) {
         CAPTURE(name);
