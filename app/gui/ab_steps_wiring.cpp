@@ -45,6 +45,17 @@ void AbStepsWiring::connectComparison() {
                               .arg(QString::fromStdString(m_compare->runs()->a.label),
                                    QString::fromStdString(m_compare->runs()->b.label)));
     });
+    // B is replaced when A is (issue 56): "Open instead" paired the new A with the
+    // old B, without a word. Another session opened anew closes B.
+    connect(m_sessions, &SessionController::sessionReplaced, this, [this] {
+        if (!m_compare->hasB())
+            return;
+        m_compare->closeB();
+        m_inspector->stepsView()->setStepsB(nullptr);
+        m_inspector->runDiffView()->setMessage(tr(
+            "Another session was opened: B was closed with it. File → Compare with… opens a B beside it."));
+        showDifferenceInGraph();
+    });
     connect(m_compare, &CompareController::failed, this, [this](const QString& message) {
         m_inspector->runDiffView()->setMessage(message);
         m_status->setText(message);

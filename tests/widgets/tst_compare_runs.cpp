@@ -68,6 +68,7 @@ private slots:
     void theTensorsOfBothRunsSideBySide();
     void twoDecodeLoopsStepByStep();
     void everyMetricChooserNamesTheMetricsAsTheCatalog();
+    void openingAnotherSessionClosesB();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -427,6 +428,26 @@ void CompareRunsTest::everyMetricChooserNamesTheMetricsAsTheCatalog() {
                 }
         QCOMPARE(offered, 1);
     }
+}
+
+// Issue 56: with A and B open, File → Open of another session, "Open instead",
+// paired the new A with the old B. B goes with the session it was compared with.
+void CompareRunsTest::openingAnotherSessionClosesB() {
+    MainWindow window;
+    window.openPaths({kDemo});
+    window.compareWith({kOther});
+    QVERIFY(waitCompared(window));
+    QVERIFY(window.comparison()->hasB());
+    window.openAnew({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/portable_recurrent")}); // "Open instead"
+    QVERIFY(!window.comparison()->hasB());
+    QVERIFY(!window.comparison()->runs());
+    QCOMPARE(window.inspector()->runDiffView()->model()->rowCount(), 0);
+    QVERIFY(window.inspector()->runDiffView()->summary()->text().contains(QStringLiteral("B was closed")));
+    // Files added to the open session keep B (only another session replaces A).
+    window.compareWith({kOther});
+    QVERIFY(waitCompared(window));
+    window.openPaths({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/portable_recurrent/run.debug.bin")});
+    QVERIFY(window.comparison()->hasB());
 }
 
 QTEST_MAIN(CompareRunsTest)
