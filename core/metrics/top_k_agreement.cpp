@@ -19,6 +19,16 @@ TopKAgreement::TopKAgreement(const Operand& aot, const Operand& runtime, std::ui
     const auto info = scalarTypeInfo(static_cast<std::int8_t>(aot.type));
     if (!info || !info->isFloatingPoint)
         return;
+    // Per-channel logits (issue 56): each element dequantised with its own
+    // channel's parameters, not channel 0's.
+    if (tf.dequantizes() && tf.axis) {
+        if (*tf.axis < 0 || static_cast<std::size_t>(*tf.axis) >= shape.size() ||
+            tf.scale.size() != static_cast<std::size_t>(shape[static_cast<std::size_t>(*tf.axis)]) ||
+            tf.zero_point.size() != tf.scale.size())
+            return; // the layout check says why elsewhere; nothing ranked on a guess
+        m_axisStride = rowMajorStrides(shape)[static_cast<std::size_t>(*tf.axis)];
+        m_axisSize = static_cast<std::uint64_t>(shape[static_cast<std::size_t>(*tf.axis)]);
+    }
     m_row = static_cast<std::size_t>(shape.back());
     m_rows = total / m_row;
     m_k = std::min<std::size_t>(5, m_row);
@@ -66,8 +76,10 @@ void TopKAgreement::rankDecoded(std::uint64_t r) {
     m_aot.decode(r * m_row, m_row, ra.data());
     m_runtime.decode(r * m_row, m_row, rb.data());
     if (m_tf.dequantizes())
-        for (auto& v : rb)
-            v = dequantize(m_tf, v, 0);
+        for (std::size_t i = 0; i < rb.size(); ++i) {
+            const std::uint64_t at = r * m_row + i;
+            rb[i] = dequantize(m_tf, rb[i], m_axisSize ? (at / m_axisStride) % m_axisSize : 0);
+        }
     std::size_t ta[5], tb[5];
     const bool nan = std::any_of(ra.begin(), ra.end(), [](double x) { return std::isnan(x); }) ||
                      std::any_of(rb.begin(), rb.end(), [](double x) { return std::isnan(x); });

@@ -43,6 +43,8 @@ private:
     std::size_t m_k = 0;
     bool m_inPlace = false;
     std::uint64_t m_next = 0; // the first row not ranked in place
+    // Per-channel dequantisation: the channel of element e is (e / stride) % size.
+    std::uint64_t m_axisStride = 1, m_axisSize = 0;
     std::vector<std::uint64_t> m_deferred;
     std::uint64_t m_top1 = 0, m_top5 = 0;
     std::vector<double> m_decodedA, m_decodedB;

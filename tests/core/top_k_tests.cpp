@@ -190,6 +190,41 @@ TEST_CASE("TopKAgreement gives the same agreement however its rows are ranked th
     }
 }
 
+// Issue 56: per-channel-quantised logits are dequantised channel by channel.
+// Codes equal along a row rank by their channel's scale alone: with channel 0's
+// parameters for all, every index would tie and index 0 would win.
+TEST_CASE("TopKAgreement dequantises per-channel logits with each channel's parameters") {
+    using gapscope::GapMetrics;
+    using gapscope::Operand;
+    using gapscope::OperandTransform;
+    using gapscope::ScalarType;
+    const std::int64_t rows = 3, width = 6;
+    // Reference: row r peaks at index 5 - r. Runtime: int8 code 10 everywhere, scale per column.
+    std::vector<float> ref(static_cast<std::size_t>(rows * width), 0.0f);
+    std::vector<std::int8_t> codes(ref.size(), 10);
+    OperandTransform tf;
+    tf.axis = 1;
+    tf.zero_point.assign(static_cast<std::size_t>(width), 0);
+    tf.scale = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}; // column 5 largest: top-1 is index 5 in every row
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < width; ++c)
+            ref[static_cast<std::size_t>(r * width + c)] = static_cast<float>(c); // top-1 index 5 too
+    const auto total = static_cast<std::uint64_t>(ref.size());
+    const Operand a =
+        Operand::tensor(ScalarType::Float, {rows, width},
+                        {reinterpret_cast<const std::uint8_t*>(ref.data()), ref.size() * 4}, total);
+    const Operand b =
+        Operand::tensor(ScalarType::Char, {rows, width},
+                        {reinterpret_cast<const std::uint8_t*>(codes.data()), codes.size()}, total);
+    gapscope::TopKAgreement agreement(a, b, total, {rows, width}, tf);
+    REQUIRE(agreement.wanted());
+    GapMetrics m;
+    agreement.finish(m);
+    REQUIRE(m.top1_agreement.has_value());
+    CHECK(*m.top1_agreement == 1.0);
+    CHECK(*m.top5_agreement == 1.0);
+}
+
 // The top-k ranking reads each block while it is in cache only if finitePass
 // reports the blocks in element order, on the calling thread: every block of
 // a tensor of one to three chunks (one lane group), none of one whose chunks
