@@ -218,13 +218,6 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     s->etrecord_file = files.etrecord;
     s->capture_file = files.capture;
     s->captures_offered = files.offered;
-    if (!s->captures_offered) { // files sorted by hand
-        auto offered = std::make_shared<CapturesOffered>();
-        offered->methods = files.capture_methods;
-        for (const auto& c : files.captures)
-            offered->paths.push_back(c->path());
-        s->captures_offered = std::move(offered);
-    }
 
     // Parsed here, or taken from the workspace, where another comparison of the
     // same files (another run, method or capture) parsed them already.

@@ -90,9 +90,6 @@ struct SessionOptions {
 // The files of a session by role; any may be null.
 struct SessionFiles {
     std::shared_ptr<const MappedFile> etdump, debug_buffer, etrecord, capture;
-    // The method of every capture offered, in file order (a multi-method
-    // program needs one capture per method; `capture` is the one compared).
-    std::vector<std::string> capture_methods;
     std::vector<std::shared_ptr<const MappedFile>> captures; // every capture offered
     // Each of `captures` as read to choose among them (null when unreadable).
     std::vector<std::shared_ptr<const AotCapture>> parsed_captures;
@@ -117,7 +114,10 @@ struct SessionFiles {
     std::vector<Error> capture_errors;
     // namesItsOwnHandles of `etdump`, when sortSessionFiles parsed it.
     std::optional<bool> etdump_names_its_handles;
-    // `capture_methods` and the captures' paths, made once for every session opened.
+    // The method and path of every capture offered, in file order (a multi-method
+    // program needs one capture per method; `capture` is the one compared): made
+    // once, shared by every session opened over these files. Null when the files
+    // were sorted by hand.
     std::shared_ptr<const CapturesOffered> offered;
     // (method, step) → the index in `captures` of the first capture saying that
     // step: the compared run's capture, found without a scan of thousands.

@@ -248,7 +248,6 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             });
         for (const auto& f : s.captures) {
             captures.push_back(captureCandidate(f, *workspace));
-            s.capture_methods.push_back(captures.back().method);
             s.parsed_captures.push_back(captures.back().parsed);
         }
         if (etdump)
@@ -334,9 +333,10 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         }
     }
     auto offered = std::make_shared<CapturesOffered>();
-    offered->methods = s.capture_methods;
-    for (const auto& c : s.captures)
-        offered->paths.push_back(c->path());
+    for (const auto& c : captures) {
+        offered->methods.push_back(c.method);
+        offered->paths.push_back(c.file->path());
+    }
     s.offered = std::move(offered);
     protectInputs(s);
     return s;
