@@ -182,8 +182,9 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
                 std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning
                           << "\n";
         tripped += gateFailures(c, runCtx, o.failOnInvalid);
-        summaries.push_back(
-            summarizeRun(c, files.etdump->path(), runCtx.reference_program, session->latency.get()));
+        summaries.push_back(summarizeRun(c, files.etdump->path(),
+                                         {runCtx.reference_program, runCtx.reference_kind},
+                                         session->latency.get()));
         if (jsonOut.wanted()) {
             auto report = comparisonToJson(c, runCtx);
             report["execution"] = k;
@@ -417,8 +418,9 @@ int runCompare(const CompareOptions& o) {
                     ": changed on disk while it was read: the numbers are not to be trusted; run again");
     int tripped = gateFailures(c, ctx, o.failOnInvalid);
     if (baseline) {
-        const int worse = checkBaseline({summarizeRun(c, files.etdump->path(), ctx.reference_program)}, false,
-                                        *baseline, o.baseline, margins);
+        const int worse = checkBaseline(
+            {summarizeRun(c, files.etdump->path(), {ctx.reference_program, ctx.reference_kind})}, false,
+            *baseline, o.baseline, margins);
         if (worse < 0)
             return 1;
         tripped += worse;

@@ -113,12 +113,17 @@ int runDiff(const DiffOptions& o) {
     }
     std::ostringstream csv, markdown;
     std::size_t regressions = 0;
-    std::string otherProgram; // why the margins cannot be judged, when A and B are other programs
+    std::string otherProgram;   // why the margins cannot be judged, when A and B are other programs
+    std::string otherReference; // or when their gaps are against different kinds of reference
     for (std::size_t k = 0; k < runs.size(); ++k) {
         const RunDiff d = diffRuns(*runs[k].first, *runs[k].second, ranking, margins);
         if (!d.other_program.empty() && otherProgram.empty()) {
             otherProgram = d.other_program;
             std::cerr << "gapscope-cli diff: warning: " << d.other_program << '\n';
+        }
+        if (!d.other_reference.empty() && otherReference.empty()) {
+            otherReference = d.other_reference;
+            std::cerr << "gapscope-cli diff: warning: " << d.other_reference << '\n';
         }
         if (runs.size() > 1 && tableOut)
             std::cout << "== execution " << k << " ==\n";
@@ -152,6 +157,9 @@ int runDiff(const DiffOptions& o) {
     // A gate over unrelated pairs would pass or trip by chance: not judged.
     if (!margins.empty() && !otherProgram.empty())
         return fail("diff", "--fail-if-worse is not judged: A and B are not runs of one program");
+    if (!margins.empty() && !otherReference.empty())
+        return fail("diff",
+                    "--fail-if-worse is not judged: A and B are measured against different references");
     return regressions > 0 ? 3 : 0;
 }
 
@@ -192,6 +200,8 @@ int checkBaseline(const std::vector<RunSummary>& current, bool allRuns, const Sa
                                    margins.empty() ? Metric::Snr : margins.front().metric, margins);
         if (!d.other_program.empty())
             return fail("compare", "--baseline: " + d.other_program + ": compare like with like"), -1;
+        if (!d.other_reference.empty())
+            return fail("compare", "--baseline: " + d.other_reference), -1;
         const std::string at = allRuns ? " at execution " + std::to_string(k) : std::string();
         std::cerr << "gapscope-cli compare: baseline" << at << ": " << d.match.matched << " rows paired by "
                   << (d.match.by_handle ? "debug handle" : "op, code location, shape and order") << ", "

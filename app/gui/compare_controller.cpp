@@ -115,8 +115,7 @@ void CompareController::pairIfReady() {
     auto a = m_a, b = m_b;
     const auto generation = m_jobs.start([this, a, b](std::uint64_t gen, const std::atomic<bool>&) {
         const auto summary = [](const Session& s) {
-            return summarizeRun(*s.comparison, label(s), s.capture ? referenceProgramDigest(*s.capture) : "",
-                                s.latency.get());
+            return summarizeRun(*s.comparison, label(s), runReference(s.capture.get()), s.latency.get());
         };
         auto runs = std::make_shared<const ComparedRuns>(compareRuns(summary(*a), summary(*b)));
         postIfCurrent(this, m_jobs, gen, [this, runs, a, b] {

@@ -15,7 +15,11 @@ enum class ReferenceKind {
     QuantSimulation, // ExecuTorch's graph holding PT2E's quantize/dequantize: the quantised simulation
     ExportedGraph,   // ExecuTorch's graph of a float program: the Inspector's reference
     HostTwin,        // the same program run on this machine without delegates
-    ModelRun,        // a run of a module, graph unnamed
+    // The edge graph after QNN's passes (the QNN debugger's reference): QNN keeps
+    // activation quantisation as node metadata, so the graph runs its activations
+    // in float and dequantizes only its weights.
+    QnnGraph,
+    ModelRun, // a run of a module, graph unnamed
 };
 ReferenceKind referenceKind(const AotCapture& capture);
 // The ETRecord graph whose debug handles key the capture's records: its

@@ -8,6 +8,11 @@ namespace gapscope {
 
 namespace {
 
+// SNR and SQNR: levels in dB, which the rounding floor bounds.
+bool inDecibels(const MetricInfo& metric) {
+    return metric.id == Metric::Snr || metric.id == Metric::Sqnr;
+}
+
 std::optional<double> valueOf(const RunSummary& run, std::optional<std::size_t> row, std::size_t position) {
     if (!row || position >= run.rows[*row].metrics.size())
         return std::nullopt;
@@ -27,12 +32,16 @@ MetricDelta metricDelta(const MetricInfo& metric, std::optional<double> a, std::
     if (a && b)
         d.delta = *a == *b ? 0.0 : *b - *a; // ∞ against ∞ is no change, not NaN
     if (a && !std::isnan(*a)) {
+        // Above the rounding floor a level in dB is rounding, not accuracy: an
+        // exact row (+∞) against one at 127 dB is no worsening, and one at 40 dB
+        // is worse by 60, not by ∞ (issue 56: tied ∞ rows led the ranking).
+        const auto level = [&](double v) { return inDecibels(metric) ? std::min(v, kRoundingFloorDb) : v; };
         if (!b || std::isnan(*b))
             d.worse_by = std::numeric_limits<double>::infinity();
-        else if (*a == *b)
+        else if (level(*a) == level(*b))
             d.worse_by = 0.0; // ∞ against ∞ is no change, not NaN
         else
-            d.worse_by = metric.higher_is_worse ? *b - *a : *a - *b;
+            d.worse_by = metric.higher_is_worse ? *b - *a : level(*a) - level(*b);
     }
     return d;
 }
@@ -40,7 +49,7 @@ MetricDelta metricDelta(const MetricInfo& metric, std::optional<double> a, std::
 MetricDelta metricDelta(const RunSummary& a, const RunSummary& b, const RowPairing& p, Metric metric) {
     const auto position = metricIndex(metric);
     const auto va = valueOf(a, p.a, position), vb = valueOf(b, p.b, position);
-    if (!p.a || !p.b) // a row of one run only: its value, and nothing to subtract
+    if (!p.a || !p.b || p.referencesDisagree()) // a row of one run only, or not one tensor
         return {va, vb, std::nullopt, std::nullopt};
     return metricDelta(metricInfo(metric), va, vb);
 }

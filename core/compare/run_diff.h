@@ -17,6 +17,8 @@ struct MetricDelta {
     // How much worse B is than A in the metric's direction: a − b for SNR,
     // SQNR, cosine and top-k (lower is worse), b − a for the error metrics.
     // Positive: B is worse. +∞ when A had a number and B has none or NaN.
+    // Levels in dB (SNR, SQNR) count up to kRoundingFloorDb only: above it is
+    // rounding, so +∞ against 127 dB is worse by 0, and +∞ against 40 by 60.
     std::optional<double> worse_by;
 };
 

@@ -4,7 +4,9 @@
 #include "core/compare/row_name.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -205,6 +207,21 @@ std::vector<std::pair<std::size_t, std::size_t>> pairByHandle(const Side& a, con
     return out;
 }
 
+// Why a pairing is not ranked: its two references are not one tensor.
+std::string referencesNote(double db, const RunRow& a, const RunRow& b) {
+    const auto& pa = a.reference_probe;
+    const auto& pb = b.reference_probe;
+    if (pa.elements != pb.elements)
+        return "not one tensor: A's reference holds " + std::to_string(pa.elements) + " elements, B's " +
+               std::to_string(pb.elements) + "; not ranked";
+    char level[32];
+    std::snprintf(level, sizeof level, "%.3g", db);
+    return "not one tensor: A's and B's references agree " +
+           (std::isinf(db) ? std::string("nowhere") : "to " + std::string(level) + " dB") + " on " +
+           std::to_string(pa.values.size()) + " probed values (one tensor agrees to " +
+           std::to_string(static_cast<int>(kReferencesAgreeDb)) + " dB or better); not ranked";
+}
+
 std::string plural(std::size_t n, const char* word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
@@ -326,21 +343,22 @@ RunMatch matchRuns(const RunSummary& a, const RunSummary& b) {
     const auto emitBOnlyBefore = [&](std::size_t limit) {
         for (; nextB < limit; ++nextB)
             if (!partnerOfB[nextB]) {
-                match.pairs.push_back(
-                    {std::nullopt, sb.order[nextB], MatchBasis::Unmatched, note(notesB, nextB)});
+                match.pairs.push_back({std::nullopt, sb.order[nextB], MatchBasis::Unmatched,
+                                       note(notesB, nextB), std::nullopt});
                 ++match.b_only;
             }
     };
     for (std::size_t i = 0; i < ka.size(); ++i) {
         const auto j = partnerOfA[i];
         if (!j) {
-            match.pairs.push_back({sa.order[i], std::nullopt, MatchBasis::Unmatched, note(notesA, i)});
+            match.pairs.push_back(
+                {sa.order[i], std::nullopt, MatchBasis::Unmatched, note(notesA, i), std::nullopt});
             ++match.a_only;
             continue;
         }
         emitBOnlyBefore(*j);
         nextB = std::max(nextB, *j + 1);
-        RowPairing p{sa.order[i], sb.order[*j], MatchBasis::DebugHandle, {}};
+        RowPairing p{sa.order[i], sb.order[*j], MatchBasis::DebugHandle, {}, std::nullopt};
         if (!match.by_handle)
             p.basis = foldedA[i] || foldedB[*j] ? MatchBasis::FoldedBatchNorm : basisOf(ka[i], kb[*j]);
         p.note = notesA.count(i) ? notesA[i] : note(notesB, *j);
@@ -350,6 +368,10 @@ RunMatch matchRuns(const RunSummary& a, const RunSummary& b) {
             if (p.note.empty() && row->aot_ops.size() > 1)
                 p.note = std::string(side) + "'s row is one output (" + row->compared_node +
                          ") of a fused group of " + plural(row->aot_ops.size(), "op");
+        p.references_db = probeAgreementDb(sa.row(i).reference_probe, sb.row(*j).reference_probe);
+        if (p.referencesDisagree())
+            p.note = referencesNote(*p.references_db, sa.row(i), sb.row(*j)) +
+                     (p.note.empty() ? std::string() : "; " + p.note);
         match.pairs.push_back(std::move(p));
         ++match.matched;
     }
@@ -398,6 +420,14 @@ std::optional<std::string> otherProgram(const RunSummary& a, const RunSummary& b
     return a.label + " and " + b.label + " seem to be runs of different programs: A's ops come from " +
            someOf(fa) + ", B's from " + someOf(fb) +
            ", and no code location is shared, so rows paired by op and order would compare unrelated tensors";
+}
+
+std::optional<std::string> otherReference(const RunSummary& a, const RunSummary& b) {
+    if (a.reference_kind.empty() || b.reference_kind.empty() || a.reference_kind == b.reference_kind)
+        return std::nullopt;
+    return "A is measured against: " + a.reference_kind + "; B against: " + b.reference_kind +
+           ". Their gaps do not measure one thing, so their difference is not a backend's; compare both "
+           "against one reference (a capture of the float model: docs/llm.md, capture_float_reference)";
 }
 
 } // namespace gapscope

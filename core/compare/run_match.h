@@ -32,6 +32,13 @@ struct RowPairing {
     // What the user should know about this pairing ("B folds batch_norm into
     // its conv", "inside B's fused row 3"); "" when nothing.
     std::string note;
+    // How closely A's and B's references agree (probeAgreementDb), when both
+    // rows hold a probe.
+    std::optional<double> references_db;
+    // Below kReferencesAgreeDb the two rows do not compare one tensor: their
+    // difference is no comparison. Such a pairing has no Δ and no worse-by, is
+    // not ranked and trips no margin; its note says why.
+    bool referencesDisagree() const { return references_db && *references_db < kReferencesAgreeDb; }
 };
 
 struct RunMatch {
@@ -54,5 +61,11 @@ RunMatch matchRuns(const RunSummary& a, const RunSummary& b);
 // one model share it whatever the backend, two models share none. Runs whose
 // rows name no code location (reports before schema 2) are not judged.
 std::optional<std::string> otherProgram(const RunSummary& a, const RunSummary& b);
+
+// Why A's and B's gaps do not measure one thing, or nothing (issue 56): one run
+// scored against the float model and the other against its quantised simulation
+// differ by the whole quantisation error, which then reads as a backend's
+// regression. Runs whose kind is unknown (older reports) are not judged.
+std::optional<std::string> otherReference(const RunSummary& a, const RunSummary& b);
 
 } // namespace gapscope

@@ -1,9 +1,12 @@
 #include "core/compare/run_summary.h"
 
+#include "core/capture/reference_kind.h"
 #include "core/common/sha256.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace gapscope {
@@ -78,13 +81,67 @@ std::string rowSource(const ComparisonRow& row) {
     return *trace ? summarizeStackTrace(**trace) : std::string();
 }
 
-RunSummary summarizeRun(const Comparison& c, std::string label, std::string referenceProgram,
+RunReference runReference(const AotCapture* capture) {
+    if (!capture)
+        return {};
+    return {referenceProgramDigest(*capture), referenceKindLabel(referenceKind(*capture))};
+}
+
+ReferenceProbe referenceProbe(const ComparisonRow& row) {
+    std::vector<const Operand*> operands;
+    ReferenceProbe probe;
+    for (const auto& plan : row.elementPlans()) {
+        if (!plan.measurable() || plan.reference.is_scalar)
+            return {}; // a probe of some outputs only would pair unlike rows
+        operands.push_back(&plan.reference);
+        probe.elements += plan.reference.numel;
+    }
+    if (probe.elements == 0)
+        return {};
+    const std::uint64_t count = std::min<std::uint64_t>(probe.elements, kReferenceProbeSize);
+    std::size_t at = 0;
+    std::uint64_t before = 0; // elements of the operands before operands[at]
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::uint64_t flat = i * probe.elements / count;
+        while (flat >= before + operands[at]->numel)
+            before += operands[at++]->numel;
+        double v = 0;
+        operands[at]->decode(flat - before, 1, &v);
+        probe.values.push_back(v);
+    }
+    return probe;
+}
+
+std::optional<double> probeAgreementDb(const ReferenceProbe& a, const ReferenceProbe& b) {
+    if (a.elements == 0 || b.elements == 0)
+        return std::nullopt;
+    constexpr double kNever = -std::numeric_limits<double>::infinity();
+    if (a.elements != b.elements || a.values.size() != b.values.size())
+        return kNever;
+    double signal = 0, noise = 0;
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+        const double x = a.values[i], y = b.values[i];
+        if (!std::isfinite(x) || !std::isfinite(y)) {
+            if (!(x == y || (std::isnan(x) && std::isnan(y))))
+                return kNever;
+            continue;
+        }
+        signal += x * x;
+        noise += (x - y) * (x - y);
+    }
+    if (noise == 0)
+        return std::numeric_limits<double>::infinity();
+    return signal == 0 ? kNever : 10.0 * std::log10(signal / noise);
+}
+
+RunSummary summarizeRun(const Comparison& c, std::string label, RunReference reference,
                         const ComparisonLatency* latency) {
     RunSummary s;
     s.label = std::move(label);
     s.method = c.method;
     s.run = c.run;
-    s.reference_program = std::move(referenceProgram);
+    s.reference_program = std::move(reference.program);
+    s.reference_kind = std::move(reference.kind);
     s.rows.reserve(c.rows.size());
     for (const auto& r : c.rows) {
         RunRow row;
@@ -107,6 +164,7 @@ RunSummary summarizeRun(const Comparison& c, std::string label, std::string refe
             row.time_ms = latency->rows[r.index].p50;
             row.time_share = latency->rows[r.index].share;
         }
+        row.reference_probe = referenceProbe(r);
         s.rows.push_back(std::move(row));
     }
     return s;

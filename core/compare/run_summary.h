@@ -14,6 +14,29 @@
 
 namespace gapscope {
 
+// A few of a row's reference values at fixed places: enough to tell whether two
+// runs' rows compare one tensor (issue 56: an XNNPACK group's output paired with
+// QNN's linear "op, in order" was ranked worst by ∞, though the two references
+// differed by 2.35 on values of about ±2). Reports keep it, so a saved baseline
+// is judged as a session is (docs/compare-runs.md).
+struct ReferenceProbe {
+    // Every compared element of the row (all its outputs, in order); 0: unknown.
+    std::uint64_t elements = 0;
+    // The values at positions ⌊i·elements/kReferenceProbeSize⌋ (all of them when
+    // fewer), as float64.
+    std::vector<double> values;
+};
+constexpr std::size_t kReferenceProbeSize = 16;
+
+// How closely two probes agree, in dB: 10·log10(Σa² / Σ(a − b)²) over the probed
+// values; +∞ when equal. Null when either is unknown. −∞ when the element counts
+// differ or a non-finite value is not matched on the other side.
+std::optional<double> probeAgreementDb(const ReferenceProbe& a, const ReferenceProbe& b);
+// Two references agree when their probes do to this level or better: one tensor
+// under quantisation noise (a float model against its quantised simulation)
+// agrees to 20-40 dB, two unrelated tensors to about 0 dB.
+constexpr double kReferencesAgreeDb = 10.0;
+
 // What a comparison of runs (A/B, a baseline, two saved reports) reads of one
 // row: who it is, and its numbers. The same whether it comes from a session
 // compared now (summarizeRun) or from a saved JSON report (readReport), so a
@@ -39,6 +62,7 @@ struct RunRow {
     // Its time (RowLatency: median over the runs, ms) and share of the run's;
     // none without a timing (a report of schema 2, an untimed row).
     std::optional<double> time_ms, time_share;
+    ReferenceProbe reference_probe;
 };
 
 struct RunSummary {
@@ -49,8 +73,18 @@ struct RunSummary {
     // "" when unknown (a report of schema version 1). Two runs with the same
     // digest number the same nodes the same way.
     std::string reference_program;
+    // What its gaps are measured against (referenceKindLabel: "float model",
+    // "quantised simulation (PT2E)"); "" when unknown (reports before it).
+    std::string reference_kind;
     std::vector<RunRow> rows;
 };
+
+// Which reference a run is measured against: its graph's digest and its kind.
+struct RunReference {
+    std::string program; // referenceProgramDigest
+    std::string kind;    // referenceKindLabel
+};
+RunReference runReference(const AotCapture* capture);
 
 // The digest of what a capture's debug handles name: the reference graph, the
 // method, and every record's handles and ops. Two captures of one edge program
@@ -69,8 +103,11 @@ std::string comparedNode(const ComparisonRow& row);
 std::int64_t comparedHandle(const ComparisonRow& row);
 std::string summarizeStackTrace(const std::string& trace);
 
+// The row's reference probe, from its measurable elements' reference operands.
+ReferenceProbe referenceProbe(const ComparisonRow& row);
+
 // The rows of a comparison as a RunSummary, with their times when `latency` is given.
-RunSummary summarizeRun(const Comparison& c, std::string label, std::string referenceProgram,
+RunSummary summarizeRun(const Comparison& c, std::string label, RunReference reference,
                         const ComparisonLatency* latency = nullptr);
 
 } // namespace gapscope

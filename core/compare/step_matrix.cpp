@@ -105,7 +105,11 @@ StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vect
                 continue;
             if (!m.first_crossing && v > margin)
                 m.first_crossing = StepMatrix::Cell{s, op, v};
-            // The worst finite cell: +∞ (A exact, or B without a number) says nothing of how much.
+            // The worst finite cell: +∞ (B without a number) says nothing of how much.
+            // A cell where B is not worse is no worst (issue 56: "Worst: step 0
+            // (gt, 0)" named a tie).
+            if (!(v > 0))
+                continue;
             const bool better = !m.worst || (std::isinf(m.worst->value) && !std::isinf(v)) ||
                                 (std::isinf(m.worst->value) == std::isinf(v) && v > m.worst->value);
             if (better)

@@ -86,6 +86,7 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     json doc;
     doc["schema_version"] = kReportSchemaVersion;
     doc["reference_program"] = ctx.reference_program.empty() ? json(nullptr) : json(ctx.reference_program);
+    doc["reference_kind"] = ctx.reference_kind.empty() ? json(nullptr) : json(ctx.reference_kind);
     json rows = json::array();
     for (const auto& r : c.rows) {
         json j;
@@ -107,6 +108,15 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         j["compared_handle"] = comparedHandle(r);
         const std::string source = rowSource(r);
         j["source"] = source.empty() ? json(nullptr) : json(source);
+        // A few reference values: whether another run's row compares the same tensor (run_summary.h).
+        if (const ReferenceProbe probe = referenceProbe(r); probe.elements > 0) {
+            json values = json::array();
+            for (const double v : probe.values)
+                values.push_back(jsonNumber(v));
+            j["reference_probe"] = {{"elements", probe.elements}, {"values", std::move(values)}};
+        } else {
+            j["reference_probe"] = nullptr;
+        }
         json metrics = json::object();
         if (!r.gaps.empty())
             for (const auto& info : metricCatalog()) {

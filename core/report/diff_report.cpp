@@ -27,6 +27,7 @@ json sideJson(const RunSummary& run) {
         {"method", run.method},
         {"run", run.run},
         {"reference_program", run.reference_program.empty() ? json(nullptr) : json(run.reference_program)},
+        {"reference_kind", run.reference_kind.empty() ? json(nullptr) : json(run.reference_kind)},
         {"rows", run.rows.size()}};
 }
 
@@ -77,9 +78,13 @@ RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
     d.b = &b;
     d.match = matchRuns(a, b);
     d.metric = metric;
+    for (const auto& p : d.match.pairs)
+        d.references_disagree += p.referencesDisagree();
+    if (const auto why = otherReference(a, b))
+        d.other_reference = *why;
     if (const auto why = otherProgram(a, b))
         d.other_program = *why; // no gate trips on pairs of unrelated tensors
-    else
+    else if (d.other_reference.empty())
         d.regressions = regressions(a, b, d.match, margins);
     return d;
 }
@@ -94,6 +99,8 @@ void writeDiffJson(JsonStream& out, const RunDiff& d) {
     out.member("counts",
                {{"matched", d.match.matched}, {"a_only", d.match.a_only}, {"b_only", d.match.b_only}});
     out.member("metric", metricName(d.metric));
+    out.member("other_reference", d.other_reference.empty() ? json(nullptr) : json(d.other_reference));
+    out.member("references_disagree", d.references_disagree);
     out.key("pairs");
     out.beginArray(); // pair by pair: a million rows are never one document
     for (const auto& p : d.match.pairs) {
@@ -111,6 +118,8 @@ void writeDiffJson(JsonStream& out, const RunDiff& d) {
                    {"b", rowJson(*d.b, p.b)},
                    {"basis", matchBasisName(p.basis)},
                    {"note", p.note.empty() ? json(nullptr) : json(p.note)},
+                   {"references_agree_db", optionalNumber(p.references_db)},
+                   {"ranked", p.a && p.b && !p.referencesDisagree()},
                    {"metrics", std::move(metrics)},
                    {"time_ms",
                     {{"a", optionalNumber(ta)},
@@ -166,8 +175,14 @@ void writeDiffMarkdown(std::ostream& out, const RunDiff& d) {
         << " rows)\n- rows matched by "
         << (d.match.by_handle ? "debug handle (one reference graph)" : "op, code location, shape and order")
         << ": " << d.match.matched << " pairs, " << d.match.a_only << " on A only, " << d.match.b_only
-        << " on B only\n\n";
-    out << "| A | B | matched by | " << markdownText(m.label) << " A | " << markdownText(m.label)
+        << " on B only\n";
+    if (!d.other_reference.empty())
+        out << "\n**Warning:** " << markdownText(d.other_reference) << "\n";
+    if (d.references_disagree > 0)
+        out << "\n"
+            << d.references_disagree
+            << " pairs compare tensors that are not one (their references differ): not ranked\n";
+    out << "\n| A | B | matched by | " << markdownText(m.label) << " A | " << markdownText(m.label)
         << " B | Δ | worse by | note |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto k : rankByWorsening(*d.a, *d.b, d.match, d.metric)) {
         const auto& p = d.match.pairs[k];
@@ -190,8 +205,14 @@ void writeDiffTable(std::ostream& out, const RunDiff& d, std::size_t limit) {
         << " rows\nB: " << echoedName(d.b->label) << ", " << d.b->rows.size() << " rows\nmatched by "
         << (d.match.by_handle ? "debug handle (one reference graph)" : "op, code location, shape and order")
         << ": " << d.match.matched << " pairs, " << d.match.a_only << " on A only, " << d.match.b_only
-        << " on B only\n\n";
-    out << cell("A", 34) << cell("B", 34) << cell("matched by", 20) << cell(std::string(m.name) + " A", 11)
+        << " on B only\n";
+    if (!d.other_reference.empty())
+        out << "warning: " << terminalText(d.other_reference, false) << '\n';
+    if (d.references_disagree > 0)
+        out << d.references_disagree << (d.references_disagree == 1 ? " pair compares" : " pairs compare")
+            << " tensors that are not one (their references differ): not ranked, listed last\n";
+    out << '\n'
+        << cell("A", 34) << cell("B", 34) << cell("matched by", 20) << cell(std::string(m.name) + " A", 11)
         << cell(std::string(m.name) + " B", 11) << cell("delta", 11) << "worse by\n";
     std::size_t shown = 0;
     for (const auto k : rankByWorsening(*d.a, *d.b, d.match, d.metric)) {

@@ -24,6 +24,11 @@ struct RunDiff {
     // Why A and B seem to be runs of different programs (otherProgram), when
     // they do: their pairs are then no comparison, and no regression is counted.
     std::string other_program;
+    // Why A's and B's gaps do not measure one thing (otherReference), when they
+    // do not: the margins are then not judged.
+    std::string other_reference;
+    // The pairings whose two references are not one tensor (RowPairing::referencesDisagree).
+    std::size_t references_disagree = 0;
 };
 
 RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,

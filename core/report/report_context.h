@@ -34,6 +34,8 @@ struct ReportContext {
     // Which reference graph the rows' debug handles index (referenceProgramDigest);
     // "" when there is no capture.
     std::string reference_program;
+    // What the gaps are measured against (referenceKindLabel); "" without a capture.
+    std::string reference_kind;
     // Each row's time (op_latency.h); null when the ETDump has no timing for the run.
     std::shared_ptr<const ComparisonLatency> latency;
 };

@@ -115,12 +115,54 @@ void readLatency(value& v, const std::string& field, RunRow& row) {
         2);
 }
 
+// A row's `reference_probe`: its element count and at most kReferenceProbeSize values.
+void readProbe(value& v, const std::string& field, RunRow& row) {
+    if (isNull(v))
+        return;
+    if (v.type().value() != json_type::object)
+        fault(field, "must be an object or null");
+    static constexpr std::string_view kKeys[] = {"elements", "values"};
+    ReferenceProbe probe;
+    const Keys keys = forEachKey(
+        v.get_object().value(), kKeys, field,
+        [&](unsigned k, std::string_view key, value& f) {
+            const std::string at = field + "." + std::string(key);
+            if (k == 0) {
+                const auto n = onDemandUint64(f);
+                if (!n || *n == 0)
+                    fault(at, "must be an integer of 1 or more");
+                probe.elements = *n;
+                return;
+            }
+            if (f.type().value() != json_type::array)
+                fault(at, "must be a list of numbers");
+            for (auto item : f.get_array()) {
+                value iv = item.value();
+                const std::string each = at + "[" + std::to_string(probe.values.size()) + "]";
+                if (probe.values.size() == kReferenceProbeSize)
+                    fault(at, "holds more than " + std::to_string(kReferenceProbeSize) + " values");
+                const auto x = metricNumber(iv, each);
+                if (!x)
+                    fault(each, "must be a number");
+                probe.values.push_back(*x);
+            }
+        },
+        3);
+    if (!keys.has(0) || !keys.has(1))
+        fault(field, "must have 'elements' and 'values'");
+    if (probe.values.size() != std::min<std::uint64_t>(probe.elements, kReferenceProbeSize))
+        fault(field + ".values",
+              "must hold min(elements, " + std::to_string(kReferenceProbeSize) + ") values");
+    row.reference_probe = std::move(probe);
+}
+
 RunRow readRow(value& v, const std::string& field) {
     if (v.type().value() != json_type::object)
         fault(field, "a row must be an object");
     static constexpr std::string_view kKeys[] = {
-        "index",  "aot_debug_handle", "aot_ops", "output_index",  "shapes",          "status",
-        "reason", "metrics",          "source",  "compared_node", "compared_handle", "latency"};
+        "index",           "aot_debug_handle", "aot_ops",        "output_index", "shapes",
+        "status",          "reason",           "metrics",        "source",       "compared_node",
+        "compared_handle", "latency",          "reference_probe"};
     RunRow row;
     const Keys keys = forEachKey(
         v.get_object().value(), kKeys, field,
@@ -169,6 +211,7 @@ RunRow readRow(value& v, const std::string& field) {
                 break;
             }
             case 11: readLatency(f, at, row); break;
+            case 12: readProbe(f, at, row); break;
             }
         },
         3);
@@ -210,8 +253,8 @@ void readSettings(value& v, RunSummary& run) {
 
 // One report: the document of `compare --json`, or one of an --all-runs report's runs.
 RunSummary readRun(simdjson::ondemand::object object, const std::string& field, bool& hasRows) {
-    static constexpr std::string_view kKeys[] = {"rows", "reference_program", "provenance", "schema_version",
-                                                 "format"};
+    static constexpr std::string_view kKeys[] = {
+        "rows", "reference_program", "provenance", "schema_version", "format", "reference_kind"};
     RunSummary run;
     const Keys keys = forEachKey(
         object, kKeys, field,
@@ -235,6 +278,10 @@ RunSummary readRun(simdjson::ondemand::object object, const std::string& field, 
             case 4:
                 if (stringOf(f) == std::string("gapscope.diff"))
                     fault(at, "this is a diff of two reports (gapscope-cli diff), not a report");
+                break;
+            case 5:
+                if (!isNull(f))
+                    run.reference_kind = stringField(f, at);
                 break;
             }
         },

@@ -370,8 +370,9 @@ ReportContext reportContextFor(const Session& s, std::vector<InputProvenance> in
     ctx.introducers = s.introducers;
     ctx.latency = s.latency;
     ctx.inputs = std::move(inputs);
-    if (s.capture)
-        ctx.reference_program = referenceProgramDigest(*s.capture);
+    RunReference reference = runReference(s.capture.get());
+    ctx.reference_program = std::move(reference.program);
+    ctx.reference_kind = std::move(reference.kind);
     return ctx;
 }
 

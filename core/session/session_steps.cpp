@@ -65,7 +65,7 @@ SessionSteps compareSteps(const Session& session, SessionOptions options, const 
             step->capture_file ? std::filesystem::path(step->capture_file->path()).filename().string() : "";
         results[k].summary =
             summarizeRun(*step->comparison, "step " + std::to_string(k) + " (" + capture + ")",
-                         step->capture ? referenceProgramDigest(*step->capture) : "");
+                         runReference(step->capture.get()));
         if (progress)
             progress(++done, out.runs.size());
     });

@@ -376,6 +376,13 @@ TEST_CASE("the graph whose handles key a capture, float references included", "[
     CHECK(keyingGraph(c).empty());
     c.reference_graph = "edge_after_transform/forward";
     CHECK(keyingGraph(c) == "edge_after_transform/forward");
+    // Issue 56: QNN's graph dequantizes its weights only: not a quantised simulation.
+    c.records.push_back({});
+    c.records.back().ops = {"quantized_decomposed_dequantize_per_tensor_default", "aten_linear_default"};
+    CHECK(referenceKind(c) == ReferenceKind::QnnGraph);
+    c.reference_graph = "edge_dialect_exported_program";
+    CHECK(referenceKind(c) == ReferenceKind::QuantSimulation);
+    c.records.clear();
     c.reference_graph =
         "float_exported_program (handles by node provenance from edge_after_transform/forward)";
     CHECK(keyingGraph(c) == "edge_after_transform/forward");

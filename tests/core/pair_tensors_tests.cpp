@@ -129,8 +129,8 @@ TEST_CASE("one run's program against its float-reference capture: same runtime, 
     const auto a = demoWith("capture.gscap.safetensors");
     const auto b = demoWith("capture_float.gscap.safetensors");
     // Paired as the A/B tab pairs them.
-    const auto runs = compareRuns(summarizeRun(*a->comparison, "int8", referenceProgramDigest(*a->capture)),
-                                  summarizeRun(*b->comparison, "float", referenceProgramDigest(*b->capture)));
+    const auto runs = compareRuns(summarizeRun(*a->comparison, "int8", runReference(a->capture.get())),
+                                  summarizeRun(*b->comparison, "float", runReference(b->capture.get())));
     std::size_t referencesDiffer = 0, compared = 0;
     for (const auto& p : runs.match.pairs) {
         if (!p.a || !p.b)

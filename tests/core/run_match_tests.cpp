@@ -154,7 +154,8 @@ TEST_CASE("across lowerings, rows pair by op, code and shape in order, and extra
     const auto ranked = rankByWorsening(portable, qnn, m, Metric::Snr);
     const auto& worst = m.pairs[ranked.front()];
     CHECK(worst.a == 3u);
-    CHECK(metricDelta(portable, qnn, worst, Metric::Snr).worse_by == Approx(107));
+    CHECK(metricDelta(portable, qnn, worst, Metric::Snr).worse_by ==
+          Approx(70)); // 137 counts as 100 (the floor)
     // A row of one run only has its value and nothing to subtract: it ranks last.
     for (const auto& p : m.pairs)
         if (!p.a) {
@@ -233,12 +234,101 @@ TEST_CASE("no margin judges a pair at rounding level on both sides", "[runs]") {
     CHECK(kRoundingFloorDb == 100.0);
 }
 
+TEST_CASE("levels in dB count up to the rounding floor: an exact row is not infinitely better", "[runs]") {
+    // Issue 56: four tied pass-through rows (exact in A, 120-odd dB in B) led the
+    // ranking by ∞ above a real 40 dB loss.
+    const MetricInfo& snr = metricInfo(Metric::Snr);
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK(*metricDelta(snr, inf, 127.0).worse_by == 0.0);
+    CHECK(*metricDelta(snr, inf, 127.0).delta == -inf); // the difference itself is kept
+    CHECK(*metricDelta(snr, inf, 40.0).worse_by == 60.0);
+    CHECK(*metricDelta(snr, 40.0, inf).worse_by == -60.0);
+    CHECK(*metricDelta(metricInfo(Metric::Sqnr), 130.0, 20.0).worse_by == 80.0);
+    CHECK(*metricDelta(metricInfo(Metric::MaxAbs), 0.0, 1e-7).worse_by == 1e-7); // no floor on errors
+    RunSummary a, b;
+    a.reference_program = b.reference_program = "g";
+    a.rows = {row(0, 1, "view", "1x8", inf), row(1, 2, "linear", "1x8", 80), row(2, 3, "clone", "1x8", inf)};
+    b.rows = {row(0, 1, "view", "1x8", 120), row(1, 2, "linear", "1x8", 40), row(2, 3, "clone", "1x8", 130)};
+    const auto m = matchRuns(a, b);
+    const auto order = rankByWorsening(a, b, m, Metric::Snr);
+    CHECK(m.pairs[order.front()].a == 1u);
+}
+
+TEST_CASE("pairs whose references are not one tensor are not ranked, and trip no margin", "[runs]") {
+    ReferenceProbe p;
+    p.elements = 64;
+    for (int i = 0; i < 16; ++i)
+        p.values.push_back(std::sin(double(i)));
+    ReferenceProbe noisy = p; // the same tensor under quantisation noise: about 30 dB
+    for (auto& v : noisy.values)
+        v += 0.02;
+    ReferenceProbe other = p; // another tensor of the same size
+    for (std::size_t i = 0; i < other.values.size(); ++i)
+        other.values[i] = std::cos(3.0 * double(i));
+    CHECK(std::isinf(*probeAgreementDb(p, p)));
+    CHECK(*probeAgreementDb(p, noisy) > 25.0);
+    CHECK(*probeAgreementDb(p, other) < kReferencesAgreeDb);
+    ReferenceProbe bigger = p;
+    bigger.elements = 128;
+    CHECK(*probeAgreementDb(p, bigger) == -std::numeric_limits<double>::infinity());
+    CHECK_FALSE(probeAgreementDb(p, ReferenceProbe{}));
+    ReferenceProbe nan = p;
+    nan.values[3] = std::numeric_limits<double>::quiet_NaN();
+    CHECK(*probeAgreementDb(p, nan) == -std::numeric_limits<double>::infinity());
+    CHECK(std::isinf(*probeAgreementDb(nan, nan))); // NaN where both hold one: the same
+
+    // Issue 56: an XNNPACK group's output paired "op, in order" with another
+    // linear of QNN's, ranked worst by ∞.
+    RunSummary a, b;
+    a.rows = {row(0, 1, "linear", "1x64", std::numeric_limits<double>::infinity()),
+              row(1, 2, "softmax", "1x64", 60)};
+    b.rows = {row(0, 5, "aten_linear_default", "1x64", 38), row(1, 6, "aten__softmax_default", "1x64", 36)};
+    a.rows[0].reference_probe = p, b.rows[0].reference_probe = other;
+    a.rows[1].reference_probe = p, b.rows[1].reference_probe = noisy;
+    const auto m = matchRuns(a, b);
+    REQUIRE(m.matched == 2);
+    CHECK(m.pairs[0].referencesDisagree());
+    CHECK(m.pairs[0].note.find("not one tensor") == 0);
+    CHECK_FALSE(m.pairs[1].referencesDisagree());
+    const auto d = metricDelta(a, b, m.pairs[0], Metric::Snr);
+    CHECK(d.a);
+    CHECK_FALSE(d.delta);
+    CHECK_FALSE(d.worse_by);
+    CHECK(rankByWorsening(a, b, m, Metric::Snr).front() == 1u);
+    const auto found = regressions(a, b, m, {{Metric::Snr, 3.0}});
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].pairing == 1u);
+    const RunDiff diff = diffRuns(a, b, Metric::Snr);
+    CHECK(diff.references_disagree == 1);
+}
+
+TEST_CASE("A and B measured against different kinds of reference are said to be, and not gated", "[runs]") {
+    RunSummary a, b;
+    a.label = "xnnpack.json", b.label = "qnn.json";
+    a.rows = {row(0, 1, "linear", "1x8", 141)};
+    b.rows = {row(0, 1, "aten_linear_default", "1x8", 38)};
+    CHECK_FALSE(otherReference(a, b)); // unknown (older reports): not judged
+    a.reference_kind = "quantised simulation (PT2E)";
+    b.reference_kind = "QNN's lowered graph, activations in float";
+    REQUIRE(otherReference(a, b));
+    CHECK(otherReference(a, b)->find(
+              "A is measured against: quantised simulation (PT2E); B against: QNN's") == 0);
+    const RunDiff d = diffRuns(a, b, Metric::Snr, {{Metric::Snr, 3.0}});
+    CHECK_FALSE(d.other_reference.empty());
+    CHECK(d.regressions.empty());
+    b.reference_kind = a.reference_kind;
+    CHECK_FALSE(otherReference(a, b));
+    CHECK(diffRuns(a, b, Metric::Snr, {{Metric::Snr, 3.0}}).regressions.size() == 1);
+}
+
 TEST_CASE("a saved report reads back into exactly the run it was written from", "[runs][report]") {
     for (const char* name : {"portable_mha", "xnnpack_elementwise_int8", "qnn_multiout_8a8w"}) {
         CAPTURE(name);
         const auto dir = test::compareSessionDir(std::string(GAPSCOPE_TEST_DATA_DIR "/") + name);
         ReportContext ctx;
-        ctx.reference_program = referenceProgramDigest(dir->session.capture);
+        const RunReference reference = runReference(&dir->session.capture);
+        ctx.reference_program = reference.program;
+        ctx.reference_kind = reference.kind;
         ProfileOptions profile;
         profile.etrecord = &dir->session.etrecord;
         if (auto l = comparisonLatency(profileTable(dir->session.dump, profile), dir->comparison))
@@ -250,9 +340,11 @@ TEST_CASE("a saved report reads back into exactly the run it was written from", 
         CHECK(read.value().schema_version == kReportSchemaVersion);
         REQUIRE(read.value().runs.size() == 1);
         const RunSummary& saved = read.value().runs.front();
-        const RunSummary live =
-            summarizeRun(dir->comparison, "report.json", ctx.reference_program, ctx.latency.get());
+        const RunSummary live = summarizeRun(dir->comparison, "report.json",
+                                             {ctx.reference_program, ctx.reference_kind}, ctx.latency.get());
         CHECK(saved.reference_program == live.reference_program);
+        CHECK(saved.reference_kind == live.reference_kind);
+        CHECK_FALSE(live.reference_kind.empty());
         CHECK(saved.method == live.method);
         REQUIRE(saved.rows.size() == live.rows.size());
         for (std::size_t i = 0; i < live.rows.size(); ++i) {
@@ -267,6 +359,8 @@ TEST_CASE("a saved report reads back into exactly the run it was written from", 
             // Each row's time (schema 3), bit for bit; a row inside an unprofiled QNN call has none.
             CHECK(s.time_ms == l.time_ms);
             CHECK(s.time_share == l.time_share);
+            CHECK(s.reference_probe.elements == l.reference_probe.elements);
+            CHECK(s.reference_probe.values == l.reference_probe.values);
             REQUIRE(s.metrics.size() == l.metrics.size());
             for (std::size_t k = 0; k < l.metrics.size(); ++k) {
                 REQUIRE(s.metrics[k].has_value() == l.metrics[k].has_value());
@@ -386,6 +480,10 @@ TEST_CASE("two decode loops step by step: how much worse B is, per op and step, 
     REQUIRE(d.worst); // the worst finite cell: softmax at step 2
     CHECK(d.worst->value == 6.0);
     CHECK(d.worst->op == 1);
+    // B nowhere worse: no cell is the worst (issue 56: "Worst: step 0 (gt, 0)").
+    const StepMatrix same = buildStepDifference(a, a, Metric::Snr, 4.0);
+    CHECK_FALSE(same.worst);
+    CHECK_FALSE(same.first_crossing);
     // The error metrics point the other way: B's larger MSE is worse.
     for (auto& s : b)
         s.rows[1].metrics[metricIndex(Metric::Mse)] = 2.0;

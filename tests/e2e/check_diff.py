@@ -4,7 +4,8 @@ usage: check_diff.py DIFF.json A.json B.json [--by-handle] [--min-matched N]
 
 - every row of A and of B appears in exactly one pairing (paired, or without a partner);
 - each side's values are exactly the values of its own report's row, for every metric;
-- delta = b - a and worse_by follow docs/compare-runs.md;
+- delta = b - a and worse_by follow docs/compare-runs.md (levels in dB count up to
+  the 100 dB rounding floor; a pair whose references are not one tensor has neither);
 - the ranking is by worse_by on the diff's metric, the worst first;
 - with --by-handle: the reports number one graph and every pairing rests on the handle.
 """
@@ -14,6 +15,9 @@ import math
 import sys
 
 LOWER_IS_WORSE = {"snr", "sqnr", "cosine", "top1", "top5"}
+DECIBELS = {"snr", "sqnr"}
+ROUNDING_FLOOR_DB = 100.0
+REFERENCES_AGREE_DB = 10.0
 
 
 def number(v):
@@ -59,15 +63,24 @@ def main():
     assert counts["matched"] == len(matched) >= args.min_matched, (counts, args.min_matched)
     assert all((p["basis"] == "unmatched") == (p["a"] is None or p["b"] is None) for p in diff["pairs"])
     for p in matched:
+        agree = number(p["references_agree_db"])
+        disagree = agree is not None and agree < REFERENCES_AGREE_DB
+        assert p["ranked"] == (not disagree), p
+        assert disagree == (p["note"] or "").startswith("not one tensor"), p
         for metric, v in p["metrics"].items():
             a, b = number(v["a"]), number(v["b"])
+            if disagree:
+                assert v["delta"] is None and v["worse_by"] is None, (metric, v)
+                continue
             if a is None or b is None:
                 continue
             want_delta = 0.0 if a == b else b - a
             assert same(number(v["delta"]), want_delta), (metric, v)
             if not math.isnan(a) and not math.isnan(b):
-                want = 0.0 if a == b else (a - b if metric in LOWER_IS_WORSE else b - a)
+                la, lb = (min(a, ROUNDING_FLOOR_DB), min(b, ROUNDING_FLOOR_DB)) if metric in DECIBELS else (a, b)
+                want = 0.0 if la == lb else (la - lb if metric in LOWER_IS_WORSE else lb - la)
                 assert same(number(v["worse_by"]), want), (metric, v)
+    assert diff["references_disagree"] == sum(1 for p in matched if not p["ranked"])
     for p in diff["pairs"]:
         if p["a"] is None or p["b"] is None:
             assert all(v["delta"] is None and v["worse_by"] is None for v in p["metrics"].values()), p

@@ -219,6 +219,34 @@ for model in vit mobilenetv3 decoder; do
 done
 # A run against its own report passes any margin; decode steps compare step by step.
 "$cli" compare "$work/zoo/vit/fp32" --json "$work/vit-fp32.json" > /dev/null 2>&1
+# Issue 56, on real sessions: XNNPACK fp32 against portable kernels differ at rounding
+# level (130 against 136 dB): no margin judges them, though B is 4-6 dB "worse".
+"$cli" diff "$work/vit-fp32.json" "$work/diff-vit-portable.json" --fail-if-worse snr=3 \
+  --json "$work/diff-vit-rounding.json" > /dev/null
+"$venv/bin/python" "$src/tests/e2e/check_diff.py" "$work/diff-vit-rounding.json" "$work/vit-fp32.json" \
+  "$work/diff-vit-portable.json" --by-handle
+"$venv/bin/python" - "$work/diff-vit-rounding.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+level = lambda v: float(v) if not isinstance(v, str) else float(v.replace("Infinity", "inf"))
+noise = [p for p in d["pairs"] if p["a"] and p["b"] and p["metrics"]["snr"]["a"] is not None
+         and p["metrics"]["snr"]["b"] is not None and min(level(p["metrics"]["snr"]["a"]), level(p["metrics"]["snr"]["b"])) >= 100
+         and level(p["metrics"]["snr"]["a"]) - level(p["metrics"]["snr"]["b"]) > 3]
+assert noise, "no pair 3 dB apart at rounding level: the test would pass without the floor"
+print("e2e: fp32 against portable,", len(noise), "pairs more than 3 dB apart above 100 dB: no margin trips")
+PY
+# Two lowerings measured against different references (the exported graph, the
+# quantised simulation): said, and no margin is judged.
+status=0
+"$cli" diff "$work/diff-vit-portable.json" "$work/diff-vit-int8.json" --fail-if-worse snr=3 > /dev/null \
+  2> "$work/diff-vit-references.err" || status=$?
+if [ "$status" -ne 1 ] || ! grep -q "measured against different references" "$work/diff-vit-references.err" ||
+  ! grep -q "A is measured against: exported graph; B against: quantised simulation (PT2E)" \
+    "$work/diff-vit-references.err"; then
+  echo "e2e: portable against int8 with a margin exited $status, not 1 with the references named:"
+  cat "$work/diff-vit-references.err"
+  exit 1
+fi
 "$cli" compare "$work/zoo/vit/fp32" --baseline "$work/vit-fp32.json" --fail-if-worse snr=0 > /dev/null 2>&1
 "$cli" compare "$work/zoo/decode-loop/portable" --all-runs --baseline "$work/all-runs.json" \
   --fail-if-worse snr=0 > /dev/null 2>&1

@@ -4,7 +4,8 @@ usage: make_qnn_session.py OUT MODEL QUANT [SOC [DEBUG_BUFFER_BYTES]]
   MODEL  convnet | attention | multiout | llama | demo
   QUANT  8a8w | 16a8w | 16a4w | fp16, or xnnpack-int8: the same model, weights, input and
          calibration lowered to XNNPACK with PT2E int8 instead (the A/B of
-         docs/compare-runs.md: one model, two backends)
+         docs/compare-runs.md: one model, two backends), or portable: the float model
+         on ExecuTorch's portable kernels, no delegate
   DEBUG_BUFFER_BYTES  the runtime's debug buffer, written whole (default 4 MiB)
   --float-reference  also capture_float.gscap.safetensors: the float model keyed by
          the debugger's handles (capture_float_reference)
@@ -45,7 +46,9 @@ class ConvNet(torch.nn.Module):
         self.fc = torch.nn.Linear(8, 4)
 
     def forward(self, x):
-        y = torch.relu(self.c1(x))
+        # In place, as torchvision's ReLU(inplace=True): the graph names it relu_,
+        # which QNN's aten_relu_default must pair with (issue 56).
+        y = torch.nn.functional.relu(self.c1(x), inplace=True)
         z = torch.sigmoid(self.c2(y)) + y
         return self.fc(z.mean(dim=(2, 3)))
 
@@ -210,6 +213,19 @@ def write_xnnpack_int8(out, model, x, calibration, buffer_bytes):
     print({f: os.path.getsize(f"{out}/{f}") for f in sorted(os.listdir(out))})
 
 
+def write_portable(out, model, x, buffer_bytes):
+    """The float model on the portable kernels, captured from its ETRecord."""
+    from pathlib import Path
+
+    from torch.export import export
+
+    from gapscope_capture.capture import capture_from_etrecord
+    from gapscope_capture.host_run import lower_and_run
+
+    lower_and_run(Path(out), export(model, x), x, [], buffer_bytes)
+    capture_from_etrecord(Path(out) / "etrecord.bin").write(f"{out}/capture.gscap.safetensors")
+
+
 def main():
     # --profile-level=N turns on QNN's own profiling (2: detailed, 3: optrace), so the
     # ETDump holds the delegate's per-op events beside the intermediate outputs.
@@ -240,6 +256,8 @@ def main():
     calibration = [x] + [inputs() for _ in range(7)]
     if quant == "xnnpack-int8":
         return write_xnnpack_int8(out, model, x, calibration, buffer_bytes)
+    if quant == "portable":
+        return write_portable(out, model, x, buffer_bytes)
 
     cfg = QnnConfig(soc_model=soc, build_folder="unused", enable_x86_64=True,
                     dump_intermediate_outputs=True, profile_level=profile_level)

@@ -43,8 +43,8 @@ std::shared_ptr<const Session> load(const QString& dir) {
 
 std::shared_ptr<const ComparedRuns> pairOf(const Session& a, const Session& b) {
     return std::make_shared<const ComparedRuns>(
-        compareRuns(summarizeRun(*a.comparison, "a", referenceProgramDigest(*a.capture)),
-                    summarizeRun(*b.comparison, "b", referenceProgramDigest(*b.capture))));
+        compareRuns(summarizeRun(*a.comparison, "a", runReference(a.capture.get())),
+                    summarizeRun(*b.comparison, "b", runReference(b.capture.get()))));
 }
 
 bool waitCompared(MainWindow& window) {
@@ -172,7 +172,7 @@ void CompareRunsTest::anotherProgramPairsByNodeAndListsEveryRow() {
 void CompareRunsTest::theStepsViewShowsOpsBySteps() {
     // Three steps of one session (its rows, with SNR lowered step by step on one op).
     const auto a = load(kDemo);
-    const RunSummary base = summarizeRun(*a->comparison, "demo", referenceProgramDigest(*a->capture));
+    const RunSummary base = summarizeRun(*a->comparison, "demo", runReference(a->capture.get()));
     auto steps = std::make_shared<SessionSteps>();
     const std::size_t snr = metricIndex(Metric::Snr);
     for (std::size_t k = 0; k < 3; ++k) {

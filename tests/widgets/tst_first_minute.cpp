@@ -116,7 +116,11 @@ void FirstMinuteTest::theReferenceSaysWhatItIs() {
     QCOMPARE(kind(), QStringLiteral("quantised simulation (PT2E)"));
     window.openQnnDemo();
     QVERIFY(waitShown(window));
-    QCOMPARE(kind(), QStringLiteral("quantised simulation (PT2E)"));
+    // Issue 56: QNN's graph runs activations in float; its rows read 36-40 dB, not "near 0".
+    QCOMPARE(kind(), QStringLiteral("QNN's lowered graph, activations in float"));
+    QVERIFY(window.findChild<QLabel*>(QStringLiteral("referenceKind"))
+                ->toolTip()
+                .contains(QStringLiteral("35-45 dB")));
     QCOMPARE(window.windowTitle(), QStringLiteral("QNN 8a8w demo — Gapscope"));
     // A float program's ETRecord graph: ExecuTorch's own reference.
     window.openAnew({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/multimethod_portable")});

@@ -137,8 +137,8 @@ void LatencyViewsTest::theAbTableComparesBothTimes() {
     RunDiffModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setRuns(std::make_shared<const ComparedRuns>(
-        compareRuns(summarizeRun(*a->comparison, "a", "", a->latency.get()),
-                    summarizeRun(*b->comparison, "b", "", b->latency.get()))));
+        compareRuns(summarizeRun(*a->comparison, "a", {}, a->latency.get()),
+                    summarizeRun(*b->comparison, "b", {}, b->latency.get()))));
     QVERIFY(model.rowCount() > 0);
     for (int row = 0; row < model.rowCount(); ++row) {
         const auto& p = model.runs()->match.pairs[static_cast<std::size_t>(row)];
