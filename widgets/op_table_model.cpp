@@ -2,6 +2,7 @@
 
 #include "core/compare/metric_catalog.h"
 #include "widgets/metric_colors.h"
+#include "widgets/table_roles.h"
 
 #include <QBrush>
 #include <QCoreApplication>
@@ -72,9 +73,13 @@ QString number(double v) {
 }
 
 // A metric's cell, written as the catalog says (MetricFormat).
-QString metricText(Metric metric, std::optional<double> value, bool measured) {
+QString metricText(Metric metric, std::optional<double> value, bool measured, bool zeros) {
     if (!value)
         return measured ? QStringLiteral("—") : QStringLiteral("…");
+    // 0/0: both tensors all zero (an integer mask, a bool `gt` that is all
+    // false). ExecuTorch's SNR is NaN there; the two agree exactly.
+    if (std::isnan(*value) && zeros)
+        return QStringLiteral("0/0");
     switch (metricInfo(metric).format) {
     case MetricFormat::Precise:
         if (std::isfinite(*value))
@@ -259,6 +264,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     std::optional<double> value; // assigned, not a ?: of optionals: GCC 12 -O2 warns on those falsely
     if (metric)
         value = rowMetric(*r, *metric);
+    // A ratio of 0/0 (SNR of two all-zero tensors) where nothing differs.
+    const bool allZero = value && std::isnan(*value) && rowMetric(*r, Metric::MaxAbs) == 0.0;
     const bool firstDivergence = m_session->first_divergence && m_session->first_divergence->row == r->index;
     const bool topIntroducer = m_topIntroducer == r->index;
     const Introducer* introducer = r->index < m_introducerOfRow.size() && m_introducerOfRow[r->index]
@@ -273,7 +280,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         if (metric)
-            return metricText(*metric, value, r->measured);
+            return metricText(*metric, value, r->measured, allZero);
         if (gainColumn) {
             if (introducer &&
                 std::isfinite(introducer->gain_db)) // no "-0.0" for a gain that rounds to nothing
@@ -305,12 +312,22 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             return *key;
         return data(index, Qt::DisplayRole);
     case RowIndexRole: return static_cast<qulonglong>(r->index);
+    case kCopyTextRole: // what Ctrl+C copies: the numbers at full precision
+        if (metric && value)
+            return QString::number(*value, 'g', 17);
+        if (gainColumn && introducer)
+            return QString::number(introducer->gain_db, 'g', 17);
+        if (addedColumn && introducer)
+            return QString::number(introducer->added, 'g', 17);
+        return {};
     case MetricNameRole: return metric ? QString::fromLatin1(metricInfo(*metric).name) : QVariant();
     case Qt::BackgroundRole:
         if (gainColumn && topIntroducer)
             return QBrush(QColor(255, 200, 80));
         if (metric && value && r->status == RowStatus::Broadcast)
             return QBrush(QColor(255, 235, 156)); // not a gap: see the tooltip
+        if (allZero)
+            return QBrush(QColor(230, 230, 230)); // 0/0 judges nothing (issue 56: NaN on a green cell)
         if (metric && value) {
             const auto rel = rowMetric(*r, Metric::RelL2);
             return QBrush(gapColor(rel.value_or(0)));
@@ -342,6 +359,10 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             return tr("The rel. L2 this op adds to the worst error it receives (its own minus its worst "
                       "producer's). Sorted worst first, the ops that introduce the most error: the error "
                       "introducers of the JSON report.");
+        if (allZero)
+            return tr(
+                "0/0: both tensors are all zero here, so this ratio has no value (ExecuTorch's is NaN); "
+                "they agree exactly (max |Δ| 0)");
         if (metric && metricInfo(*metric).tip)
             return QCoreApplication::translate("metric", metricInfo(*metric).tip);
         if (col == Index && topIntroducer)

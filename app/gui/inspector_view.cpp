@@ -148,6 +148,11 @@ InspectorView::InspectorView(QWidget* parent)
                 selectRow(static_cast<std::size_t>(current.data(OpTableModel::RowIndexRole).toULongLong()));
             });
     connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
+    // Column choices are kept as they are made: a killed process loses none (issue 56).
+    connect(m_table, &OpTableView::columnsChanged, this, [this] {
+        m_savedHeader = m_table->horizontalHeader()->saveState();
+        AppSettings().setTableHeaderState(m_savedHeader, OpTableModel::columns());
+    });
     connect(m_table, &OpTableView::showInGraphRequested, this, [this](std::size_t row) {
         selectRow(row);
         showTab(GraphTab);

@@ -146,6 +146,8 @@ QString SessionController::openSessionFile(const QString& path) {
     }
     m_savedView = *s;
     reload();
+    if (!s->compareWith.isEmpty())
+        emit compareWithRestored(s->compareWith); // after sessionReplaced, which closed the last B
     return {};
 }
 

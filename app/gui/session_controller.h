@@ -68,6 +68,8 @@ signals:
     void sessionReplaced();
     // A saved session brought its threshold: the views judge by it.
     void thresholdRestored(const gapscope::MetricThreshold& threshold);
+    // A saved session was compared with B (the A/B tab): B's files, opened beside it again.
+    void compareWithRestored(const QStringList& paths);
 
 private:
     // Another session: the run, method, capture and debug buffer picked for the last one go.

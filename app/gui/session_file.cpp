@@ -40,6 +40,8 @@ QString writeSessionFile(const QString& path, const SessionFile& session) {
     d.filter = session.filter.toStdString();
     d.selected_row = session.selectedRow;
     d.selected_op = session.selectedOp.toStdString();
+    for (const auto& f : session.compareWith)
+        d.compare_with.push_back(absolute(f));
     // Only a session file is replaced: a name typed over a report, a chart or an input is refused.
     const QFileInfo target(path);
     if (target.exists() && target.isFile() && !isSessionFile(path))
@@ -92,6 +94,8 @@ std::optional<SessionFile> readSessionFile(const QString& path, QString* error) 
     s.filter = q(d.value().filter);
     s.selectedRow = d.value().selected_row;
     s.selectedOp = q(d.value().selected_op);
+    for (const auto& written : d.value().compare_with)
+        s.compareWith << resolved(folder, written);
     return s;
 }
 

@@ -23,7 +23,8 @@ struct SessionFile {
     std::optional<MetricThreshold> threshold;
     QString filter;
     std::optional<int> selectedRow;
-    QString selectedOp; // the row's op name: a row index alone may name another op if the files changed
+    QString selectedOp;      // the row's op name: a row index alone may name another op if the files changed
+    QStringList compareWith; // B's files (the A/B tab), reopened beside the session
 };
 
 // Error message (which file, which key, what was wrong), or empty.

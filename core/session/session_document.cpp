@@ -135,6 +135,16 @@ std::optional<Error> readFields(const json& o, SessionDocument& s) {
     if (const auto t = o.find("threshold"); t != o.end() && !t->is_null())
         if (auto err = readThreshold(*t, s))
             return err;
+    if (const auto with = o.find("compare_with"); with != o.end() && !with->is_null()) {
+        if (!with->is_array())
+            return problem("\"compare_with\": " + shown(*with) + " is not a list of paths");
+        for (std::size_t i = 0; i < with->size(); ++i) {
+            const json& f = (*with)[i];
+            if (!f.is_string() || f.get<std::string>().empty())
+                return problem("\"compare_with\"[" + std::to_string(i) + "]: " + shown(f) + " is not a path");
+            s.compare_with.push_back(f.get<std::string>());
+        }
+    }
     if (const auto sel = o.find("selected_op"); sel != o.end() && !sel->is_null()) {
         const auto row = sel->is_object() && sel->contains("row") ? wholeNumber((*sel)["row"]) : std::nullopt;
         if (!row)
@@ -155,7 +165,7 @@ bool SessionDocument::operator==(const SessionDocument& o) const {
     };
     return files == o.files && run == o.run && method == o.method && capture == o.capture &&
            debug_buffer == o.debug_buffer && sameThreshold(threshold, o.threshold) && filter == o.filter &&
-           selected_row == o.selected_row && selected_op == o.selected_op;
+           selected_row == o.selected_row && selected_op == o.selected_op && compare_with == o.compare_with;
 }
 
 Result<SessionDocument> parseSessionDocument(std::string_view text) {
@@ -192,6 +202,8 @@ std::string sessionDocumentText(const SessionDocument& s) {
         o["filter"] = s.filter;
     if (s.selected_row)
         o["selected_op"] = {{"row", *s.selected_row}, {"name", s.selected_op}};
+    if (!s.compare_with.empty())
+        o["compare_with"] = s.compare_with;
     return o.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -15,7 +15,7 @@ namespace gapscope {
 //   {"gapscope_session": 1, "files": [...], "run": N|null, "method": "...",
 //    "capture": "...", "debug_buffer": "...",
 //    "threshold": {"metric": "snr", "value": 20}, "filter": "...",
-//    "selected_op": {"row": N, "name": "..."}}
+//    "selected_op": {"row": N, "name": "..."}, "compare_with": [...]}
 // Every key but "gapscope_session" and "files" is optional. Paths are as
 // written: the app resolves relative ones against the session file's folder.
 // Kept in core so that the reader is fuzzed (fuzz/fuzz_session_file.cpp) by a
@@ -30,6 +30,8 @@ struct SessionDocument {
     std::string filter;
     std::optional<int> selected_row;
     std::string selected_op; // the row's op name: a row index alone may name another op if the files changed
+    // B of an A/B comparison (docs/compare-runs.md): its files; empty when none.
+    std::vector<std::string> compare_with;
 
     bool operator==(const SessionDocument& other) const;
 };

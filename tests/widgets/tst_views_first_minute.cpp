@@ -78,7 +78,7 @@ void ViewsFirstMinuteTest::theOpColumnsStayWhileTheMetricsScroll() {
     QTableView* frozen = table->frozenView();
     QVERIFY(frozen->isVisible());
     for (int col = 0; col < window.opModel()->columnCount(); ++col)
-        QCOMPARE(frozen->isColumnHidden(col), !OpTableView::isFrozen(col));
+        QCOMPARE(frozen->isColumnHidden(col), !OpTableView::isFrozenColumn(col));
     QCOMPARE(table->horizontalHeader()->visualIndex(OpTableModel::AotOps), 1); // the name beside the #
     QScrollBar* sideways = table->horizontalScrollBar();
     QVERIFY(sideways->maximum() > 0); // at 1024 px the metrics scroll
@@ -108,8 +108,19 @@ void ViewsFirstMinuteTest::columnsAreChosenAndRemembered() {
         QVERIFY(aotOps && !aotOps->isEnabled()); // the op's name always shows
         QAction* mseAction = actionNamed(menu, QStringLiteral("MSE"));
         QVERIFY(mseAction && mseAction->isChecked());
-        mseAction->trigger();
+        // Issue 56: the chooser stays open for the next choice, and the choice
+        // is kept at once (the process may be killed before it closes).
+        menu->popup(window.opView()->mapToGlobal(QPoint(10, 10)));
+        QVERIFY(QTest::qWaitForWindowExposed(menu));
+        QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(mseAction).center());
+        QVERIFY(menu->isVisible());
         QVERIFY(window.opView()->isColumnHidden(mse));
+        QVERIFY(AppSettings().tableHeaderState(OpTableModel::columns()) ==
+                window.opView()->horizontalHeader()->saveState());
+        menu->close();
+        // By default the columns most sessions need: Time and Status in view (all 19 were on).
+        QVERIFY(window.opView()->isColumnHidden(OpTableModel::column(Metric::L1)));
+        QVERIFY(window.opView()->isColumnHidden(OpTableModel::Dtype));
         QVERIFY(!tableOf(window)
                      ->selectedRowsText()
                      .section(QLatin1Char('\n'), 0, 0)
@@ -142,6 +153,17 @@ void ViewsFirstMinuteTest::rowsAreCopiedAsTabSeparatedText() {
     QVERIFY(lines[1].startsWith(QStringLiteral("0\t")));
     QVERIFY(lines[2].startsWith(QStringLiteral("2\t")));
     QVERIFY(lines[2].contains(window.opProxy()->index(2, OpTableModel::AotOps).data().toString()));
+    // Numbers are copied at full precision, not as the cell rounds them (issue 56).
+    const int snr = OpTableModel::column(Metric::Snr);
+    const int at =
+        static_cast<int>(lines[0]
+                             .split(QLatin1Char('\t'))
+                             .indexOf(window.opModel()->headerData(snr, Qt::Horizontal).toString()));
+    QVERIFY(at > 0);
+    const QString copied = lines[1].split(QLatin1Char('\t'))[at];
+    const double exact = *rowMetric(window.session()->comparison->rows[0], Metric::Snr);
+    QCOMPARE(copied.toDouble(), exact);
+    QVERIFY(copied.size() > window.opProxy()->index(0, snr).data().toString().size());
 }
 
 void ViewsFirstMinuteTest::aRowsMenuShowsItInTheGraphAndExportsItsFigure() {
