@@ -1,6 +1,7 @@
 #include "widgets/run_diff_model.h"
 
 #include "core/report/text_format.h"
+#include "widgets/table_roles.h"
 
 #include <QBrush>
 #include <QColor>
@@ -105,6 +106,21 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
         default: return data(index, Qt::DisplayRole);
         }
     }
+    if (role == kCopyTextRole) { // full precision, as the reports write numbers
+        const auto exact = [](const std::optional<double>& v) {
+            return v ? QVariant(QString::fromStdString(number(*v))) : QVariant();
+        };
+        switch (index.column()) {
+        case ValueA: return exact(d.a);
+        case ValueB: return exact(d.b);
+        case Delta: return exact(d.delta);
+        case WorseBy: return exact(d.worse_by);
+        case TimeA: return exact(timeA);
+        case TimeB: return exact(timeB);
+        case TimeRatio: return exact(ratio);
+        default: return {};
+        }
+    }
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case A: return side(m_runs->a, p.a);
@@ -113,7 +129,10 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
         case ValueA: return value(m, d.a);
         case ValueB: return value(m, d.b);
         case Delta: return d.delta ? value(m, d.delta) : QString();
-        case WorseBy: return d.worse_by ? value(m, d.worse_by) : QString();
+        case WorseBy:
+            if (p.referencesDisagree())
+                return QStringLiteral("not one tensor");
+            return d.worse_by ? value(m, d.worse_by) : QString();
         case TimeA: return timeA ? QString::number(*timeA, 'g', 3) : QStringLiteral("—");
         case TimeB: return timeB ? QString::number(*timeB, 'g', 3) : QStringLiteral("—");
         case TimeRatio: return ratio ? QStringLiteral("%1×").arg(QString::number(*ratio, 'f', 2)) : QString();
@@ -122,14 +141,20 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::TextAlignmentRole && index.column() >= ValueA && index.column() <= TimeRatio)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole && index.column() == WorseBy && p.referencesDisagree())
+        return QBrush(QColor(0x80, 0x80, 0x80));
     if (role == Qt::ForegroundRole && index.column() == WorseBy && d.worse_by && *d.worse_by != 0)
         return QBrush(*d.worse_by > 0 ? QColor(0xb0, 0x20, 0x20) : QColor(0x20, 0x80, 0x30));
     if (role == Qt::ToolTipRole) {
         if (index.column() == Basis)
             return QStringLiteral("What this pairing rests on (docs/compare-runs.md)");
+        if (index.column() == WorseBy && p.referencesDisagree())
+            return QString::fromStdString(p.note);
         if (index.column() == WorseBy)
-            return QStringLiteral("How much worse B is than A on %1, in its unit: positive is worse")
-                .arg(QString::fromLatin1(m.label));
+            return QStringLiteral("How much worse B is than A on %1, in its unit: positive is worse. Levels "
+                                  "in dB count up to %2 dB (rounding above it): exact against 127 dB is 0")
+                .arg(QString::fromLatin1(m.label))
+                .arg(kRoundingFloorDb);
         if (index.column() == TimeRatio)
             return QStringLiteral("B's time over A's (each the median over its runs): above 1, B is slower");
         if ((index.column() == TimeA || index.column() == TimeB) &&

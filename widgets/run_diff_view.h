@@ -10,10 +10,13 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QMenu;
+class QPushButton;
 class QTableView;
 
 namespace gapscope {
 
+class FrozenColumnsTableView;
 class PairTensorView;
 class RunDiffChart;
 class RunDiffModel;
@@ -39,11 +42,20 @@ public:
 
     RunDiffModel* model() const { return m_model; }
     RunDiffProxy* proxy() const { return m_proxy; }
-    QTableView* table() const { return m_table; }
+    FrozenColumnsTableView* table() const { return m_table; }
     RunDiffChart* chart() const { return m_chart; }
     // The selected pairing's tensors: the window hands it both sessions (pairSelected).
     PairTensorView* tensors() const { return m_tensors; }
     QLabel* summary() const { return m_summary; }
+    // What makes the comparison doubtful: A and B against different kinds of
+    // reference, of different programs, pairs that are not one tensor. Hidden when nothing.
+    QLabel* warning() const { return m_warning; }
+    QPushButton* swapButton() const { return m_swap; }
+    // A row's menu (copy, export), as it would open (tests).
+    QMenu* rowMenu(const QModelIndex& index);
+
+    // The formats the A/B result is exported in (exportRequested).
+    enum class ExportFormat { Csv, Json, Markdown };
 
 signals:
     // A pairing was selected: by the user (pairSelected, which selects A's op
@@ -52,16 +64,22 @@ signals:
     void pairShown(std::size_t pair);
     void pairSelected(std::size_t pair);
     void metricChanged(gapscope::Metric metric);
+    // Swap A and B: B's files become the window's session, A's the other.
+    void swapRequested();
+    void exportRequested(gapscope::RunDiffView::ExportFormat format);
 
 private:
     void showSummary();
 
     RunDiffModel* m_model;
     RunDiffProxy* m_proxy;
-    QTableView* m_table;
+    FrozenColumnsTableView* m_table;
     RunDiffChart* m_chart;
     PairTensorView* m_tensors;
     QLabel* m_summary;
+    QLabel* m_warning;
+    QPushButton* m_swap;
+    QMenu* m_rowMenu = nullptr;
     QComboBox* m_metric;
     QCheckBox* m_worseOnly;
     QDoubleSpinBox* m_margin;

@@ -14,6 +14,8 @@
 #include "app/gui/window_actions.h"
 #include "core/common/atomic_file.h"
 #include "core/report/compare_report.h"
+#include "core/report/diff_report.h"
+#include "core/report/json_stream.h"
 #include "widgets/event_browser.h"
 #include "widgets/gap_chart.h"
 #include "widgets/graph_view.h"
@@ -60,6 +62,11 @@ MainWindow::MainWindow(QWidget* parent)
         const auto files = QFileDialog::getOpenFileNames(this, tr("Open session files"));
         if (!files.isEmpty())
             openPaths(files);
+    });
+    connect(m_welcome, &WelcomePage::openFolderRequested, this, [this] {
+        const auto dir = QFileDialog::getExistingDirectory(this, tr("Open a session's folder"));
+        if (!dir.isEmpty())
+            openPaths({dir});
     });
     connect(m_welcome, &WelcomePage::demoRequested, this,
             [this](EmbeddedDemo demo) { demo == EmbeddedDemo::Qnn ? openQnnDemo() : openDemo(); });
@@ -153,6 +160,19 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_sessions, &SessionController::recentChanged, this, [this] { m_actions->fillRecent(); });
     connect(m_sessions, &SessionController::sessionReplaced, m_inspector, &InspectorView::clearViewState);
     connect(m_sessions, &SessionController::thresholdRestored, m_inspector, &InspectorView::setThreshold);
+    // A saved session brings its B back (issue 56: it was forgotten).
+    connect(m_sessions, &SessionController::compareWithRestored, this, &MainWindow::compareWith);
+    connect(m_inspector->runDiffView(), &RunDiffView::swapRequested, this, &MainWindow::swapRuns);
+    connect(m_inspector->runDiffView(), &RunDiffView::exportRequested, this,
+            [this](RunDiffView::ExportFormat format) {
+                static const char* kSuffix[] = {"-ab.csv", "-ab.json", "-ab.md"};
+                static const char* kFilter[] = {"CSV (*.csv)", "JSON (*.json)", "Markdown (*.md)"};
+                const auto k = static_cast<std::size_t>(format);
+                const QString path = QFileDialog::getSaveFileName(
+                    this, tr("Export A/B"), defaultOutput(QString::fromLatin1(kSuffix[k])), tr(kFilter[k]));
+                if (!path.isEmpty())
+                    exportAb(path, format);
+            });
 
     AppSettings settings;
     m_restoredGeometry = restoreGeometry(settings.windowGeometry());
@@ -247,7 +267,9 @@ bool MainWindow::openSessionFile(const QString& path) {
 }
 
 bool MainWindow::saveSession(const QString& path) {
-    const QString error = m_sessions->saveSession(path, m_inspector->viewState());
+    SessionFile view = m_inspector->viewState();
+    view.compareWith = m_compare->pathsB(); // B is part of what the user looks at
+    const QString error = m_sessions->saveSession(path, view);
     setWindowTitle(sessionTitle());
     statusBar()->showMessage(
         error.isEmpty() ? tr("Session saved to %1").arg(m_sessions->sessionFile()) : error, 5000);
@@ -410,9 +432,53 @@ QString MainWindow::defaultOutput(const QString& suffix) const {
 
 QString MainWindow::sessionTitle() const {
     QString name = sessionName();
+    // A folder's last name alone is often "portable" or "int8": its parent says
+    // of what (issue 56). "vit/portable — Gapscope".
+    if (!m_sessions->isDemo() && m_sessions->sessionFile().isEmpty() && !m_sessions->paths().isEmpty()) {
+        const QFileInfo first(m_sessions->paths().front());
+        const QDir folder(first.isDir() ? first.absoluteFilePath() : first.absolutePath());
+        const QString parent = QFileInfo(folder.absolutePath()).dir().dirName();
+        if (!parent.isEmpty() && parent != QStringLiteral("."))
+            name = parent + QLatin1Char('/') + name;
+    }
     if (const QString method = comparedMethod(); !method.isEmpty())
         name += QStringLiteral(" · ") + method;
     return name.isEmpty() ? tr("Gapscope") : tr("%1 — Gapscope").arg(name);
+}
+
+bool MainWindow::swapRuns() {
+    if (!m_compare->hasB() || m_sessions->isDemo() || m_sessions->paths().isEmpty())
+        return false;
+    const QStringList a = m_sessions->paths(), b = m_compare->pathsB();
+    openAnew(b); // closes B with the session it was beside
+    compareWith(a);
+    return true;
+}
+
+bool MainWindow::exportAb(const QString& path, RunDiffView::ExportFormat format) {
+    const auto runs = m_compare->runs();
+    QString error;
+    if (!runs) {
+        error = tr("Nothing to export: no A/B comparison is shown");
+    } else {
+        const RunDiff d = diffRuns(*runs, m_inspector->runDiffView()->model()->metric());
+        std::ostringstream text;
+        if (format == RunDiffView::ExportFormat::Csv) {
+            writeDiffCsv(text, d);
+        } else if (format == RunDiffView::ExportFormat::Markdown) {
+            writeDiffMarkdown(text, d);
+        } else {
+            JsonStream json([&](std::string_view piece) { text << piece; });
+            writeDiffJson(json, d);
+            text << '\n';
+        }
+        if (auto err = writeFileAtomically(path.toStdString(), std::string_view(text.str())))
+            error = QString::fromStdString(err->describe());
+    }
+    statusBar()->showMessage(error.isEmpty() ? tr("A/B exported to %1").arg(path) : error, 8000);
+    if (!error.isEmpty())
+        showBanner({error});
+    return error.isEmpty();
 }
 
 bool MainWindow::exportCsv(const QString& path) {

@@ -2,6 +2,7 @@
 
 #include "app/gui/drop_prompt.h"
 #include "core/session/session.h"
+#include "widgets/run_diff_view.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -86,6 +87,11 @@ public:
     // B's steps, when B (the A/B comparison's) is a decode loop too.
     StepsController* stepsB() const { return m_stepsB; }
     void compareWith(const QStringList& paths);
+    // A/B: B's files become the session, and A's are compared beside them.
+    // False (nothing done) when there is no B, or A is the built-in demo.
+    bool swapRuns();
+    // The A/B result, as `gapscope-cli diff` writes it (atomically); false on an error (shown).
+    bool exportAb(const QString& path, RunDiffView::ExportFormat format);
     WelcomePage* welcomePage() const { return m_welcome; }
     EventBrowser* eventBrowser() const { return m_events; }
     WindowActions* actions() const { return m_actions; }

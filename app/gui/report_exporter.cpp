@@ -3,7 +3,9 @@
 #include "core/common/file_safety.h"
 #include "core/compare/row_name.h"
 #include "core/report/compare_report.h"
+#include "core/report/diff_report.h"
 #include "core/report/html_report.h"
+#include "core/report/json_stream.h"
 #include "core/report/json_text.h"
 #include "core/report/text_format.h"
 #include "widgets/gap_chart.h"
@@ -90,6 +92,9 @@ QString ReportExporter::figure(const QImage& image, const QString& file, ReportF
 
 void ReportExporter::writeTables(const ReportContext& ctx) {
     m_context = ctx;
+    m_context.session_name = m_sessionName.toStdString();
+    m_context.ab = m_ab;
+    m_context.ab_metric = m_abMetric;
     const QDir dir(m_folder);
     const Comparison& c = *m_session->comparison;
     std::ostringstream csv;
@@ -98,6 +103,20 @@ void ReportExporter::writeTables(const ReportContext& ctx) {
     if (err.isEmpty())
         err = writeText(dir.filePath(QStringLiteral("report.json")),
                         renderJson(comparisonToJson(c, m_context)).text + "\n");
+    if (err.isEmpty() && m_ab) { // every pairing of the A/B, as `gapscope-cli diff` writes it
+        const RunDiff d = diffRuns(*m_ab, m_abMetric);
+        std::ostringstream abCsv, abMarkdown, abJson;
+        writeDiffCsv(abCsv, d);
+        writeDiffMarkdown(abMarkdown, d);
+        JsonStream json([&](std::string_view piece) { abJson << piece; });
+        writeDiffJson(json, d);
+        abJson << '\n';
+        for (const auto& [file, text] : {std::pair<const char*, std::string>{"ab.csv", abCsv.str()},
+                                         {"ab.md", abMarkdown.str()},
+                                         {"ab.json", abJson.str()}})
+            if (err.isEmpty())
+                err = writeText(dir.filePath(QString::fromLatin1(file)), text);
+    }
 
     // The figures come from views of their own, never shown, fed the same
     // snapshot: only the plots, none of the window's controls or selection.

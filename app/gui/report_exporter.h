@@ -32,6 +32,14 @@ public:
                    int worstOps = 3, QObject* parent = nullptr);
     ~ReportExporter() override;
 
+    // What the report is called ("vit/portable"): its title says it.
+    void setSessionName(const QString& name) { m_sessionName = name; }
+    // The A/B comparison beside the session: a section of the report, and
+    // ab.csv, ab.json and ab.md beside it.
+    void setComparedRuns(std::shared_ptr<const ComparedRuns> runs, Metric metric) {
+        m_ab = std::move(runs);
+        m_abMetric = metric;
+    }
     // Starts the export; `finished` follows (also for an export refused at once).
     void start();
 
@@ -52,6 +60,9 @@ private:
     QString m_folder;
     int m_worstOps;
     ReportContext m_context;
+    QString m_sessionName;
+    std::shared_ptr<const ComparedRuns> m_ab;
+    Metric m_abMetric = Metric::Snr;
     std::vector<ReportFigure> m_figures;
     std::vector<const ComparisonRow*> m_ranked;
     std::size_t m_next = 0;

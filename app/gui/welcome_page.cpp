@@ -38,6 +38,11 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_recent(new QListW
     open->setToolTip(
         tr("ETDump, debug buffer, ETRecord, AOT capture, a folder, or a saved session (Ctrl+O)"));
     connect(open, &QPushButton::clicked, this, &WelcomePage::openRequested);
+    // A device's session is a folder: the file dialog cannot pick one (issue 56).
+    auto* openFolder = new QPushButton(tr("Open folder…"), this);
+    openFolder->setObjectName(QStringLiteral("openFolder"));
+    openFolder->setToolTip(tr("A folder holding a session's files (Ctrl+Alt+O)"));
+    connect(openFolder, &QPushButton::clicked, this, &WelcomePage::openFolderRequested);
     auto* demo = new QPushButton(tr("XNNPACK int8 demo"), this);
     demo->setToolTip(tr("A small conv/layer_norm/linear/topk model quantised to int8 and lowered to XNNPACK, "
                         "compared with the float model"));
@@ -48,7 +53,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_recent(new QListW
     connect(qnnDemo, &QPushButton::clicked, this, [this] { emit demoRequested(EmbeddedDemo::Qnn); });
     auto* buttons = new QHBoxLayout;
     buttons->addStretch();
-    for (auto* b : {open, demo, qnnDemo})
+    for (auto* b : {open, openFolder, demo, qnnDemo})
         buttons->addWidget(b);
     buttons->addStretch();
 

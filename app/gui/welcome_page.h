@@ -21,6 +21,7 @@ public:
 
 signals:
     void openRequested();
+    void openFolderRequested();
     void demoRequested(gapscope::EmbeddedDemo demo);
     void recentRequested(const QStringList& files);
 

@@ -1,6 +1,7 @@
 #include "app/gui/window_actions.h"
 
 #include "app/gui/app_settings.h"
+#include "app/gui/compare_controller.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
@@ -9,6 +10,7 @@
 #include "core/report/compare_report.h"
 #include "widgets/gap_chart.h"
 #include "widgets/plot_export.h"
+#include "widgets/run_diff_model.h"
 
 #include <QAction>
 #include <QApplication>
@@ -53,8 +55,15 @@ void offerToOpen(QWidget* parent, const QString& path) {
     box->setAttribute(Qt::WA_DeleteOnClose);
     QPushButton* open = box->addButton(QObject::tr("&Open it"), QMessageBox::AcceptRole);
     box->addButton(QMessageBox::Close);
-    QObject::connect(open, &QPushButton::clicked, parent,
-                     [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });
+    QObject::connect(open, &QPushButton::clicked, parent, [parent, path] {
+        // No browser could start (a headless machine, no xdg-open): say where it is
+        // (issue 56: "Open it" failed without a word).
+        if (!QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+            QMessageBox::warning(parent, QObject::tr("Could not open the report"),
+                                 QObject::tr("No browser could be started for %1. Open the file in a "
+                                             "browser yourself; it is self-contained.")
+                                     .arg(path));
+    });
     box->open();
 }
 
@@ -71,6 +80,13 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         if (!files.isEmpty())
             w->openOrAsk(files);
     })->setToolTip(tr("ETDump, debug buffer, ETRecord, AOT capture, or a saved session"));
+    // A device's session is a folder, which the file dialog cannot pick (issue 56).
+    add(file, tr("Open &Folder…"), QKeySequence(tr("Ctrl+Alt+O")), w, [w] {
+        const auto dir = QFileDialog::getExistingDirectory(
+            w, tr("Open a session's folder"), QFileInfo(w->defaultOutput(QString())).absolutePath());
+        if (!dir.isEmpty())
+            w->openOrAsk({dir});
+    })->setToolTip(tr("A folder holding a session's files: ETDump, debug buffer, ETRecord, capture"));
     add(file, tr("&Compare With…"), QKeySequence(tr("Ctrl+Shift+O")), w, [w] {
         const auto dir = QFileDialog::getExistingDirectory(
             w, tr("Compare with another session's folder (B)"),
@@ -78,6 +94,14 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         if (!dir.isEmpty())
             w->compareWith({dir});
     })->setToolTip(tr("Another backend, recipe or build of this model, side by side in the A/B tab"));
+    add(file, tr("Compare With &Files…"), QKeySequence(), w, [w] {
+        const auto files = QFileDialog::getOpenFileNames(
+            w, tr("Compare with another session's files (B)"),
+            QFileInfo(QFileInfo(w->defaultOutput(QString())).absolutePath()).absolutePath(),
+            tr("Session files (*.etdp *.bin *.safetensors *.json *.pte);;All files (*)"));
+        if (!files.isEmpty())
+            w->compareWith(files);
+    })->setToolTip(tr("B from its files rather than its folder"));
     m_reload = add(file, tr("&Reload"), QKeySequence(Qt::Key_F5), w, [w] { w->reload(); });
     m_recent = file->addMenu(tr("Recent sessions"));
     m_recent->setToolTipsVisible(true);
@@ -116,6 +140,10 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         const QString folder = dialog.selectedFiles().front();
         // Owned by the window: closing it mid-export ends the export with it.
         auto* exporter = new ReportExporter(w->session(), w->chart()->metric(), folder, 3, w);
+        exporter->setSessionName(w->sessionName());
+        if (w->comparison()->runs()) // the A/B shown: a section of the report
+            exporter->setComparedRuns(w->comparison()->runs(),
+                                      w->inspector()->runDiffView()->model()->metric());
         connect(exporter, &ReportExporter::finished, w, [w, exporter, folder](const QString& err) {
             const QString index = QDir(folder).filePath(QStringLiteral("index.html"));
             w->statusBar()->showMessage(err.isEmpty() ? tr("Report written to %1").arg(index) : err, 8000);
@@ -155,6 +183,13 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
                             });
     m_needComparison << add(view, tr("Show the &graph"), QKeySequence(tr("Ctrl+G")), inspector,
                             [inspector] { inspector->showTab(2); });
+    // Every tab has its key (issue 56: A/B, Steps and Coverage had none).
+    add(view, tr("Show &coverage"), QKeySequence(tr("Ctrl+2")), inspector,
+        [inspector] { inspector->showTab(InspectorView::CoverageTab); });
+    add(view, tr("Show the &A/B comparison"), QKeySequence(tr("Ctrl+4")), inspector,
+        [inspector] { inspector->showTab(InspectorView::AbTab); });
+    add(view, tr("Show the &steps"), QKeySequence(tr("Ctrl+5")), inspector,
+        [inspector] { inspector->showTab(InspectorView::StepsTab); });
 
     QMenu* help = window.menuBar()->addMenu(tr("&Help"));
     add(help, tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] { showShortcuts(); });

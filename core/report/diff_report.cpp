@@ -71,12 +71,14 @@ std::string cellNumber(const MetricInfo& m, const std::optional<double>& v) {
 
 } // namespace
 
-RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
-                 const std::vector<MetricThreshold>& margins) {
+namespace {
+
+RunDiff judged(const RunSummary& a, const RunSummary& b, RunMatch match, Metric metric,
+               const std::vector<MetricThreshold>& margins) {
     RunDiff d;
     d.a = &a;
     d.b = &b;
-    d.match = matchRuns(a, b);
+    d.match = std::move(match);
     d.metric = metric;
     for (const auto& p : d.match.pairs)
         d.references_disagree += p.referencesDisagree();
@@ -87,6 +89,17 @@ RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
     else if (d.other_reference.empty())
         d.regressions = regressions(a, b, d.match, margins);
     return d;
+}
+
+} // namespace
+
+RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
+                 const std::vector<MetricThreshold>& margins) {
+    return judged(a, b, matchRuns(a, b), metric, margins);
+}
+
+RunDiff diffRuns(const ComparedRuns& runs, Metric metric) {
+    return judged(runs.a, runs.b, runs.match, metric, {});
 }
 
 void writeDiffJson(JsonStream& out, const RunDiff& d) {

@@ -33,6 +33,8 @@ struct RunDiff {
 
 RunDiff diffRuns(const RunSummary& a, const RunSummary& b, Metric metric,
                  const std::vector<MetricThreshold>& margins = {});
+// The same over runs already paired (the app's A/B tab): `runs` must outlive it.
+RunDiff diffRuns(const ComparedRuns& runs, Metric metric);
 
 // The diff document (format "gapscope.diff", docs/compare-runs.md): both runs,
 // every pairing in execution order with each side's values and the difference

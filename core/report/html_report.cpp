@@ -2,6 +2,7 @@
 
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_status.h"
+#include "core/report/diff_report.h"
 #include "core/report/text_format.h"
 
 #include <cmath>
@@ -57,6 +58,7 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:left}td.n{text-align:righ
 th{background:#f3f3f3;cursor:pointer;position:sticky;top:0}tr.past td{background:#fde2df}
 tr.first td{font-weight:bold}.warn{background:#fff4ce;border:1px solid #e0c060;padding:6px;margin:4px 0}
 img{max-width:100%;border:1px solid #ccc}figure{margin:1em 0}code{font-size:12px}
+.scroll{overflow-x:auto;max-width:100%}
 .ops{max-width:28em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap})";
 
 // Click a header: sort by its data-v (numbers) or text; the first click on a
@@ -90,14 +92,59 @@ std::string timeCell(std::optional<double> v, double scale, const std::string& w
     return "<td class=n data-v=\"" + number(*v * scale) + "\">" + shortNumber(*v * scale) + "</td>";
 }
 
+// The A/B comparison beside the session: what was paired with what, what makes
+// it doubtful, and the pairings B made worst (the whole of it: ab.csv, ab.json).
+void writeAbSection(std::ostream& out, const ComparedRuns& runs, Metric metric) {
+    const RunDiff d = diffRuns(runs, metric);
+    const MetricInfo& m = metricInfo(metric);
+    out << "<h2>A/B: against " << htmlEscape(runs.b.label) << "</h2><p class=sub>A "
+        << htmlEscape(runs.a.label) << " (" << runs.a.rows.size() << " rows), B " << htmlEscape(runs.b.label)
+        << " (" << runs.b.rows.size() << " rows); matched by "
+        << (d.match.by_handle ? "debug handle (one reference graph)" : "op, code location, shape and order")
+        << ": " << d.match.matched << " pairs, " << d.match.a_only << " on A only, " << d.match.b_only
+        << " on B only. Every pairing: ab.csv, ab.json.</p>\n";
+    if (!d.other_reference.empty())
+        out << "<div class=warn>" << htmlEscape(d.other_reference) << "</div>\n";
+    if (!d.other_program.empty())
+        out << "<div class=warn>" << htmlEscape(d.other_program) << "</div>\n";
+    out << "<div class=scroll><table><thead><tr><th>A</th><th>B</th><th>matched by</th><th>"
+        << htmlEscape(m.label) << " A</th><th>" << htmlEscape(m.label)
+        << " B</th><th>B worse by</th><th>note</th></tr></thead><tbody>\n";
+    std::size_t shown = 0;
+    const auto side = [](const RunSummary& run, const std::optional<std::size_t>& row) {
+        return row ? std::to_string(run.rows[*row].index) + " " + run.rows[*row].compared_node
+                   : std::string("—");
+    };
+    const auto cell = [&](const std::optional<double>& v) {
+        return v ? (m.format == MetricFormat::Precise ? cosineNumber(*v) : shortNumber(*v))
+                 : std::string("—");
+    };
+    for (const auto k : rankByWorsening(runs.a, runs.b, runs.match, metric)) {
+        const auto& p = runs.match.pairs[k];
+        if (!p.a || !p.b)
+            continue;
+        if (shown++ == 20)
+            break;
+        const auto v = metricDelta(runs.a, runs.b, p, metric);
+        out << "<tr><td>" << htmlEscape(side(runs.a, p.a)) << "</td><td>" << htmlEscape(side(runs.b, p.b))
+            << "</td><td>" << matchBasisLabel(p.basis) << "</td><td class=n>" << cell(v.a)
+            << "</td><td class=n>" << cell(v.b) << "</td><td class=n>"
+            << (p.referencesDisagree() ? std::string("not one tensor") : cell(v.worse_by)) << "</td><td>"
+            << htmlEscape(p.note) << "</td></tr>\n";
+    }
+    out << "</tbody></table></div>\n";
+}
+
 } // namespace
 
 void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportContext& ctx,
                          const std::vector<ReportFigure>& figures) {
-    out << "<!doctype html><html lang=en><head><meta charset=utf-8><title>Gapscope report</title><style>"
-        << kStyle << "</style></head><body>\n<h1>Gapscope report</h1><p class=sub>Gapscope "
-        << gapscopeVersion() << " · method <code>" << htmlEscape(c.method) << "</code> · run " << c.run
-        << " · " << c.rows.size() << " ops compared · threshold "
+    const std::string name = ctx.session_name.empty() ? std::string() : " — " + htmlEscape(ctx.session_name);
+    out << "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport "
+           "content=\"width=device-width\"><title>Gapscope report"
+        << name << "</title><style>" << kStyle << "</style></head><body>\n<h1>Gapscope report" << name
+        << "</h1><p class=sub>Gapscope " << gapscopeVersion() << " · method <code>" << htmlEscape(c.method)
+        << "</code> · run " << c.run << " · " << c.rows.size() << " ops compared · threshold "
         << htmlEscape(describeThreshold(ctx.threshold)) << "</p>\n";
     if (ctx.first_divergence)
         out << "<p>⚑ <b>First divergence</b>: row " << ctx.first_divergence->row << " ("
@@ -114,7 +161,8 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
             out << "<h2>" << htmlEscape(f.title) << "</h2>" << img(f);
 
     out << "<h2>Ops</h2><p class=sub>Click a column to sort (worst first). Rows past the threshold are "
-           "red.</p>\n<table class=sortable><thead><tr><th data-worse=asc>#</th><th>handles</th><th>AOT "
+           "red.</p>\n<div class=scroll><table class=sortable><thead><tr><th "
+           "data-worse=asc>#</th><th>handles</th><th>AOT "
            "ops</th><th>runtime ops</th><th>shape</th><th>dtype</th><th>status</th>";
     for (const auto& m : metricCatalog())
         out << "<th data-worse=" << (m.higher_is_worse ? "desc" : "asc") << ">" << htmlEscape(m.label)
@@ -148,7 +196,9 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
         }
         out << "</tr>\n";
     }
-    out << "</tbody></table>\n";
+    out << "</tbody></table></div>\n";
+    if (ctx.ab)
+        writeAbSection(out, *ctx.ab, ctx.ab_metric);
 
     bool any = false;
     for (const auto& f : figures)

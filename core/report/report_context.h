@@ -7,6 +7,7 @@
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
+#include "core/compare/run_diff.h"
 #include "core/profile/op_latency.h"
 
 #include <cstdint>
@@ -38,6 +39,12 @@ struct ReportContext {
     std::string reference_kind;
     // Each row's time (op_latency.h); null when the ETDump has no timing for the run.
     std::shared_ptr<const ComparisonLatency> latency;
+    // What the report is of ("vit/portable", a saved session's name); "" unnamed.
+    std::string session_name;
+    // The A/B comparison shown beside the session, when there is one: the
+    // report then has a section on it (issue 56: it had no word of B).
+    std::shared_ptr<const ComparedRuns> ab;
+    Metric ab_metric = Metric::Snr;
 };
 
 } // namespace gapscope

@@ -5,10 +5,12 @@
 #include "app/gui/compare_controller.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
 #include "app/gui/steps_controller.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/run_summary.h"
+#include "widgets/frozen_columns_table_view.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
 #include "widgets/pair_tensor_view.h"
@@ -20,11 +22,20 @@
 #include "widgets/tensor_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
+#include <QMenu>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
 #include <qcustomplot.h>
@@ -69,6 +80,9 @@ private slots:
     void twoDecodeLoopsStepByStep();
     void everyMetricChooserNamesTheMetricsAsTheCatalog();
     void openingAnotherSessionClosesB();
+    void aSavedSessionKeepsBAndAAndBSwap();
+    void theAbResultIsExportedAndCopied();
+    void differentReferencesAreSaidAboveTheTable();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -448,6 +462,113 @@ void CompareRunsTest::openingAnotherSessionClosesB() {
     QVERIFY(waitCompared(window));
     window.openPaths({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/portable_recurrent/run.debug.bin")});
     QVERIFY(window.comparison()->hasB());
+}
+
+// Issue 56: a saved session forgot B, and A and B could not be swapped.
+void CompareRunsTest::aSavedSessionKeepsBAndAAndBSwap() {
+    const QString a = QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_int8");
+    const QString b = QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_fp32");
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("ab.gapscope.json"));
+    {
+        MainWindow window;
+        window.openPaths({a});
+        window.compareWith({b});
+        QVERIFY(waitCompared(window));
+        QVERIFY(window.saveSession(saved));
+    }
+    MainWindow window;
+    QVERIFY(window.openSessionFile(saved));
+    QTRY_VERIFY_WITH_TIMEOUT(window.comparison()->hasB(), 10000);
+    QVERIFY(waitCompared(window));
+    QCOMPARE(window.comparison()->pathsB(), QStringList{QFileInfo(b).absoluteFilePath()});
+    const std::string labelA = window.comparison()->runs()->a.label;
+    const std::string labelB = window.comparison()->runs()->b.label;
+    QVERIFY(labelA != labelB);
+    // Swapped: B's files are the session, A's compared beside it.
+    QVERIFY(window.inspector()->runDiffView()->swapButton()->isEnabled());
+    QTest::mouseClick(window.inspector()->runDiffView()->swapButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(window.comparison()->runs() && window.comparison()->runs()->a.label == labelB &&
+                                 !window.comparison()->busy(),
+                             30000);
+    QCOMPARE(window.comparison()->runs()->b.label, labelA);
+    QCOMPARE(window.controller()->paths(), QStringList{QFileInfo(b).absoluteFilePath()});
+    // The demo has no files to compare beside another: no swap.
+    window.openDemo();
+    QVERIFY(!window.swapRuns());
+}
+
+void CompareRunsTest::theAbResultIsExportedAndCopied() {
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.openPaths({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_int8")});
+    window.compareWith({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_fp32")});
+    QVERIFY(waitCompared(window));
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("ab.json"));
+    QVERIFY(window.exportAb(json, RunDiffView::ExportFormat::Json));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(doc.value(QStringLiteral("format")).toString(), QStringLiteral("gapscope.diff"));
+    QCOMPARE(doc.value(QStringLiteral("pairs")).toArray().size(),
+             static_cast<int>(window.comparison()->runs()->match.pairs.size()));
+    QVERIFY(window.exportAb(dir.filePath(QStringLiteral("ab.csv")), RunDiffView::ExportFormat::Csv));
+    QVERIFY(window.exportAb(dir.filePath(QStringLiteral("ab.md")), RunDiffView::ExportFormat::Markdown));
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("ab.md"))).size() > 100);
+    // An input is never replaced by an export.
+    QVERIFY(!window.exportAb(QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_int8/run.etdp"),
+                             RunDiffView::ExportFormat::Csv));
+    // A's op stays in view while the numbers scroll; the row menu copies at full precision.
+    RunDiffView* view = window.inspector()->runDiffView();
+    window.inspector()->showTab(InspectorView::AbTab);
+    QVERIFY(view->table()->frozenView()->isVisible());
+    QVERIFY(view->table()->isFrozen(RunDiffModel::A));
+    QCOMPARE(view->table()->horizontalHeader()->visualIndex(RunDiffModel::WorseBy), 2);
+    QModelIndex first; // the first row whose B has a finite number
+    for (int row = 0; row < view->proxy()->rowCount() && !first.isValid(); ++row)
+        if (view->model()->paired(view->proxy()->mapToSource(view->proxy()->index(row, 0)).row()) &&
+            std::isfinite(
+                view->proxy()->index(row, RunDiffModel::ValueB).data(RunDiffModel::SortRole).toDouble()))
+            first = view->proxy()->index(row, RunDiffModel::ValueB);
+    QVERIFY(first.isValid());
+    QMenu* menu = view->rowMenu(first);
+    QVERIFY(menu->actions().size() >= 4);
+    menu->actions().front()->trigger();
+    const QStringList lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 2);
+    const auto pair = static_cast<std::size_t>(first.data(RunDiffModel::PairRole).toInt());
+    const auto& p = window.comparison()->runs()->match.pairs[pair];
+    const auto b = metricDelta(window.comparison()->runs()->a, window.comparison()->runs()->b, p,
+                               view->model()->metric())
+                       .b;
+    QVERIFY(b);
+    const int at = static_cast<int>(
+        lines[0]
+            .split(QLatin1Char('\t'))
+            .indexOf(view->model()->headerData(RunDiffModel::ValueB, Qt::Horizontal).toString()));
+    QVERIFY(at >= 0);
+    QCOMPARE(lines[1].split(QLatin1Char('\t'))[at].toDouble(), *b);
+}
+
+// Issue 56: one run against its quantised simulation, the other against the
+// exported float graph: the difference is no backend's, and the tab says so.
+void CompareRunsTest::differentReferencesAreSaidAboveTheTable() {
+    MainWindow window;
+    window.show();
+    window.openPaths({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_int8")});
+    window.compareWith({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_fp32")});
+    QVERIFY(waitCompared(window));
+    QLabel* warning = window.inspector()->runDiffView()->warning();
+    QVERIFY(!warning->isHidden());
+    QVERIFY(warning->text().contains(QStringLiteral("A is measured against: quantised simulation (PT2E)")));
+    // One kind on both sides: nothing to warn about.
+    window.compareWith({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_int8")});
+    QVERIFY(waitCompared(window));
+    QVERIFY(warning->isHidden());
+    QVERIFY(
+        window.inspector()->runDiffView()->summary()->text().contains(QStringLiteral("Both against the")));
 }
 
 QTEST_MAIN(CompareRunsTest)
