@@ -1,6 +1,7 @@
 #include "widgets/coverage_model.h"
 
 #include <QStringList>
+#include <algorithm>
 
 namespace gapscope {
 
@@ -19,14 +20,36 @@ void CoverageModel::indexTiming() {
     for (std::size_t i = 0; l && i < l->rows.size(); ++i)
         if (!l->rows[i].p50)
             m_untimedRows.push_back(i);
+    m_timedOnly.clear();
+    m_timeOfItem.clear();
+    if (!m_session || !m_session->comparison)
+        return;
+    const auto& coverage = m_session->comparison->coverage;
+    m_timeOfItem.assign(coverage.size(), std::nullopt);
+    if (!l)
+        return;
+    // Occurrence k of a name in the timing is occurrence k of it in the coverage
+    // (one delegate's "Transpose (ND, X32) #1" per call).
+    std::map<std::string, std::vector<std::size_t>> timed;
+    for (std::size_t i = l->timed_without_numerics.size(); i-- > 0;)
+        timed[l->timed_without_numerics[i].name].push_back(i);
+    for (std::size_t k = 0; k < coverage.size(); ++k)
+        if (auto it = timed.find(coverage[k].what); it != timed.end() && !it->second.empty()) {
+            m_timeOfItem[k] = it->second.back();
+            it->second.pop_back();
+        }
+    for (const auto& [name, left] : timed)
+        m_timedOnly.insert(m_timedOnly.end(), left.begin(), left.end());
+    std::sort(m_timedOnly.begin(), m_timedOnly.end());
 }
 
 int CoverageModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !m_session || !m_session->comparison)
         return 0;
     const auto* l = m_session->latency.get();
+    (void)l;
     return static_cast<int>(m_session->comparison->coverage.size() + m_untimedRows.size() +
-                            (l ? l->timed_without_numerics.size() : 0));
+                            m_timedOnly.size());
 }
 
 namespace {
@@ -42,8 +65,13 @@ CoverageModel::Item CoverageModel::item(std::size_t row) const {
     const auto& c = *m_session->comparison;
     if (row < c.coverage.size()) {
         const auto& i = c.coverage[row];
+        QString reason = QString::fromStdString(i.reason);
+        if (const auto t = m_timeOfItem[row]) // its time, here once
+            reason += QStringLiteral("; %1 %2 median (the Profile tab lists every event's)")
+                          .arg(m_session->latency->timed_without_numerics[*t].p50, 0, 'g', 3)
+                          .arg(QString::fromLatin1(timeScaleName(m_session->latency->scale)));
         return {QString::fromStdString(i.kind), QString::fromStdString(i.what), handlesText(i.handles),
-                QString::fromStdString(i.reason)};
+                reason};
     }
     row -= c.coverage.size();
     if (row < m_untimedRows.size()) {
@@ -57,7 +85,7 @@ CoverageModel::Item CoverageModel::item(std::size_t row) const {
             QString::fromStdString(m_session->latency->rows[m_untimedRows[row]].reason)};
     }
     row -= m_untimedRows.size();
-    const auto& u = m_session->latency->timed_without_numerics[row];
+    const auto& u = m_session->latency->timed_without_numerics[m_timedOnly[row]];
     return {QStringLiteral("time_without_numbers"),
             QStringLiteral("%1 (instruction %2)").arg(QString::fromStdString(u.name)).arg(u.instruction_id),
             QString(),

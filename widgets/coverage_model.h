@@ -3,7 +3,10 @@
 #include "core/session/session.h"
 
 #include <QAbstractTableModel>
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace gapscope {
 
@@ -31,6 +34,11 @@ private:
 
     std::shared_ptr<const Session> m_session;
     std::vector<std::size_t> m_untimedRows; // Comparison rows without a time
+    // The timed events without numbers listed on their own: those the coverage
+    // does not list already. A delegate's own event (XNNPACK's "Convolution
+    // (NHWC, F32) IGEMM #1") is one item with its time (issue 56: listed twice).
+    std::vector<std::size_t> m_timedOnly;
+    std::vector<std::optional<std::size_t>> m_timeOfItem; // per coverage item: its timed_without_numerics
 };
 
 } // namespace gapscope

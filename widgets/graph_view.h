@@ -38,6 +38,8 @@ class GraphView : public QWidget {
     Q_OBJECT
 public:
     explicit GraphView(QWidget* parent = nullptr);
+    // What the node colours mean, beside the colour chooser (issue 56: none).
+    QLabel* legend() const { return m_legend; }
     ~GraphView() override;
 
     void setSession(std::shared_ptr<const Session> session);
@@ -98,6 +100,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    QString legendText(ColourBy by, double maxShare) const;
     void relayout();
     void showLayout();
     void recolour();
@@ -123,6 +126,7 @@ private:
     std::map<std::size_t, double> m_worseBy;
     QString m_differenceLabel;
     QLabel* m_status;
+    QLabel* m_legend; // what the colours say: gap, time (log), or the A/B difference
     JobTracker m_jobs;
 };
 

@@ -61,10 +61,12 @@ namespace {
 QString side(const RunSummary& run, const std::optional<std::size_t>& row) {
     if (!row)
         return QStringLiteral("—");
+    // The name the op table's chart, graph and status bar give the row
+    // (displayOpName; issue 56: one row had three names), and how many ops it holds.
     const RunRow& r = run.rows[*row];
-    QString text = QStringLiteral("%1  %2").arg(r.index).arg(QString::fromStdString(r.compared_node));
+    QString text = QStringLiteral("%1  %2").arg(r.index).arg(QString::fromStdString(r.name));
     if (r.aot_ops.size() > 1)
-        text += QStringLiteral(" (group of %1)").arg(r.aot_ops.size());
+        text += QStringLiteral(", %1 ops").arg(r.aot_ops.size());
     return text;
 }
 
@@ -146,6 +148,14 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ForegroundRole && index.column() == WorseBy && d.worse_by && *d.worse_by != 0)
         return QBrush(*d.worse_by > 0 ? QColor(0xb0, 0x20, 0x20) : QColor(0x20, 0x80, 0x30));
     if (role == Qt::ToolTipRole) {
+        if ((index.column() == A && p.a) || (index.column() == B && p.b)) {
+            const RunRow& r = index.column() == A ? m_runs->a.rows[*p.a] : m_runs->b.rows[*p.b];
+            return QStringLiteral("Row %1, compared at %2's output%3")
+                .arg(r.index)
+                .arg(QString::fromStdString(r.compared_node))
+                .arg(r.aot_ops.size() > 1 ? QStringLiteral(" (one of its %1 ops)").arg(r.aot_ops.size())
+                                          : QString());
+        }
         if (index.column() == Basis)
             return QStringLiteral("What this pairing rests on (docs/compare-runs.md)");
         if (index.column() == WorseBy && p.referencesDisagree())

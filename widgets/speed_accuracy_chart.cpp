@@ -201,9 +201,29 @@ void SpeedAccuracyChart::rebuild() {
     m_plot->rescaleAxes();
     if (m_session && m_session->threshold.metric == m) // the line in view
         m_plot->yAxis->setRange(m_plot->yAxis->range().expanded(m_session->threshold.value));
-    // Some air around the points, and the time axis from 0.
-    const auto x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
-    m_plot->xAxis->setRange(0, std::max(x.upper * 1.08, 1e-9));
+    // Some air around the points. Shares spanning more than two decades (one op
+    // 89% of a Llama's run, the other 140 under 2%: issue 56, all in one corner
+    // of a linear axis) go on a log axis; otherwise a linear one from 0.
+    double smallest = 0, largest = 0;
+    for (const double share : m_x)
+        if (share > 0) {
+            smallest = smallest > 0 ? std::min(smallest, share) : share;
+            largest = std::max(largest, share);
+        }
+    const bool logTime = smallest > 0 && largest / smallest > 100;
+    if (logTime) {
+        m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        m_plot->xAxis->setLabel(tr("share of the run's time (%, median over the runs; log scale)"));
+        m_plot->xAxis->setRange(smallest / 1.5, largest * 1.5);
+    } else {
+        m_plot->xAxis->setScaleType(QCPAxis::stLinear);
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_plot->xAxis->setLabel(tr("share of the run's time (%, median over the runs)"));
+        const auto x = m_plot->xAxis->range();
+        m_plot->xAxis->setRange(0, std::max(x.upper * 1.08, 1e-9));
+    }
+    const auto y = m_plot->yAxis->range();
     const double pad = std::max(y.size() * 0.08, 1e-9);
     m_plot->yAxis->setRange(y.lower - pad, y.upper + pad);
     m_plot->replot(QCustomPlot::rpQueuedReplot);

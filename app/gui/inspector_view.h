@@ -21,6 +21,7 @@ namespace gapscope {
 class AppSettings;
 class ComparisonSelectors;
 class CoverageModel;
+class ProfileModel;
 class GapChart;
 class SpeedAccuracyChart;
 class GraphView;
@@ -88,11 +89,12 @@ public:
     // Shows the gap chart (0) or the time-against-gap scatter (1) below the tensors.
     void showChart(int chart);
     TensorPanel* tensorPanel() const { return m_tensors; }
+    ProfileModel* profileModel() const { return m_profile; }
     GraphView* graphView() const { return m_graph; }
     RunDiffView* runDiffView() const { return m_runDiff; }
     StepMatrixView* stepsView() const { return m_steps; }
-    enum Tab { OpsTab, CoverageTab, GraphTab, AbTab, StepsTab };
-    // Shows the Ops (0), Coverage (1), Graph (2), A/B (3) or Steps (4) tab.
+    enum Tab { OpsTab, CoverageTab, GraphTab, AbTab, StepsTab, ProfileTab };
+    // Shows the Ops (0), Coverage (1), Graph (2), A/B (3), Steps (4) or Profile (5) tab.
     void showTab(int tab);
     QComboBox* runSelector() const;
     QComboBox* methodSelector() const;
@@ -130,6 +132,8 @@ private:
     OpTableModel* m_model;
     OpFilterProxy* m_proxy;
     CoverageModel* m_coverage;
+    ProfileModel* m_profile;
+    QWidget* m_profilePage;
     OpTableView* m_table;
     QTableView* m_coverageView;
     GapChart* m_chart;

@@ -312,12 +312,20 @@ void MainWindow::warnIfInputsChanged() {
         lines << tr("%1 changed on disk since it was opened: what is shown may no longer match it; press F5 "
                     "to reload")
                      .arg(QString::fromStdString(path));
-    if (!lines.isEmpty() && m_banner->text() != lines.join(QLatin1Char('\n')))
+    if (!lines.isEmpty() && m_banner->text() != lines.join(QLatin1Char('\n')) &&
+        m_banner->toolTip() != lines.join(QLatin1Char('\n')))
         showBanner(lines);
 }
 
 void MainWindow::showBanner(const QStringList& lines) {
-    m_banner->setText(lines.join(QLatin1Char('\n')));
+    // Three lines at most above the table (issue 56: a 6-run BERT showed 8); all
+    // of them in the tooltip.
+    constexpr int kShown = 3;
+    QStringList shown = lines.mid(0, kShown);
+    if (lines.size() > kShown)
+        shown << tr("… and %n more (hover here for all)", "", static_cast<int>(lines.size() - kShown));
+    m_banner->setText(shown.join(QLatin1Char('\n')));
+    m_banner->setToolTip(lines.size() > kShown ? lines.join(QLatin1Char('\n')) : QString());
     m_banner->setVisible(!lines.isEmpty());
 }
 

@@ -190,6 +190,8 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         [inspector] { inspector->showTab(InspectorView::AbTab); });
     add(view, tr("Show the &steps"), QKeySequence(tr("Ctrl+5")), inspector,
         [inspector] { inspector->showTab(InspectorView::StepsTab); });
+    add(view, tr("Show the &profile (each event's time)"), QKeySequence(tr("Ctrl+6")), inspector,
+        [inspector] { inspector->showTab(InspectorView::ProfileTab); });
 
     QMenu* help = window.menuBar()->addMenu(tr("&Help"));
     add(help, tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] { showShortcuts(); });

@@ -3,6 +3,7 @@
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 
+#include <algorithm>
 #include <iomanip>
 
 namespace gapscope {
@@ -98,16 +99,23 @@ void writeProfileText(std::ostream& out, const ProfileTable& table) {
         out << "block '" << echoedName(block.name, 120) << "': " << block.runs.size() << " run"
             << (block.runs.size() == 1 ? "" : "s") << ", " << block.events.size() << " events (" << unit
             << ")\n";
-        out << "  " << std::left << std::setw(40) << "event" << std::setw(12) << "p50" << std::setw(12)
-            << "avg" << std::setw(12) << "min" << std::setw(12) << "max"
-            << "delegate\n";
+        // The names whole (issue 56: XNNPACK's "Fully Connected (NC, QD8, F32, QC4W) GEMM #3" were
+        // cut at 40), up to 72 characters; the Inspector's columns p10, p50, p90, avg, min, max.
+        std::size_t width = 12;
+        for (const auto& e : block.events)
+            width = std::max(width, std::min<std::size_t>(terminalText(e.name, false).size() + 2, 72));
+        out << "  " << std::left << std::setw(static_cast<int>(width)) << "event";
+        for (const char* h : {"p10", "p50", "p90", "avg", "min", "max"})
+            out << std::setw(10) << h;
+        out << "delegate\n";
         for (const auto& e : block.events) {
-            out << "  " << column(e.name, 40);
+            out << "  " << column(e.name, width);
             if (e.perf)
-                out << std::setw(12) << shortNumber(e.perf->p50) << std::setw(12) << shortNumber(e.perf->avg)
-                    << std::setw(12) << shortNumber(e.perf->min) << std::setw(12) << shortNumber(e.perf->max);
+                for (const double v :
+                     {e.perf->p10, e.perf->p50, e.perf->p90, e.perf->avg, e.perf->min, e.perf->max})
+                    out << std::setw(10) << shortNumber(v);
             else
-                out << std::setw(48) << "(no profiling)";
+                out << std::setw(60) << "(no profiling)";
             out << (e.is_delegated_op
                         ? echoedName(e.delegate_backend_name.empty() ? "yes" : e.delegate_backend_name, 30)
                         : std::string())

@@ -349,7 +349,8 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
                            [](const Event& e) { return std::holds_alternative<ProfileEvent>(e); });
     };
     if (timed() && s.workspace) {
-        if (auto latency = comparisonLatency(*s.workspace->profileTable(s.dump, s.etrecord), *s.comparison))
+        s.profile = s.workspace->profileTable(s.dump, s.etrecord);
+        if (auto latency = comparisonLatency(*s.profile, *s.comparison))
             s.latency = std::make_shared<const ComparisonLatency>(std::move(*latency));
     }
     s.complete = true;

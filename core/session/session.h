@@ -46,6 +46,9 @@ struct Session {
     // Each row's time from the same ETDump's timing table (op_latency.h), once
     // complete; null without profiling events for the compared run.
     std::shared_ptr<const ComparisonLatency> latency;
+    // The ETDump's timing table as ExecuTorch's Inspector gives it (every event,
+    // p10/p50/p90): the Profile tab. Null without timing.
+    std::shared_ptr<const ProfileTable> profile;
     // Every capture offered (SessionFiles), shared: a decode loop offers thousands,
     // and --all-runs opens a session per run (issue 55).
     std::shared_ptr<const CapturesOffered> captures_offered;

@@ -317,7 +317,11 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             // inputs/1, …; one file per step of a decode loop): what they are, not
             // a capture gone wrong, so not warned about (issue 54: 65 warnings on a
             // 65-step session).
-            if (parsed && isModelInputsFile(parsed.value()))
+            // A file named for the inputs (inputs.safetensors, inputs_step3.safetensors)
+            // is the user's data whatever its tensors are called (issue 56: every
+            // folder with one showed a warning about it).
+            const auto stem = std::filesystem::path(r->path()).stem().string();
+            if (parsed && (isModelInputsFile(parsed.value()) || stem.rfind("inputs", 0) == 0))
                 continue;
             s.unrecognized.push_back(
                 parsed

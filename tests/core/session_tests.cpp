@@ -650,6 +650,8 @@ TEST_CASE("model inputs files beside a session are recognised, not warned about"
     write("inputs.step0.safetensors", {"inputs/0"});
     write("inputs.step1.safetensors", {"inputs/0", "inputs/1"});
     write("weights.safetensors", {"inputs/0", "lm_head.weight"}); // not only inputs: still said
+    // Issue 56: named for the inputs, whatever its tensors are called (a user's "input_ids").
+    write("inputs.safetensors", {"input_ids", "attention_mask"});
     std::vector<Error> errors;
     const auto files = sortSessionFiles(sessionInputsFromPaths({dir}, errors));
     REQUIRE(errors.empty());

@@ -159,10 +159,28 @@ void GapscopeGuiTest::modelsPassTheModelTester() {
     model.setSession(session);
     coverage.setSession(session);
     QCOMPARE(model.rowCount(), static_cast<int>(session->comparison->rows.size()));
-    // The comparison's coverage, then the timing's (tst_latency_views).
+    // The comparison's coverage, then the timing's (tst_latency_views): a delegate's
+    // own timed event that the coverage lists is one item with its time, not two
+    // (issue 56: XNNPACK's operator times were each listed twice).
+    std::size_t alsoCovered = 0; // occurrence k of a name in one pairs with occurrence k in the other
+    std::map<std::string, std::pair<std::size_t, std::size_t>> names;
+    for (const auto& u : session->latency->timed_without_numerics)
+        ++names[u.name].first;
+    for (const auto& c : session->comparison->coverage)
+        ++names[c.what].second;
+    for (const auto& [name, n] : names)
+        alsoCovered += std::min(n.first, n.second);
+    QVERIFY(alsoCovered > 0); // the demo's XNNPACK events
     QCOMPARE(coverage.rowCount(), static_cast<int>(session->comparison->coverage.size() +
-                                                   session->latency->timed_without_numerics.size() +
-                                                   session->latency->rowsWithoutTime()));
+                                                   session->latency->timed_without_numerics.size() -
+                                                   alsoCovered + session->latency->rowsWithoutTime()));
+    bool timeShown = false;
+    for (int row = 0; row < coverage.rowCount(); ++row)
+        timeShown = timeShown || coverage.index(row, CoverageModel::Reason)
+                                     .data()
+                                     .toString()
+                                     .contains(QStringLiteral("median (the Profile tab"));
+    QVERIFY(timeShown);
     proxy.sort(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     proxy.setText(QStringLiteral("layer"));
     proxy.setThreshold(MetricThreshold{Metric::RelL2, 0.0});

@@ -1,15 +1,19 @@
 // Issue 26: each op's time beside its gap. The op table's Time and Time %
 // columns and the time-against-gap scatter read what core measured
 // (op_latency.h) on a real ExecuTorch session (tests/data/portable_mha).
+#include "app/gui/inspector_view.h"
+#include "app/gui/main_window.h"
 #include "core/compare/run_diff.h"
 #include "core/session/session.h"
 #include "widgets/coverage_model.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
+#include "widgets/profile_model.h"
 #include "widgets/run_diff_model.h"
 #include "widgets/speed_accuracy_chart.h"
 
 #include <QAbstractItemModelTester>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QtTest>
 #include <cmath>
@@ -43,6 +47,7 @@ private slots:
     void theAbTableComparesBothTimes();
     void theGraphColoursByTimeOrShowsATimeBar();
     void theCoverageListsTimesWithoutNumbersAndTheReverse();
+    void theProfileTabListsEveryTimedEventAsTheInspector();
 
 private:
     std::shared_ptr<const Session> m_mha;
@@ -84,6 +89,8 @@ void LatencyViewsTest::theScatterPlotsTimedOpsAndAClickSelects() {
     }
     QVERIFY(expected > 0);
     QCOMPARE(chart.plotted().size(), expected);
+    // portable_mha's shares span 500×: a log axis, or all but the slowest sit in a corner (issue 56).
+    QCOMPARE(chart.plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
     // A click on a point selects its op: the one of the largest time share.
     auto* plot = chart.plot();
     plot->replot();
@@ -180,7 +187,11 @@ void LatencyViewsTest::theGraphColoursByTimeOrShowsATimeBar() {
     QCOMPARE(graph.timeBar(*slowest), 0.0); // no bar when colouring by the gap alone
     graph.setColourBy(GraphView::ColourBy::Time);
     QCOMPARE(graph.boxBrush(*slowest), QColor(255, 90, 0)); // the slowest: the darkest orange
-    QVERIFY(graph.boxBrush(*fast).green() > 200);           // a quarter as slow: pale
+    // A quarter as slow or less: paler, and on a log scale still tinted (issue 56:
+    // a linear scale left all but the slowest node white).
+    QVERIFY(graph.boxBrush(*fast).green() > 90);
+    QVERIFY(graph.boxBrush(*fast).green() < 245);
+    QVERIFY(graph.legend()->text().contains(QStringLiteral("log scale")));
     graph.setColourBy(GraphView::ColourBy::GapAndTime);
     QCOMPARE(graph.timeBar(*slowest), 1.0);
     QVERIFY(graph.timeBar(*fast) > 0 && graph.timeBar(*fast) < 0.25 + 1e-9);
@@ -213,6 +224,43 @@ void LatencyViewsTest::theCoverageListsTimesWithoutNumbersAndTheReverse() {
         if (s->comparison->rows.size() > 0 && std::string(dir).find("qnn") != std::string::npos)
             QVERIFY(untimed > 0); // inside QNN's call, lowered without its profiling
     }
+}
+
+// Issue 56: the app had no Inspector-style timing table.
+void LatencyViewsTest::theProfileTabListsEveryTimedEventAsTheInspector() {
+    const auto s = session(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_fp32");
+    QVERIFY(s && s->profile);
+    ProfileModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSession(s);
+    std::size_t timed = 0;
+    for (const auto& block : s->profile->blocks)
+        for (const auto& e : block.events)
+            timed += e.perf.has_value();
+    QVERIFY(timed > 100); // XNNPACK's own operators among them
+    QCOMPARE(static_cast<std::size_t>(model.rowCount()), timed);
+    bool xnnpack = false;
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const QString name = model.index(row, ProfileModel::Event).data().toString();
+        if (name.startsWith(QStringLiteral("Convolution (NHWC")) &&
+            model.index(row, ProfileModel::Delegate).data().toString() == QStringLiteral("XnnpackBackend"))
+            xnnpack = true;
+        const double p10 = model.index(row, ProfileModel::P10).data(ProfileModel::SortRole).toDouble();
+        const double p50 = model.index(row, ProfileModel::P50).data(ProfileModel::SortRole).toDouble();
+        const double p90 = model.index(row, ProfileModel::P90).data(ProfileModel::SortRole).toDouble();
+        QVERIFY(p10 <= p50 && p50 <= p90);
+    }
+    QVERIFY(xnnpack);
+    QVERIFY(model.summary().contains(QStringLiteral("p10/p50/p90")));
+    // In the window, Ctrl+6 shows it.
+    MainWindow window;
+    window.show();
+    window.openPaths({QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_fp32")});
+    QTRY_VERIFY_WITH_TIMEOUT(window.session() && window.session()->complete, 30000);
+    QTest::keyClick(&window, Qt::Key_6, Qt::ControlModifier);
+    auto* table = window.findChild<QTableView*>(QStringLiteral("profileTable"));
+    QVERIFY(table && table->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(static_cast<std::size_t>(table->model()->rowCount()), timed, 10000);
 }
 
 QTEST_MAIN(LatencyViewsTest)
