@@ -4,6 +4,8 @@
 // ETDump fixtures (../shared/fixtures/etdump, written by ETDumpGen), read with
 // ExecuTorch 1.5.1's Inspector. tests/e2e/check_profile.py compares whole
 // sessions with the Inspector itself.
+#include "core/etdump/etdump_reader.h"
+#include "core/etrecord/etrecord_reader.h"
 #include "core/profile/perf_stats.h"
 #include "core/profile/profile_table.h"
 #include "core/profile/time_scale.h"
@@ -11,6 +13,7 @@
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 using namespace gapscope;
 
@@ -147,8 +150,9 @@ TEST_CASE("runs of one signature form one block, in another target scale", "[pro
 
 #include "core/report/trace_export.h"
 
-TEST_CASE("the Chrome trace: a process per run, operators nested in Method::execute, a track per delegate",
-          "[profile][fixtures]") {
+TEST_CASE(
+    "the Chrome trace: a process per kind of run, operators nested in Method::execute, a track per delegate",
+    "[profile][fixtures]") {
     // Fixture a's ticks are 100 ns apart: Method::execute spans every operator call.
     const auto a = traceToJson(test::loadFixture("a_fp32_op_chain", false));
     const auto& events = a["traceEvents"];
@@ -192,4 +196,55 @@ TEST_CASE("the Chrome trace: a process per run, operators nested in Method::exec
     }
     CHECK(delegated == 3);
     CHECK(named);
+}
+
+// Issue 56: operator calls carried no op name or handle; each decode step was
+// a process of its own; XNNPACK's tracks said "the delegate's own clock".
+TEST_CASE("the Chrome trace names each operator call, keeps a decode loop in one process, and says whose "
+          "clock a delegate logs on",
+          "[profile][trace]") {
+    const std::string loopDir = GAPSCOPE_TEST_DATA_DIR "/decode_loop_portable";
+    auto loopDump = loadEtdump(loopDir + "/run.etdp", loopDir + "/run.debug.bin");
+    auto loopRecord = loadEtRecord(loopDir + "/etrecord.bin");
+    REQUIRE(loopDump);
+    REQUIRE(loopRecord);
+    TraceOptions options;
+    options.etrecord = &loopRecord.value();
+    const auto trace = traceToJson(loopDump.value(), options);
+    std::set<int> executePids;
+    std::size_t named = 0, calls = 0, handled = 0;
+    for (const auto& e : trace["traceEvents"]) {
+        if (e["ph"] != "X")
+            continue;
+        const std::string name = e["name"];
+        if (name.find("OPERATOR_CALL") != std::string::npos) {
+            ++calls;
+            named += name != "OPERATOR_CALL";
+            handled += e["args"].contains("debug_handles");
+        }
+        if (e["args"]["run"].get<std::size_t>() >= 1)
+            executePids.insert(e["pid"].get<int>());
+    }
+    CHECK(calls > 0);
+    CHECK(named == calls);            // each names its kernel
+    CHECK(handled * 10 >= calls * 9); // and, where the ETRecord maps its instruction, its handles
+    CHECK(executePids.size() == 1);   // six steps, one process
+
+    const std::string xnnpackDir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_fp32";
+    auto xnnpackDump = loadEtdump(xnnpackDir + "/run.etdp", xnnpackDir + "/run.debug.bin");
+    auto xnnpackRecord = loadEtRecord(xnnpackDir + "/etrecord.bin");
+    REQUIRE(xnnpackDump);
+    REQUIRE(xnnpackRecord);
+    options.etrecord = &xnnpackRecord.value();
+    std::size_t runtimeClock = 0, ownClock = 0;
+    const auto xnnpackTrace = traceToJson(xnnpackDump.value(), options); // held: the loop reads into it
+    for (const auto& e : xnnpackTrace["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "thread_name") {
+            const std::string track = e["args"]["name"];
+            runtimeClock +=
+                track.find("XnnpackBackend") == 0 && track.find("the runtime's clock") != std::string::npos;
+            ownClock += track.find("own clock") != std::string::npos;
+        }
+    CHECK(runtimeClock > 0);
+    CHECK(ownClock == 0);
 }
