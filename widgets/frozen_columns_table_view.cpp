@@ -26,6 +26,8 @@ QString tsvCell(QString text) {
 FrozenColumnsTableView::FrozenColumnsTableView(QWidget* parent)
     : QTableView(parent), m_frozen(new QTableView(this)) {
     verticalHeader()->hide();
+    // Rows as tall as the text needs: the style's default showed 7 A/B rows at 720 px (issue 56).
+    verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
     setItemDelegate(new BoundedTextDelegate(this));
     m_frozen->setItemDelegate(new BoundedTextDelegate(m_frozen));
     setWordWrap(false);

@@ -114,6 +114,9 @@ RunDiffView::RunDiffView(QWidget* parent)
     split->setStretchFactor(1, 2);
     split->setSizes({800, 520});
     m_chart->setMinimumWidth(320);
+    // Heatmaps under ~180 px clip their titles (issue 56): the page scrolls instead.
+    m_tensors->setMinimumHeight(180);
+    m_table->setMinimumHeight(8 * (fontMetrics().height() + 8));
     // The tensors below: four heatmaps want the tab's whole width.
     auto* outer = new QSplitter(Qt::Vertical, this);
     outer->setObjectName(QStringLiteral("abTensorSplitter"));

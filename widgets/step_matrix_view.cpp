@@ -216,6 +216,12 @@ QString StepMatrixView::summaryText() const {
     return text;
 }
 
+void StepMatrixView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (m_steps && !m_matrix.ops.empty() && m_matrix.ops.size() <= 40)
+        draw();
+}
+
 void StepMatrixView::draw() {
     const MetricInfo& info = metricInfo(m_metric);
     const int steps = static_cast<int>(m_matrix.steps), ops = static_cast<int>(m_matrix.ops.size());
@@ -256,8 +262,13 @@ void StepMatrixView::draw() {
     m_heat->xAxis->setTicker(whole);
     m_drift->xAxis->setTicker(whole);
     if (ops > 0 && ops <= 40) {
+        // Every k-th name, so that names never overlap (issue 56: 12 ops in 110 px
+        // overlapped); the tooltip and the click name every op.
+        const int line = m_heat->fontMetrics().height();
+        const int room = std::max(m_heat->axisRect()->height(), line);
+        const int every = std::max(1, (ops * line + room - 1) / room);
         QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
-        for (int op = 0; op < ops; ++op)
+        for (int op = 0; op < ops; op += every)
             names->addTick(op, QString::fromStdString(m_matrix.ops[std::size_t(op)]));
         m_heat->yAxis->setTicker(names);
         m_heat->yAxis->setLabel(QString());

@@ -52,6 +52,10 @@ public:
 signals:
     void cellClicked(std::size_t op, std::size_t step);
 
+protected:
+    // The op names are spaced for the heatmap's height: laid out again.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void rebuild();
     void draw();

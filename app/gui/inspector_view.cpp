@@ -242,15 +242,20 @@ QTabWidget* InspectorView::buildTabs() {
     // The A/B tab has its own tensors (A's reference and runtime among them)
     // and its own chart: A's alone below it would halve its height for nothing.
     connect(tabs, &QTabWidget::currentChanged, this, [this](int tab) {
-        m_tensors->setVisible(tab != AbTab);
+        // The Profile tab lists events, not ops: the op's tensors and chart give it their height.
+        m_tensors->setVisible(tab != AbTab && tab != ProfileTab);
         // The graph's colours are the gap chart's: its height goes to the graph,
-        // which takes two thirds of the rest; leaving it gives the table its split back.
-        m_charts->setVisible(tab != AbTab && tab != GraphTab);
-        if (tab == GraphTab && m_userSplit.isEmpty() && m_top) {
+        // which takes three quarters of the rest (issue 56: about 300 px at 768);
+        // leaving it gives the table its split back.
+        // The Steps tab has its own chart (each op's drift over the steps): its heatmap
+        // takes the gap chart's height (issue 56: its rows were 9 px tall).
+        m_charts->setVisible(tab != AbTab && tab != GraphTab && tab != ProfileTab && tab != StepsTab);
+        const bool tall = tab == GraphTab || tab == StepsTab; // a picture: it wants the height
+        if (tall && m_userSplit.isEmpty() && m_top) {
             m_userSplit = m_top->sizes();
             const int total = m_userSplit.value(0) + m_userSplit.value(1);
-            m_top->setSizes({total * 2 / 3, total - total * 2 / 3});
-        } else if (tab != GraphTab && !m_userSplit.isEmpty() && m_top) {
+            m_top->setSizes({total * 3 / 4, total - total * 3 / 4});
+        } else if (!tall && !m_userSplit.isEmpty() && m_top) {
             m_top->setSizes(std::exchange(m_userSplit, {}));
         }
     });
