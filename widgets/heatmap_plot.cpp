@@ -2,6 +2,7 @@
 
 #include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
+#include "widgets/plot_title.h"
 
 #include <QWidget>
 #include <algorithm>
@@ -15,7 +16,7 @@ HeatmapPlot makeHeatmapPlot(QWidget* parent, const QString& title, bool divergin
     auto* plot = new QCustomPlot(parent);
     plot->setMinimumSize(140, 80);
     plot->plotLayout()->insertRow(0);
-    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, QFont(parent->font().family(), 9)));
+    plot->plotLayout()->addElement(0, 0, new PlotTitle(plot, title, QFont(parent->font().family(), 9)));
     auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
     auto* scale = new QCPColorScale(plot);
     plot->plotLayout()->addElement(1, 1, scale);

@@ -9,6 +9,7 @@
 #include "widgets/metric_colors.h"
 #include "widgets/plot_export.h"
 #include "widgets/plot_grid.h"
+#include "widgets/plot_title.h"
 #include "widgets/post_if_current.h"
 #include "widgets/scatter_sprite.h"
 #include "widgets/stacked_scatter_graph.h"
@@ -79,7 +80,7 @@ TensorPanel::TensorPanel(QWidget* parent)
         details[i]->setMinimumSize(140, 80);
         details[i]->plotLayout()->insertRow(0);
         details[i]->plotLayout()->addElement(
-            0, 0, new QCPTextElement(details[i], tr(detailTitles[i]), QFont(font().family(), 9)));
+            0, 0, new PlotTitle(details[i], tr(detailTitles[i]), QFont(font().family(), 9)));
         enablePlotExport(details[i], QString::fromLatin1(fileNames[3 + i]));
         grid->addWidget(details[i], 1, i);
     }

@@ -122,6 +122,9 @@ void ReportExporter::writeTables(const ReportContext& ctx) {
     // snapshot: only the plots, none of the window's controls or selection.
     if (err.isEmpty()) {
         GapChart chart;
+        // The size it is drawn at, before the session: the op labels are spaced for
+        // the plot's width (issue 56: a never-shown chart labelled 2 of 13 ops).
+        chart.plot()->resize(1400, 420);
         chart.setSession(m_session);
         chart.setMetric(m_chartMetric);
         err = figure(chart.plot()->toPixmap(1400, 420).toImage(), QStringLiteral("gap-chart.png"),
