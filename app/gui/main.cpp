@@ -1,3 +1,4 @@
+#include "app/gui/compare_controller.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
@@ -8,6 +9,8 @@
 #include "core/report/version_info.h"
 #include "core/session/session.h"
 #include "widgets/gap_chart.h"
+#include "widgets/run_diff_model.h"
+#include "widgets/run_diff_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -217,14 +220,27 @@ int main(int argc, char** argv) {
                     printError(QStringLiteral("warning: ") +
                                QString::fromStdString(session->errors[i].describe()));
             }
-            auto* exporter = new gapscope::ReportExporter(window.session(), window.chart()->metric(),
-                                                          parser.value(report), 3, &window);
-            QObject::connect(exporter, &gapscope::ReportExporter::finished, &app, [](const QString& err) {
-                if (!err.isEmpty())
-                    printError(err);
-                QApplication::exit(err.isEmpty() ? 0 : 1);
-            });
-            exporter->start();
+            const auto start = [&] {
+                auto* exporter = new gapscope::ReportExporter(window.session(), window.chart()->metric(),
+                                                              parser.value(report), 3, &window);
+                exporter->setSessionName(window.sessionName());
+                if (window.comparison()->runs()) // --compare-with: the A/B is a section of the report
+                    exporter->setComparedRuns(window.comparison()->runs(),
+                                              window.inspector()->runDiffView()->model()->metric());
+                QObject::connect(exporter, &gapscope::ReportExporter::finished, &app, [](const QString& err) {
+                    if (!err.isEmpty())
+                        printError(err);
+                    QApplication::exit(err.isEmpty() ? 0 : 1);
+                });
+                exporter->start();
+            };
+            // With --compare-with, once B is paired (or could not be).
+            auto* compare = window.comparison();
+            if (compare->hasB() && (compare->busy() || (!compare->runs() && !compare->failedB())))
+                QObject::connect(compare, &gapscope::CompareController::settled, &app, start,
+                                 Qt::SingleShotConnection);
+            else
+                start();
         });
         return QApplication::exec();
     }

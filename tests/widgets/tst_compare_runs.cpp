@@ -5,6 +5,7 @@
 #include "app/gui/compare_controller.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
 #include "app/gui/steps_controller.h"
@@ -25,6 +26,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -517,6 +519,23 @@ void CompareRunsTest::theAbResultIsExportedAndCopied() {
     QVERIFY(window.exportAb(dir.filePath(QStringLiteral("ab.csv")), RunDiffView::ExportFormat::Csv));
     QVERIFY(window.exportAb(dir.filePath(QStringLiteral("ab.md")), RunDiffView::ExportFormat::Markdown));
     QVERIFY(QFileInfo(dir.filePath(QStringLiteral("ab.md"))).size() > 100);
+    // The report has a section on B, and every pairing beside it (issue 56: no word of B).
+    const QString folder = dir.filePath(QStringLiteral("report"));
+    ReportExporter exporter(window.session(), Metric::Snr, folder, 0);
+    exporter.setSessionName(window.sessionName());
+    exporter.setComparedRuns(window.comparison()->runs(), Metric::Snr);
+    QSignalSpy finished(&exporter, &ReportExporter::finished);
+    exporter.start();
+    QVERIFY(finished.count() > 0 || finished.wait(30000));
+    QCOMPARE(finished.first().first().toString(), QString());
+    for (const char* file : {"ab.csv", "ab.json", "ab.md"})
+        QVERIFY(QFileInfo(QDir(folder).filePath(QString::fromLatin1(file))).size() > 100);
+    QFile page(QDir(folder).filePath(QStringLiteral("index.html")));
+    QVERIFY(page.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(page.readAll());
+    QVERIFY(html.contains(QStringLiteral("<title>Gapscope report — xnnpack_wav2vec2_int8</title>")));
+    QVERIFY(html.contains(QStringLiteral("<h2>A/B: against xnnpack_wav2vec2_fp32</h2>")));
+    QVERIFY(html.contains(QStringLiteral("A is measured against: quantised simulation")));
     // An input is never replaced by an export.
     QVERIFY(!window.exportAb(QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_wav2vec2_int8/run.etdp"),
                              RunDiffView::ExportFormat::Csv));
