@@ -23,9 +23,8 @@ struct TraceOptions {
 // own ("XnnpackBackend, instruction 4"), every event a complete ("X") event
 // with its start and duration in µs, so that events nest by time. A delegate's
 // own events keep the times the delegate logged: its track says whose clock
-// (XNNPACK: the runtime's; QNN: cycles from 0, its own). Events that carry no time (intermediate outputs, allocations)
-// are left out. With a cycles source the timestamps are cycles, said in
-// `otherData`.
+// (XNNPACK: the runtime's; QNN: cycles from 0, its own). Events that carry no time (intermediate outputs,
+// allocations) are left out. With a cycles source the timestamps are cycles, said in `otherData`.
 nlohmann::ordered_json traceToJson(const EtDump& dump, const TraceOptions& options = {});
 
 } // namespace gapscope
