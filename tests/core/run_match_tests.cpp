@@ -412,6 +412,27 @@ TEST_CASE("reports of schema version 1 are read, and newer versions and other do
     refused(R"({"rows": [{"index": 0, "aot_debug_handle": [1], "aot_ops": ["x"], "status": "ok",
                  "metrics": {"snr": "lots"}}]})",
             ErrorCode::Malformed, "rows[0].metrics.snr");
+    // The reference probe (issue 56): located, bounded, its count its element count's.
+    const auto probed = [](const std::string& probe) {
+        return R"({"rows": [{"index": 0, "aot_debug_handle": [1], "aot_ops": ["x"], "status": "ok",
+                 "metrics": {}, "reference_probe": )" +
+               probe + "}]}";
+    };
+    refused(probed(R"({"elements": 0, "values": []})"), ErrorCode::Malformed,
+            "rows[0].reference_probe.elements");
+    refused(probed(R"({"elements": 40, "values": [1, 2]})"), ErrorCode::Malformed,
+            "rows[0].reference_probe.values");
+    refused(probed(R"({"elements": 99, "values": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]})"),
+            ErrorCode::Malformed, "more than 16 values");
+    refused(probed(R"({"elements": 2, "values": [1, "two"]})"), ErrorCode::Malformed,
+            "rows[0].reference_probe.values[1]");
+    refused(probed(R"([1])"), ErrorCode::Malformed, "rows[0].reference_probe");
+    const auto kept =
+        readSavedReport(*textFile("probe.json", probed(R"({"elements": 2, "values": [1.5, "NaN"]})")));
+    REQUIRE(kept.ok());
+    CHECK(kept.value().runs[0].rows[0].reference_probe.elements == 2);
+    CHECK(kept.value().runs[0].rows[0].reference_probe.values[0] == 1.5);
+    CHECK(std::isnan(kept.value().runs[0].rows[0].reference_probe.values[1]));
     refused(R"({"rows": [)", ErrorCode::Malformed, "not valid JSON");
     refused(R"({"rows": []} trailing)", ErrorCode::Malformed, "bad.json");
     refused("", ErrorCode::Empty, "empty");
