@@ -516,3 +516,39 @@ TEST_CASE("two decode loops step by step: how much worse B is, per op and step, 
     CHECK(mse.first_crossing->step == 0);
     CHECK(mse.first_crossing->op == 1);
 }
+
+#include "core/session/session_steps.h"
+#include "core/session/workspace.h"
+
+// Issue 56 on a real ExecuTorch session: two steps of one decode loop are one
+// program (their rows pair by debug handle) on different tokens, so no pair
+// compares one tensor. Nothing is ranked and no margin trips, where before each
+// pair's "worse by" was the two steps' difference in accuracy, as a regression.
+TEST_CASE("two steps of one decode loop pair by handle and are not one tensor", "[runs][steps]") {
+    std::vector<Error> none;
+    SessionOptions shared;
+    shared.workspace = std::make_shared<Workspace>(
+        sessionInputsFromPaths({GAPSCOPE_TEST_DATA_DIR "/decode_loop_portable"}, none));
+    const auto opened = loadSession(shared.workspace->fileSet(0)->inputs, shared);
+    REQUIRE(opened->comparison);
+    const auto steps = compareSteps(*opened, shared);
+    REQUIRE(steps.steps.size() == 6);
+    const RunSummary &a = steps.steps[0], &b = steps.steps[3];
+    const auto m = matchRuns(a, b);
+    REQUIRE(m.by_handle);
+    REQUIRE(m.matched == a.rows.size());
+    std::size_t notOne = 0;
+    for (const auto& p : m.pairs) {
+        REQUIRE(p.references_db);
+        notOne += p.referencesDisagree();
+    }
+    // The cache rows (index_copy_) hold the same prefix at both steps; the rest differ.
+    CHECK(notOne >= m.matched - 2);
+    const auto worse = regressions(a, b, m, {{Metric::Snr, 0.0}, {Metric::MaxAbs, 0.0}});
+    for (const auto& r : worse)
+        CHECK_FALSE(m.pairs[r.pairing].referencesDisagree());
+    // A step against itself: one tensor everywhere.
+    const auto same = matchRuns(a, a);
+    for (const auto& p : same.pairs)
+        CHECK_FALSE(p.referencesDisagree());
+}
