@@ -70,8 +70,9 @@ CoverageModel::Item CoverageModel::item(std::size_t row) const {
             reason += QStringLiteral("; %1 %2 median (the Profile tab lists every event's)")
                           .arg(m_session->latency->timed_without_numerics[*t].p50, 0, 'g', 3)
                           .arg(QString::fromLatin1(timeScaleName(m_session->latency->scale)));
-        return {QString::fromStdString(i.kind), QString::fromStdString(i.what), handlesText(i.handles),
-                reason};
+        const std::string_view kind = coverageKindName(i.kind);
+        return {QString::fromLatin1(kind.data(), static_cast<qsizetype>(kind.size())),
+                QString::fromStdString(i.what), handlesText(i.handles), reason};
     }
     row -= c.coverage.size();
     if (row < m_untimedRows.size()) {

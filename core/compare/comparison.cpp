@@ -69,21 +69,21 @@ std::vector<CoverageItem> eventCoverage(const std::vector<InspectorEvent>& event
                 mapping ? backendConventions(mapping->backend).internal_tensor_reason : std::string_view();
             if (mapping && mapping->identifiers.empty())
                 items.push_back(
-                    {"opaque_delegate_event",
+                    {CoverageKind::OpaqueDelegateEvent,
                      e.name,
                      {},
                      "backend '" + mapping->backend + "' publishes no delegate-internal debug map"});
             else if (!internal.empty())
                 // The delegate maps every op it lowered: a name it left out is a
                 // tensor it added itself.
-                items.push_back({"delegate_internal", e.name, {}, std::string(internal)});
+                items.push_back({CoverageKind::DelegateInternal, e.name, {}, std::string(internal)});
             else
-                items.push_back({"unresolved_event", e.name, {}, e.resolved.reason});
+                items.push_back({CoverageKind::UnresolvedEvent, e.name, {}, e.resolved.reason});
         }
         for (const auto& v : e.debug_data) {
             auto flag = [&](const Tensor& t) {
                 if (t.data == TensorData::Missing || t.data == TensorData::Invalid)
-                    items.push_back({"missing_data", e.name, e.resolved.handles, t.problem});
+                    items.push_back({CoverageKind::MissingData, e.name, e.resolved.handles, t.problem});
             };
             if (v.isTensor())
                 flag(*v.tensor);
@@ -102,27 +102,28 @@ std::vector<CoverageItem> eventCoverage(const std::vector<InspectorEvent>& event
 void buildCoverage(Comparison& c, std::vector<CoverageItem> ofEvents) {
     c.coverage.clear();
     for (const auto* r : c.alignment().aot_without_runtime)
-        c.coverage.push_back({"aot_without_runtime", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
-                              "no runtime event carries these debug handles"});
+        c.coverage.push_back({CoverageKind::AotWithoutRuntime, r->ops.empty() ? "" : r->ops.front(),
+                              r->debug_handle, "no runtime event carries these debug handles"});
     for (const auto* r : c.alignment().runtime_without_aot)
-        c.coverage.push_back({"runtime_without_aot", r->event->name, r->handles,
+        c.coverage.push_back({CoverageKind::RuntimeWithoutAot, r->event->name, r->handles,
                               "the capture has no reference output for these handles"});
     c.coverage.insert(c.coverage.end(), std::make_move_iterator(ofEvents.begin()),
                       std::make_move_iterator(ofEvents.end()));
     for (const auto& row : c.rows)
         if (row.status == RowStatus::Invalid)
             c.coverage.push_back(
-                {"invalid_comparison", displayOpName(row), row.id().aot_debug_handle, row.reason});
+                {CoverageKind::InvalidComparison, displayOpName(row), row.id().aot_debug_handle, row.reason});
     for (const auto& skipped : c.alignment().skipped)
         for (const auto* r : skipped.aot)
-            c.coverage.push_back({"unmatched_group", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
+            c.coverage.push_back({CoverageKind::UnmatchedGroup, r->ops.empty() ? "" : r->ops.front(),
+                                  r->debug_handle,
                                   skipped.reason + " (runtime " + skipped.runtime->event->name + ")"});
     for (const auto& [r, rt] : c.alignment().fused)
-        c.coverage.push_back({"fused", r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
+        c.coverage.push_back({CoverageKind::Fused, r->ops.empty() ? "" : r->ops.front(), r->debug_handle,
                               "inside the runtime group of " + rt->event->name +
                                   "; only the group's last output is compared"});
     for (const auto& err : c.alignment().errors)
-        c.coverage.push_back({"alignment_error", "", {}, err});
+        c.coverage.push_back({CoverageKind::AlignmentError, "", {}, err});
 }
 
 void buildCoverage(Comparison& c, const MethodMaps* maps) {

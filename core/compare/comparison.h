@@ -4,6 +4,7 @@
 #include "core/align/events_ahead.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/result.h"
+#include "core/compare/coverage_kind.h"
 #include "core/compare/element_plan.h"
 #include "core/compare/row_status.h"
 #include "core/etdump/etdump_model.h"
@@ -71,9 +72,7 @@ struct ComparisonRow {
 };
 
 struct CoverageItem {
-    std::string kind; // aot_without_runtime, runtime_without_aot, unresolved_event, opaque_delegate_event,
-                      // delegate_internal (a tensor QNN added: quantize, permute, graph output),
-                      // missing_data, invalid_comparison, alignment_error
+    CoverageKind kind = CoverageKind::UnresolvedEvent;
     std::string what; // op or event name
     HandleTuple handles;
     std::string reason;

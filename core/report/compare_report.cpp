@@ -159,11 +159,10 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
     json items = json::array();
     json counts = json::object();
     for (const auto& item : c.coverage) {
-        items.push_back({{"kind", item.kind},
-                         {"what", item.what},
-                         {"debug_handle", item.handles},
-                         {"reason", item.reason}});
-        counts[item.kind] = counts.value(item.kind, 0) + 1;
+        const std::string kind(coverageKindName(item.kind));
+        items.push_back(
+            {{"kind", kind}, {"what", item.what}, {"debug_handle", item.handles}, {"reason", item.reason}});
+        counts[kind] = counts.value(kind, 0) + 1;
     }
     coverage["counts"] = counts;
     coverage["items"] = items;
@@ -280,8 +279,9 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
     if (!c.coverage.empty()) {
         out << "\n## Coverage\n\n| kind | what | handles | reason |\n|---|---|---|---|\n";
         for (const auto& i : c.coverage)
-            out << "| " << markdownText(i.kind) << " | " << markdownText(i.what) << " | "
-                << joinHandles(i.handles, ",") << " | " << markdownText(i.reason) << " |\n";
+            out << "| " << markdownText(std::string(coverageKindName(i.kind))) << " | "
+                << markdownText(i.what) << " | " << joinHandles(i.handles, ",") << " | "
+                << markdownText(i.reason) << " |\n";
     }
 }
 
@@ -376,7 +376,7 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
         writeLatencySummary(out, c, *ctx.latency);
     std::map<std::string, int> counts;
     for (const auto& i : c.coverage)
-        ++counts[i.kind];
+        ++counts[std::string(coverageKindName(i.kind))];
     if (!counts.empty()) {
         out << "coverage:";
         for (const auto& [k, n] : counts)

@@ -213,9 +213,9 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
         out << "<h2>Coverage</h2><table class=sortable><thead><tr><th>kind</th><th>what</th><th>handles</th>"
                "<th>reason</th></tr></thead><tbody>\n";
         for (const auto& i : c.coverage)
-            out << "<tr><td>" << htmlEscape(i.kind) << "</td><td>" << htmlEscape(i.what) << "</td><td>"
-                << htmlEscape(joinHandles(i.handles, ",")) << "</td><td>" << htmlEscape(i.reason)
-                << "</td></tr>\n";
+            out << "<tr><td>" << htmlEscape(std::string(coverageKindName(i.kind))) << "</td><td>"
+                << htmlEscape(i.what) << "</td><td>" << htmlEscape(joinHandles(i.handles, ",")) << "</td><td>"
+                << htmlEscape(i.reason) << "</td></tr>\n";
         out << "</tbody></table>\n";
     }
     out << "<h2>Inputs</h2><table><thead><tr><th>role</th><th>path</th><th>bytes</th><th>SHA-256</th></tr>"

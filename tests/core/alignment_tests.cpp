@@ -20,7 +20,7 @@ namespace {
 
 bool hasCoverage(const Comparison& c, const std::string& kind) {
     for (const auto& i : c.coverage)
-        if (i.kind == kind)
+        if (coverageKindName(i.kind) == kind)
             return true;
     return false;
 }

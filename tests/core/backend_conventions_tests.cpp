@@ -56,7 +56,7 @@ const Comparison& lowered(SessionBuilder& b, const std::string& backend) {
 
 bool hasCoverage(const Comparison& c, const std::string& kind, const std::string& what) {
     for (const auto& item : c.coverage)
-        if (item.kind == kind && item.what == what)
+        if (coverageKindName(item.kind) == kind && item.what == what)
             return true;
     return false;
 }

@@ -36,8 +36,8 @@ TEST_CASE("the embedded demo session: program outputs, coverage and findings", "
     // Every reference record is accounted for: compared, or listed in coverage.
     std::size_t accounted = cmp.rows.size(); // each row compares one record
     for (const auto& item : cmp.coverage)
-        accounted +=
-            item.kind == "fused" || item.kind == "aot_without_runtime" || item.kind == "unmatched_group";
+        accounted += item.kind == CoverageKind::Fused || item.kind == CoverageKind::AotWithoutRuntime ||
+                     item.kind == CoverageKind::UnmatchedGroup;
     CHECK(accounted == compared->session.capture.records.size());
     // The int8 XNNPACK run tracks PT2E's simulation closely: nothing crosses 20 dB.
     CHECK_FALSE(firstDivergence(cmp, {Metric::Snr, 20.0}));

@@ -266,7 +266,8 @@ std::vector<std::string> runtimeSideSeenIn(const Comparison& c) {
     for (const auto& [key, name] : c.alignment().runtime_op_names)
         seen.push_back("name " + handles(*key) + " " + *name);
     for (const auto& item : c.coverage)
-        seen.push_back("coverage " + item.kind + " " + item.what + " " + handles(item.handles));
+        seen.push_back("coverage " + std::string(coverageKindName(item.kind)) + " " + item.what + " " +
+                       handles(item.handles));
     seen.push_back("rows " + std::to_string(c.rows.size()));
     return seen;
 }

@@ -156,9 +156,9 @@ TEST_CASE("QNN demo: tensors QNN added are delegate_internal coverage, nothing i
     const auto c = compare(s, s.capture);
     std::vector<std::string> internal;
     for (const auto& item : c.coverage) {
-        CHECK(item.kind != "unresolved_event");
-        CHECK(item.kind != "invalid_comparison");
-        if (item.kind == "delegate_internal")
+        CHECK(item.kind != CoverageKind::UnresolvedEvent);
+        CHECK(item.kind != CoverageKind::InvalidComparison);
+        if (item.kind == CoverageKind::DelegateInternal)
             internal.push_back(item.what);
     }
     REQUIRE_FALSE(internal.empty());
@@ -271,7 +271,7 @@ TEST_CASE("QNN multi-output session: split and topk resolve by node name, where 
         if (e.name.rfind("aten_split", 0) == 0 || e.name.rfind("aten_topk", 0) == 0)
             CHECK(e.resolved.source == HandleSource::QnnNodeName);
     for (const auto& item : c.coverage)
-        CHECK(item.kind != "unresolved_event");
+        CHECK(item.kind != CoverageKind::UnresolvedEvent);
     // The delegate swapped topk's program outputs: the intermediates agree, the
     // program outputs do not, and Gapscope says so.
     REQUIRE(c.outputs.size() == 3);

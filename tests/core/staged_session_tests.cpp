@@ -166,8 +166,9 @@ TEST_CASE("a staged plan settles rows that need no arithmetic and measuring find
     CHECK(c.rows[1].status == RowStatus::Broadcast);
     CHECK(c.rows[2].status == RowStatus::Invalid);
     CHECK(c.rows[2].gaps.empty());
-    CHECK(std::count_if(c.coverage.begin(), c.coverage.end(),
-                        [](const CoverageItem& i) { return i.kind == "invalid_comparison"; }) == 1);
+    CHECK(std::count_if(c.coverage.begin(), c.coverage.end(), [](const CoverageItem& i) {
+              return i.kind == CoverageKind::InvalidComparison;
+          }) == 1);
 
     const auto oneShot = compareSession(b.builtDump(), &b.builtRecord(), b.builtCapture());
     REQUIRE(oneShot);
