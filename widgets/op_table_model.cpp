@@ -380,7 +380,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         if (col == Dtype) {
             const QString full = perOutput(r->id().dtypes());
             return wrapped(
-                full.contains(QStringLiteral("(dequantized)"))
+                r->dequantized // the row's flag, not its text (issue 57)
                     ? tr("%1: the device's integer codes are dequantised with their scale and zero "
                          "point before they are compared")
                           .arg(full)

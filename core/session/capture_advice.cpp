@@ -1,5 +1,6 @@
 #include "core/session/capture_advice.h"
 
+#include "core/backends/backend_conventions.h"
 #include "core/session/session.h"
 
 #include <filesystem>
@@ -8,12 +9,15 @@ namespace gapscope {
 
 namespace {
 
-bool delegatesTo(const EtRecord& record, const std::string& backend) {
+// The conventions of a backend the program delegates to whose reference is made
+// in the lowering script (its capture_hint names the function), or null: the
+// backend's name lives in core/backends, not here (issue 57).
+const BackendConventions* capturedInScript(const EtRecord& record) {
     for (const auto& [method, maps] : record.methods)
         for (const auto& [instruction, mapping] : maps.delegate_map)
-            if (mapping.backend == backend)
-                return true;
-    return false;
+            if (const auto& c = backendConventions(mapping.backend); !c.capture_hint.empty())
+                return &c;
+    return nullptr;
 }
 
 std::string quoted(const std::string& path) {
@@ -31,11 +35,15 @@ std::optional<std::string> captureAdvice(const Session& s) {
         return std::nullopt;
     const std::filesystem::path etrecord(s.etrecord_file->path());
     const std::string out = (etrecord.parent_path() / "capture.gscap.safetensors").string();
-    if (delegatesTo(*s.etrecord, "QnnBackend"))
-        return "QNN programs are captured while QNN's intermediate debugger is alive, in the script that "
-               "lowers and runs the model: from gapscope_capture.capture import capture_from_qnn_debugger; "
-               "capture_from_qnn_debugger(debugger).write(" +
-               quoted(out) + ") (python/README.md)";
+    if (const BackendConventions* c = capturedInScript(*s.etrecord)) {
+        const std::string hint(c->capture_hint), label(c->label);
+        const auto dot = hint.rfind('.');
+        const std::string module = hint.substr(0, dot), function = hint.substr(dot + 1);
+        return label + " programs are captured while " + label +
+               "'s intermediate debugger is alive, in the script that lowers and runs the model: from " +
+               module + " import " + function + "; " + function + "(debugger).write(" + quoted(out) +
+               ") (python/README.md)";
+    }
     std::string method;
     if (s.comparison && !s.comparison->method.empty() && s.comparison->method != "forward")
         method = " --method " + s.comparison->method;

@@ -447,7 +447,10 @@ TEST_CASE("a session without a capture says which command makes one for its kind
     CHECK_THAT(*xnnpack, Catch::Contains("-o '" + demo + "/capture.gscap.safetensors'"));
     const auto qnn = captureAdvice(*loadWithout(GAPSCOPE_QNN_DEMO_DIR));
     REQUIRE(qnn);
-    CHECK_THAT(*qnn, Catch::Contains("capture_from_qnn_debugger(debugger).write("));
+    CHECK_THAT(*qnn, Catch::Contains(
+                         "QNN programs are captured while QNN's intermediate debugger is alive, in "
+                         "the script that lowers and runs the model: from gapscope_capture.capture "
+                         "import capture_from_qnn_debugger; capture_from_qnn_debugger(debugger).write("));
     CHECK_THAT(*qnn, !Catch::Contains("from-etrecord"));
     // With a capture there is nothing to advise.
     std::vector<Error> errors;
