@@ -48,6 +48,22 @@ struct Key {
     const std::string* shapes; // "" unknown
 };
 
+// PT2E's rule for folding the BatchNorm after an op (prepare_pt2e: _fuse_conv_bn_,
+// _fuse_linear_bn_), as python/gapscope_capture/float_reference.py `_pt2e_folds`
+// applies it: a conv always, a linear when its input has at most 2 dimensions
+// (a linear keeps its input's leading dimensions, so its output's rank tells).
+// Issue 57: this side knew only the conv.
+bool foldsBatchNorm(const Key& k) {
+    if (k.kind == "conv")
+        return true;
+    if (k.kind != "linear" || k.shapes->empty())
+        return false;
+    const std::string first = k.shapes->substr(0, k.shapes->find(';'));
+    if (first == "scalar")
+        return true;
+    return std::count(first.begin(), first.end(), 'x') + 1 <= 2;
+}
+
 // A run's rows in its reference graph's order (by the compared node's handle:
 // a delegate logs its outputs at once, in no graph order), with their keys.
 struct Side {
@@ -241,7 +257,7 @@ void pairFoldedBatchNorms(const std::vector<Key>& ka, const std::vector<Key>& kb
                           std::map<std::size_t, std::string>& notesB, std::vector<bool>& foldedA) {
     for (std::size_t i = 0; i + 1 < ka.size(); ++i) {
         const auto j = partnerOfA[i];
-        if (!j || ka[i].kind != "conv" || ka[i + 1].kind != "batch_norm" || partnerOfA[i + 1])
+        if (!j || !foldsBatchNorm(ka[i]) || ka[i + 1].kind != "batch_norm" || partnerOfA[i + 1])
             continue;
         if (*j + 1 < kb.size() && kb[*j + 1].kind == "batch_norm")
             continue; // the other side has its BatchNorm too
@@ -249,8 +265,10 @@ void pairFoldedBatchNorms(const std::vector<Key>& ka, const std::vector<Key>& kb
         partnerOfB[*j] = i + 1;
         partnerOfA[i].reset();
         foldedA[i + 1] = true;
-        notesA[i] = "the other run folds the next batch_norm into its conv: compared at the batch_norm";
-        notesB[*j] = "this conv holds a folded batch_norm: paired with the other run's batch_norm";
+        notesA[i] =
+            "the other run folds the next batch_norm into its " + ka[i].kind + ": compared at the batch_norm";
+        notesB[*j] =
+            "this " + ka[i].kind + " holds a folded batch_norm: paired with the other run's batch_norm";
     }
 }
 
@@ -293,9 +311,10 @@ void noteFusedGroups(const Side& own, const Side& other, const std::vector<Key>&
                     }
         }
         if (!notes.count(i) && !sameGraph && keys[i].kind == "batch_norm" && i > 0 &&
-            keys[i - 1].kind == "conv")
+            foldsBatchNorm(keys[i - 1]))
             notes[i] = std::string(otherSide) +
-                       " has no batch_norm here: quantisation (PT2E) folds it into the conv before it";
+                       " has no batch_norm here: quantisation (PT2E) folds it into the " + keys[i - 1].kind +
+                       " before it";
     }
 }
 

@@ -188,6 +188,29 @@ TEST_CASE("a BatchNorm folded by quantisation pairs the folded conv with the oth
     CHECK(of(2).b == 1u);
 }
 
+// Issue 57: one fold rule, PT2E's (python/gapscope_capture/float_reference.py
+// `_pt2e_folds`): a linear's BatchNorm folds too when the linear's input is at
+// most 2-D; a 3-D linear's does not.
+TEST_CASE("a BatchNorm after a 2-D linear folds as PT2E folds it, after a 3-D one it does not", "[runs]") {
+    for (const bool twoD : {true, false}) {
+        CAPTURE(twoD);
+        const std::string shape = twoD ? "4x16" : "1x4x16";
+        RunSummary fp, int8;
+        fp.reference_program = "p";
+        int8.reference_program = "q";
+        fp.rows = {row(0, 1, "linear", shape, 140, "m.py:5"), row(1, 2, "batch_norm", shape, 139, "m.py:6"),
+                   row(2, 3, "relu", shape, 139, "m.py:7")};
+        int8.rows = {row(0, 5, "linear", shape, 38, "m.py:5"), row(1, 9, "relu", shape, 37, "m.py:7")};
+        const auto m = matchRuns(fp, int8);
+        requireAccounted(m, fp, int8);
+        const auto norm =
+            *std::find_if(m.pairs.begin(), m.pairs.end(), [&](const RowPairing& p) { return p.a == 1u; });
+        CHECK((norm.basis == MatchBasis::FoldedBatchNorm) == twoD);
+        if (twoD)
+            CHECK(norm.note.find("this linear holds a folded batch_norm") != std::string::npos);
+    }
+}
+
 TEST_CASE("worse-by follows each metric's direction, and a row that lost its number is worse by any margin",
           "[runs]") {
     const MetricInfo& snr = metricInfo(Metric::Snr);
