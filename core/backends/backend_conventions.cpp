@@ -4,14 +4,37 @@
 
 namespace gapscope {
 
-const BackendConventions& backendConventions(std::string_view backend) {
-    // Every backend with conventions of its own; add a new one's table here.
+namespace {
+
+// Every backend with conventions of its own; add a new one's table here.
+const std::array<const BackendConventions*, 1>& known() {
     static const std::array<const BackendConventions*, 1> kKnown = {&qnnConventions()};
+    return kKnown;
+}
+
+} // namespace
+
+const BackendConventions& backendConventions(std::string_view backend) {
     static const BackendConventions kInspectorRules{};
-    for (const auto* c : kKnown)
+    for (const auto* c : known())
         if (c->backend == backend)
             return *c;
     return kInspectorRules;
+}
+
+std::optional<DelegateOpEvent> delegateOpEvent(std::string_view name) {
+    for (const auto* c : known()) {
+        if (c->op_event_marker.empty())
+            continue;
+        const auto marker = name.find(c->op_event_marker);
+        const auto open = name.rfind(" (");
+        if (marker == std::string_view::npos || marker == 0 || open == std::string_view::npos ||
+            open < marker || name.back() != ')')
+            continue;
+        const std::string_view unit = name.substr(open + 2, name.size() - open - 3);
+        return DelegateOpEvent{name.substr(0, marker), unit, unit == c->op_event_clock_unit};
+    }
+    return std::nullopt;
 }
 
 } // namespace gapscope

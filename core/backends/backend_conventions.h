@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,14 @@ struct BackendConventions {
     // How to capture a reference that fits these rules, for messages.
     std::string_view capture_hint;
 
+    // Per-op profiling events inside a delegate call, named
+    // "<node><op_event_marker><n> (<unit>)" (QNN's detailed profile:
+    // "aten_linear_default:OpId_12 (cycles)"); empty: the backend logs none.
+    std::string_view op_event_marker;
+    // The unit of those events that counts on the delegate's own clock, whose
+    // share of the call's total apportions the call's time ("cycles").
+    std::string_view op_event_clock_unit;
+
     bool relaidAt(std::size_t rank) const {
         return relaid_max_rank > 0 && rank >= relaid_min_rank && rank <= relaid_max_rank;
     }
@@ -55,5 +64,13 @@ const BackendConventions& backendConventions(std::string_view backend);
 
 // One table per file (core/backends/<backend>_conventions.cpp).
 const BackendConventions& qnnConventions();
+
+// A delegate's per-op profiling event, read by the conventions of the backend
+// whose naming it follows: views into the name.
+struct DelegateOpEvent {
+    std::string_view node, unit;
+    bool own_clock = false; // its unit is the backend's op_event_clock_unit
+};
+std::optional<DelegateOpEvent> delegateOpEvent(std::string_view name);
 
 } // namespace gapscope

@@ -22,6 +22,9 @@ const BackendConventions& qnnConventions() {
         // The edge program after QNN's passes: QNNIntermediateDebugger's reference graph.
         "edge_after_transform/forward",
         "gapscope_capture.capture.capture_from_qnn_debugger",
+        // profile_level=2: each op's time in the HTP's cycles, "<node>:OpId_<n> (cycles)".
+        ":OpId_",
+        "cycles",
     };
     return kQnn;
 }

@@ -1,5 +1,7 @@
 #include "core/profile/op_latency.h"
 
+#include "core/backends/backend_conventions.h"
+
 #include <algorithm>
 #include <map>
 #include <string_view>
@@ -7,22 +9,6 @@
 
 namespace gapscope {
 namespace {
-
-constexpr const char* kOpIdMarker = ":OpId_";
-
-// QNN's detailed profile names an op's event "<node>:OpId_<n> (<unit>)": views
-// into the name.
-struct QnnOpEvent {
-    std::string_view node, unit;
-};
-std::optional<QnnOpEvent> qnnOpEvent(std::string_view name) {
-    const auto marker = name.find(kOpIdMarker);
-    const auto open = name.rfind(" (");
-    if (marker == std::string_view::npos || marker == 0 || open == std::string_view::npos || open < marker ||
-        name.back() != ')')
-        return std::nullopt;
-    return QnnOpEvent{name.substr(0, marker), name.substr(open + 2, name.size() - open - 3)};
-}
 
 // A kernel's own event, nested in its instruction's OPERATOR_CALL.
 bool kernelEvent(const ProfiledEvent& e) {
@@ -93,8 +79,8 @@ public:
             if (!e.is_delegated_op || !timed(e))
                 continue;
             it->second.timed.emplace(e.name, i);
-            const auto op = qnnOpEvent(e.name);
-            if (!op || op->unit != "cycles")
+            const auto op = delegateOpEvent(e.name);
+            if (!op || !op->own_clock)
                 continue;
             it->second.cycles_by_node.emplace(op->node, i);
             it->second.total_cycles += e.perf->p50;
@@ -322,9 +308,9 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
         if (!e.is_delegated_op)
             u.reason =
                 "no compared row is this instruction's output" + kernelOf(blockIndex, e.instruction_id);
-        else if (const auto op = qnnOpEvent(e.name))
-            u.reason = op->unit == "cycles" ? "no compared row is node '" + std::string(op->node) + "'"
-                                            : "a delegate op's event in " + std::string(op->unit);
+        else if (const auto op = delegateOpEvent(e.name))
+            u.reason = op->own_clock ? "no compared row is node '" + std::string(op->node) + "'"
+                                     : "a delegate op's event in " + std::string(op->unit);
         else
             u.reason = "the delegate's own event, named by the backend (" + e.delegate_backend_name +
                        "): not tied to a graph node";
