@@ -1,5 +1,6 @@
 #include "core/align/debug_handle_resolver.h"
 
+#include "core/backends/backend_conventions.h"
 #include "core/common/decimal.h"
 
 namespace gapscope {
@@ -50,13 +51,7 @@ std::optional<std::int64_t> debugIdSuffix(std::string_view name) {
 }
 
 std::optional<int> outputIndexInName(std::string_view name) {
-    const auto at = name.rfind('@');
-    if (at == std::string_view::npos)
-        return std::nullopt;
-    auto n = parseDecimal(name.substr(at + 1));
-    if (!n || *n > 1'000'000)
-        return std::nullopt;
-    return static_cast<int>(*n);
+    return delegateTensorName(name).output;
 }
 
 ResolvedHandles resolveDebugHandles(const MethodMaps* maps, const EventKey& key) {

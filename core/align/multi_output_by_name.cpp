@@ -22,14 +22,14 @@ bool resolveMultiOutputNodesByName(std::vector<InspectorEvent>& events, const Ex
             !e.resolved.output_index || e.debug_data.size() != 1)
             return multiOutput.end();
         const std::string id = e.key.delegateId();
-        const auto at = id.rfind('@');
-        if (at == std::string::npos)
-            return multiOutput.end();
-        auto node = multiOutput.find(id.substr(0, at));
+        const DelegateTensorName name = delegateTensorName(id);
+        if (name.node.size() == id.size())
+            return multiOutput.end(); // no "@<k>"
+        auto node = multiOutput.find(std::string(name.node));
         // A graph output's name: "<prefix><node>@<idx>".
-        const std::string prefix(conventions.graph_output_prefix);
-        if (node == multiOutput.end() && !prefix.empty() && id.rfind(prefix, 0) == 0)
-            node = multiOutput.find(id.substr(prefix.size(), at - prefix.size()));
+        const std::string_view prefix = conventions.graph_output_prefix;
+        if (node == multiOutput.end() && !prefix.empty() && name.node.substr(0, prefix.size()) == prefix)
+            node = multiOutput.find(std::string(name.node.substr(prefix.size())));
         return node;
     };
     if (multiOutput.empty() || std::none_of(events.begin(), events.end(), [&](const InspectorEvent& e) {

@@ -1,5 +1,7 @@
 #include "core/backends/backend_conventions.h"
 
+#include "core/common/decimal.h"
+
 #include <array>
 
 namespace gapscope {
@@ -20,6 +22,16 @@ const BackendConventions& backendConventions(std::string_view backend) {
         if (c->backend == backend)
             return *c;
     return kInspectorRules;
+}
+
+DelegateTensorName delegateTensorName(std::string_view name) {
+    const auto at = name.rfind('@');
+    DelegateTensorName out{at == std::string_view::npos || at == 0 ? name : name.substr(0, at), std::nullopt};
+    if (at == std::string_view::npos)
+        return out;
+    if (const auto n = parseDecimal(name.substr(at + 1)); n && *n <= 1'000'000)
+        out.output = static_cast<int>(*n);
+    return out;
 }
 
 std::optional<DelegateOpEvent> delegateOpEvent(std::string_view name) {

@@ -65,6 +65,16 @@ const BackendConventions& backendConventions(std::string_view backend);
 // One table per file (core/backends/<backend>_conventions.cpp).
 const BackendConventions& qnnConventions();
 
+// A delegate's tensor named "<node>@<k>" (output_index_in_name: QNN's "split@1",
+// "output_topk@0"): the node ("split"; the whole name without an '@' or with one
+// at its start), and k when the text after the last '@' is a decimal of at most
+// 1,000,000. The one reader of this naming (issue 57: three split it).
+struct DelegateTensorName {
+    std::string_view node;
+    std::optional<int> output;
+};
+DelegateTensorName delegateTensorName(std::string_view name);
+
 // A delegate's per-op profiling event, read by the conventions of the backend
 // whose naming it follows: views into the name.
 struct DelegateOpEvent {

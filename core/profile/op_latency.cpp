@@ -17,8 +17,7 @@ bool kernelEvent(const ProfiledEvent& e) {
 
 // A delegate's tensor of a node, "<node>@<output>": the node.
 std::string nodeOfDelegateTensor(const std::string& name) {
-    const auto at = name.rfind('@');
-    return at == std::string::npos || at == 0 ? name : name.substr(0, at);
+    return std::string(delegateTensorName(name).node);
 }
 
 bool timed(const ProfiledEvent& e) {
