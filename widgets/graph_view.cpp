@@ -3,6 +3,7 @@
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/graph_box_summary.h"
+#include "widgets/graph_legend.h"
 #include "widgets/graph_minimap.h"
 #include "widgets/graph_search.h"
 #include "widgets/metric_colors.h"
@@ -37,16 +38,6 @@ namespace {
 constexpr int kBoxRole = 0;                 // QGraphicsItem data: the layout box index
 constexpr int kGroupRole = 1;               // the group a frame or collapsed box stands for
 constexpr std::size_t kCollapseAbove = 300; // nodes: start with the groups collapsed
-constexpr double kTimeDecades = 3;          // the time colours span 1000× down from the slowest
-
-// A node's time against the slowest's, on a log scale over kTimeDecades: on a
-// linear one a Llama's graph was white but for the one op taking 89% of the run
-// (issue 56). Anything timed keeps a tint.
-double logTimeFraction(double ofSlowest) {
-    if (!(ofSlowest > 0))
-        return 0;
-    return std::clamp(1.0 + std::log10(ofSlowest) / kTimeDecades, 0.04, 1.0);
-}
 
 } // namespace
 
@@ -57,7 +48,6 @@ GraphView::GraphView(QWidget* parent)
       m_byDifference(new QCheckBox(tr("Colour by A/B difference"), this)), m_colourBy(new QComboBox(this)),
       m_status(new QLabel(this)), m_legend(new QLabel(this)) {
     m_legend->setObjectName(QStringLiteral("graphLegend"));
-    m_legend->setTextFormat(Qt::RichText);
     addColourChoices(m_colourBy, {static_cast<int>(ColourBy::Gap), static_cast<int>(ColourBy::Time),
                                   static_cast<int>(ColourBy::GapAndTime)});
     connect(m_colourBy, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { recolour(); });
@@ -326,34 +316,10 @@ void GraphView::recolour() {
             (s.share >= 0 ? tr(", %1 % of the run's time").arg(100 * s.share, 0, 'g', 3) : QString()) +
             difference + marked);
     }
-    m_legend->setText(legendText(by, maxShare));
-}
-
-QString GraphView::legendText(ColourBy by, double maxShare) const {
-    const auto swatch = [](const QColor& c) {
-        return QStringLiteral("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>").arg(c.name());
-    };
-    if (colourByDifference())
-        return tr("%1 B worse by 20 or more (%2) %3 a little worse %4 better %5 no partner in B")
-            .arg(swatch(differenceColour(20)), m_differenceLabel.toHtmlEscaped(), swatch(differenceColour(5)),
-                 swatch(differenceColour(-10)), swatch(QColor(225, 225, 225)));
-    if (by == ColourBy::Time) {
-        if (!(maxShare > 0))
-            return tr("%1 no time: the ETDump has no timing for this run").arg(swatch(QColor(235, 235, 235)));
-        return tr("Time, log scale: %1 the slowest (%2 % of the run) %3 1/10 of it %4 1/100 %5 1/1000 or "
-                  "less "
-                  "%6 untimed")
-            .arg(swatch(timeColour(1.0)))
-            .arg(100 * maxShare, 0, 'g', 3)
-            .arg(swatch(timeColour(logTimeFraction(0.1))), swatch(timeColour(logTimeFraction(0.01))),
-                 swatch(timeColour(logTimeFraction(0.001))), swatch(QColor(235, 235, 235)));
-    }
-    return tr("Gap (worst rel. L2 in the node): %1 under 0.001 %2 0.01 %3 0.1 %4 0.5 or more %5 not "
-              "compared%6")
-        .arg(swatch(gapColor(0)), swatch(gapColor(0.01)), swatch(gapColor(0.1)), swatch(gapColor(0.5)),
-             swatch(QColor(235, 235, 235)),
-             by == ColourBy::GapAndTime ? tr("; the bar under a node: its time against the slowest's")
-                                        : QString());
+    static constexpr GraphColouring kOf[] = {GraphColouring::Gap, GraphColouring::Time,
+                                             GraphColouring::GapAndTime};
+    const auto colouring = colourByDifference() ? GraphColouring::Difference : kOf[static_cast<int>(by)];
+    m_legend->setText(graphLegend(colouring, maxShare, m_differenceLabel));
 }
 
 void GraphView::setDifference(std::map<std::size_t, double> worseBy, const QString& label) {

@@ -100,7 +100,6 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    QString legendText(ColourBy by, double maxShare) const;
     void relayout();
     void showLayout();
     void recolour();

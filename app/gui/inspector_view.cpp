@@ -13,6 +13,7 @@
 #include "widgets/op_table_view.h"
 #include "widgets/plot_export.h"
 #include "widgets/profile_model.h"
+#include "widgets/profile_view.h"
 #include "widgets/run_diff_view.h"
 #include "widgets/speed_accuracy_chart.h"
 #include "widgets/step_matrix_view.h"
@@ -44,13 +45,12 @@ namespace gapscope {
 
 InspectorView::InspectorView(QWidget* parent)
     : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
-      m_coverage(new CoverageModel(this)), m_profile(new ProfileModel(this)), m_profilePage(new QWidget),
-      m_table(new OpTableView), m_coverageView(new QTableView), m_chart(new GapChart),
-      m_speed(new SpeedAccuracyChart), m_charts(new QTabWidget), m_tensors(new TensorPanel),
-      m_graph(new GraphView), m_runDiff(new RunDiffView), m_steps(new StepMatrixView),
-      m_filter(new QLineEdit), m_shownCount(new QLabel), m_threshold(new ThresholdEditor),
-      m_selectors(new ComparisonSelectors), m_warnings(new QLabel), m_notes(new QLabel),
-      m_chartRefresh(new QTimer(this)) {
+      m_coverage(new CoverageModel(this)), m_profile(new ProfileView), m_table(new OpTableView),
+      m_coverageView(new QTableView), m_chart(new GapChart), m_speed(new SpeedAccuracyChart),
+      m_charts(new QTabWidget), m_tensors(new TensorPanel), m_graph(new GraphView),
+      m_runDiff(new RunDiffView), m_steps(new StepMatrixView), m_filter(new QLineEdit),
+      m_shownCount(new QLabel), m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors),
+      m_warnings(new QLabel), m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     m_coverageView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_coverageView->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -205,34 +205,7 @@ QTabWidget* InspectorView::buildTabs() {
     tabs->setTabToolTip(StepsTab, tr("Every execution of a decode loop against its own step: ops × steps"));
     // The Inspector's timing table (issue 56: the app had none; XNNPACK's own
     // operator times showed only as text in Coverage).
-    {
-        auto* proxy = new QSortFilterProxyModel(m_profilePage);
-        proxy->setSourceModel(m_profile);
-        proxy->setSortRole(ProfileModel::SortRole);
-        auto* view = new FrozenColumnsTableView(m_profilePage);
-        view->setObjectName(QStringLiteral("profileTable"));
-        view->setSelectionBehavior(QAbstractItemView::SelectRows);
-        view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-        view->setModel(proxy);
-        view->setSortingEnabled(true);
-        view->setAlternatingRowColors(true);
-        view->horizontalHeader()->setStretchLastSection(true);
-        view->setFrozenColumns({ProfileModel::Event});
-        auto* summary = new QLabel(m_profilePage);
-        summary->setObjectName(QStringLiteral("profileSummary"));
-        summary->setWordWrap(true);
-        auto* layout = new QVBoxLayout(m_profilePage);
-        layout->setContentsMargins(0, 4, 0, 0);
-        layout->addWidget(summary);
-        layout->addWidget(view, 1);
-        connect(m_profile, &QAbstractItemModel::modelReset, view, [view, summary, this] {
-            summary->setText(m_profile->summary());
-            view->resizeColumnsToContents();
-            view->setColumnWidth(ProfileModel::Event, std::min(view->columnWidth(ProfileModel::Event), 420));
-            view->refreshFrozen();
-        });
-    }
-    tabs->addTab(m_profilePage, tr("Profile"));
+    tabs->addTab(m_profile, tr("Profile"));
     tabs->setTabToolTip(ProfileTab,
                         tr("Every timed event, p10/p50/p90 over the runs, as ExecuTorch's Inspector"));
     m_tabs = tabs;
@@ -260,6 +233,10 @@ QTabWidget* InspectorView::buildTabs() {
         }
     });
     return tabs;
+}
+
+ProfileModel* InspectorView::profileModel() const {
+    return m_profile->model();
 }
 
 void InspectorView::showChart(int chart) {

@@ -22,6 +22,7 @@ class AppSettings;
 class ComparisonSelectors;
 class CoverageModel;
 class ProfileModel;
+class ProfileView;
 class GapChart;
 class SpeedAccuracyChart;
 class GraphView;
@@ -89,7 +90,7 @@ public:
     // Shows the gap chart (0) or the time-against-gap scatter (1) below the tensors.
     void showChart(int chart);
     TensorPanel* tensorPanel() const { return m_tensors; }
-    ProfileModel* profileModel() const { return m_profile; }
+    ProfileModel* profileModel() const;
     GraphView* graphView() const { return m_graph; }
     RunDiffView* runDiffView() const { return m_runDiff; }
     StepMatrixView* stepsView() const { return m_steps; }
@@ -132,8 +133,7 @@ private:
     OpTableModel* m_model;
     OpFilterProxy* m_proxy;
     CoverageModel* m_coverage;
-    ProfileModel* m_profile;
-    QWidget* m_profilePage;
+    ProfileView* m_profile;
     OpTableView* m_table;
     QTableView* m_coverageView;
     GapChart* m_chart;
