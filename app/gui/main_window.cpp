@@ -469,18 +469,10 @@ bool MainWindow::exportAb(const QString& path, RunDiffView::ExportFormat format)
     if (!runs) {
         error = tr("Nothing to export: no A/B comparison is shown");
     } else {
-        const RunDiff d = diffRuns(*runs, m_inspector->runDiffView()->model()->metric());
-        std::ostringstream text;
-        if (format == RunDiffView::ExportFormat::Csv) {
-            writeDiffCsv(text, d);
-        } else if (format == RunDiffView::ExportFormat::Markdown) {
-            writeDiffMarkdown(text, d);
-        } else {
-            JsonStream json([&](std::string_view piece) { text << piece; });
-            writeDiffJson(json, d);
-            text << '\n';
-        }
-        if (auto err = writeFileAtomically(path.toStdString(), std::string_view(text.str())))
+        static constexpr DiffFormat kAs[] = {DiffFormat::Csv, DiffFormat::Json, DiffFormat::Markdown};
+        const std::string text = diffText(diffRuns(*runs, m_inspector->runDiffView()->model()->metric()),
+                                          kAs[static_cast<int>(format)]);
+        if (auto err = writeFileAtomically(path.toStdString(), std::string_view(text)))
             error = QString::fromStdString(err->describe());
     }
     statusBar()->showMessage(error.isEmpty() ? tr("A/B exported to %1").arg(path) : error, 8000);

@@ -105,17 +105,11 @@ void ReportExporter::writeTables(const ReportContext& ctx) {
                         renderJson(comparisonToJson(c, m_context)).text + "\n");
     if (err.isEmpty() && m_ab) { // every pairing of the A/B, as `gapscope-cli diff` writes it
         const RunDiff d = diffRuns(*m_ab, m_abMetric);
-        std::ostringstream abCsv, abMarkdown, abJson;
-        writeDiffCsv(abCsv, d);
-        writeDiffMarkdown(abMarkdown, d);
-        JsonStream json([&](std::string_view piece) { abJson << piece; });
-        writeDiffJson(json, d);
-        abJson << '\n';
-        for (const auto& [file, text] : {std::pair<const char*, std::string>{"ab.csv", abCsv.str()},
-                                         {"ab.md", abMarkdown.str()},
-                                         {"ab.json", abJson.str()}})
+        for (const auto& [file, format] : {std::pair<const char*, DiffFormat>{"ab.csv", DiffFormat::Csv},
+                                           {"ab.md", DiffFormat::Markdown},
+                                           {"ab.json", DiffFormat::Json}})
             if (err.isEmpty())
-                err = writeText(dir.filePath(QString::fromLatin1(file)), text);
+                err = writeText(dir.filePath(QString::fromLatin1(file)), diffText(d, format));
     }
 
     // The figures come from views of their own, never shown, fed the same

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <iomanip>
+#include <sstream>
 
 namespace gapscope {
 
@@ -257,6 +258,20 @@ void writeDiffTable(std::ostream& out, const RunDiff& d, std::size_t limit) {
             out << '\n';
         }
     }
+}
+
+std::string diffText(const RunDiff& d, DiffFormat format) {
+    std::ostringstream text;
+    if (format == DiffFormat::Csv) {
+        writeDiffCsv(text, d);
+    } else if (format == DiffFormat::Markdown) {
+        writeDiffMarkdown(text, d);
+    } else {
+        JsonStream stream([&](std::string_view piece) { text << piece; });
+        writeDiffJson(stream, d);
+        text << '\n';
+    }
+    return text.str();
 }
 
 std::string describeRegression(const RunDiff& d, const Regression& r) {

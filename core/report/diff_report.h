@@ -46,6 +46,10 @@ void writeDiffCsv(std::ostream& out, const RunDiff& d);
 void writeDiffMarkdown(std::ostream& out, const RunDiff& d);
 // The terminal table: the `limit` worst pairings, then the rows without a partner.
 void writeDiffTable(std::ostream& out, const RunDiff& d, std::size_t limit);
+// The whole diff in one of its formats, as `gapscope-cli diff` writes it: what
+// the app's A/B export and its report's ab.csv/ab.json/ab.md write.
+enum class DiffFormat { Csv, Json, Markdown };
+std::string diffText(const RunDiff& d, DiffFormat format);
 // "row 4 (conv2d) → row 9 (aten_convolution_default): SNR dB 41.2 → 30.1, 11.1 worse (margin 3)"
 std::string describeRegression(const RunDiff& d, const Regression& r);
 
