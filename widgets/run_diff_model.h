@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/compare/run_diff.h"
+#include "core/runs/run_diff.h"
 
 #include <QAbstractTableModel>
 #include <memory>

@@ -1,6 +1,6 @@
 #include "widgets/run_diff_view.h"
 
-#include "core/compare/run_match.h"
+#include "core/runs/run_match.h"
 #include "widgets/frozen_columns_table_view.h"
 #include "widgets/metric_box.h"
 #include "widgets/pair_tensor_view.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/compare/step_matrix.h"
+#include "core/runs/step_matrix.h"
 #include "core/session/session_steps.h"
 
 #include <QWidget>

@@ -13,15 +13,16 @@
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
-#include "core/compare/run_summary.h"
-#include "core/compare/step_matrix.h"
 #include "core/report/compare_report.h"
 #include "core/report/json_stream.h"
 #include "core/report/json_text.h"
 #include "core/report/model_explorer_export.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
+#include "core/runs/run_summary.h"
+#include "core/runs/step_matrix.h"
 #include "core/session/session.h"
+#include "core/session/session_steps.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -122,9 +123,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         return fail("--all-runs compares every run and writes one JSON report (--json): it takes no --run, "
                     "--csv or --markdown"),
                2;
-    // Every run over the same parsed inputs: the ETDump, ETRecord and captures
-    // are read, and the ETRecord hashed, once for all of them.
-    options.workspace = std::make_shared<Workspace>();
+    // Every run over the same parsed inputs (options.workspace): the ETDump,
+    // ETRecord and captures are read, and the ETRecord hashed, once for all of them.
     const auto first = loadSessionFiles(files, options);
     if (const auto why = unusable(*first, files))
         return fail(*why);
@@ -147,14 +147,15 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
     std::vector<RunSummary> summaries; // the steps, and --baseline
     RepeatedWarnings repeats;
     int tripped = 0;
-    for (std::size_t k = 0; k < executions.size(); ++k) {
-        options.comparison.run = executions[k];
-        std::unique_ptr<Session> other;
-        if (executions[k] != first->comparison->run)
-            other = loadSessionFiles(files, options);
-        const auto& session = other ? other : first;
-        if (const auto why = unusable(*session, files))
-            return fail("run " + std::to_string(executions[k]) + ": " + *why);
+    // The steps as the app's steps view walks them (forEachStep): a few in
+    // parallel, each reported in order as it comes.
+    std::optional<int> failed;
+    const auto visit = [&](std::size_t k, std::size_t run, const Session& step) {
+        const Session* session = &step;
+        if (const auto why = unusable(*session, files)) {
+            failed = fail("run " + std::to_string(run) + ": " + *why);
+            return false;
+        }
         const Comparison& c = *session->comparison;
         // The provenance names this run's capture.
         std::vector<InputProvenance> described = inputs;
@@ -169,7 +170,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         ReportContext runCtx = reportContextFor(*session, described);
         runCtx.gates = ctx.gates;
         const auto crossing = session->first_divergence;
-        std::cout << "run " << executions[k] << " (execution " << k
+        std::cout << "run " << run << " (execution " << k
                   << "): " << std::filesystem::path(session->capture_file->path()).filename().string() << ", "
                   << c.rows.size() << (c.rows.size() == 1 ? " row" : " rows") << ", "
                   << (crossing ? "first divergence at row " + std::to_string(crossing->row) + " (" +
@@ -178,9 +179,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
                                      number(ctx.threshold.value))
                   << '\n';
         for (const auto& warning : c.warnings)
-            if (repeats.firstTime(warning, executions[k]))
-                std::cerr << "gapscope-cli compare: run " << executions[k] << ": warning: " << warning
-                          << "\n";
+            if (repeats.firstTime(warning, run))
+                std::cerr << "gapscope-cli compare: run " << run << ": warning: " << warning << "\n";
         tripped += gateFailures(c, runCtx, o.failOnInvalid);
         summaries.push_back(summarizeRun(c, files.etdump->path(),
                                          {runCtx.reference_program, runCtx.reference_kind},
@@ -190,7 +190,11 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
             report["execution"] = k;
             json.value(report);
         }
-    }
+        return true;
+    };
+    forEachStep(*first, files, options, visit, first.get());
+    if (failed)
+        return *failed;
     repeats.sayRepeats(std::cerr);
     // Across the steps (docs/compare-runs.md): where the drift first crosses, and its worst.
     const StepMatrix steps = buildStepMatrix(summaries, ctx.threshold.metric, ctx.threshold);
@@ -227,7 +231,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
 // content, or the files named by option. Every input is mapped once: read,
 // compared and hashed from the same bytes. Nothing, or the exit status (the
 // reason said on stderr).
-std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files) {
+std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Workspace& workspace) {
     if (!o.paths.empty()) {
         // Folders and files sorted by content, as the app sorts them (sortSessionFiles);
         // a file given with its option fills that slot whatever the folder holds.
@@ -251,7 +255,8 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files) {
         const auto normal = [](const std::string& p) {
             return p.empty() ? p : std::filesystem::path(p).lexically_normal().string();
         };
-        files = sortSessionFiles(inputs, o.method, normal(o.capture), normal(o.debugBuffer));
+        // The app's first stage: the ETDump is read into the workspace beside the captures.
+        files = sortSessionFiles(inputs, o.method, normal(o.capture), normal(o.debugBuffer), &workspace);
         for (const auto& e : files.unrecognized)
             std::cerr << "gapscope-cli compare: warning: " << e.describe() << "\n";
         const auto byPath = [&](const std::string& path) {
@@ -333,8 +338,10 @@ int runCompare(const CompareOptions& o) {
     if (!margins.empty() && o.baseline.empty())
         return fail("--fail-if-worse compares with a baseline: give it with --baseline OLD.json"), 2;
 
+    // One workspace for every stage and run: what is parsed once is never parsed again.
+    const auto workspace = std::make_shared<Workspace>();
     SessionFiles files;
-    if (const auto status = gatherFiles(o, files))
+    if (const auto status = gatherFiles(o, files, *workspace))
         return *status;
     // Every input is read before anything is written, and none is replaced: the
     // session's files and the baseline report are protected now, and the outputs
@@ -360,6 +367,7 @@ int runCompare(const CompareOptions& o) {
             return hashInputs(others);
         });
     SessionOptions options;
+    options.workspace = workspace;
     options.threshold = ctx.threshold;
     options.comparison.method = o.method;
     if (o.run >= 0)

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/compare/metric_catalog.h"
-#include "core/compare/run_summary.h"
 #include "core/report/report_reader.h"
+#include "core/runs/run_summary.h"
 
 #include <CLI/CLI.hpp>
 #include <string>

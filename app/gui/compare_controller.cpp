@@ -2,7 +2,7 @@
 
 #include "app/gui/session_loader.h"
 #include "core/compare/run_checks.h"
-#include "core/compare/run_summary.h"
+#include "core/runs/run_summary.h"
 #include "widgets/post_if_current.h"
 
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/common/job_tracker.h"
-#include "core/compare/run_diff.h"
+#include "core/runs/run_diff.h"
 #include "core/session/session.h"
 
 #include <QObject>

@@ -274,47 +274,21 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         return e;
     };
     auto aligned = std::make_shared<AlignedRun>();
-    std::optional<EventsAhead::Built> ahead;
-    if (options.events_ahead)
-        ahead = options.events_ahead->take(&run, maps);
-    aligned->events = ahead ? std::move(ahead->events) : buildInspectorEvents(run, maps);
-    // The runtime side built ahead is of the events as they were marked then:
-    // it holds when marking them for this plan changes none and none is
-    // regrouped (both leave the events where they are).
-    const bool remarked = markOpTypes(aligned->events, opHandles) != 0;
-    const bool regrouped = graph && resolveMultiOutputNodesByName(aligned->events, *graph);
-    RuntimeSide* runtimeAhead =
-        ahead && ahead->runtime && !remarked && !regrouped ? &*ahead->runtime : nullptr;
-    if (options.events_ahead && runtimeAhead)
-        options.events_ahead->countRuntimeTaken();
+    aligned->events = buildInspectorEvents(run, maps, opHandles);
+    if (graph)
+        resolveMultiOutputNodesByName(aligned->events, *graph);
     if (stopped())
         return cancelledError();
-    // Beside the alignment, on another core, one after the other: what coverage
-    // says of the events, and, when the runtime op names are known already,
-    // their index. One task, not two: on two cores, a third runnable thread
-    // beside the alignment's preempted it for milliseconds.
-    struct BesideAlignment {
-        std::vector<CoverageItem> coverage;
-        std::optional<OpNamesWithin> names;
-    };
+    // Beside the alignment, on another core: what coverage says of the events.
     const std::vector<InspectorEvent>& events = aligned->events;
-    SideTask<BesideAlignment> beside([&events, maps, &capture,
-                                      names = runtimeAhead ? runtimeAhead->op_names.data() : nullptr,
-                                      count = runtimeAhead ? runtimeAhead->op_names.size() : 0] {
-        BesideAlignment b;
-        b.coverage = eventCoverage(events, maps);
-        if (names)
-            b.names.emplace(names, count, capture);
-        return b;
-    });
-    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, runtimeAhead, maps);
+    SideTask<std::vector<CoverageItem>> beside([&events, maps] { return eventCoverage(events, maps); });
+    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, maps);
     c.aligned = std::move(aligned);
     if (stopped())
         return cancelledError();
 
-    BesideAlignment besides = beside.get();
-    const OpNamesWithin names =
-        besides.names ? std::move(*besides.names) : OpNamesWithin(c.alignment().runtime_op_names, capture);
+    std::vector<CoverageItem> eventCoverageItems = beside.get();
+    const OpNamesWithin names(c.alignment().runtime_op_names, capture);
     // Each row is planned from const inputs alone, so blocks of rows are planned
     // on every core (a fifth of opening 50,000 ops on one), with the statuses
     // known before measuring (each row's own); each block checks the cancel
@@ -354,7 +328,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     for (std::size_t i = 0; i < pairs.size(); ++i)
         if (measured[i])
             planned.pending.push_back(std::move(plans[i]));
-    buildCoverage(c, std::move(besides.coverage));
+    buildCoverage(c, std::move(eventCoverageItems));
     return planned;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/align/alignment.h"
-#include "core/align/events_ahead.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/result.h"
 #include "core/compare/coverage_kind.h"
@@ -87,28 +86,7 @@ struct ComparisonOptions {
     // code Cancelled. Planning 50,000 rows takes a quarter of a second, which a
     // Cancel or a quit would otherwise wait for. Null: never cancelled.
     const std::atomic<bool>* cancelled = nullptr;
-    // Where the sort may have built this plan's Inspector events already, beside
-    // the capture read (EventsAhead): taken when they are of the run and maps
-    // the plan chooses. Null: built here.
-    EventsAhead* events_ahead = nullptr;
 };
-
-// The run and the maps planComparison takes for `options`, when the ETDump and
-// the ETRecord alone decide them: a single-method program, or a run and method
-// asked for. Nothing when the capture's method decides (a multi-method
-// program's default run; an ETRecord of several methods and no method asked).
-struct PlanKey {
-    const RunData* run = nullptr;
-    const MethodMaps* maps = nullptr;
-    // The op graph the plan will most likely count ops by: the graph whose
-    // handles a delegate of the method uses (BackendConventions::reference_graph)
-    // when the ETRecord holds it, else the method's edge program (the plan takes
-    // another graph only when the capture names one). Null without an ETRecord,
-    // where the capture's handles decide.
-    const ExportGraph* likely_graph = nullptr;
-};
-std::optional<PlanKey> planKeyBeforeCapture(const EtDump& dump, const EtRecord* etrecord,
-                                            const ComparisonOptions& options);
 
 // The program's outputs on the device against the capture's reference outputs.
 struct OutputComparison {

@@ -2,10 +2,10 @@
 
 #include "core/compare/findings.h"
 #include "core/compare/row_name.h"
-#include "core/compare/run_summary.h"
 #include "core/report/etdump_json.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
+#include "core/runs/run_summary.h"
 
 #include <algorithm>
 #include <charconv>

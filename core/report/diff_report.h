@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/compare/run_diff.h"
-#include "core/compare/run_match.h"
-#include "core/compare/run_summary.h"
+#include "core/runs/run_diff.h"
+#include "core/runs/run_match.h"
+#include "core/runs/run_summary.h"
 
 #include <nlohmann/json.hpp>
 #include <ostream>

@@ -1,9 +1,9 @@
 #include "core/report/model_explorer_export.h"
 
 #include "core/compare/metric_catalog.h"
-#include "core/compare/run_summary.h"
 #include "core/report/etdump_json.h"
 #include "core/report/json_text.h"
+#include "core/runs/run_summary.h"
 
 #include <cmath>
 #include <map>

@@ -7,8 +7,8 @@
 #include "core/compare/comparison.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
-#include "core/compare/run_diff.h"
 #include "core/profile/op_latency.h"
+#include "core/runs/run_diff.h"
 
 #include <cstdint>
 #include <memory>

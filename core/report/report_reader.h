@@ -2,7 +2,7 @@
 
 #include "core/common/mapped_file.h"
 #include "core/common/result.h"
-#include "core/compare/run_summary.h"
+#include "core/runs/run_summary.h"
 
 #include <memory>
 #include <vector>

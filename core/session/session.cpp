@@ -4,9 +4,9 @@
 #include "core/common/sha256.h"
 #include "core/compare/delegate_granularity.h"
 #include "core/compare/run_checks.h"
-#include "core/compare/run_summary.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
+#include "core/runs/run_summary.h"
 #include "core/session/stage_runner.h"
 
 #include <algorithm>
@@ -100,7 +100,7 @@ SessionOptions withWorkspace(const SessionOptions& given) {
 
 SessionFiles sortFor(const SessionInputs& inputs, const SessionOptions& options) {
     return sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer,
-                            options.workspace.get(), options.progress, &options.comparison);
+                            options.workspace.get(), options.progress);
 }
 
 } // namespace
@@ -282,9 +282,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         explainHalfPrecisionEtdump(*s);
 
     if (s->dump && s->capture) {
-        ComparisonOptions planning = options.comparison;
-        planning.events_ahead = &workspace.eventsAhead(); // built by the sort, if it could
-        auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, planning);
+        auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison);
         if (c) {
             s->comparison = std::move(c.value().comparison);
             if (!captureChoice.empty())
@@ -308,9 +306,6 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             s->errors.push_back(c.error());
         }
     }
-    // Events the sort built that no plan took (it failed first, or no capture
-    // could be read) are not kept with the workspace.
-    workspace.eventsAhead().drop();
     return staged;
 }
 

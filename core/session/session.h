@@ -155,14 +155,11 @@ std::optional<std::string> whySessionUnusable(const Session& session);
 // (ExecuTorch's reference) over another reference (a float model).
 // With a workspace, captures are parsed through it (once for every sort), and
 // the ETDump is read into it on another core meanwhile (reporting to
-// `etdumpProgress`), for openSessionFiles to take. Given the comparison that
-// will be planned next (`plan`), that core also reads the ETRecord and builds
-// the plan's Inspector events into the workspace (EventsAhead), when the
-// ETDump and the ETRecord alone decide its run (planKeyBeforeCapture).
+// `etdumpProgress`), for openSessionFiles to take.
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {},
                               const std::string& preferredCapture = {},
                               const std::string& preferredDebugBuffer = {}, Workspace* workspace = nullptr,
-                              const ProgressFn& etdumpProgress = {}, const ComparisonOptions* plan = nullptr);
+                              const ProgressFn& etdumpProgress = {});
 
 // A session loaded in stages, so a UI can show the table before the numbers:
 // openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,

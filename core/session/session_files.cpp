@@ -152,37 +152,11 @@ bool namedLikeEtRecord(const std::string& path) {
     return name.find("etrecord") != std::string::npos;
 }
 
-// The next plan's Inspector events, when the dump and the ETRecord decide its
-// run and maps: the sort's side task builds them while the captures are read,
-// and the runtime side of the alignment with them, the events marked with the
-// op graph's handles the plan will most likely take (every handle without an
-// op graph: the capture's handles decide, and they are nearly always all of the
-// events'). The plan checks the guess (EventsAhead).
-void buildEventsAhead(Workspace& workspace, const std::shared_ptr<const EtDump>& dump,
-                      const std::shared_ptr<const MappedFile>& etrecordFile, const ComparisonOptions& plan) {
-    std::shared_ptr<const EtRecord> etrecord;
-    if (etrecordFile) {
-        auto r = workspace.etrecord(etrecordFile); // kept for the opening, a fault too
-        if (!r)
-            return;
-        etrecord = r.value();
-    }
-    const auto key = planKeyBeforeCapture(*dump, etrecord.get(), plan);
-    if (!key)
-        return;
-    auto events = buildInspectorEvents(*key->run, key->maps);
-    markOpTypes(events,
-                key->likely_graph ? OpHandles(key->likely_graph->allDebugHandles()) : OpHandles::every());
-    auto runtime = runtimeSideOf(events);
-    workspace.eventsAhead().put(key->run, key->maps, std::move(events), std::move(runtime));
-}
-
 } // namespace
 
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
                               const std::string& preferredCapture, const std::string& preferredDebugBuffer,
-                              Workspace* workspace, const ProgressFn& etdumpProgress,
-                              const ComparisonOptions* plan) {
+                              Workspace* workspace, const ProgressFn& etdumpProgress) {
     const bool keeps = workspace != nullptr; // what is read here outlives the sort
     Workspace local;                         // parses for this sort alone
     if (!workspace)
@@ -238,12 +212,10 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         // every event (2 ms of 50,000 ops) the opening would otherwise wait for.
         std::optional<SideTask<std::optional<bool>>> etdump;
         if (keeps && s.etdump)
-            etdump.emplace([&, etrecordFile = s.etrecord, anyCapture = !s.captures.empty()] {
+            etdump.emplace([&] {
                 auto d = workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress);
                 if (!d)
                     return std::optional<bool>();
-                if (plan && anyCapture) // no capture, no plan
-                    buildEventsAhead(*workspace, d.value(), etrecordFile, *plan);
                 return std::optional<bool>(namesItsOwnHandles(*d.value()));
             });
         for (const auto& f : s.captures) {

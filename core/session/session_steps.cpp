@@ -7,9 +7,81 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <optional>
 
 namespace gapscope {
+
+SessionFiles stepFiles(const Session& session, const SessionOptions& options) {
+    SessionFiles files;
+    const auto set = session.workspace ? session.workspace->fileSet(session.file_set) : nullptr;
+    const std::string method = session.comparison ? session.comparison->method : std::string();
+    if (set) {
+        files = sortSessionFiles(set->inputs, method, options.capture, options.debug_buffer,
+                                 session.workspace.get());
+    } else {
+        files.etdump = session.etdump_file;
+        files.debug_buffer = session.debug_buffer_file;
+        files.etrecord = session.etrecord_file;
+        files.capture = session.capture_file;
+    }
+    return files;
+}
+
+StepWalk forEachStep(const Session& first, const SessionFiles& files, SessionOptions options,
+                     const StepVisitor& visit, const Session* reuse, const std::atomic<bool>* cancelled,
+                     const std::function<void(std::size_t, std::size_t)>& progress) {
+    StepWalk walk;
+    if (!first.comparison || !first.dump)
+        return walk;
+    const auto& c = *first.comparison;
+    walk.runs = executionsOf(*first.dump, c.method, c.run_methods);
+    if (!options.workspace)
+        options.workspace = first.workspace;
+    options.file_set = first.file_set;
+    options.comparison.method = c.method;
+    options.progress = {};
+    const auto stopped = [&] { return cancelled && cancelled->load(); };
+    const bool reusable = reuse && reuse->complete && reuse->comparison;
+    // A window of steps at a time: in parallel, then visited in order, so that
+    // at most a window of sessions is held, whatever the loop's length.
+    const std::size_t window = std::max<std::size_t>(4, 2 * std::size_t(defaultThreadCount()));
+    std::atomic<std::size_t> done{0};
+    for (std::size_t begin = 0; begin < walk.runs.size(); begin += window) {
+        const std::size_t end = std::min(walk.runs.size(), begin + window);
+        std::vector<std::unique_ptr<Session>> steps(end - begin);
+        parallelFor(end - begin, [&](std::size_t i) {
+            const std::size_t run = walk.runs[begin + i];
+            if (stopped() || (reusable && reuse->comparison->run == run))
+                return;
+            SessionOptions own = options;
+            own.comparison.run = run;
+            own.comparison.cancelled = cancelled; // a quit does not wait for a whole step
+            auto step = loadSessionFiles(files, own);
+            if (stopped())
+                return; // a step cut short is no step
+            steps[i] = std::move(step);
+            if (progress)
+                progress(++done, walk.runs.size());
+        });
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const std::size_t k = begin + i;
+            const Session* step = steps[i] ? steps[i].get() : nullptr;
+            if (!step && reusable && reuse->comparison->run == walk.runs[k]) {
+                step = reuse;
+                if (progress)
+                    progress(++done, walk.runs.size());
+            }
+            if (!step || stopped()) {
+                walk.cancelled = true;
+                return walk;
+            }
+            ++walk.visited;
+            if (!visit(k, walk.runs[k], *step))
+                return walk;
+            steps[i].reset();
+        }
+    }
+    return walk;
+}
 
 SessionSteps compareSteps(const Session& session, SessionOptions options, const std::atomic<bool>* cancelled,
                           const std::function<void(std::size_t, std::size_t)>& progress) {
@@ -18,69 +90,32 @@ SessionSteps compareSteps(const Session& session, SessionOptions options, const 
         out.error = "nothing is compared";
         return out;
     }
-    const auto& c = *session.comparison;
-    out.runs = executionsOf(*session.dump, c.method, c.run_methods);
-    SessionFiles files;
-    const auto set = session.workspace ? session.workspace->fileSet(session.file_set) : nullptr;
-    if (set) {
-        files = sortSessionFiles(set->inputs, c.method, options.capture, options.debug_buffer,
-                                 session.workspace.get());
-    } else { // files sorted by hand: the one capture for every step
-        files.etdump = session.etdump_file;
-        files.debug_buffer = session.debug_buffer_file;
-        files.etrecord = session.etrecord_file;
-        files.capture = session.capture_file;
-    }
     options.workspace = session.workspace;
-    options.file_set = session.file_set;
-    options.comparison.method = c.method;
-    options.progress = {};
-    // Steps in parallel: each is a comparison of its own over the shared, guarded
-    // workspace (its rows are measured in parallel inside, too).
-    struct Step {
-        std::optional<RunSummary> summary;
-        std::vector<std::string> warnings;
-        std::string error;
-    };
-    std::vector<Step> results(out.runs.size());
-    std::atomic<std::size_t> done{0};
-    parallelFor(out.runs.size(), [&](std::size_t k) {
-        if (cancelled && cancelled->load())
-            return;
-        SessionOptions own = options;
-        own.comparison.run = out.runs[k];
-        own.comparison.cancelled = cancelled; // a quit does not wait for a whole step
-        const auto step = loadSessionFiles(files, own);
-        if (cancelled && cancelled->load())
-            return; // a step cut short is no step: never summarised
-
-        if (!step->comparison) {
-            results[k].error =
-                "run " + std::to_string(out.runs[k]) + ": " +
-                (step->errors.empty() ? std::string("nothing compared") : step->errors.front().describe());
-            return;
-        }
-        results[k].warnings = step->comparison->warnings;
-        const std::string capture =
-            step->capture_file ? std::filesystem::path(step->capture_file->path()).filename().string() : "";
-        results[k].summary =
-            summarizeRun(*step->comparison, "step " + std::to_string(k) + " (" + capture + ")",
-                         runReference(step->capture.get()));
-        if (progress)
-            progress(++done, out.runs.size());
-    });
-    // In step order, up to the first that could not be compared.
-    for (auto& r : results) {
-        if (!r.summary) {
-            out.error = !r.error.empty() ? r.error : "cancelled";
-            break;
-        }
-        for (const auto& w : r.warnings)
-            if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
-                out.warnings.push_back(w);
-        out.steps.push_back(std::move(*r.summary));
-    }
-    out.runs.resize(out.steps.size());
+    const SessionFiles files = stepFiles(session, options);
+    const auto walk = forEachStep(
+        session, files, options,
+        [&](std::size_t k, std::size_t run, const Session& step) {
+            // In step order, up to the first that could not be compared.
+            if (!step.comparison) {
+                out.error =
+                    "run " + std::to_string(run) + ": " +
+                    (step.errors.empty() ? std::string("nothing compared") : step.errors.front().describe());
+                return false;
+            }
+            for (const auto& w : step.comparison->warnings)
+                if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
+                    out.warnings.push_back(w);
+            const std::string capture =
+                step.capture_file ? std::filesystem::path(step.capture_file->path()).filename().string() : "";
+            out.steps.push_back(summarizeRun(*step.comparison,
+                                             "step " + std::to_string(k) + " (" + capture + ")",
+                                             runReference(step.capture.get())));
+            out.runs.push_back(run);
+            return true;
+        },
+        nullptr, cancelled, progress);
+    if (walk.cancelled && out.error.empty())
+        out.error = "cancelled";
     return out;
 }
 

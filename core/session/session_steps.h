@@ -1,20 +1,50 @@
 #pragma once
 
-#include "core/compare/run_summary.h"
+#include "core/runs/run_summary.h"
 #include "core/session/session.h"
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace gapscope {
 
-// Every execution of a session's method compared, each against its own step
-// capture where the session offers one per step (as `compare --all-runs`), and
-// summarised: the steps view's input. Over the session's workspace: no file is
-// read again. Stops between steps once `cancelled` is set (then `error` says so).
-// Steps run in parallel: `progress` is called from several threads.
+// The files every step of `session` is compared over: its workspace's file set
+// sorted again (the captures are parsed once, in the workspace), or the
+// session's own files when they were sorted by hand (the one capture for
+// every step).
+SessionFiles stepFiles(const Session& session, const SessionOptions& options);
+
+// One way to compare every execution of a method (issue 57): the app's steps
+// view and `compare --all-runs` both walk the steps with forEachStep.
+//
+// Every execution of `first`'s method is compared over `files` (stepFiles, or
+// the CLI's), each against its own step capture where the files offer one per
+// step (AotCapture::step). A few steps at a time run in parallel (their rows in
+// parallel inside, too), over the shared, guarded workspace of `options`; each
+// is handed to `visit` in step order on the calling thread, with its position
+// k, its RunData index and its session, so a report can stream step by step.
+// `reuse`, when given, is a complete session of one of the runs: it serves that
+// run instead of a comparison made again.
+//
+// Stops when `visit` returns false, or between steps once `cancelled` is set
+// (a step cut short is never visited). `progress` (done, total) is called from
+// the threads that compared.
+struct StepWalk {
+    std::vector<std::size_t> runs; // the RunData index of every step of the method
+    std::size_t visited = 0;
+    bool cancelled = false;
+};
+using StepVisitor = std::function<bool(std::size_t k, std::size_t run, const Session& step)>;
+StepWalk forEachStep(const Session& first, const SessionFiles& files, SessionOptions options,
+                     const StepVisitor& visit, const Session* reuse = nullptr,
+                     const std::atomic<bool>* cancelled = nullptr,
+                     const std::function<void(std::size_t done, std::size_t total)>& progress = {});
+
+// Every step summarised: the steps view's input. Over the session's workspace
+// (no file is read again).
 struct SessionSteps {
     std::vector<std::size_t> runs; // the RunData index of each step
     std::vector<RunSummary> steps;

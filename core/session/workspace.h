@@ -1,6 +1,5 @@
 #pragma once
 
-#include "core/align/events_ahead.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/mapped_file.h"
 #include "core/common/progress.h"
@@ -73,10 +72,6 @@ public:
     // The file's SHA-256 (the provenance check's); empty when cancelled.
     std::string sha256(const std::shared_ptr<const MappedFile>& file, const std::atomic<bool>* cancelled);
 
-    // Where the sort leaves the Inspector events of the plan that follows it,
-    // built beside the capture read (EventsAhead).
-    EventsAhead& eventsAhead() { return m_eventsAhead; }
-
     // How many times a file was parsed or hashed here: a switch that reads
     // nothing again leaves it unchanged (tests, benchmarks).
     std::size_t reads() const;
@@ -94,7 +89,6 @@ private:
     // Keyed by what the workspace holds: the pointers stay valid as long as it does.
     std::map<std::pair<const EtDump*, const EtRecord*>, std::shared_ptr<const ProfileTable>> m_tables;
     std::size_t m_reads = 0;
-    EventsAhead m_eventsAhead;
 };
 
 } // namespace gapscope

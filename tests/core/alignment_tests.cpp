@@ -519,3 +519,23 @@ TEST_CASE("the error gain is measured over the row's rounding noise", "[findings
 static_assert(!std::is_copy_constructible_v<gapscope::AlignedRun>, "AlignedRun must not be copyable");
 static_assert(!std::is_copy_assignable_v<gapscope::AlignedRun>, "AlignedRun must not be copyable");
 static_assert(std::is_nothrow_move_constructible_v<gapscope::AlignedRun>, "a move keeps the pointers");
+
+TEST_CASE("the op graph's handles are found whatever their order and repeats", "[align]") {
+    constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+    constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+    // Sparse (sorted and bisected), then dense (a bit per handle of the span).
+    for (const bool sparse : {true, false}) {
+        INFO((sparse ? "sparse" : "dense"));
+        std::vector<std::int64_t> held{7, -3, 7, 0, 42, -3};
+        if (sparse)
+            held.push_back(9000000000);
+        const OpHandles handles(held);
+        for (std::int64_t h : held)
+            CHECK(handles.contains(h));
+        for (std::int64_t h : std::vector<std::int64_t>{1, -4, 8, 43, 8999999999, kMin, kMax})
+            CHECK_FALSE(handles.contains(h));
+    }
+    CHECK(OpHandles({kMin, kMax}).contains(kMax));
+    CHECK_FALSE(OpHandles({kMin, kMax}).contains(0));
+    CHECK_FALSE(OpHandles().contains(0));
+}

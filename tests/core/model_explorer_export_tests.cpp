@@ -3,8 +3,8 @@
 // its row's. tests/e2e/check_model_explorer.py reads them with Model Explorer's
 // own classes against the adapter's graph.
 #include "core/compare/metric_catalog.h"
-#include "core/compare/run_summary.h"
 #include "core/report/model_explorer_export.h"
+#include "core/runs/run_summary.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

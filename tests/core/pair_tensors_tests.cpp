@@ -4,10 +4,10 @@
 // output): against itself, against its float-reference capture, and on rows
 // that are not one tensor.
 #include "core/compare/pair_tensors.h"
-#include "core/compare/run_diff.h"
-#include "core/compare/run_summary.h"
 #include "core/compare/tensor_slice.h"
 #include "core/metrics/operand.h"
+#include "core/runs/run_diff.h"
+#include "core/runs/run_summary.h"
 #include "core/session/session.h"
 
 #include <catch2/catch.hpp>

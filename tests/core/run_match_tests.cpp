@@ -2,14 +2,14 @@
 // never dropped; each side's numbers exactly as its own report gives them;
 // saved reports read back, old versions read and newer ones refused.
 #include "core/compare/op_kind.h"
-#include "core/compare/run_diff.h"
-#include "core/compare/run_match.h"
-#include "core/compare/run_summary.h"
-#include "core/compare/step_matrix.h"
 #include "core/report/compare_report.h"
 #include "core/report/diff_report.h"
 #include "core/report/json_text.h"
 #include "core/report/report_reader.h"
+#include "core/runs/run_diff.h"
+#include "core/runs/run_match.h"
+#include "core/runs/run_summary.h"
+#include "core/runs/step_matrix.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 // run by tests/e2e/run_e2e.sh) read by the C++ core and checked for consistency.
 
 #include "../core/session_consistency.h"
-#include "core/compare/step_matrix.h"
+#include "core/runs/step_matrix.h"
 #include "core/session/session_steps.h"
 #include "core/session/workspace.h"
 

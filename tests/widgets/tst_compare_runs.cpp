@@ -10,7 +10,7 @@
 #include "app/gui/session_loader.h"
 #include "app/gui/steps_controller.h"
 #include "core/compare/metric_catalog.h"
-#include "core/compare/run_summary.h"
+#include "core/runs/run_summary.h"
 #include "widgets/frozen_columns_table_view.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"

@@ -3,7 +3,7 @@
 // (op_latency.h) on a real ExecuTorch session (tests/data/portable_mha).
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
-#include "core/compare/run_diff.h"
+#include "core/runs/run_diff.h"
 #include "core/session/session.h"
 #include "widgets/coverage_model.h"
 #include "widgets/graph_view.h"

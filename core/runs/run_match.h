@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/compare/run_summary.h"
+#include "core/runs/run_summary.h"
 
 #include <cstddef>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "core/compare/run_summary.h"
+#include "core/runs/run_summary.h"
 
 #include "core/capture/reference_kind.h"
 #include "core/common/sha256.h"

@@ -1,6 +1,6 @@
-#include "core/compare/step_matrix.h"
+#include "core/runs/step_matrix.h"
 
-#include "core/compare/run_diff.h"
+#include "core/runs/run_diff.h"
 
 #include <algorithm>
 #include <cmath>

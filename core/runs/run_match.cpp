@@ -1,4 +1,4 @@
-#include "core/compare/run_match.h"
+#include "core/runs/run_match.h"
 
 #include "core/compare/op_kind.h"
 #include "core/compare/row_name.h"

@@ -1,4 +1,4 @@
-#include "core/compare/run_diff.h"
+#include "core/runs/run_diff.h"
 
 #include <algorithm>
 #include <cmath>

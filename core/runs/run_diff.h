@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/compare/metric_catalog.h"
-#include "core/compare/run_match.h"
+#include "core/runs/run_match.h"
 
 #include <optional>
 #include <string>
