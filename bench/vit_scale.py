@@ -48,7 +48,8 @@ def build_session(work: Path) -> None:
     from torch.export import export
 
     from gapscope_capture.capture import capture_from_etrecord
-    from gapscope_capture.zoo import ViT
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))  # the test fixtures (gapscope_zoo)
+    from gapscope_zoo.zoo import ViT
 
     torch.manual_seed(0)
     model = ViT(dim=384, heads=6, depth=12, classes=1000, image=224, patch=16, mlp_ratio=4).eval()

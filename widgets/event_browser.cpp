@@ -45,7 +45,8 @@ void EventBrowser::setSession(const std::shared_ptr<const Session>& session) {
     QString missing;
     if (session)
         for (const auto& m : session->missing)
-            missing += (missing.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(m);
+            missing += (missing.isEmpty() ? QString() : QStringLiteral(", ")) +
+                       QString::fromLatin1(inputRoleLabel(m));
     const auto advice = session ? captureAdvice(*session) : std::nullopt;
     m_summary->setText(
         tr("<b>ETDump read:</b> %1.%2%3")

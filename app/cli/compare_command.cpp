@@ -164,7 +164,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
             capture.capture = session->capture_file;
             const auto digest = hashInputs(capture);
             for (auto& input : described)
-                if (input.role == "capture" && !digest.empty())
+                if (input.role == InputRole::Capture && !digest.empty())
                     input = digest.front();
         }
         ReportContext runCtx = reportContextFor(*session, described);

@@ -338,10 +338,10 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
         if (const QString text = QString::fromStdString(e.describe()); !lines.contains(text))
             lines << text;
     for (const auto& m : snapshot->missing)
-        lines << (m == "debug buffer" && !snapshot->debug_buffer_candidates.empty()
+        lines << (m == InputRole::DebugBuffer && !snapshot->debug_buffer_candidates.empty()
                       ? tr("debug buffer missing: %n files could be it; pick one below, or drop it here", "",
                            static_cast<int>(snapshot->debug_buffer_candidates.size()))
-                      : tr("%1 missing: drop it here").arg(QString::fromStdString(m)));
+                      : tr("%1 missing: drop it here").arg(QString::fromLatin1(inputRoleLabel(m))));
     QStringList candidates;
     for (const auto& c : snapshot->debug_buffer_candidates)
         candidates << QString::fromStdString(c);

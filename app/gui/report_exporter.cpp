@@ -61,7 +61,7 @@ void ReportExporter::start() {
             for (const auto& e : m_session->errors)
                 why << QString::fromStdString(e.describe());
             for (const auto& m : m_session->missing)
-                why << QString::fromStdString(m) + QStringLiteral(" missing");
+                why << QString::fromLatin1(inputRoleLabel(m)) + QStringLiteral(" missing");
         }
         return refuse(QStringLiteral("nothing to export: no comparison is open") +
                       (why.isEmpty() ? QString() : QStringLiteral(": ") + why.join(QStringLiteral("; "))));

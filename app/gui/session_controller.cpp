@@ -13,6 +13,7 @@ namespace gapscope {
 
 namespace {
 
+// Told by core's file kinds, as a saved session is (isSessionFile).
 bool isEtDumpFile(const QString& path) {
     return fileKindAt(path.toStdString()) == FileKind::EtDump;
 }

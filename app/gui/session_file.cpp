@@ -1,6 +1,7 @@
 #include "app/gui/session_file.h"
 
 #include "core/common/atomic_file.h"
+#include "core/session/file_kind.h"
 #include "core/session/session_document.h"
 
 #include <QDir>
@@ -52,15 +53,8 @@ QString writeSessionFile(const QString& path, const SessionFile& session) {
 }
 
 bool isSessionFile(const QString& path) {
-    const QFileInfo info(path);
-    if (!info.isFile())
-        return false;
-    // Claimed by its key, so that a broken one is reported as a session file;
-    // one too large to read too, by the key in its first MiB, so that it is
-    // refused as a session file and why (issue 55, class 13: one over 1 MiB was
-    // taken for an input, and "ETDump missing" was all that was said).
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) && f.read(kMaxSessionFile).contains("\"gapscope_session\"");
+    // Core tells it, as it tells every other kind of file (issue 57: one mechanism).
+    return QFileInfo(path).isFile() && fileKindAt(path.toStdString()) == FileKind::SavedSession;
 }
 
 std::optional<SessionFile> readSessionFile(const QString& path, QString* error) {

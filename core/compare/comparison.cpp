@@ -20,31 +20,6 @@ namespace gapscope {
 
 namespace {
 
-std::vector<std::string> textsOf(const std::vector<ElementPlan>& plans, std::string ElementPlan::*text) {
-    std::vector<std::string> out;
-    out.reserve(plans.size());
-    for (const auto& e : plans)
-        out.push_back(e.*text);
-    return out;
-}
-
-} // namespace
-
-std::vector<std::string> RowIdentity::shapes() const {
-    return textsOf(plans, &ElementPlan::shape);
-}
-
-std::vector<std::string> RowIdentity::dtypes() const {
-    return textsOf(plans, &ElementPlan::dtype);
-}
-
-const RowIdentity& ComparisonRow::id() const {
-    static const RowIdentity none;
-    return identity ? *identity : none;
-}
-
-namespace {
-
 const MethodMaps* methodMaps(const EtRecord* etrecord, const std::string& method) {
     return etrecord ? etrecord->maps(method) : nullptr;
 }
@@ -166,26 +141,6 @@ const ExportGraph* opGraph(const EtRecord& etrecord, const AotCapture& capture, 
 }
 
 } // namespace
-
-namespace {
-const AlignedRun& alignedOrEmpty(const std::shared_ptr<const AlignedRun>& aligned) {
-    static const AlignedRun none; // a comparison that never got planned
-    return aligned ? *aligned : none;
-}
-} // namespace
-
-const std::vector<InspectorEvent>& Comparison::events() const {
-    return alignedOrEmpty(aligned).events;
-}
-
-const std::vector<ElementPlan>& RowPlan::elements() const {
-    static const std::vector<ElementPlan> none; // a plan built by hand, with no identity
-    return identity ? identity->plans : none;
-}
-
-const Alignment& Comparison::alignment() const {
-    return alignedOrEmpty(aligned).alignment;
-}
 
 namespace {
 

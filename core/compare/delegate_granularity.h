@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/capture/aot_capture.h"
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
 
 #include <optional>
 #include <string>

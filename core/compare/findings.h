@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
 #include "core/compare/metric_catalog.h"
 #include "core/etrecord/etrecord_model.h"
 

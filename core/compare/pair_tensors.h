@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
 #include "core/compare/element_reader.h"
 
 #include <atomic>

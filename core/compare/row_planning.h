@@ -1,7 +1,8 @@
 #pragma once
 
 #include "core/align/op_names_within.h"
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
+#include "core/compare/row_plan.h"
 
 #include <cstddef>
 

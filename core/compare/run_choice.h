@@ -1,6 +1,7 @@
 #pragma once
 
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_options.h"
+#include "core/compare/comparison_value.h"
 
 #include <cstddef>
 #include <string>

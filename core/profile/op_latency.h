@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
 #include "core/profile/profile_table.h"
 
 #include <cstddef>

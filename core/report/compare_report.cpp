@@ -195,7 +195,8 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
 
     json inputs = json::array();
     for (const auto& i : ctx.inputs)
-        inputs.push_back({{"role", i.role}, {"path", i.path}, {"bytes", i.bytes}, {"sha256", i.sha256}});
+        inputs.push_back(
+            {{"role", inputRoleKey(i.role)}, {"path", i.path}, {"bytes", i.bytes}, {"sha256", i.sha256}});
     json gates = json::array();
     for (const auto& g : ctx.gates)
         gates.push_back({{"metric", metricName(g.metric)}, {"value", g.value}});

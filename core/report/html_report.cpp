@@ -221,8 +221,9 @@ void writeComparisonHtml(std::ostream& out, const Comparison& c, const ReportCon
     out << "<h2>Inputs</h2><table><thead><tr><th>role</th><th>path</th><th>bytes</th><th>SHA-256</th></tr>"
            "</thead><tbody>\n";
     for (const auto& in : ctx.inputs)
-        out << "<tr><td>" << htmlEscape(in.role) << "</td><td>" << htmlEscape(in.path) << "</td><td class=n>"
-            << in.bytes << "</td><td><code>" << htmlEscape(in.sha256) << "</code></td></tr>\n";
+        out << "<tr><td>" << htmlEscape(inputRoleKey(in.role)) << "</td><td>" << htmlEscape(in.path)
+            << "</td><td class=n>" << in.bytes << "</td><td><code>" << htmlEscape(in.sha256)
+            << "</code></td></tr>\n";
     out << "</tbody></table>\n<script>" << kScript << "</script></body></html>\n";
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
 #include "core/etrecord/etrecord_model.h"
 #include "core/profile/op_latency.h"
 

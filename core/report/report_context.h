@@ -1,10 +1,11 @@
 #pragma once
 
+#include "core/common/input_role.h"
 // What a report shows beyond the rows, apart from how any report is written:
 // the session hands it out, and the views read it, without the JSON library
 // behind the report writers (compare_report.h).
 
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "core/profile/op_latency.h"
@@ -19,7 +20,7 @@
 namespace gapscope {
 
 struct InputProvenance {
-    std::string role; // etdump, debug_buffer, etrecord, capture
+    InputRole role = InputRole::EtDump;
     std::string path;
     std::uint64_t bytes = 0;
     std::string sha256;

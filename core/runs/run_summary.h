@@ -2,7 +2,7 @@
 
 #include "core/align/alignment.h"
 #include "core/capture/aot_capture.h"
-#include "core/compare/comparison.h"
+#include "core/compare/comparison_value.h"
 #include "core/compare/row_status.h"
 #include "core/profile/op_latency.h"
 

@@ -4,6 +4,7 @@
 #include "core/capture/safetensors_file.h"
 #include "core/common/mapped_file.h"
 #include "core/common/zip_archive.h"
+#include "core/session/session_document.h"
 
 #include <algorithm>
 #include <cctype>
@@ -82,6 +83,7 @@ const char* fileKindName(FileKind kind) {
     case FileKind::Capture: return "AOT capture";
     case FileKind::Program: return "ExecuTorch program";
     case FileKind::TorchArchive: return "torch.save archive";
+    case FileKind::SavedSession: return "saved session";
     case FileKind::Text: return "text";
     case FileKind::Other: return "other file";
     case FileKind::Raw: return "raw data";
@@ -118,8 +120,16 @@ FileKind detectFileKind(ByteSpan b) {
                    4) ||
         startsWith(b, "\x1f\x8b", 2))
         return FileKind::Other;
-    if (looksLikeText(b))
-        return FileKind::Text;
+    if (looksLikeText(b)) {
+        // Claimed by its key, so that a broken one is reported as a session file,
+        // and one too large to read too, by the key in its first MiB (issue 55,
+        // class 13: one over 1 MiB was taken for an input).
+        const std::string_view head(reinterpret_cast<const char*>(b.data),
+                                    std::min<std::size_t>(b.size, kMaxSessionDocument));
+        return head.find(std::string("\"") + kSessionDocumentKey + "\"") != std::string_view::npos
+                   ? FileKind::SavedSession
+                   : FileKind::Text;
+    }
     return FileKind::Raw;
 }
 

@@ -60,8 +60,8 @@ std::optional<std::string> whySessionUnusable(const Session& session) {
     }
     if (!session.comparison) {
         std::string missing;
-        for (const auto& m : session.missing)
-            missing += (missing.empty() ? "" : ", ") + m;
+        for (const auto role : session.missing)
+            missing += (missing.empty() ? "" : ", ") + std::string(inputRoleLabel(role));
         return "nothing to compare" + (missing.empty() ? std::string() : ": " + missing + " missing");
     }
     for (const auto& path : changedInputs(session))
@@ -234,10 +234,10 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         } else
             s->errors.push_back(d.error());
     } else {
-        s->missing.push_back("ETDump");
+        s->missing.push_back(InputRole::EtDump);
     }
     if (s->etdump_file && !s->debug_buffer_file) {
-        s->missing.push_back("debug buffer");
+        s->missing.push_back(InputRole::DebugBuffer);
         s->debug_buffer_candidates = files.debug_buffer_candidates;
     }
     if (s->etrecord_file) {
@@ -248,7 +248,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             s->errors.push_back(r.error());
     } else if (!s->dump || !(files.etdump_names_its_handles ? *files.etdump_names_its_handles
                                                             : namesItsOwnHandles(*s->dump))) {
-        s->missing.push_back("ETRecord");
+        s->missing.push_back(InputRole::EtRecord);
     }
     // Captures of a sequence of steps (state carried from one to the next): the one of
     // the compared run's execution, unless one was asked for.
@@ -276,7 +276,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         else
             s->errors.push_back(c.error());
     } else {
-        s->missing.push_back("AOT capture");
+        s->missing.push_back(InputRole::Capture);
     }
     if (s->capture && !s->dump)
         explainHalfPrecisionEtdump(*s);
@@ -375,11 +375,11 @@ ReportContext reportContextFor(const Session& s, std::vector<InputProvenance> in
 std::vector<InputProvenance> hashInputs(const SessionFiles& files,
                                         const std::optional<std::string>& etrecordSha256) {
     std::vector<InputProvenance> out;
-    const std::pair<const char*, const std::shared_ptr<const MappedFile>*> roles[] = {
-        {"etdump", &files.etdump},
-        {"debug_buffer", &files.debug_buffer},
-        {"etrecord", &files.etrecord},
-        {"capture", &files.capture}};
+    const std::pair<InputRole, const std::shared_ptr<const MappedFile>*> roles[] = {
+        {InputRole::EtDump, &files.etdump},
+        {InputRole::DebugBuffer, &files.debug_buffer},
+        {InputRole::EtRecord, &files.etrecord},
+        {InputRole::Capture, &files.capture}};
     for (const auto& [role, file] : roles)
         if (*file)
             out.push_back({role, (*file)->path(), (*file)->size(),
@@ -395,7 +395,7 @@ std::vector<InputProvenance> withEtRecordDigest(std::vector<InputProvenance> oth
     auto etrecord = hashInputs(only, s.etrecord_sha256);
     // Report order: etdump, debug_buffer, etrecord, capture.
     const auto at = std::find_if(others.begin(), others.end(),
-                                 [](const InputProvenance& p) { return p.role == "capture"; });
+                                 [](const InputProvenance& p) { return p.role == InputRole::Capture; });
     others.insert(at, std::move(etrecord.front()));
     return others;
 }

@@ -55,7 +55,7 @@ struct Session {
     const std::vector<std::string>& capture_methods() const; // in file order
     const std::vector<std::string>& capture_paths() const;
     std::optional<std::string> etrecord_sha256; // hashed by the provenance check, reused by reports
-    std::vector<std::string> missing;           // "debug buffer", "ETRecord", "AOT capture", "ETDump"
+    std::vector<InputRole> missing;             // in the order found; inputRoleLabel says them
     // The debug buffer is missing because several files could be it: their
     // paths, for the user to pick one (SessionOptions::debug_buffer).
     std::vector<std::string> debug_buffer_candidates;

@@ -127,8 +127,8 @@ std::optional<Error> readFields(const json& o, SessionDocument& s) {
             return problem("\"run\": " + shown(*run) + " is not a run number (a whole number from 0)");
     }
     for (const auto& [key, out] : {std::pair<const char*, std::string*>{"method", &s.method},
-                                   {"capture", &s.capture},
-                                   {"debug_buffer", &s.debug_buffer},
+                                   {inputRoleKey(InputRole::Capture), &s.capture},
+                                   {inputRoleKey(InputRole::DebugBuffer), &s.debug_buffer},
                                    {"filter", &s.filter}})
         if (auto err = optionalString(o, key, *out))
             return err;
@@ -177,7 +177,7 @@ Result<SessionDocument> parseSessionDocument(std::string_view text) {
     const json o = json::parse(text, nullptr, false);
     if (!o.is_object())
         return problem("not a JSON object");
-    const auto version = o.find("gapscope_session");
+    const auto version = o.find(kSessionDocumentKey);
     if (version == o.end() || *version != 1)
         return problem("not a Gapscope session file (no \"gapscope_session\": 1)");
     SessionDocument s;
@@ -188,12 +188,12 @@ Result<SessionDocument> parseSessionDocument(std::string_view text) {
 
 std::string sessionDocumentText(const SessionDocument& s) {
     json o = json::object();
-    o["gapscope_session"] = 1;
+    o[kSessionDocumentKey] = 1;
     o["files"] = s.files;
     o["run"] = s.run ? json(*s.run) : json(nullptr);
     for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"method", &s.method},
-                                     {"capture", &s.capture},
-                                     {"debug_buffer", &s.debug_buffer}})
+                                     {inputRoleKey(InputRole::Capture), &s.capture},
+                                     {inputRoleKey(InputRole::DebugBuffer), &s.debug_buffer}})
         if (!value->empty())
             o[key] = *value;
     if (s.threshold)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/common/input_role.h"
 #include "core/common/result.h"
 #include "core/compare/metric_catalog.h"
 
@@ -38,6 +39,8 @@ struct SessionDocument {
 
 // A session file is at most this long: it lists a few paths and choices.
 constexpr std::size_t kMaxSessionDocument = 1 << 20;
+// The key that makes a JSON document a saved session (FileKind::SavedSession).
+constexpr const char* kSessionDocumentKey = "gapscope_session";
 
 // The document, or why not (the key and its value, or the byte where the text
 // breaks; the caller names the file). Refused before the document is built: a

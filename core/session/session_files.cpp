@@ -195,6 +195,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         // buffer, but said when named like an input (a log saved as run.etdp).
         case FileKind::Program:
         case FileKind::TorchArchive:
+        case FileKind::SavedSession:
         case FileKind::Text:
         case FileKind::Other: other.push_back(f); break;
         }

@@ -3,8 +3,9 @@
 Submodules: ``capture_format`` reads and writes the file format without
 importing ExecuTorch; ``capture`` produces captures from an ETRecord or an
 in-memory program, and float references of quantised ones; ``quantization`` reads quantisation parameters off graph
-nodes; ``demo`` builds the demo session; ``cli`` is the ``gapscope-capture``
-command.
+nodes; ``cli`` is the ``gapscope-capture`` command. The test fixtures (the
+demo and the parity zoo) are ``gapscope_zoo``, beside this package and never
+installed with it.
 """
 
 __version__ = "0.1.0"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from pathlib import Path
 from typing import Sequence
 
@@ -67,26 +66,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
     return 1
-
-
-def _run_demo(args: argparse.Namespace) -> int:
-    from gapscope_capture.demo import run_demo
-
-    started = time.monotonic()
-    for directory in run_demo(args.outdir):
-        print(directory)
-    print(f"demo written in {time.monotonic() - started:.1f} s", file=sys.stderr)
-    return 0
-
-
-def _run_zoo(args: argparse.Namespace) -> int:
-    from gapscope_capture.zoo import run_zoo
-
-    started = time.monotonic()
-    for directory in run_zoo(args.outdir, args.model or None):
-        print(directory)
-    print(f"zoo written in {time.monotonic() - started:.1f} s", file=sys.stderr)
-    return 0
 
 
 def _run_from_etrecord(args: argparse.Namespace) -> int:
@@ -205,37 +184,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=_version_text())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    demo = commands.add_parser(
-        "demo",
-        help="build the demo session (fp32 and int8 XNNPACK variants)",
-        description="Lower a tiny seeded model to XNNPACK as fp32 and PT2E int8, run it with "
-        "ETDump and a debug buffer, and write into OUTDIR/<variant>/: model.pte, etrecord.bin, "
-        "run.etdp, run.debug.bin, capture.gscap.safetensors, executorch_gap_{mse,l1,snr}.json "
-        "and manifest.json; int8 also capture_float.gscap.safetensors, the float model "
-        "captured under the int8 capture's debug handles.",
-    )
-    demo.add_argument("outdir", metavar="OUTDIR", type=Path)
-    demo.set_defaults(run=_run_demo)
-
-    from gapscope_capture.zoo_names import MODEL_NAMES  # no torch import before --help
-
-    zoo = commands.add_parser(
-        "zoo",
-        help="build the parity zoo (real models, portable / XNNPACK fp32 / XNNPACK int8, "
-        "and a two-method LLM)",
-        description="Lower each zoo model (seeded, nothing downloaded) three ways, run it with "
-        "ETDump, capture it and write ExecuTorch's calculate_numeric_gap tables into "
-        "OUTDIR/<model>/<variant>/ (executorch_error.txt where ExecuTorch raises). 'llm' is one "
-        "program with two methods (prefill, forward), portable and fp32, with a capture and "
-        "ExecuTorch's tables per method (each method exported alone, as ExecuTorch cannot "
-        "inspect a multi-method program).",
-    )
-    zoo.add_argument("outdir", metavar="OUTDIR", type=Path)
-    zoo.add_argument(
-        "--model", action="append", choices=MODEL_NAMES, help="only this model (repeatable)"
-    )
-    zoo.set_defaults(run=_run_zoo)
 
     from_etrecord = commands.add_parser(
         "from-etrecord",

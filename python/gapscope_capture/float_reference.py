@@ -23,7 +23,7 @@ from torch.export import ExportedProgram
 from torch.fx import GraphModule, Interpreter, Node
 from torch.utils._pytree import tree_leaves
 
-from gapscope_capture.capture import (
+from gapscope_capture.etrecord_capture import (
     EXPORTED_PROGRAM,
     FLOAT_EXPORTED_PROGRAM,
     CaptureError,

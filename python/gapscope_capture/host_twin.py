@@ -27,12 +27,12 @@ from executorch.devtools import Inspector
 from torch.export import ExportedProgram
 from torch.fx import GraphModule
 
-from gapscope_capture.capture import (
+from gapscope_capture.etrecord_capture import (
     FORWARD,
     CaptureError,
     CaptureResult,
-    _inputs_or_representative,
-    _open_etrecord,
+    inputs_or_representative,
+    open_etrecord,
     capture_from_etrecord,
     capture_from_program,
 )
@@ -71,7 +71,7 @@ def write_host_twin(
 
     etrecord_path = Path(etrecord_path)
     outdir = Path(outdir)
-    etrecord, _, _ = _open_etrecord(etrecord_path)
+    etrecord, _, _ = open_etrecord(etrecord_path)
     program = etrecord.exported_program
     if isinstance(program, dict):
         program = program.get(FORWARD)
@@ -80,7 +80,7 @@ def write_host_twin(
             f"{etrecord_path}: the ETRecord holds no ATen exported_program to lower again; "
             "generate it with to_edge_transform_and_lower(..., generate_etrecord=True)"
         )
-    model_inputs = tuple(_inputs_or_representative(inputs, etrecord, etrecord_path))
+    model_inputs = tuple(inputs_or_representative(inputs, etrecord, etrecord_path))
     outdir.mkdir(parents=True, exist_ok=True)
     try:
         lowered = lower_and_run(outdir, program, model_inputs, [], DEBUG_BUFFER_SIZE)

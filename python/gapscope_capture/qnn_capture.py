@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from torch.export import ExportedProgram
 
-from gapscope_capture import capture as _capture
+from gapscope_capture import etrecord_capture as _capture
 
 log = logging.getLogger(__name__)
 

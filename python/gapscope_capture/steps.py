@@ -13,13 +13,13 @@ import os
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from gapscope_capture.capture import (
+from gapscope_capture.etrecord_capture import (
     FORWARD,
     CaptureError,
     CaptureResult,
-    _capture_program,
-    _method_of,
-    _open_etrecord,
+    capture_program,
+    method_of,
+    open_etrecord,
     resolve_reference_graph,
 )
 
@@ -60,14 +60,14 @@ def iter_steps_from_etrecord(
     if not steps:
         raise CaptureError("no steps: give each execution's inputs, in order")
     path = Path(etrecord_path)
-    etrecord, digest, entries = _open_etrecord(path)
-    method = _method_of(reference_graph, method)
+    etrecord, digest, entries = open_etrecord(path)
+    method = method_of(reference_graph, method)
     program, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
     del etrecord  # the module below is all the steps need
     module = program.module()  # one module for every step: its buffers are the state
     del program
     for step, inputs in enumerate(steps):
-        result = _capture_program(module, list(inputs), reference_graph=graph_name, method=method)
+        result = capture_program(module, list(inputs), reference_graph=graph_name, method=method)
         result.etrecord_sha256 = digest
         result.etrecord_entries_sha256 = entries
         result.step = step

@@ -9,7 +9,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from gapscope_capture.demo import run_demo
+    from gapscope_zoo.demo import run_demo
 
     outdir = tmp_path_factory.mktemp("demo")
     run_demo(outdir)

@@ -21,7 +21,7 @@ from gapscope_capture.capture import CaptureResult, capture_from_program
 from gapscope_capture.capture_format import CaptureRecord, read_capture
 from gapscope_capture.float_reference import capture_float_reference
 from gapscope_capture.provenance import node_provenance
-from gapscope_capture.zoo_bn import ConvBnNet, build, prefuse, quantize
+from gapscope_zoo.zoo_bn import ConvBnNet, build, prefuse, quantize
 
 LOGGER = "gapscope_capture.float_reference"
 

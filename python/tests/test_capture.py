@@ -9,7 +9,7 @@ import torch
 from executorch.exir import to_edge
 
 from gapscope_capture.capture import CaptureError, capture_from_etrecord, capture_from_program
-from gapscope_capture.demo import lower, seeded_model_and_inputs
+from gapscope_zoo.demo import lower, seeded_model_and_inputs
 
 
 def test_edge_program_without_etrecord() -> None:
@@ -77,7 +77,7 @@ def test_a_back_propagation_assertion_falls_back_to_the_edge_program(
     """ExecuTorch's back-propagation asserts on some ETRecords (graph ids are Python
     ids, which the export can reuse); the capture falls back instead of crashing, and
     says why, as for a back-propagation that returns False."""
-    from gapscope_capture import capture as capture_module
+    from gapscope_capture import etrecord_capture as capture_module
 
     def asserts(*_args: object) -> bool:
         raise AssertionError

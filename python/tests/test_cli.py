@@ -120,7 +120,7 @@ def _run_without_torch(argv: list[str]) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["demo", "--help"], ["from-etrecord", "--help"], ["twin", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["from-etrecord", "--help"], ["twin", "--help"]])
 def test_help_and_version_need_neither_torch_nor_executorch(argv: list[str]) -> None:
     completed = _run_without_torch(argv)
     assert completed.returncode == 0, completed.stderr
@@ -128,11 +128,20 @@ def test_help_and_version_need_neither_torch_nor_executorch(argv: list[str]) -> 
 
 
 def test_a_capture_command_without_torch_names_the_extra(tmp_path: Path) -> None:
-    completed = _run_without_torch(["demo", str(tmp_path / "demo")])
+    output = tmp_path / "out.gscap.safetensors"
+    completed = _run_without_torch(["from-etrecord", str(tmp_path / "etrecord.bin"), "-o", str(output)])
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr
     assert "gapscope_capture[executorch]" in completed.stderr
-    assert not (tmp_path / "demo").exists()
+    assert not output.exists()
+
+
+def test_the_test_fixtures_are_not_in_the_exporter() -> None:
+    """The demo and the zoo are gapscope_zoo's (issue 57): not a command, not in the package."""
+    completed = _run_without_torch(["--help"])
+    assert " demo " not in completed.stdout and " zoo " not in completed.stdout
+    package = Path(__file__).parents[1] / "gapscope_capture"
+    assert not list(package.glob("zoo*.py")) and not (package / "demo.py").exists()
 
 
 def test_from_etrecord_with_several_inputs_writes_one_capture_per_step(tmp_path: Path) -> None:
@@ -224,7 +233,7 @@ def test_twin_runs_the_int8_demo_without_its_delegate(demo_dir: Path, tmp_path: 
 
     from torch.export import export
 
-    from gapscope_capture.demo import seeded_model_and_inputs
+    from gapscope_zoo.demo import seeded_model_and_inputs
 
     model, inputs = seeded_model_and_inputs()
     torch.export.save(export(model, inputs), str(tmp_path / "float.pt2"))

@@ -14,7 +14,7 @@ from executorch.extension.pybindings.portable_lib import _load_for_executorch
 
 from gapscope_capture.etrecord_digest import etrecord_entries_sha256
 from gapscope_capture.capture_format import read_capture
-from gapscope_capture.demo import METRICS, VARIANTS
+from gapscope_zoo.demo import METRICS, VARIANTS
 
 FILES = [
     "model.pte",

@@ -17,7 +17,7 @@ from gapscope_capture.capture import (
     capture_from_etrecord,
 )
 from gapscope_capture.capture_format import CaptureRecord, read_capture
-from gapscope_capture.demo import lower, seeded_model_and_inputs
+from gapscope_zoo.demo import lower, seeded_model_and_inputs
 
 # The float node each int8 record of the demo is matched with.
 DEMO_MATCHES = ["conv2d", "relu", "reshape", "layer_norm", "linear", "softmax", "topk"]

@@ -422,7 +422,8 @@ TEST_CASE("a file named like an input that is not one is named with its reader's
     const auto session = loadSessionFiles(files);
     REQUIRE(session->errors.size() >= 2);
     CHECK(session->errors[1].where.file == dir + "/run.etdp");
-    CHECK(std::find(session->missing.begin(), session->missing.end(), "ETDump") != session->missing.end());
+    CHECK(std::find(session->missing.begin(), session->missing.end(), InputRole::EtDump) !=
+          session->missing.end());
 }
 
 TEST_CASE("a mapped input truncated on disk reads as zeros and says it changed, no SIGBUS",

@@ -34,7 +34,7 @@ TEST_CASE("the HTML report holds every row's numbers, escapes names and embeds i
     c.warnings.push_back("a <b>warning</b>");
     ReportContext ctx;
     ctx.first_divergence = firstDivergence(c, ctx.threshold);
-    ctx.inputs.push_back({"etdump", "/x/<run>.etdp", 10, "abc"});
+    ctx.inputs.push_back({InputRole::EtDump, "/x/<run>.etdp", 10, "abc"});
     std::vector<ReportFigure> figures{{"Gap per op", "chart", std::string("\x89PNG\r\n", 6), SIZE_MAX},
                                       {"Row 0", "worst", std::string("PNG0"), 0}};
     std::ostringstream out;

@@ -3,6 +3,7 @@
 
 #include "core/compare/metric_catalog.h"
 #include "core/session/session.h"
+#include "core/session/session_document.h"
 #include "executorch_parity.h"
 #include "session_builder.h"
 #include "test_support.h"
@@ -26,6 +27,24 @@ TEST_CASE("file kinds come from content, not names", "[session]") {
     CHECK(kind(demo + "/run.debug.bin") == FileKind::Raw);
     CHECK(kind(fixturePath("executorch-samples/etrecord.bin")) == FileKind::EtRecord);
     CHECK(detectFileKind({nullptr, 0}) == FileKind::Raw);
+}
+
+TEST_CASE("a saved session is a file kind of its own, told by its key in the first MiB", "[session]") {
+    const auto kind = [](const std::string& text) {
+        return detectFileKind({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    };
+    SessionDocument d;
+    d.files = {"/x/run.etdp"};
+    CHECK(kind(sessionDocumentText(d)) == FileKind::SavedSession);
+    // A broken one is still a session file (readSessionDocument then says what is wrong).
+    CHECK(kind("{\"gapscope_session\": \"two\"") == FileKind::SavedSession);
+    // One too large to read: claimed by its key, then refused as too large.
+    CHECK(kind("{\"gapscope_session\": 1, \"files\": [\"" + std::string(kMaxSessionDocument, 'a') + "\"]}") ==
+          FileKind::SavedSession);
+    // A report or a log is text; the key only past the first MiB does not count.
+    CHECK(kind("{\"schema_version\": 3, \"rows\": []}") == FileKind::Text);
+    CHECK(kind(std::string(kMaxSessionDocument, ' ') + "\"gapscope_session\"") == FileKind::Text);
+    CHECK(std::string(fileKindName(FileKind::SavedSession)) == "saved session");
 }
 
 TEST_CASE("the demo folder loads as one compared session", "[session]") {
@@ -53,13 +72,14 @@ TEST_CASE("a partial session says what is missing and a bad file is an error, no
     // run.debug.bin lies beside run.etdp: it came along.
     REQUIRE(s->debug_buffer_file);
     CHECK(s->debug_buffer_file->path() == demo + "/run.debug.bin");
-    CHECK(s->missing == std::vector<std::string>{"ETRecord", "AOT capture"});
+    CHECK(s->missing == std::vector<InputRole>{InputRole::EtRecord, InputRole::Capture});
 
     const auto bytes = readBytes(demo + "/run.etdp");
     SessionInputs alone; // nothing beside it
     alone.files.push_back(MappedFile::fromBytes("run.etdp", bytes.data(), bytes.size()));
     s = loadSession(alone);
-    CHECK(s->missing == std::vector<std::string>{"debug buffer", "ETRecord", "AOT capture"});
+    CHECK(s->missing ==
+          std::vector<InputRole>{InputRole::DebugBuffer, InputRole::EtRecord, InputRole::Capture});
 
     std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + 100);
     SessionInputs broken;
@@ -126,7 +146,7 @@ TEST_CASE("a __debugID_ session needs no ETRecord and a QNN '@' session does", "
     REQUIRE(own->comparison);
     CHECK(own->comparison->rows.size() == 2);
     const auto mapped = load("aten_convolution_default@0", "aten_relu_default@0");
-    CHECK(mapped->missing == std::vector<std::string>{"ETRecord"});
+    CHECK(mapped->missing == std::vector<InputRole>{InputRole::EtRecord});
     REQUIRE(mapped->comparison);
     CHECK(mapped->comparison->rows.empty());
 }
@@ -154,7 +174,7 @@ TEST_CASE("a capture made from another ETRecord is warned about", "[session][pro
         CHECK((*s->etrecord_sha256 == *s->capture->etrecord_sha256) == (etrecord != other));
         const auto ctx = reportContextFor(*s);
         for (const auto& input : ctx.inputs)
-            if (input.role == std::string("etrecord"))
+            if (input.role == InputRole::EtRecord)
                 CHECK(input.sha256 == *s->etrecord_sha256);
     }
 }
@@ -213,7 +233,7 @@ TEST_CASE("a capture naming its ETRecord's entries is checked without hashing th
     const auto ctx = reportContextFor(matched);
     bool hashed = false;
     for (const auto& input : ctx.inputs)
-        if (input.role == std::string("etrecord")) {
+        if (input.role == InputRole::EtRecord) {
             CHECK(input.sha256 == *fileDigest);
             hashed = true;
         }
@@ -304,15 +324,15 @@ TEST_CASE("withEtRecordDigest puts the ETRecord in its place, hashed once", "[ve
     gapscope::Session s;
     s.etrecord_file =
         gapscope::MappedFile::fromBytes("etrecord.bin", reinterpret_cast<const std::uint8_t*>(abc.data()), 3);
-    const std::vector<gapscope::InputProvenance> others{{"etdump", "run.etdp", 1, "d1"},
-                                                        {"capture", "c.safetensors", 2, "d2"}};
+    const std::vector<gapscope::InputProvenance> others{{InputRole::EtDump, "run.etdp", 1, "d1"},
+                                                        {InputRole::Capture, "c.safetensors", 2, "d2"}};
     auto inputs = gapscope::withEtRecordDigest(others, s);
     REQUIRE(inputs.size() == 3);
-    CHECK(inputs[0].role == "etdump");
-    CHECK(inputs[1].role == "etrecord");
+    CHECK(inputs[0].role == InputRole::EtDump);
+    CHECK(inputs[1].role == InputRole::EtRecord);
     CHECK(inputs[1].bytes == 3);
     CHECK(inputs[1].sha256 == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    CHECK(inputs[2].role == "capture");
+    CHECK(inputs[2].role == InputRole::Capture);
     s.etrecord_sha256 = "from-the-provenance-check";
     CHECK(gapscope::withEtRecordDigest(others, s)[1].sha256 == "from-the-provenance-check");
     s.etrecord_file.reset();
@@ -409,7 +429,7 @@ TEST_CASE("several debug-buffer candidates: none is guessed, a named file or a p
 
     const auto undecided = openFolder({dir.string()});
     CHECK(!undecided->debug_buffer_file);
-    CHECK(undecided->missing == std::vector<std::string>{"debug buffer"});
+    CHECK(undecided->missing == std::vector<InputRole>{InputRole::DebugBuffer});
     CHECK(undecided->debug_buffer_candidates == std::vector<std::string>{a, b});
 
     // Named one by one beside its folder (`gapscope DIR DIR/buffer_a.bin`, a drop, File → Open).

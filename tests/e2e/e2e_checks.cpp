@@ -1,4 +1,4 @@
-// End-to-end: files produced just now by ExecuTorch (`gapscope-capture demo`,
+// End-to-end: files produced just now by ExecuTorch (`python -m gapscope_zoo demo`,
 // run by tests/e2e/run_e2e.sh) read by the C++ core and checked for consistency.
 
 #include "../core/session_consistency.h"
@@ -86,7 +86,7 @@ bool said(const gapscope::Session& s, const std::string& words) {
 
 } // namespace
 
-// The zoo (gapscope-capture zoo): real models, each portable, XNNPACK fp32 and
+// The zoo (python -m gapscope_zoo zoo): real models, each portable, XNNPACK fp32 and
 // XNNPACK int8. Every session opens and compares; where ExecuTorch's Inspector
 // succeeded, ExecuTorch's numbers (the `executorch` field) equal its tables to
 // 1e-9; where it raised, Gapscope still gives every row a status and every

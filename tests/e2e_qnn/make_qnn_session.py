@@ -186,7 +186,7 @@ MODELS = {"convnet": ConvNet, "attention": Attention, "multiout": MultiOut, "dem
 
 
 def write_xnnpack_int8(out, model, x, calibration, buffer_bytes):
-    """The zoo's XNNPACK int8 session (gapscope_capture.zoo.write_session) of this model."""
+    """The zoo's XNNPACK int8 session (gapscope_zoo.zoo.write_session) of this model."""
     from pathlib import Path
 
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner

@@ -6,13 +6,13 @@ each execution against its own step capture; and in PT2E int8 on the portable
 and quantised kernels, each execution against the float model's step. The
 widget tests open one beside the other (the A/B of two decode loops).
 
-usage: python decode_loops.py TESTS_DATA_DIR   (in a venv with the exporter, torch 2.13.0,
+usage: PYTHONPATH=python python decode_loops.py TESTS_DATA_DIR   (in a venv with the exporter, torch 2.13.0,
 executorch 1.5.1). The model files are not kept: the tests read only the sessions.
 """
 import sys
 from pathlib import Path
 
-import gapscope_capture.zoo_runs as zoo_runs
+import gapscope_zoo.zoo_runs as zoo_runs
 
 data = Path(sys.argv[1])
 zoo_runs.DEBUG_BUFFER_SIZE = 256 << 10  # what the runs write, with room; keeps the fixtures small

@@ -2,7 +2,7 @@
 runners leave it (etdump.etdp, debug_output.bin, model.pte, etrecord.bin, inputs.pt), plus
 the AOT capture, for the folder-opening tests (issue 27).
 
-usage: python executorch_layout.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
+usage: PYTHONPATH=python python executorch_layout.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
 executorch 1.5.1). The demo's int8 XNNPACK variant, written under ExecuTorch's names; the
 model's inputs saved with torch.save as the runners' inputs.pt. The tests copy the folder
 and rename debug_output.bin to debug_buffer.bin for the other name.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import torch
 
-import gapscope_capture.demo as demo
+import gapscope_zoo.demo as demo
 
 out = Path(sys.argv[1])
 demo.ETDUMP = "etdump.etdp"

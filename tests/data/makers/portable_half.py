@@ -4,7 +4,7 @@ ExecuTorch 1.5's ETDumpGen cannot log a float16 tensor (its schema has no Half):
 the run prints "This ScalarType = 5 is not yet supported in ETDump" and writes an
 ETDump that is no valid FlatBuffer. The session pins how Gapscope says so.
 
-usage: python portable_half.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
+usage: PYTHONPATH=python python portable_half.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
 executorch 1.5.1). The model file is not kept: the tests read only the session.
 """
 import sys

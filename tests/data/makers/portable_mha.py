@@ -6,7 +6,7 @@ from executorch.exir import to_edge_transform_and_lower
 from executorch.devtools import Inspector
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from gapscope_capture.capture import capture_from_etrecord
-from gapscope_capture.demo import gap_rows
+from gapscope_zoo.demo import gap_rows
 
 class Block(torch.nn.Module):
     def __init__(self, d=16, heads=2):

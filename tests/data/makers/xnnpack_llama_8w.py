@@ -10,7 +10,7 @@ weight-only Linear(64, 48) returns about 1/scale (~1000) times the reference
 (issue 54, docs/llm.md). The fixture pins that Gapscope's first divergence is the
 first delegate holding a weight-only linear, against either reference.
 
-usage: python xnnpack_llama_8w.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
+usage: PYTHONPATH=python python xnnpack_llama_8w.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
 executorch 1.5.1, torchao, transformers). The model file is not kept.
 """
 import sys
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-import gapscope_capture.zoo_torchao as zoo_torchao
+import gapscope_zoo.zoo_torchao as zoo_torchao
 
 
 def quantize_8w(model: torch.nn.Module) -> torch.nn.Module:

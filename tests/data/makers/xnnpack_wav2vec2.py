@@ -6,7 +6,7 @@ Its positional convolution's weight norm (pow, sum, pow, div, mul: one debug
 handle) is split over two delegate calls and two kernel calls, and the delegates
 return several outputs (issue 54).
 
-usage: python xnnpack_wav2vec2.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
+usage: PYTHONPATH=python python xnnpack_wav2vec2.py OUTDIR   (in a venv with the exporter, torch 2.13.0,
 executorch 1.5.1, transformers). The model file is not kept.
 """
 import sys
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-import gapscope_capture.zoo as zoo
+import gapscope_zoo.zoo as zoo
 
 
 class Wav2Vec2(torch.nn.Module):

@@ -161,7 +161,7 @@ def write_session(directory: Path) -> Path:
 
     from gapscope_capture.host_twin import write_host_twin
     from gapscope_capture.host_run import lower_and_run
-    from gapscope_capture.zoo import DEBUG_BUFFER_SIZE, write_executorch_tables
+    from gapscope_zoo.zoo import DEBUG_BUFFER_SIZE, write_executorch_tables
 
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)

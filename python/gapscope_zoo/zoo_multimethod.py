@@ -33,7 +33,7 @@ from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
 
 from gapscope_capture.capture import capture_from_etrecord
-from gapscope_capture.demo import METRICS, gap_rows
+from gapscope_zoo.demo import METRICS, gap_rows
 
 log = logging.getLogger(__name__)
 

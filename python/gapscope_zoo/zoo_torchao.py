@@ -32,7 +32,7 @@ import torch
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 from torch.export import export
 
-from gapscope_capture import zoo_hf
+from gapscope_zoo import zoo_hf
 from gapscope_capture.capture import EXPORTED_PROGRAM, capture_from_etrecord, capture_from_program
 from gapscope_capture.float_reference import capture_float_reference
 from gapscope_capture.host_run import lower_and_run
@@ -62,7 +62,7 @@ def quantize_8da4w(model: torch.nn.Module) -> torch.nn.Module:
 
 def write_session(directory: Path) -> Path:
     """Quantise, lower, run and capture the 8da4w Llama into ``directory``."""
-    from gapscope_capture.zoo import SEED, write_executorch_row_tables, write_executorch_tables
+    from gapscope_zoo.zoo import SEED, write_executorch_row_tables, write_executorch_tables
 
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)

@@ -67,7 +67,7 @@ class KvDecoder(torch.nn.Module):
 
 def write_multirun(directory: Path) -> Path:
     """The decoder block run EXECUTIONS times on different inputs in one ETDump."""
-    from gapscope_capture.zoo import DecoderBlock
+    from gapscope_zoo.zoo import DecoderBlock
 
     torch.manual_seed(SEED)
     model = DecoderBlock().eval()

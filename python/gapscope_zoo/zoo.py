@@ -32,12 +32,12 @@ from executorch.devtools import Inspector
 from torch.export import export
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-from gapscope_capture import zoo_hf
+from gapscope_zoo import zoo_hf
 from gapscope_capture.capture import capture_from_etrecord, capture_from_program
 from gapscope_capture.capture_format import json_float
-from gapscope_capture.demo import METRICS, gap_rows
+from gapscope_zoo.demo import METRICS, gap_rows
 from gapscope_capture.host_run import lower_and_run
-from gapscope_capture.zoo_names import MODEL_NAMES
+from gapscope_zoo.zoo_names import MODEL_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -279,31 +279,6 @@ MULTI_RUN = {
 CONV_BN = "bn-cnn"
 # ExecuTorch's LLM quantisation: torchao 8da4w on XNNPACK, with its float reference (zoo_torchao).
 TORCHAO_8DA4W = "llm-8da4w"
-
-
-def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
-    """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
-    from gapscope_capture import zoo_bn, zoo_multimethod, zoo_runs, zoo_torchao
-
-    written = []
-    for name in models or MODEL_NAMES:
-        if name == CONV_BN:
-            written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
-            continue
-        if name == TORCHAO_8DA4W:
-            written.append(zoo_torchao.write_session(Path(outdir) / name / zoo_torchao.VARIANT))
-            continue
-        if name in MULTI_RUN:
-            for variant, writer in MULTI_RUN[name]:
-                written.append(getattr(zoo_runs, writer)(Path(outdir) / name / variant))
-            continue
-        if name == MULTI_METHOD:
-            for variant in zoo_multimethod.VARIANTS:
-                written.append(zoo_multimethod.write_session(Path(outdir) / name / variant, variant))
-            continue
-        for variant in VARIANTS:
-            written.append(write_session(Path(outdir) / name / variant, name, variant))
-    return written
 
 
 def write_session(directory: Path, name: str, variant: str) -> Path:

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "core/align/alignment.h"
+#include "core/compare/element_plan.h"
+#include "core/compare/row_status.h"
+#include "core/metrics/gap_metrics.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// What a row aligns with what: the handles, the ops, what each element
+// compares. Fixed once the comparison is planned and shared by every snapshot
+// of it: a snapshot copies a row's results (ComparisonRow), not this.
+//
+// Nothing here is a copy of another field: a row's runtime handles and its texts
+// are read from where they are held (each copy was an allocation per row, and
+// opening 50,000 rows is mostly allocations).
+struct RowIdentity {
+    HandleTuple aot_debug_handle;
+    // ExecuTorch's runtime_debug_handle: a planned row pairs equal tuples
+    // (AlignedPair::handles), so it is aot_debug_handle.
+    const HandleTuple& runtimeDebugHandle() const { return aot_debug_handle; }
+    std::vector<std::string> aot_ops;
+    std::vector<std::string> runtime_ops;
+    // What each element compares (operands into the mapped inputs, dequantisation,
+    // layout), as measured: views read values through ElementReader::of(plan).
+    std::vector<ElementPlan> plans;
+    const AlignedPair* pair = nullptr;
+
+    // Per element, the plans' texts: "1x4x16" (the reference's shape, with the
+    // runtime's when it differs) and "float32 vs float32".
+    std::vector<std::string> shapes() const;
+    std::vector<std::string> dtypes() const;
+};
+
+struct ComparisonRow {
+    std::size_t index = 0; // ExecuTorch's row order
+    // Shared, never copied by a snapshot; null only in a row built by hand
+    // (id() then reads an empty identity).
+    std::shared_ptr<const RowIdentity> identity;
+    const RowIdentity& id() const;
+    const std::vector<ElementPlan>& elementPlans() const { return id().plans; }
+    std::int32_t instruction_id = -1;
+    int output_index = 0;
+    bool in_executorch = true; // ExecuTorch's calculate_numeric_gap has this row
+    RowStatus status = RowStatus::Ok;
+    std::string reason;
+    std::string selection; // how the runtime output was chosen among several
+    // One entry per compared element (ExecuTorch's `gap` is a list); empty when invalid.
+    std::vector<GapMetrics> gaps;
+    // ExecuTorch's calculate_numeric_gap numbers for this row, one per element, as
+    // its comparators compute them (broadcasting, no dequantisation); for parity.
+    // Null for rows ExecuTorch does not produce or where it raises.
+    std::optional<std::vector<ExecutorchGap>> executorch;
+    bool dequantized = false;
+    // False while the row's metrics are still being computed (a staged load):
+    // the identity is known, `gaps` is empty, `status` is provisional.
+    bool measured = true;
+};
+
+} // namespace gapscope

@@ -1,0 +1,464 @@
+"""The capture engine: reference intermediate outputs with ExecuTorch's own machinery.
+
+``gapscope_capture.capture`` is the facade users import; this module, the
+float reference (``float_reference``), QNN's (``qnn_capture``), the steps
+(``steps``) and the host twin (``host_twin``) build on this one, which imports
+none of them (issue 57: no import cycle).
+
+Gapscope must compare the device's outputs against exactly what ExecuTorch's
+Inspector would use as the AOT side, so this module reuses the Inspector's
+building blocks (``IntermediateOutputCapturer``, the debug-handle-to-op-name
+helper, debug-handle back-propagation) and mirrors its reference-graph choice.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from executorch.devtools.etrecord import ETRecord, parse_etrecord
+from executorch.devtools.inspector._inspector_utils import (
+    NodeFilter,
+    get_aot_debug_handle_to_op_name_mapping,
+    propagate_back_debug_handle,
+)
+from executorch.devtools.inspector._intermediate_output_capturer import (
+    IntermediateOutputCapturer,
+)
+from executorch.exir import EdgeProgramManager, ExecutorchProgramManager
+from torch.export import ExportedProgram
+from torch.fx import GraphModule, Interpreter, Node
+from torch import Tensor
+from torch.utils._pytree import tree_leaves, tree_map
+
+from gapscope_capture.capture_format import CaptureRecord, write_capture
+from gapscope_capture.etrecord_digest import etrecord_entries_sha256, file_sha256
+from gapscope_capture.handle_propagation import symbolic_nodes_without_ancestor
+from gapscope_capture.provenance import node_provenance
+from gapscope_capture.quantization import output_axis_order, output_quantization
+
+log = logging.getLogger(__name__)
+
+FORWARD = "forward"
+EXPORTED_PROGRAM = "exported_program"
+EDGE_DIALECT_PROGRAM = "edge_dialect_exported_program"
+FLOAT_EXPORTED_PROGRAM = "float_exported_program"
+# ExecuTorch's Qualcomm backend: its delegate name in the ETRecord, and the graph its
+# debug handles belong to (QNNIntermediateDebugger.reference_graph_name).
+QNN_BACKEND = "QnnBackend"
+QNN_REFERENCE_GRAPH = "edge_after_transform/forward"
+
+DebugHandle = tuple[int, ...]
+
+
+class CaptureError(Exception):
+    """A problem with the ETRecord, program or inputs the user gave, worded for them."""
+
+
+@dataclass
+class CaptureResult:
+    """Everything a capture file holds, before it is written."""
+
+    records: list[CaptureRecord]
+    inputs: list[Any]
+    reference_outputs: list[Any]
+    reference_graph: str | None
+    method: str
+    etrecord_sha256: str | None
+    # Every record's axis_order comes from the graph the backend lowered (see write_capture).
+    layout_recorded: bool = False
+    # The execution this capture is of, in a sequence (capture_steps_from_etrecord).
+    step: int | None = None
+    # The ETRecord's table of contents (etrecord_entries_sha256), beside the file's SHA-256.
+    etrecord_entries_sha256: str | None = None
+    # Each captured graph node's op kind and from_node chain (float_reference.node_provenance),
+    # in memory only, never written: capture_float_reference finds each op's float
+    # counterpart by it (names alone are renumbered when the quantiser removes nodes).
+    provenance: dict[str, tuple[str, tuple[str, ...]]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Write this capture to ``path`` in the AOT capture format."""
+        write_capture(
+            path,
+            self.records,
+            inputs=self.inputs,
+            reference_outputs=self.reference_outputs,
+            reference_graph=self.reference_graph,
+            method=self.method,
+            etrecord_sha256=self.etrecord_sha256,
+            etrecord_entries_sha256=self.etrecord_entries_sha256,
+            layout_recorded=self.layout_recorded,
+            step=self.step,
+        )
+
+    def fill_quantization(self, source: "CaptureResult") -> int:
+        """Take quantisation and ``axis_order`` this capture lacks from ``source``.
+
+        A saved ETRecord drops custom node metadata (QNN's ``quant_attrs`` and
+        ``axis_order``), which the in-memory program still has; records are
+        matched by debug handle and output count. Returns how many records
+        gained information.
+        """
+        by_handle = {record.debug_handle: record for record in source.records}
+        filled = 0
+        for record in self.records:
+            other = by_handle.get(record.debug_handle)
+            if other is None or len(other.outputs) != len(record.outputs):
+                continue
+            changed = False
+            if other.quantization is not None:
+                mine = record.quantization or [None] * len(record.outputs)
+                merged = [m if m is not None else t for m, t in zip(mine, other.quantization)]
+                if merged != mine:
+                    record.quantization = merged
+                    changed = True
+            if record.axis_order is None and other.axis_order is not None:
+                record.axis_order = list(other.axis_order)
+                changed = True
+            filled += changed
+        return filled
+
+
+def capture_from_etrecord(
+    etrecord_path: str | os.PathLike[str],
+    inputs: Sequence[Any] | None = None,
+    reference_graph: str | None = None,
+    method: str = FORWARD,
+) -> CaptureResult:
+    """Capture the reference graph of a saved ETRecord, as the Inspector would.
+
+    ``inputs`` default to the ETRecord's representative inputs (``forward``)
+    or the method's export example inputs; the reference graph is chosen by
+    ``resolve_reference_graph``. ``method`` picks one method of a
+    multi-method program: debug handles are numbered per method, so each
+    method needs its own capture.
+    """
+    path = Path(etrecord_path)
+    etrecord, digest, entries = open_etrecord(path)
+    if reference_graph is None and _lowered_to_qnn(etrecord):
+        # QNN's delegate_map handles are those of the graph it lowered, not the ATen
+        # program's: without this choice every row would pair different ops.
+        reference_graph = QNN_REFERENCE_GRAPH
+        log.warning(
+            "%s: lowered to QNN; capturing '%s' (the QNN debugger's reference). A saved "
+            "ETRecord drops QNN's quant_attrs and axis_order: quantised or channels-last "
+            "device tensors will be refused; capture with capture_from_qnn_debugger instead",
+            path,
+            QNN_REFERENCE_GRAPH,
+        )
+    method = method_of(reference_graph, method)
+    program, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
+    result = capture_program(
+        program.module(),
+        inputs_or_representative(inputs, etrecord, path, method),
+        reference_graph=graph_name,
+        method=method,
+    )
+    result.etrecord_sha256 = digest
+    result.etrecord_entries_sha256 = entries
+    return result
+
+
+def capture_from_program(
+    program: ETRecord | ExecutorchProgramManager | EdgeProgramManager | ExportedProgram | GraphModule,
+    inputs: Sequence[Any] | None = None,
+    *,
+    reference_graph: str | None = None,
+    method: str = FORWARD,
+) -> CaptureResult:
+    """Capture an in-memory program, e.g. the one just lowered, with its node metadata intact.
+
+    - ``ETRecord``, ``ExecutorchProgramManager`` or ``EdgeProgramManager`` made
+      with ``generate_etrecord=True``: the reference graph is resolved from the
+      ETRecord as ``capture_from_etrecord`` does (for ``method``), and
+      ``inputs`` default to its representative inputs. Like the Inspector, the
+      default choice propagates debug handles into the ETRecord's ATen program.
+    - ``EdgeProgramManager`` without an ETRecord: ``exported_program(method)``.
+      Pass it before partitioning: a lowered program's delegated part is one
+      opaque call.
+    - ``ExportedProgram`` (with debug handles, i.e. edge dialect) or a
+      ``GraphModule``: captured as given; ``method`` is only recorded.
+
+    Quantisation parameters and ``axis_order`` are read from the graph's nodes
+    (see ``quantization.output_quantization``). The capture's
+    ``reference_graph`` is ``None``: the graph lives in memory only.
+    """
+    etrecord = _etrecord_of(program)
+    if etrecord is not None:
+        method = method_of(reference_graph, method)
+        resolved, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
+        graph_module = resolved.module()
+        model_inputs = inputs_or_representative(inputs, etrecord, "the in-memory ETRecord", method)
+    else:
+        if reference_graph is not None:
+            raise CaptureError(
+                "reference_graph selects a graph of an ETRecord; this program has no ETRecord"
+            )
+        if isinstance(program, EdgeProgramManager):
+            program = program.exported_program(method)
+        graph_module = program.module() if isinstance(program, ExportedProgram) else program
+        if not isinstance(graph_module, GraphModule):
+            raise CaptureError(f"cannot capture a {type(program).__name__}")
+        if inputs is None:
+            raise CaptureError("this program carries no representative inputs: pass inputs")
+        model_inputs = list(inputs)
+    result = capture_program(graph_module, model_inputs, reference_graph=None, method=method)
+    # An in-memory graph keeps its node metadata, axis_order included.
+    result.layout_recorded = etrecord is None
+    return result
+
+
+def resolve_reference_graph(
+    etrecord: ETRecord, reference_graph: str | None = None, method: str = FORWARD
+) -> tuple[ExportedProgram, str]:
+    """Pick the ETRecord graph to capture, by ExecuTorch 1.5's ``Inspector._resolve_reference_graph`` rule.
+
+    - ``None``: ``exported_program`` (ATen) if present and debug-handle
+      back-propagation from the edge program succeeds, else
+      ``edge_dialect_exported_program``;
+    - ``"exported_program"``: that, or an error if back-propagation fails;
+    - ``"edge_dialect_exported_program"``: the edge dialect program;
+    - anything else: a ``graph_map`` key, ``/forward`` appended when the name
+      has no ``/``.
+
+    Returns the program and its name (graph-map names with the method). The
+    Inspector handles only ``forward`` (ExecuTorch 1.5.1 raises on a
+    multi-method ETRecord); for another ``method`` the default is that
+    method's edge dialect program, since the ETRecord's ATen program is
+    ``forward``'s only.
+    """
+    edge_program = etrecord.edge_dialect_program
+    if isinstance(edge_program, dict):
+        if method not in edge_program:
+            raise CaptureError(
+                f"the ETRecord has no method '{method}'; its methods: "
+                + ", ".join(f"'{m}'" for m in sorted(edge_program))
+            )
+        edge_program = edge_program[method]
+    elif method != FORWARD:
+        raise CaptureError(f"the ETRecord holds one method ('{FORWARD}'), not '{method}'")
+    name = reference_graph
+    if reference_graph is None and method != FORWARD:
+        name = EDGE_DIALECT_PROGRAM
+    elif reference_graph is None or reference_graph == EXPORTED_PROGRAM:
+        why = "the ETRecord has no ATen exported program or edge program"
+        propagated = False
+        if etrecord.exported_program is not None and edge_program is not None:
+            why = "debug handle back-propagation from the edge program failed"
+            try:
+                propagated = propagate_back_debug_handle(
+                    etrecord.exported_program, etrecord.export_graph_id, edge_program
+                )
+            except AssertionError:
+                # ExecuTorch 1.5.1 keys ancestors by "<name>.<graph_id>", and a
+                # graph_id is the Python id() of a graph of the export: once one
+                # was freed, another can reuse its id, two ancestors collide and
+                # its consistency assertion fires. Its Inspector raises on such an
+                # ETRecord; we fall back as for a failed back-propagation.
+                why = (
+                    "ExecuTorch's debug handle back-propagation asserted: two nodes of the "
+                    "ETRecord's provenance share a '<name>.<graph_id>' (graph ids are Python "
+                    "object ids, reused during export); ExecuTorch's Inspector raises here"
+                )
+        if not propagated and reference_graph == EXPORTED_PROGRAM and why.startswith("debug handle"):
+            # Asked for by name (the float reference needs the ATen graph): where
+            # the only edge nodes without an ATen ancestor are symbolic sizes,
+            # nothing comparable is lost, and the handles are applied without
+            # ExecuTorch's all-or-nothing check (which its Inspector skips too for
+            # re-exported symbolic shapes, per its docstring).
+            symbolic = symbolic_nodes_without_ancestor(etrecord, edge_program)
+            if symbolic:
+                propagated = propagate_back_debug_handle(
+                    etrecord.exported_program,
+                    etrecord.export_graph_id,
+                    edge_program,
+                    disable_debug_handle_valdiation=True,
+                )
+                log.info(
+                    "%d symbolic-size node(s) of the edge program (%s) have no ATen ancestor: "
+                    "dynamic shapes make torch.export re-create them when it decomposes. They "
+                    "hold no tensor, so the ATen graph is used; ExecuTorch's Inspector falls "
+                    "back to the edge program here",
+                    len(symbolic),
+                    ", ".join(symbolic[:3]) + (", ..." if len(symbolic) > 3 else ""),
+                )
+        if propagated:
+            name = EXPORTED_PROGRAM
+        elif reference_graph is None:
+            log.warning("%s; using '%s' as the reference graph", why, EDGE_DIALECT_PROGRAM)
+            name = EDGE_DIALECT_PROGRAM
+        else:
+            raise CaptureError(f"cannot use '{EXPORTED_PROGRAM}': {why}")
+    if name == EXPORTED_PROGRAM:
+        return etrecord.exported_program, name
+    if name == EDGE_DIALECT_PROGRAM:
+        if edge_program is None:
+            raise CaptureError(f"the ETRecord has no edge dialect program for '{method}'")
+        return edge_program, name
+    lookup = name if "/" in name else f"{name}/{method}"
+    graph_map = etrecord.graph_map or {}
+    if lookup not in graph_map:
+        raise CaptureError(
+            f"reference graph '{lookup}' not found; available: '{EXPORTED_PROGRAM}', "
+            f"'{EDGE_DIALECT_PROGRAM}'" + "".join(f", '{key}'" for key in graph_map)
+        )
+    return graph_map[lookup], lookup
+
+
+def capture_program(
+    graph_module: GraphModule, inputs: Sequence[Any], *, reference_graph: str | None, method: str
+) -> CaptureResult:
+    flat_inputs = tree_leaves(list(inputs))
+    try:
+        # Not under torch.no_grad(): ExecuTorch's Inspector runs the capturer with
+        # autograd on, and some kernels differ with it (aten.lstm's output by
+        # ~1e-7), so ExecuTorch's numbers would no longer be reproducible.
+        # The outputs come from a run on a copy made before the capturing run: a
+        # model that updates its buffers (a counter, a cache) would otherwise give
+        # the outputs of a second step, not of the step the intermediates show.
+        fresh = copy.deepcopy(graph_module)
+        captured = IntermediateOutputCapturer(graph_module).run_and_capture(*flat_inputs)
+        outputs = Interpreter(fresh).run(*flat_inputs)
+    except Exception as exc:  # the graph rejects these inputs (count, shape, dtype)
+        raise CaptureError(
+            f"running the reference graph on the inputs failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    # Autograd stays on for the run (above), but what is kept is values: a
+    # tensor with a grad_fn holds its whole graph's saved inputs alive.
+    captured = {key: _detached(value) for key, value in captured.items()}
+    outputs = _detached(outputs)
+    records = _records(graph_module, captured)
+    if not records:
+        raise CaptureError(
+            "no node of the reference graph has a debug handle: capture an edge dialect "
+            "program or an ETRecord, not a plain torch.export program"
+        )
+    return CaptureResult(
+        records=records,
+        inputs=flat_inputs,
+        reference_outputs=tree_leaves(outputs),
+        reference_graph=reference_graph,
+        method=method,
+        etrecord_sha256=None,
+        provenance=node_provenance(graph_module),
+    )
+
+
+def _detached(value: Any) -> Any:
+    """``value`` with every tensor in it detached from autograd (the same values)."""
+    return tree_map(lambda v: v.detach() if isinstance(v, Tensor) else v, value)
+
+
+def _records(graph_module: GraphModule, captured: dict[DebugHandle, Any]) -> list[CaptureRecord]:
+    """Records in graph execution order, one per captured key.
+
+    Keys holding a handle below 1 are dropped: back-propagation marks ATen
+    nodes that have no edge counterpart with ``UNSET_DEBUG_HANDLE`` (0), and
+    no runtime event can refer to them.
+    """
+    op_names = get_aot_debug_handle_to_op_name_mapping(graph_module)
+    nodes = captured_nodes(graph_module)
+    records = []
+    for key, ops in op_names.items():  # built in graph order, like the capture dict
+        if key not in captured or min(key) < 1:
+            continue
+        record = CaptureRecord.from_intermediate_output(
+            key, captured[key], ops, {node.name: node.meta.get("stack_trace") for node in nodes[key]}
+        )
+        annotate_record(record, nodes[key][-1], graph_module)  # the capture keeps the last value
+        records.append(record)
+    return records
+
+
+def annotate_record(record: CaptureRecord, stored: Node, graph_module: GraphModule) -> None:
+    """Set the quantisation and ``axis_order`` of ``record`` from the node whose value it holds."""
+    quantization = output_quantization(stored, graph_module, len(record.outputs), record.sequence)
+    record.quantization = quantization if any(q is not None for q in quantization) else None
+    record.axis_order = output_axis_order(stored, record.sequence)
+
+
+def captured_nodes(graph_module: GraphModule) -> dict[DebugHandle, list[Node]]:
+    """Nodes per debug-handle key, selected with the capturer's own node filter."""
+    node_filter = NodeFilter("debug_handle", "call_function", exclude_ops=["getitem"])
+    result: dict[DebugHandle, list[Node]] = {}
+    for node in graph_module.graph.nodes:
+        if node_filter.matches(node):
+            handle = node.meta["debug_handle"]
+            key = (handle,) if isinstance(handle, int) else tuple(handle)
+            result.setdefault(key, []).append(node)
+    return result
+
+
+def _etrecord_of(program: Any) -> ETRecord | None:
+    if isinstance(program, ETRecord):
+        return program
+    if isinstance(program, ExecutorchProgramManager):
+        try:
+            return program.get_etrecord()
+        except RuntimeError as exc:
+            raise CaptureError(
+                "this ExecuTorch program has no ETRecord: lower it with generate_etrecord=True"
+            ) from exc
+    if isinstance(program, EdgeProgramManager):
+        return program._etrecord  # set by to_edge*(generate_etrecord=True); no public getter
+    return None
+
+
+def inputs_or_representative(
+    inputs: Sequence[Any] | None,
+    etrecord: ETRecord,
+    source: str | os.PathLike[str],
+    method: str = FORWARD,
+) -> list[Any]:
+    if inputs is not None:
+        return list(inputs)
+    if method != FORWARD:
+        # Representative inputs are forward's; the method's export example is the next best.
+        programs = etrecord.edge_dialect_program
+        example = programs[method].example_inputs if isinstance(programs, dict) else None
+        if not example:
+            raise CaptureError(f"{source}: no inputs for method '{method}'; give them explicitly")
+        log.warning("%s: capturing '%s' on its export example inputs", source, method)
+        args, kwargs = example
+        return list(args) + list(kwargs.values())
+    # The Inspector reads this same private attribute; ETRecord has no getter.
+    representative = etrecord._representative_inputs
+    if representative is None:
+        raise CaptureError(
+            f"{source}: the ETRecord has no representative inputs; give the inputs explicitly"
+        )
+    return list(representative)
+
+
+def _lowered_to_qnn(etrecord: ETRecord) -> bool:
+    """Whether a delegate of the forward method is ExecuTorch's Qualcomm backend."""
+    delegate_map = getattr(etrecord, "_delegate_map", None) or {}  # no public getter
+    entries = delegate_map.get(FORWARD) or {}
+    return any(
+        isinstance(entry, dict) and entry.get("name") == QNN_BACKEND for entry in entries.values()
+    ) and QNN_REFERENCE_GRAPH in (etrecord.graph_map or {})
+
+
+def method_of(graph_name: str | None, method: str) -> str:
+    """A graph-map name such as ``edge_after_transform/prefill`` names its method itself."""
+    return graph_name.split("/", 1)[1] if graph_name and "/" in graph_name else method
+
+
+def open_etrecord(path: Path) -> tuple[ETRecord, str, str]:
+    """The ETRecord at ``path``, its SHA-256 and its entries' SHA-256, or a CaptureError worded for the user."""
+    try:
+        digest = file_sha256(path)
+    except OSError as exc:
+        raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
+    try:
+        etrecord = parse_etrecord(str(path))
+        entries = etrecord_entries_sha256(path)
+    except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
+        raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    return etrecord, digest, entries

@@ -1,0 +1,1 @@
+"""Test fixtures: the demo and the parity zoo (python -m gapscope_zoo). Not installed."""
