@@ -70,13 +70,13 @@ qint64 maxStallWhileLoading(const QString& session) {
             phases += ", " + name + " " + std::to_string(maxStall - 5);
         before = maxStall;
     };
-    const std::size_t rows = static_cast<std::size_t>(window->opModel()->rowCount());
+    const std::size_t rows = static_cast<std::size_t>(window->inspector()->opModel()->rowCount());
     for (std::size_t row : {std::size_t{0}, rows / 3, rows - 1}) {
         window->inspector()->selectRow(row);
         QApplication::processEvents();
         phase("select row " + std::to_string(row));
     }
-    window->opView()->sortByColumn(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
+    window->inspector()->opView()->sortByColumn(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     QApplication::processEvents();
     phase("sort");
     probe.stop();
@@ -334,23 +334,27 @@ int main(int argc, char** argv) {
     bench::writeSyntheticSession(many.toStdString(), 100000, 16);
     {
         auto window = load(many);
-        window->opProxy()->sort(OpTableModel::Index, Qt::AscendingOrder); // whatever the settings restored
+        window->inspector()->opProxy()->sort(OpTableModel::Index,
+                                             Qt::AscendingOrder); // whatever the settings restored
         QElapsedTimer t;
         t.start();
-        window->opProxy()->sort(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
+        window->inspector()->opProxy()->sort(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
         const qint64 sort = t.elapsed();
-        const auto first = window->opProxy()
+        const auto first = window->inspector()
+                               ->opProxy()
                                ->index(0, OpTableModel::column(Metric::Mse))
                                .data(OpTableModel::SortRole)
                                .toDouble();
-        const auto last = window->opProxy()
-                              ->index(window->opProxy()->rowCount() - 1, OpTableModel::column(Metric::Mse))
-                              .data(OpTableModel::SortRole)
-                              .toDouble();
+        const auto last =
+            window->inspector()
+                ->opProxy()
+                ->index(window->inspector()->opProxy()->rowCount() - 1, OpTableModel::column(Metric::Mse))
+                .data(OpTableModel::SortRole)
+                .toDouble();
         std::fprintf(stderr, "sorted %d rows in %lld ms: MSE %g first, %g last\n",
-                     window->opProxy()->rowCount(), static_cast<long long>(sort), first, last);
+                     window->inspector()->opProxy()->rowCount(), static_cast<long long>(sort), first, last);
         json += ",\"sort_ms_100k_rows\":" + std::to_string(sort) +
-                ",\"rows\":" + std::to_string(window->opModel()->rowCount());
+                ",\"rows\":" + std::to_string(window->inspector()->opModel()->rowCount());
     }
 
     // One op of 4096 x 4096 float32: what selecting it costs the UI thread

@@ -4,6 +4,7 @@
 #include "app/gui/inspector_view.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/session_model.h"
 #include "app/gui/steps_controller.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
@@ -18,11 +19,11 @@
 
 namespace gapscope {
 
-AbStepsWiring::AbStepsWiring(InspectorView* inspector, SessionController* sessions,
+AbStepsWiring::AbStepsWiring(InspectorView* inspector, SessionModel* model, SessionController* sessions,
                              CompareController* compare, StepsController* steps, StepsController* stepsB,
                              QLabel* status, QObject* parent)
-    : QObject(parent), m_inspector(inspector), m_sessions(sessions), m_compare(compare), m_steps(steps),
-      m_stepsB(stepsB), m_status(status) {
+    : QObject(parent), m_inspector(inspector), m_model(model), m_sessions(sessions), m_compare(compare),
+      m_steps(steps), m_stepsB(stepsB), m_status(status) {
     connectComparison();
     connectSteps();
 }
@@ -92,7 +93,7 @@ void AbStepsWiring::connectSteps() {
     connect(m_steps, &StepsController::none, stepsView, &StepMatrixView::setMessage);
     connect(m_steps, &StepsController::ready, this,
             [this, stepsView](std::shared_ptr<const SessionSteps> steps) {
-                const auto s = m_inspector->session();
+                const auto s = m_model->snapshot();
                 stepsView->setSteps(steps, s ? s->threshold : kDefaultThreshold);
                 showStepSelection();
             });
@@ -103,7 +104,7 @@ void AbStepsWiring::connectSteps() {
     connect(stepsView, &StepMatrixView::cellClicked, this,
             [this, stepsView](std::size_t op, std::size_t step) {
                 const auto& steps = stepsView->steps();
-                const auto s = m_inspector->session();
+                const auto s = m_model->snapshot();
                 if (!steps || !s || !s->comparison || step >= steps->runs.size())
                     return;
                 const auto row = stepsView->matrix().rowAt(op, step);
@@ -124,7 +125,7 @@ void AbStepsWiring::showDifferenceInGraph() {
     std::map<std::size_t, double> worseBy;
     const auto& runs = m_compare->runs();
     const Metric metric = m_inspector->runDiffView()->model()->metric();
-    const auto s = m_inspector->session();
+    const auto s = m_model->snapshot();
     if (runs && s && s->comparison && runs->a.rows.size() == s->comparison->rows.size())
         for (const auto& p : runs->match.pairs)
             if (p.a && p.b)
@@ -137,7 +138,7 @@ void AbStepsWiring::showDifferenceInGraph() {
 void AbStepsWiring::showStepSelection() {
     StepMatrixView* view = m_inspector->stepsView();
     const auto& steps = view->steps();
-    const auto s = m_inspector->session();
+    const auto s = m_model->snapshot();
     if (!steps || !s || !s->comparison)
         return;
     std::optional<std::size_t> step;

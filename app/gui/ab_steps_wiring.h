@@ -10,6 +10,7 @@ namespace gapscope {
 class CompareController;
 class InspectorView;
 class SessionController;
+class SessionModel;
 class StepsController;
 
 // The A/B and Steps tabs' wiring: B paired with each complete A, the pairing
@@ -19,8 +20,10 @@ class StepsController;
 class AbStepsWiring : public QObject {
     Q_OBJECT
 public:
-    AbStepsWiring(InspectorView* inspector, SessionController* sessions, CompareController* compare,
-                  StepsController* steps, StepsController* stepsB, QLabel* status, QObject* parent);
+    // The session shown is read from `model`, never out of the inspector.
+    AbStepsWiring(InspectorView* inspector, SessionModel* model, SessionController* sessions,
+                  CompareController* compare, StepsController* steps, StepsController* stepsB, QLabel* status,
+                  QObject* parent);
 
     // A load completed: the op clicked in the steps view is selected at its step.
     void sessionFinished();
@@ -34,6 +37,7 @@ private:
     void showStepSelection();
 
     InspectorView* m_inspector;
+    SessionModel* m_model;
     SessionController* m_sessions;
     CompareController* m_compare;
     StepsController* m_steps;

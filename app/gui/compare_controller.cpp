@@ -34,7 +34,7 @@ CompareController::~CompareController() {
     m_jobs.waitForIdle();
 }
 
-void CompareController::openB(const QStringList& paths) {
+void CompareController::openB(const QStringList& paths, std::shared_ptr<Workspace> besideA) {
     m_pathsB = paths;
     m_failedB = false;
     m_b.reset();
@@ -43,7 +43,9 @@ void CompareController::openB(const QStringList& paths) {
     m_pairedB.reset();
     m_jobs.cancel();
     m_pairing = false;
-    m_loaderB->loadPaths(paths);
+    // A file set of A's workspace: a file A and B share (an ETRecord, a
+    // capture, the same folder at another run) is parsed once (issue 57).
+    m_loaderB->loadBeside(paths, std::move(besideA));
 }
 
 void CompareController::setA(std::shared_ptr<const Session> session) {
@@ -83,7 +85,7 @@ bool CompareController::followStep() {
 }
 
 void CompareController::closeB() {
-    m_loaderB->cancel();
+    m_loaderB->release();
     m_jobs.cancel();
     m_pathsB.clear();
     m_failedB = false;

@@ -25,8 +25,9 @@ public:
     explicit CompareController(QObject* parent = nullptr);
     ~CompareController() override;
 
-    // Loads B from these files (a session folder, or its files).
-    void openB(const QStringList& paths);
+    // Loads B from these files (a session folder, or its files), as another file
+    // set of A's workspace when given (SessionLoader::loadBeside).
+    void openB(const QStringList& paths, std::shared_ptr<Workspace> besideA = nullptr);
     // A, the window's session: each complete snapshot (a new session, another run).
     void setA(std::shared_ptr<const Session> session);
     // Closes B: nothing is compared any more.

@@ -2,9 +2,11 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/comparison_selectors.h"
+#include "app/gui/session_model.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/bounded_text_delegate.h"
+#include "widgets/comparison_banners.h"
 #include "widgets/coverage_model.h"
 #include "widgets/gap_chart.h"
 #include "widgets/graph_view.h"
@@ -20,7 +22,6 @@
 #include "widgets/tensor_panel.h"
 #include "widgets/threshold_editor.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -31,7 +32,6 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollArea>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -43,14 +43,15 @@
 
 namespace gapscope {
 
-InspectorView::InspectorView(QWidget* parent)
-    : QWidget(parent), m_model(new OpTableModel(this)), m_proxy(new OpFilterProxy(this)),
-      m_coverage(new CoverageModel(this)), m_profile(new ProfileView), m_table(new OpTableView),
-      m_coverageView(new QTableView), m_chart(new GapChart), m_speed(new SpeedAccuracyChart),
-      m_charts(new QTabWidget), m_tensors(new TensorPanel), m_graph(new GraphView),
-      m_runDiff(new RunDiffView), m_steps(new StepMatrixView), m_filter(new QLineEdit),
-      m_shownCount(new QLabel), m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors),
-      m_warnings(new QLabel), m_notes(new QLabel), m_chartRefresh(new QTimer(this)) {
+InspectorView::InspectorView(SessionModel* sessions, QWidget* parent)
+    : QWidget(parent), m_sessions(sessions), m_model(new OpTableModel(this)),
+      m_proxy(new OpFilterProxy(this)), m_coverage(new CoverageModel(this)), m_profile(new ProfileView),
+      m_table(new OpTableView), m_coverageView(new QTableView), m_chart(new GapChart),
+      m_speed(new SpeedAccuracyChart), m_charts(new QTabWidget), m_tensors(new TensorPanel),
+      m_graph(new GraphView), m_runDiff(new RunDiffView), m_steps(new StepMatrixView),
+      m_filter(new QLineEdit), m_shownCount(new QLabel), m_threshold(new ThresholdEditor),
+      m_selectors(new ComparisonSelectors), m_banners(new ComparisonBanners),
+      m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     m_coverageView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_coverageView->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -77,27 +78,10 @@ InspectorView::InspectorView(QWidget* parent)
     m_shownCount->hide();
     filterRow->addWidget(m_shownCount);
     filterRow->addWidget(m_threshold);
-    // What the comparison warns about (a capture of another method or graph, a
-    // run that does not fit): above the table, where the numbers it concerns are.
-    m_warnings->setObjectName(QStringLiteral("comparisonWarnings"));
-    m_warnings->setWordWrap(true);
-    m_warnings->setTextFormat(Qt::PlainText);
-    m_warnings->setStyleSheet(QStringLiteral(
-        "QLabel { background: #fff4ce; color: #5c4400; border: 1px solid #e0c060; padding: 4px; }"));
-    m_warnings->hide();
-    // Notes are no alarm: the numbers are right, they cannot be finer (a delegate
-    // that logs only its outputs). Set apart from the warnings in a calm colour.
-    m_notes->setObjectName(QStringLiteral("comparisonNotes"));
-    m_notes->setWordWrap(true);
-    m_notes->setTextFormat(Qt::PlainText);
-    m_notes->setStyleSheet(QStringLiteral(
-        "QLabel { background: #e8f1fb; color: #1d3d5c; border: 1px solid #a9c6e6; padding: 4px; }"));
-    m_notes->hide();
     auto* tableBox = new QWidget;
     auto* tl = new QVBoxLayout(tableBox);
     tl->setContentsMargins(0, 0, 0, 0);
-    tl->addWidget(m_warnings);
-    tl->addWidget(m_notes);
+    tl->addWidget(m_banners);
     tl->addLayout(filterRow);
     tl->addWidget(buildTabs(), 1);
 
@@ -137,11 +121,17 @@ InspectorView::InspectorView(QWidget* parent)
         connect(m_proxy, signal, this, &InspectorView::showShownCount);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &InspectorView::showShownCount);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &InspectorView::showShownCount);
-    m_threshold->setThreshold(AppSettings().threshold());
+    // The page follows the session model: each stage of a load, and a threshold changed.
+    connect(m_sessions, &SessionModel::opened, this, &InspectorView::showSession);
+    connect(m_sessions, &SessionModel::rowsMeasured, this, &InspectorView::updateSession);
+    connect(m_sessions, &SessionModel::completed, this, &InspectorView::finishSession);
+    connect(m_sessions, &SessionModel::rejudged, this, &InspectorView::rejudge);
+    connect(m_sessions, &SessionModel::measuringStopped, this, &InspectorView::measuringStopped);
+    m_threshold->setThreshold(m_sessions->threshold());
     connect(m_threshold, &ThresholdEditor::filteringChanged, this, [this] { applyFilter(); });
     connect(m_threshold, &ThresholdEditor::thresholdChanged, this, [this](const MetricThreshold& t) {
         AppSettings().setThreshold(t);
-        rejudge();
+        m_sessions->setThreshold(t); // rejudged: every view of the page follows
         emit thresholdChanged(t);
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -284,36 +274,22 @@ void InspectorView::focusFilter() {
     m_filter->setFocus();
 }
 
+QLabel* InspectorView::warningBanner() const {
+    return m_banners->warnings();
+}
+
+QLabel* InspectorView::noteBanner() const {
+    return m_banners->notes();
+}
+
 void InspectorView::showWarnings() {
-    const bool noted = m_session && m_session->comparison && !m_session->comparison->notes.empty();
-    m_notes->setVisible(noted);
-    if (noted) {
-        QStringList notes;
-        for (const auto& n : m_session->comparison->notes)
-            notes << QStringLiteral("ℹ ") + QString::fromStdString(n);
-        m_notes->setText(notes.join(QLatin1Char('\n')));
-    }
-    const bool any = m_session && m_session->comparison && !m_session->comparison->warnings.empty();
-    m_warnings->setVisible(any);
-    if (!any)
-        return;
-    QStringList lines;
-    for (const auto& w : m_session->comparison->warnings)
-        lines << QStringLiteral("⚠ ") + QString::fromStdString(w);
-    m_warnings->setText(lines.join(QLatin1Char('\n')));
+    m_banners->setSession(m_session.get());
 }
 
 void InspectorView::sizeColumns() {
     // The user's column widths and order (restored once) win over the automatic layout.
     m_table->sizeColumns(std::exchange(m_savedHeader, {}), m_model->rowCount());
     m_coverageView->resizeColumnsToContents();
-}
-
-std::shared_ptr<const Session> InspectorView::adopt(std::shared_ptr<const Session> snapshot) const {
-    const MetricThreshold t = m_threshold->threshold();
-    if (!snapshot || (snapshot->threshold.metric == t.metric && snapshot->threshold.value == t.value))
-        return snapshot;
-    return std::make_shared<const Session>(withThreshold(*snapshot, t));
 }
 
 void InspectorView::applyFilter() {
@@ -323,12 +299,14 @@ void InspectorView::applyFilter() {
 
 void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_chartRefresh->stop();
+    // Another A: the A/B difference shown on the graph is of the previous one until paired again.
+    m_graph->setDifference({}, {});
     // Another run, method or capture of the same files (one workspace) keeps the
     // columns as they are: no jump under the user's eyes, and sizing 3,000 rows
     // to their contents would be most of the switch's time.
     const bool sameFiles =
         m_session && session && m_session->workspace && m_session->workspace == session->workspace;
-    m_session = adopt(std::move(session));
+    m_session = std::move(session);
     m_proxy->setPinnedRow(std::nullopt);             // row indices of another snapshot
     m_chart->setMetric(AppSettings().chartMetric()); // before the session: one chart build, not two
     m_model->setSession(m_session);
@@ -374,7 +352,7 @@ void InspectorView::autoSelectFirst() {
 
 void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::size_t first,
                                   std::size_t last) {
-    m_session = adopt(std::move(snapshot));
+    m_session = std::move(snapshot);
     m_model->updateSession(m_session, first, last);
     m_tensors->updateSession(m_session);
     if (!m_chartRefresh->isActive())
@@ -384,7 +362,7 @@ void InspectorView::updateSession(std::shared_ptr<const Session> snapshot, std::
 void InspectorView::finishSession(std::shared_ptr<const Session> snapshot) {
     autoSelectFirst(); // if the load finished before the deferred selection ran
     m_chartRefresh->stop();
-    m_session = adopt(std::move(snapshot));
+    m_session = std::move(snapshot);
     m_model->updateSession(m_session);            // the first-divergence and gain marks
     m_table->fitIndexColumn(m_model->rowCount()); // room for them
     m_tensors->updateSession(m_session);
@@ -482,15 +460,13 @@ void InspectorView::clearViewState() {
 
 void InspectorView::setThreshold(const MetricThreshold& threshold) {
     m_threshold->setThreshold(threshold);
-    rejudge();
+    m_sessions->setThreshold(threshold);
 }
 
-void InspectorView::rejudge() {
-    if (!m_session)
-        return;
-    // A new snapshot judged by the new threshold: first divergence, filter,
-    // chart line, the graph's ⚑.
-    m_session = adopt(m_session);
+void InspectorView::rejudge(std::shared_ptr<const Session> snapshot) {
+    // The snapshot judged by the new threshold: first divergence, filter, chart
+    // line, the graph's ⚑.
+    m_session = std::move(snapshot);
     m_model->updateSession(m_session);
     m_tensors->updateSession(m_session);
     m_chart->updateSession(m_session);

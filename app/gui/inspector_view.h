@@ -20,9 +20,11 @@ namespace gapscope {
 
 class AppSettings;
 class ComparisonSelectors;
+class ComparisonBanners;
 class CoverageModel;
 class ProfileModel;
 class ProfileView;
+class SessionModel;
 class GapChart;
 class SpeedAccuracyChart;
 class GraphView;
@@ -36,23 +38,15 @@ class ThresholdEditor;
 
 // The page that inspects one session: the op table (and coverage) above the
 // tensor panel, the gap chart below. Selecting an op anywhere selects it
-// everywhere. It follows a staged load: the table, then rows as they are measured,
-// then the findings.
+// everywhere. It follows the session model's signals through a staged load:
+// the table, then rows as they are measured, then the findings.
 class InspectorView : public QWidget {
     Q_OBJECT
 public:
-    explicit InspectorView(QWidget* parent = nullptr);
+    explicit InspectorView(SessionModel* sessions, QWidget* parent = nullptr);
 
-    // Stage 1: a newly opened session (its rows may not be measured yet).
-    void showSession(std::shared_ptr<const Session> session);
-    // Stage 2: a newer snapshot in which rows [first, last] got their metrics.
-    void updateSession(std::shared_ptr<const Session> snapshot, std::size_t first, std::size_t last);
-    // Stage 3: the final snapshot: outputs, coverage and findings.
-    void finishSession(std::shared_ptr<const Session> snapshot);
-    // The snapshot every view of the page shows.
+    // The snapshot every view of the page shows (the session model's).
     const std::shared_ptr<const Session>& session() const { return m_session; }
-    // The load was cancelled before every row was measured.
-    void measuringStopped();
 
     void selectRow(std::optional<std::size_t> row);
     // The op's tensor figure (heatmaps, histogram, scatter, per channel) as a
@@ -73,7 +67,8 @@ public:
     void restoreViewState(const SessionFile& view);
     // Another session: the filter and the graph search of the last one go.
     void clearViewState();
-    // A threshold restored with a saved session (not the user's remembered one).
+    // A threshold restored with a saved session (not the user's remembered one):
+    // the editor shows it and the session model judges by it.
     void setThreshold(const MetricThreshold& threshold);
 
     void restoreLayout(const AppSettings& settings);
@@ -100,8 +95,8 @@ public:
     QComboBox* runSelector() const;
     QComboBox* methodSelector() const;
     QComboBox* captureSelector() const;
-    QLabel* warningBanner() const { return m_warnings; }
-    QLabel* noteBanner() const { return m_notes; }
+    QLabel* warningBanner() const;
+    QLabel* noteBanner() const;
     QLabel* shownCount() const { return m_shownCount; }
     ThresholdEditor* thresholdEditor() const { return m_threshold; }
 
@@ -117,12 +112,17 @@ signals:
 private:
     // The tabs above the tensor panel: Ops, Coverage, Graph, A/B and Steps.
     QTabWidget* buildTabs();
-    // The snapshot judged by the threshold the user set (a copy when it was
-    // loaded with another).
-    std::shared_ptr<const Session> adopt(std::shared_ptr<const Session> snapshot) const;
+    // Stage 1: a newly opened session (its rows may not be measured yet).
+    void showSession(std::shared_ptr<const Session> session);
+    // Stage 2: a newer snapshot in which rows [first, last] got their metrics.
+    void updateSession(std::shared_ptr<const Session> snapshot, std::size_t first, std::size_t last);
+    // Stage 3: the final snapshot: outputs, coverage and findings.
+    void finishSession(std::shared_ptr<const Session> snapshot);
+    // The load was cancelled before every row was measured.
+    void measuringStopped();
     void applyFilter();
-    // The views judge the snapshot by the threshold shown (after it changed).
-    void rejudge();
+    // The views judge the snapshot by another threshold (SessionModel::rejudged).
+    void rejudge(std::shared_ptr<const Session> snapshot);
     void showShownCount();
     void showWarnings();
     void sizeColumns();
@@ -130,6 +130,7 @@ private:
     // the user selected one already.
     void autoSelectFirst();
 
+    SessionModel* m_sessions;
     OpTableModel* m_model;
     OpFilterProxy* m_proxy;
     CoverageModel* m_coverage;
@@ -150,8 +151,7 @@ private:
     QLabel* m_shownCount; // "12 of 40 shown (filter)" while a filter hides rows
     ThresholdEditor* m_threshold;
     ComparisonSelectors* m_selectors;
-    QLabel* m_warnings;
-    QLabel* m_notes; // what the session can and cannot localise (Comparison::notes)
+    ComparisonBanners* m_banners; // the comparison's warnings and notes, above the table
     QTimer* m_chartRefresh;
     std::shared_ptr<const Session> m_session;
     QByteArray m_savedHeader;                  // restored once, when the first table is shown

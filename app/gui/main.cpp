@@ -221,8 +221,9 @@ int main(int argc, char** argv) {
                                QString::fromStdString(session->errors[i].describe()));
             }
             const auto start = [&] {
-                auto* exporter = new gapscope::ReportExporter(window.session(), window.chart()->metric(),
-                                                              parser.value(report), 3, &window);
+                auto* exporter =
+                    new gapscope::ReportExporter(window.session(), window.inspector()->chart()->metric(),
+                                                 parser.value(report), 3, &window);
                 exporter->setSessionName(window.sessionName());
                 if (window.comparison()->runs()) // --compare-with: the A/B is a section of the report
                     exporter->setComparedRuns(window.comparison()->runs(),

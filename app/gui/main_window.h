@@ -25,13 +25,12 @@ class CompareController;
 class StepsController;
 class DebugBufferPicker;
 class EventBrowser;
-class GapChart;
 class InspectorView;
-class OpFilterProxy;
-class OpTableModel;
+class LoadStatus;
+class SessionBanner;
 class SessionController;
+class SessionModel;
 class SessionLoader;
-class TensorPanel;
 class WelcomePage;
 class WindowActions;
 
@@ -65,21 +64,16 @@ public:
     // Renders the window to a PNG once the current load has finished, then calls `done`.
     void screenshotWhenLoaded(const QString& path, std::function<void(bool)> done);
 
-    // The snapshot the inspector shows.
+    // The snapshot every view shows (the session model's).
     std::shared_ptr<const Session> session() const;
+    SessionModel* sessionModel() const { return m_model; }
     InspectorView* inspector() const { return m_inspector; }
-    OpTableModel* opModel() const;
-    OpFilterProxy* opProxy() const;
-    QTableView* opView() const;
-    GapChart* chart() const;
-    TensorPanel* tensorPanel() const;
-    QComboBox* runSelector() const;
-    QLabel* banner() const { return m_banner; }
-    QLabel* statusLine() const { return m_status; }
-    QLabel* worstOpLink() const { return m_worstLink; }
+    QLabel* banner() const;
+    QLabel* statusLine() const;
+    QLabel* worstOpLink() const;
     DebugBufferPicker* debugBufferPicker() const { return m_debugBufferPicker; }
     SessionLoader* loader() const;
-    QPushButton* cancelButton() const { return m_cancel; }
+    QPushButton* cancelButton() const;
     SessionController* controller() const { return m_sessions; }
     // B of the A/B tab: another session opened beside this one (docs/compare-runs.md).
     CompareController* comparison() const { return m_compare; }
@@ -124,28 +118,21 @@ protected:
 
 private:
     void showSession(std::shared_ptr<const Session> session, const QStringList& pathErrors);
-    void finishSession(std::shared_ptr<const Session> session);
+    void finishSession();
     void showBanner(const QStringList& lines);
     // The status line of a complete session, judged by the threshold shown.
     void showStatus();
 
     SessionController* m_sessions;
+    SessionModel* m_model;
     CompareController* m_compare;
     StepsController* m_steps;
     StepsController* m_stepsB;
     AbStepsWiring* m_wiring = nullptr;
     InspectorView* m_inspector;
-    QLabel* m_banner;
+    SessionBanner* m_banner;
     DebugBufferPicker* m_debugBufferPicker;
-    QProgressBar* m_progress;
-    QPushButton* m_cancel;
-    // The session's state in the status bar. A label, not showMessage: that
-    // repaints the status bar at once, which paints every dirty part of the
-    // window inside the slot that set it; a label's text is painted with the
-    // next update. (The longest loading stall did not change measurably: the
-    // progress bar's setValue repaints at once too; docs/performance.md.)
-    QLabel* m_status;
-    QLabel* m_worstLink; // "worst: row 5 (conv2d, 24.1)" when no op crosses the threshold
+    LoadStatus* m_load = nullptr; // the status bar: progress, Cancel, the session's state
     QStackedWidget* m_pages;
     WelcomePage* m_welcome;
     EventBrowser* m_events;

@@ -54,18 +54,24 @@ void SessionLoader::runFresh(std::function<SessionInputs(std::vector<Error>&)> g
     run(std::move(gather), fresh);
 }
 
-void SessionLoader::loadBeside(const QStringList& paths, const SessionOptions& options) {
+void SessionLoader::loadBeside(const QStringList& paths, std::shared_ptr<Workspace> workspace,
+                               const SessionOptions& options) {
     std::vector<std::string> list;
     for (const auto& p : paths)
         list.push_back(p.toStdString());
     auto gather = [list](std::vector<Error>& errors) { return sessionInputsFromPaths(list, errors); };
-    if (!m_workspace) {
+    if (!workspace) {
         runFresh(std::move(gather), options);
         return;
     }
     SessionOptions beside = options;
-    beside.workspace = m_workspace;
+    beside.workspace = std::move(workspace);
     run(std::move(gather), beside);
+}
+
+void SessionLoader::release() {
+    cancel();
+    m_workspace.reset();
 }
 
 bool SessionLoader::recompare(const SessionOptions& options) {

@@ -34,10 +34,14 @@ public:
     void loadPaths(const QStringList& paths, const SessionOptions& options = {});
     // A demo session compiled into the binary (Qt resources).
     void loadDemo(EmbeddedDemo demo, const SessionOptions& options = {});
-    // Opens these files beside those already loaded, as another file set of the
-    // same workspace (files both name are parsed once), and loads that set; the
-    // earlier sets stay open for comparisons. Without a workspace yet, a fresh load.
-    void loadBeside(const QStringList& paths, const SessionOptions& options = {});
+    // Opens these files as another file set of `workspace` (files both name are
+    // parsed once), and loads that set; the earlier sets stay open for
+    // comparisons. The A/B tab opens B this way beside A, in A's workspace
+    // (another loader's). Null: a fresh load.
+    void loadBeside(const QStringList& paths, std::shared_ptr<Workspace> workspace,
+                    const SessionOptions& options = {});
+    // Cancels, and lets go of the workspace (B closed: A's inputs are not kept for it).
+    void release();
     // Compares the file set loaded last again with other options (run, method,
     // capture, debug buffer) over the workspace: no file is read again, only
     // what depends on the options is computed. False, and nothing started, when

@@ -125,7 +125,7 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
             tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
         if (path.isEmpty())
             return;
-        const QString err = savePlot(w->chart()->plot(), path);
+        const QString err = savePlot(w->inspector()->chart()->plot(), path);
         w->statusBar()->showMessage(err.isEmpty() ? tr("Chart written to %1").arg(path) : err, 5000);
     });
     m_exportReport = add(file, tr("Export &report…"), QKeySequence(tr("Ctrl+Shift+E")), w, [w] {
@@ -139,7 +139,7 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
             return;
         const QString folder = dialog.selectedFiles().front();
         // Owned by the window: closing it mid-export ends the export with it.
-        auto* exporter = new ReportExporter(w->session(), w->chart()->metric(), folder, 3, w);
+        auto* exporter = new ReportExporter(w->session(), w->inspector()->chart()->metric(), folder, 3, w);
         exporter->setSessionName(w->sessionName());
         if (w->comparison()->runs()) // the A/B shown: a section of the report
             exporter->setComparedRuns(w->comparison()->runs(),

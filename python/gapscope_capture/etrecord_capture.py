@@ -36,6 +36,7 @@ from torch import Tensor
 from torch.utils._pytree import tree_leaves, tree_map
 
 from gapscope_capture.capture_format import CaptureRecord, write_capture
+from gapscope_capture.backend_conventions import QNN_BACKEND, QNN_REFERENCE_GRAPH
 from gapscope_capture.etrecord_digest import etrecord_entries_sha256, file_sha256
 from gapscope_capture.handle_propagation import symbolic_nodes_without_ancestor
 from gapscope_capture.provenance import node_provenance
@@ -47,10 +48,6 @@ FORWARD = "forward"
 EXPORTED_PROGRAM = "exported_program"
 EDGE_DIALECT_PROGRAM = "edge_dialect_exported_program"
 FLOAT_EXPORTED_PROGRAM = "float_exported_program"
-# ExecuTorch's Qualcomm backend: its delegate name in the ETRecord, and the graph its
-# debug handles belong to (QNNIntermediateDebugger.reference_graph_name).
-QNN_BACKEND = "QnnBackend"
-QNN_REFERENCE_GRAPH = "edge_after_transform/forward"
 
 DebugHandle = tuple[int, ...]
 

@@ -6,6 +6,11 @@
 #include "session_builder.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
+#include <string>
 
 using namespace gapscope;
 using gapscope::test::SessionBuilder;
@@ -100,4 +105,41 @@ TEST_CASE("the same lowering read by QNN's table and by the Inspector's rules", 
         CHECK_FALSE(hasCoverage(c, "delegate_internal", "input_0_quantize_0"));
         CHECK(c.warnings.empty());
     }
+}
+
+namespace {
+
+// `NAME = "value"` assignments of a Python file of plain constants.
+std::map<std::string, std::string> pythonConstants(const std::string& path) {
+    std::ifstream in(path);
+    REQUIRE(in);
+    std::map<std::string, std::string> out;
+    const std::regex assignment(R"(^([A-Z_][A-Z0-9_]*) = \"([^\"]*)\"\s*$)");
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+        if (std::regex_match(line, m, assignment))
+            out[m[1]] = m[2];
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the exporter's backend constants are core's table", "[backends]") {
+    const std::string exporter = GAPSCOPE_EXPORTER_DIR;
+    const auto py = pythonConstants(exporter + "/backend_conventions.py");
+    const auto& qnn = qnnConventions();
+    REQUIRE(py.count("QNN_BACKEND"));
+    CHECK(py.at("QNN_BACKEND") == qnn.backend);
+    REQUIRE(py.count("QNN_REFERENCE_GRAPH"));
+    CHECK(py.at("QNN_REFERENCE_GRAPH") == qnn.reference_graph);
+    REQUIRE(py.count("QNN_CAPTURE_FUNCTION"));
+    CHECK(py.at("QNN_CAPTURE_FUNCTION") == qnn.capture_hint);
+    // The function the hint names is the facade's, by that name.
+    const std::string function =
+        py.at("QNN_CAPTURE_FUNCTION").substr(py.at("QNN_CAPTURE_FUNCTION").rfind('.') + 1);
+    std::ifstream facade(exporter + "/capture.py");
+    const std::string text((std::istreambuf_iterator<char>(facade)), std::istreambuf_iterator<char>());
+    CHECK(text.find("\"" + function + "\"") != std::string::npos);
+    CHECK(text.find("import " + function) != std::string::npos);
 }

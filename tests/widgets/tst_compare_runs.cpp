@@ -85,6 +85,7 @@ private slots:
     void aSavedSessionKeepsBAndAAndBSwap();
     void theAbResultIsExportedAndCopied();
     void differentReferencesAreSaidAboveTheTable();
+    void bOpensBesideAInItsWorkspace();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -588,6 +589,33 @@ void CompareRunsTest::differentReferencesAreSaidAboveTheTable() {
     QVERIFY(warning->isHidden());
     QVERIFY(
         window.inspector()->runDiffView()->summary()->text().contains(QStringLiteral("Both against the")));
+}
+
+// B is a file set of A's workspace (issue 57: the A/B tab opened B with a
+// fresh workspace and never used the file sets built for it): B's files that A
+// read are not read again, and the steps and switches of B stay in it.
+void CompareRunsTest::bOpensBesideAInItsWorkspace() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::sessionShown);
+    window.openPaths({kDemo});
+    QVERIFY(shown.wait(30000));
+    const auto workspace = window.loader()->workspace();
+    QVERIFY(workspace);
+    const auto reads = workspace->reads();
+    window.compareWith({kDemo}); // the same files: nothing to read
+    QVERIFY(waitCompared(window));
+    QCOMPARE(window.comparison()->loaderB()->workspace(), workspace);
+    QCOMPARE(workspace->fileSetCount(), std::size_t{2});
+    QCOMPARE(window.comparison()->pairedB()->workspace, workspace);
+    QCOMPARE(window.comparison()->pairedB()->file_set, FileSetId{1});
+    QCOMPARE(workspace->reads(), reads);
+    // B's numbers are its own, as a session opened alone gives them.
+    QCOMPARE(window.comparison()->runs()->match.matched, window.session()->comparison->rows.size());
+    // Another session opened anew: B closes, and lets go of A's old workspace.
+    window.openAnew({kOther});
+    QVERIFY(shown.wait(30000));
+    QVERIFY(!window.comparison()->hasB());
+    QVERIFY(!window.comparison()->loaderB()->workspace());
 }
 
 QTEST_MAIN(CompareRunsTest)

@@ -132,7 +132,7 @@ void DailyUseTest::shortcutsWinOverTheFilterBox() {
     window.openDemo();
     QVERIFY(waitShown(window));
     // After a load the keys go to the table, not the filter box.
-    QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(window.opView()));
+    QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(window.inspector()->opView()));
     auto* filter = window.findChild<QLineEdit*>(QStringLiteral("opFilter"));
     QVERIFY(filter);
     filter->setFocus();
@@ -168,7 +168,7 @@ void DailyUseTest::theWindowFitsALaptop() {
              qPrintable(QStringLiteral("%1x%2").arg(minimum.width()).arg(minimum.height())));
     window.resize(minimum);
     // The table still shows eight rows, once the layout has taken the new size.
-    QTableView* table = window.opView();
+    QTableView* table = window.inspector()->opView();
     QTRY_COMPARE(window.size(), minimum);
     QTRY_VERIFY(table->viewport()->height() >=
                 InspectorView::kMinTableRows * table->verticalHeader()->defaultSectionSize());
@@ -195,17 +195,17 @@ void DailyUseTest::theThresholdIsShownEditedAndDrawn() {
     int past = 0;
     for (const auto& r : window.session()->comparison->rows)
         past += crossesThreshold(r, {Metric::Snr, 45.0});
-    QCOMPARE(window.opProxy()->rowCount(), past);
+    QCOMPARE(window.inspector()->opProxy()->rowCount(), past);
     QCOMPARE(AppSettings().threshold().value, 45.0); // remembered
     // The chart (rel. L2 by default) draws it: 45 dB is rel. L2 10^(-45/20).
-    QCustomPlot* chart = window.chart()->plot();
+    QCustomPlot* chart = window.inspector()->chart()->plot();
     bool line = false;
     for (int i = 0; i < chart->itemCount(); ++i)
         if (auto* l = qobject_cast<QCPItemStraightLine*>(chart->item(i)))
             line = line || std::fabs(l->point1->coords().y() - std::pow(10.0, -45.0 / 20)) < 1e-12;
     QVERIFY(line);
     // On MSE, which has no equivalent value, the ops past it are marked instead.
-    window.chart()->setMetric(Metric::Mse);
+    window.inspector()->chart()->setMetric(Metric::Mse);
     bool marked = false;
     for (int i = 0; i < chart->graphCount(); ++i)
         marked = marked || (chart->graph(i)->name().startsWith(QStringLiteral("past the threshold")) &&
@@ -249,7 +249,7 @@ void DailyUseTest::theTableIsOneTabStop() {
     QVERIFY(QTest::qWaitForWindowActive(&window));
     window.openDemo();
     QVERIFY(waitShown(window));
-    QTableView* table = window.opView();
+    QTableView* table = window.inspector()->opView();
     QVERIFY(!table->tabKeyNavigation());
     table->setFocus();
     QTest::keyClick(table, Qt::Key_Tab);
@@ -312,19 +312,20 @@ void DailyUseTest::metricColumnsSortWorstFirst() {
     window.show();
     window.openDemo();
     QVERIFY(waitShown(window));
-    QHeaderView* header = window.opView()->horizontalHeader();
+    QHeaderView* header = window.inspector()->opView()->horizontalHeader();
     auto click = [&](int column) {
         const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
                         header->height() / 2);
         QTest::mouseClick(header->viewport(), Qt::LeftButton, Qt::NoModifier, at);
     };
     auto firstRowValue = [&](int column) {
-        return window.opProxy()->index(0, column).data(OpTableModel::SortRole).toDouble();
+        return window.inspector()->opProxy()->index(0, column).data(OpTableModel::SortRole).toDouble();
     };
     auto extreme = [&](int column, bool max) {
         double v = firstRowValue(column);
-        for (int r = 0; r < window.opProxy()->rowCount(); ++r) {
-            const double x = window.opProxy()->index(r, column).data(OpTableModel::SortRole).toDouble();
+        for (int r = 0; r < window.inspector()->opProxy()->rowCount(); ++r) {
+            const double x =
+                window.inspector()->opProxy()->index(r, column).data(OpTableModel::SortRole).toDouble();
             v = max ? std::max(v, x) : std::min(v, x);
         }
         return v;
@@ -404,7 +405,7 @@ void DailyUseTest::theGraphViewShowsTheReferenceGraph() {
     const QPoint at = graph->view()->mapFromScene(
         QPointF(boxes[static_cast<std::size_t>(zero)].x, boxes[static_cast<std::size_t>(zero)].y));
     QTest::mouseClick(graph->view()->viewport(), Qt::LeftButton, Qt::NoModifier, at);
-    QCOMPARE(window.tensorPanel()->row(), std::optional<std::size_t>(0));
+    QCOMPARE(window.inspector()->tensorPanel()->row(), std::optional<std::size_t>(0));
     // Collapsing the groups: one box each, laid out again off the UI thread.
     graph->setCollapsed(-1, true);
     QVERIFY(graph->layoutPending());

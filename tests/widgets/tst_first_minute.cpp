@@ -41,7 +41,7 @@ void FirstMinuteTest::withoutRuntimeTensorsTheViewsSayWhy() {
     window.openPaths(demoFiles());
     QVERIFY(waitShown(window));
     window.inspector()->selectRow(std::size_t{0});
-    QVERIFY(window.tensorPanel()->mapShown(1));
+    QVERIFY(window.inspector()->tensorPanel()->mapShown(1));
     // The same folder without its debug buffer, opened after a session with data.
     QTemporaryDir dir;
     for (const char* name : {"run.etdp", "etrecord.bin", "capture_float.gscap.safetensors"})
@@ -50,7 +50,7 @@ void FirstMinuteTest::withoutRuntimeTensorsTheViewsSayWhy() {
     window.openAnew({dir.path()});
     QVERIFY(waitShown(window));
     window.inspector()->selectRow(std::size_t{0});
-    TensorPanel* panel = window.tensorPanel();
+    TensorPanel* panel = window.inspector()->tensorPanel();
     QVERIFY(panel->mapShown(0)); // the reference is there
     for (int which : {1, 2}) {
         QVERIFY(!panel->mapShown(which));
@@ -79,7 +79,7 @@ void FirstMinuteTest::noDivergenceSaysSoAndOffersTheWorstOp() {
     QVERIFY(window.worstOpLink()->text().contains(QStringLiteral("row %1").arg(worst->row)));
     window.inspector()->selectRow(std::size_t{0});
     emit window.worstOpLink()->linkActivated(QString::number(worst->row));
-    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(worst->row));
+    QCOMPARE(window.inspector()->chart()->selectedRow(), std::optional<std::size_t>(worst->row));
     // With a threshold an op crosses, the ⚑ is back and the offer goes, at once.
     window.inspector()->thresholdEditor()->valueBox()->setValue(60.0);
     QVERIFY(window.session()->first_divergence);

@@ -231,55 +231,57 @@ void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
     MainWindow window;
     QVERIFY(showDemo(window, QSize(1400, 900)));
     QVERIFY(window.session()->comparison);
-    QCOMPARE(window.opModel()->rowCount(), static_cast<int>(window.session()->comparison->rows.size()));
+    QCOMPARE(window.inspector()->opModel()->rowCount(),
+             static_cast<int>(window.session()->comparison->rows.size()));
     QVERIFY(!window.banner()->isVisible());
 
     // Table → chart and heatmaps.
-    const QModelIndex idx = window.opProxy()->index(2, 0);
-    window.opView()->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
-                                                                QItemSelectionModel::Rows);
+    const QModelIndex idx = window.inspector()->opProxy()->index(2, 0);
+    window.inspector()->opView()->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
+                                                                             QItemSelectionModel::Rows);
     const auto row = static_cast<std::size_t>(idx.data(OpTableModel::RowIndexRole).toULongLong());
-    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(row));
-    QCOMPARE(window.tensorPanel()->row(), std::optional<std::size_t>(row));
-    const auto& ref = window.tensorPanel()->values(0);
-    const auto& rt = window.tensorPanel()->values(1);
-    const auto& diff = window.tensorPanel()->values(2);
+    QCOMPARE(window.inspector()->chart()->selectedRow(), std::optional<std::size_t>(row));
+    QCOMPARE(window.inspector()->tensorPanel()->row(), std::optional<std::size_t>(row));
+    const auto& ref = window.inspector()->tensorPanel()->values(0);
+    const auto& rt = window.inspector()->tensorPanel()->values(1);
+    const auto& diff = window.inspector()->tensorPanel()->values(2);
     QVERIFY(!ref.empty());
     QCOMPARE(rt.size(), ref.size());
     for (std::size_t i = 0; i < ref.size(); ++i)
         QCOMPARE(diff[i], ref[i] - rt[i]);
     // Histogram, scatter, per-channel bars and the worst elements follow the selection.
-    QCOMPARE(window.tensorPanel()->histogram()->plottableCount(), 1);
-    QCOMPARE(window.tensorPanel()->scatter()->plottableCount(), 1);
-    QCOMPARE(window.tensorPanel()->channels()->plottableCount(), 1);
-    QVERIFY(window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements: [")));
+    QCOMPARE(window.inspector()->tensorPanel()->histogram()->plottableCount(), 1);
+    QCOMPARE(window.inspector()->tensorPanel()->scatter()->plottableCount(), 1);
+    QCOMPARE(window.inspector()->tensorPanel()->channels()->plottableCount(), 1);
+    QVERIFY(window.inspector()->tensorPanel()->worstElementsText().startsWith(
+        QStringLiteral("Worst elements: [")));
 
     // Any two axes can be displayed; the others are indexed by the slice box.
     const auto& record = *window.session()->comparison->rows[row].id().pair->aot.record;
     const auto shape = window.session()->capture->tensor(record.outputs.front())->shape;
     QCOMPARE(shape.size(), std::size_t{3});
-    window.tensorPanel()->setAxes(2, 1);
-    QCOMPARE(window.tensorPanel()->sliceHeight(), static_cast<int>(shape[2]));
-    QCOMPARE(window.tensorPanel()->sliceWidth(), static_cast<int>(shape[1]));
-    const auto& transposed = window.tensorPanel()->values(0);
+    window.inspector()->tensorPanel()->setAxes(2, 1);
+    QCOMPARE(window.inspector()->tensorPanel()->sliceHeight(), static_cast<int>(shape[2]));
+    QCOMPARE(window.inspector()->tensorPanel()->sliceWidth(), static_cast<int>(shape[1]));
+    const auto& transposed = window.inspector()->tensorPanel()->values(0);
     const auto* t = window.session()->capture->tensor(record.outputs.front());
     const auto bytes = window.session()->capture->file->bytes(*t);
     // values(0)[y * width + x] is element [0, x, y].
     QCOMPARE(transposed[1 * static_cast<std::size_t>(shape[1]) + 2],
              decodeElement(t->scalar_type, bytes, static_cast<std::uint64_t>(2 * shape[2] + 1)));
-    window.tensorPanel()->setAxes(1, 2);
+    window.inspector()->tensorPanel()->setAxes(1, 2);
 
     // Chart → table.
-    const std::size_t other = window.chart()->order().front();
-    emit window.chart()->rowClicked(other);
-    QCOMPARE(window.opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
+    const std::size_t other = window.inspector()->chart()->order().front();
+    emit window.inspector()->chart()->rowClicked(other);
+    QCOMPARE(window.inspector()->opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
              static_cast<qulonglong>(other));
-    QCOMPARE(window.tensorPanel()->row(), std::optional<std::size_t>(other));
+    QCOMPARE(window.inspector()->tensorPanel()->row(), std::optional<std::size_t>(other));
 
     // The chart as painted marks the selected op, and no longer the one before
     // it: a selection draws the marker's own layer again, not the whole plot.
-    QCustomPlot* plot = window.chart()->plot();
-    const auto& order = window.chart()->order();
+    QCustomPlot* plot = window.inspector()->chart()->plot();
+    const auto& order = window.inspector()->chart()->order();
     const auto markerAt = [&](std::size_t position) {
         const auto point = plot->graph(0)->data()->findBegin(static_cast<double>(position), false);
         if (point == plot->graph(0)->data()->constEnd() || point->key != static_cast<double>(position))
@@ -295,7 +297,7 @@ void GapscopeGuiTest::demoOpensAndSelectionIsLinked() {
             plotted.push_back(i);
     QCOMPARE(plotted.size(), std::size_t{2});
     for (const auto& [now, before] : {std::pair{plotted[0], plotted[1]}, std::pair{plotted[1], plotted[0]}}) {
-        emit window.chart()->rowClicked(order[now]);
+        emit window.inspector()->chart()->rowClicked(order[now]);
         QVERIFY(markerAt(now));
         QVERIFY(!markerAt(before));
     }
@@ -325,15 +327,17 @@ void GapscopeGuiTest::runSelectorRecomparesAnotherRun() {
     window.openDemo();
     QVERIFY(shown.wait(20000));
     const auto runs = static_cast<int>(window.session()->dump->runs.size());
-    QCOMPARE(window.runSelector()->count(), runs);
-    QCOMPARE(window.runSelector()->currentIndex(), static_cast<int>(window.session()->comparison->run));
+    QCOMPARE(window.inspector()->runSelector()->count(), runs);
+    QCOMPARE(window.inspector()->runSelector()->currentIndex(),
+             static_cast<int>(window.session()->comparison->run));
     // The demo's first run holds only Method::init and Program::load_method.
     const int other = window.session()->comparison->run == 0 ? 1 : 0;
-    emit window.runSelector()->activated(other);
+    emit window.inspector()->runSelector()->activated(other);
     QVERIFY(shown.wait(20000));
     QCOMPARE(static_cast<int>(window.session()->comparison->run), other);
-    QCOMPARE(window.runSelector()->currentIndex(), other);
-    QCOMPARE(window.opModel()->rowCount(), static_cast<int>(window.session()->comparison->rows.size()));
+    QCOMPARE(window.inspector()->runSelector()->currentIndex(), other);
+    QCOMPARE(window.inspector()->opModel()->rowCount(),
+             static_cast<int>(window.session()->comparison->rows.size()));
 }
 
 // A real two-method program (tests/data/multimethod_portable): the method
@@ -349,8 +353,8 @@ void GapscopeGuiTest::methodSelectorComparesEachMethodOfAProgram() {
     QCOMPARE(methods->count(), 2);
     QCOMPARE(methods->currentText(), QStringLiteral("forward"));
     QCOMPARE(window.session()->comparison->run, std::size_t{3});
-    QVERIFY(window.runSelector()->itemText(1).contains(QStringLiteral("· prefill")));
-    QVERIFY(window.runSelector()->itemText(3).contains(QStringLiteral("· forward")));
+    QVERIFY(window.inspector()->runSelector()->itemText(1).contains(QStringLiteral("· prefill")));
+    QVERIFY(window.inspector()->runSelector()->itemText(3).contains(QStringLiteral("· forward")));
     QVERIFY(window.inspector()->warningBanner()->isHidden());
 
     emit methods->activated(methods->findText(QStringLiteral("prefill")));
@@ -362,7 +366,7 @@ void GapscopeGuiTest::methodSelectorComparesEachMethodOfAProgram() {
     QVERIFY(window.inspector()->warningBanner()->isHidden());
 
     // Choosing forward's run compares forward again.
-    emit window.runSelector()->activated(3);
+    emit window.inspector()->runSelector()->activated(3);
     QVERIFY(shown.wait(20000));
     QCOMPARE(window.session()->comparison->method, std::string("forward"));
     QCOMPARE(window.session()->comparison->run, std::size_t{3});
@@ -386,22 +390,24 @@ void GapscopeGuiTest::methodSelectorComparesEachMethodOfAProgram() {
     // Its broadcast rows say why their numbers are no gap, and the threshold
     // filter leaves them out.
     int broadcastRow = -1;
-    for (int r = 0; r < window.opModel()->rowCount() && broadcastRow < 0; ++r)
+    for (int r = 0; r < window.inspector()->opModel()->rowCount() && broadcastRow < 0; ++r)
         if (window.session()->comparison->rows[static_cast<std::size_t>(r)].status == RowStatus::Broadcast)
             broadcastRow = r;
     QVERIFY(broadcastRow >= 0);
-    QVERIFY(window.opModel()
+    QVERIFY(window.inspector()
+                ->opModel()
                 ->index(broadcastRow, OpTableModel::column(Metric::Snr))
                 .data(Qt::ToolTipRole)
                 .toString()
                 .startsWith(QStringLiteral("<qt>Broadcast, not element for element")));
-    window.opProxy()->setThreshold(MetricThreshold{Metric::Snr, 20.0});
-    QVERIFY(window.opProxy()->rowCount() > 0);
-    for (int r = 0; r < window.opProxy()->rowCount(); ++r) {
-        const auto row = window.opProxy()->index(r, 0).data(OpTableModel::RowIndexRole).toULongLong();
+    window.inspector()->opProxy()->setThreshold(MetricThreshold{Metric::Snr, 20.0});
+    QVERIFY(window.inspector()->opProxy()->rowCount() > 0);
+    for (int r = 0; r < window.inspector()->opProxy()->rowCount(); ++r) {
+        const auto row =
+            window.inspector()->opProxy()->index(r, 0).data(OpTableModel::RowIndexRole).toULongLong();
         QVERIFY(window.session()->comparison->rows[row].status != RowStatus::Broadcast);
     }
-    window.opProxy()->setThreshold(std::nullopt);
+    window.inspector()->opProxy()->setThreshold(std::nullopt);
     if (qEnvironmentVariableIsSet("GAPSCOPE_TEST_SHOT"))
         window.grab().save(qEnvironmentVariable("GAPSCOPE_TEST_SHOT"));
 
@@ -551,8 +557,10 @@ void GapscopeGuiTest::resultsArriveInStages() {
     window.show();
     window.loader()->setSnapshotInterval(0); // every batch a snapshot, however fast the machine
     // The models must stay consistent while rows change under a sorted proxy.
-    QAbstractItemModelTester t1(window.opModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t2(window.opProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t1(window.inspector()->opModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(window.inspector()->opProxy(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
     QStringList stages;
     int rowsAtTable = -1, pendingAtTable = -1;
     bool completeAtTable = true;
@@ -560,11 +568,11 @@ void GapscopeGuiTest::resultsArriveInStages() {
     connect(window.loader(), &SessionLoader::opened, this, [&](std::shared_ptr<const Session> s) {
         tableSnapshot = s;
         stages << QStringLiteral("table");
-        rowsAtTable = window.opModel()->rowCount();
-        pendingAtTable = pendingMetricCells(*window.opModel());
+        rowsAtTable = window.inspector()->opModel()->rowCount();
+        pendingAtTable = pendingMetricCells(*window.inspector()->opModel());
         completeAtTable = s->complete;
         // The user sorts on MSE while the numbers stream in.
-        window.opView()->sortByColumn(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
+        window.inspector()->opView()->sortByColumn(OpTableModel::column(Metric::Mse), Qt::DescendingOrder);
     });
     int batches = 0;
     connect(window.loader(), &SessionLoader::measured, this, [&] {
@@ -590,7 +598,7 @@ void GapscopeGuiTest::resultsArriveInStages() {
     for (const auto& row : tableSnapshot->comparison->rows)
         QVERIFY(!row.measured && row.gaps.empty());
     // Then every number, equal to a one-shot load of the same files by the core.
-    QCOMPARE(pendingMetricCells(*window.opModel()), 0);
+    QCOMPARE(pendingMetricCells(*window.inspector()->opModel()), 0);
     std::vector<Error> errors;
     const auto oneShot = loadSession(sessionInputsFromPaths({dir.path().toStdString()}, errors));
     const auto& rows = window.session()->comparison->rows;
@@ -600,36 +608,43 @@ void GapscopeGuiTest::resultsArriveInStages() {
     QVERIFY(window.session()->first_divergence);
     QCOMPARE(window.session()->first_divergence->row, oneShot->first_divergence->row);
     // The findings selected the first divergence; the proxy stayed sorted as rows changed.
-    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(oneShot->first_divergence->row));
-    for (int r = 1; r < window.opProxy()->rowCount(); ++r)
-        QVERIFY(window.opProxy()
+    QCOMPARE(window.inspector()->chart()->selectedRow(),
+             std::optional<std::size_t>(oneShot->first_divergence->row));
+    for (int r = 1; r < window.inspector()->opProxy()->rowCount(); ++r)
+        QVERIFY(window.inspector()
+                    ->opProxy()
                     ->index(r - 1, OpTableModel::column(Metric::Mse))
                     .data(OpTableModel::SortRole)
-                    .toDouble() >= window.opProxy()
+                    .toDouble() >= window.inspector()
+                                       ->opProxy()
                                        ->index(r, OpTableModel::column(Metric::Mse))
                                        .data(OpTableModel::SortRole)
                                        .toDouble());
     // The op the generator made jump (a 200x error step at op 100) is where the error
     // grows most, found without an ETRecord (execution order stands in for the graph).
-    const auto top = window.opModel()->topIntroducer();
+    const auto top = window.inspector()->opModel()->topIntroducer();
     QVERIFY(top);
     QCOMPARE(rows[*top].id().aot_ops, std::vector<std::string>{"linear_100"});
-    QVERIFY(window.opModel()
+    QVERIFY(window.inspector()
+                ->opModel()
                 ->index(static_cast<int>(*top), OpTableModel::Index)
                 .data()
                 .toString()
                 .contains(QStringLiteral("▲")));
-    window.opView()->sortByColumn(OpTableModel::column(OpTableModel::Tail::Gain), Qt::DescendingOrder);
-    QCOMPARE(window.opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
+    window.inspector()->opView()->sortByColumn(OpTableModel::column(OpTableModel::Tail::Gain),
+                                               Qt::DescendingOrder);
+    QCOMPARE(window.inspector()->opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
              static_cast<qulonglong>(*top));
     // The Added column ranks the error introducers as the JSON report does (issue 30:
     // the ranking was only in the JSON).
-    window.opView()->sortByColumn(OpTableModel::column(OpTableModel::Tail::Added), Qt::DescendingOrder);
+    window.inspector()->opView()->sortByColumn(OpTableModel::column(OpTableModel::Tail::Added),
+                                               Qt::DescendingOrder);
     const auto& introducers = window.session()->introducers;
     QVERIFY(!introducers.empty());
-    QCOMPARE(window.opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
+    QCOMPARE(window.inspector()->opProxy()->index(0, 0).data(OpTableModel::RowIndexRole).toULongLong(),
              static_cast<qulonglong>(introducers.front().row));
-    QCOMPARE(window.opModel()
+    QCOMPARE(window.inspector()
+                 ->opModel()
                  ->headerData(OpTableModel::column(OpTableModel::Tail::Added), Qt::Horizontal)
                  .toString(),
              QStringLiteral("Added"));
@@ -646,7 +661,7 @@ void GapscopeGuiTest::cancellingWhileMeasuringKeepsTheTable() {
         window.loader(), &SessionLoader::opened, this, [&] { window.cancelButton()->click(); },
         Qt::SingleShotConnection);
     window.openPaths({dir.path()});
-    QTRY_COMPARE_WITH_TIMEOUT(window.opModel()->rowCount(), 120, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.inspector()->opModel()->rowCount(), 120, 30000);
     // The cancelled job has returned: every batch it measured is posted, and
     // handled here, none may be applied.
     QTRY_COMPARE_WITH_TIMEOUT(window.loader()->jobsRunning(), 0, 30000);
@@ -654,15 +669,19 @@ void GapscopeGuiTest::cancellingWhileMeasuringKeepsTheTable() {
     QCOMPARE(shown.count(), 0);
     QCOMPARE(measured.count(), 0);
     QVERIFY(!window.loader()->busy());
-    QCOMPARE(pendingMetricCells(*window.opModel()), 120);
-    QCOMPARE(window.opModel()->index(0, OpTableModel::column(OpTableModel::Tail::Status)).data().toString(),
+    QCOMPARE(pendingMetricCells(*window.inspector()->opModel()), 120);
+    QCOMPARE(window.inspector()
+                 ->opModel()
+                 ->index(0, OpTableModel::column(OpTableModel::Tail::Status))
+                 .data()
+                 .toString(),
              QStringLiteral("not computed"));
     QTemporaryDir out;
     QVERIFY(!window.exportCsv(out.filePath(QStringLiteral("partial.csv")))); // no half-measured report
     // A reload computes them.
     window.openPaths({dir.path()});
     QVERIFY(shown.wait(60000));
-    QCOMPARE(pendingMetricCells(*window.opModel()), 0);
+    QCOMPARE(pendingMetricCells(*window.inspector()->opModel()), 0);
 }
 
 void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
@@ -680,9 +699,9 @@ void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
     QVERIFY(shown.wait(30000));
     QCOMPARE(window.session()->comparison->rows.size(), std::size_t{2});
     // The heatmaps are downsampled to at most 256 cells a side.
-    QVERIFY(window.tensorPanel()->sliceWidth() <= TensorPanel::kMaxSide);
+    QVERIFY(window.inspector()->tensorPanel()->sliceWidth() <= TensorPanel::kMaxSide);
     // Downsampled axes still count the tensor's elements, and so does the hover readout.
-    QCustomPlot* heat = window.tensorPanel()->plot(0);
+    QCustomPlot* heat = window.inspector()->tensorPanel()->plot(0);
     QVERIFY(heat->xAxis->range().upper > 720);
     const QPointF at(heat->xAxis->coordToPixel(600), heat->yAxis->coordToPixel(300));
     QMouseEvent move(QEvent::MouseMove, at, heat->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
@@ -691,15 +710,17 @@ void GapscopeGuiTest::bigTensorDetailsArriveWithoutBlocking() {
     const auto hover =
         // The full N-D index: the displayed axes are the last two.
         QRegularExpression(QStringLiteral("^\\[(?:\\d+, )*(\\d+), (\\d+)\\]"))
-            .match(window.tensorPanel()->hoverText());
-    QVERIFY2(hover.hasMatch(), qPrintable(window.tensorPanel()->hoverText()));
+            .match(window.inspector()->tensorPanel()->hoverText());
+    QVERIFY2(hover.hasMatch(), qPrintable(window.inspector()->tensorPanel()->hoverText()));
     QVERIFY(std::abs(hover.captured(1).toInt() - 300) <= 3);
     QVERIFY(std::abs(hover.captured(2).toInt() - 600) <= 3);
-    QVERIFY(window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Computing")) ||
-            window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")));
+    QVERIFY(
+        window.inspector()->tensorPanel()->worstElementsText().startsWith(QStringLiteral("Computing")) ||
+        window.inspector()->tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")));
     QTRY_VERIFY_WITH_TIMEOUT(
-        window.tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")), 30000);
-    QCOMPARE(window.tensorPanel()->channels()->plottableCount(), 1);
+        window.inspector()->tensorPanel()->worstElementsText().startsWith(QStringLiteral("Worst elements")),
+        30000);
+    QCOMPARE(window.inspector()->tensorPanel()->channels()->plottableCount(), 1);
 }
 
 void GapscopeGuiTest::layoutIsRemembered() {
@@ -710,7 +731,7 @@ void GapscopeGuiTest::layoutIsRemembered() {
         auto* s = window.findChild<QSplitter*>(QStringLiteral("viewsAndChart"));
         QVERIFY(s);
         s->setSizes({500, 250});
-        window.opView()->setColumnWidth(OpTableModel::column(Metric::Mse), 171);
+        window.inspector()->opView()->setColumnWidth(OpTableModel::column(Metric::Mse), 171);
         splitter = s->saveState();
     } // closing saves the layout
     MainWindow again;
@@ -718,16 +739,16 @@ void GapscopeGuiTest::layoutIsRemembered() {
     QSignalSpy shown(&again, &MainWindow::sessionShown);
     again.openDemo();
     QVERIFY(shown.wait(20000));
-    QCOMPARE(again.opView()->columnWidth(OpTableModel::column(Metric::Mse)), 171);
+    QCOMPARE(again.inspector()->opView()->columnWidth(OpTableModel::column(Metric::Mse)), 171);
 
     // A header saved for another set of columns (an older Gapscope) is not applied.
-    AppSettings().setTableHeaderState(again.opView()->horizontalHeader()->saveState(),
+    AppSettings().setTableHeaderState(again.inspector()->opView()->horizontalHeader()->saveState(),
                                       OpTableModel::columns() - 1);
     MainWindow older;
     QSignalSpy shownOlder(&older, &MainWindow::sessionShown);
     older.openDemo();
     QVERIFY(shownOlder.wait(20000));
-    QVERIFY(older.opView()->columnWidth(OpTableModel::column(Metric::Mse)) != 171);
+    QVERIFY(older.inspector()->opView()->columnWidth(OpTableModel::column(Metric::Mse)) != 171);
 }
 
 void GapscopeGuiTest::bogusFileRaisesTheBanner() {
@@ -765,9 +786,9 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
 
     const QString report = dir.filePath(QStringLiteral("report"));
     window.inspector()->selectRow(std::size_t{1});
-    const auto selected = window.tensorPanel()->row();
+    const auto selected = window.inspector()->tensorPanel()->row();
     const auto snapshot = window.session();
-    ReportExporter exporter(window.session(), window.chart()->metric(), report, 2);
+    ReportExporter exporter(window.session(), window.inspector()->chart()->metric(), report, 2);
     QSignalSpy exported(&exporter, &ReportExporter::finished);
     exporter.start();
     QVERIFY(exported.wait(30000));
@@ -775,7 +796,7 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
     {
         // An export abandoned mid-way (its window closed while the inputs hash):
         // the hashing is cancelled and waited for, and nothing arrives after.
-        auto early = std::make_unique<ReportExporter>(window.session(), window.chart()->metric(),
+        auto early = std::make_unique<ReportExporter>(window.session(), window.inspector()->chart()->metric(),
                                                       dir.filePath(QStringLiteral("abandoned")), 2);
         QSignalSpy ended(early.get(), &ReportExporter::finished);
         early->start();
@@ -784,8 +805,8 @@ void GapscopeGuiTest::exportsCsvAndScreenshot() {
         QCOMPARE(ended.count(), 0);
     }
     // Rendered off-screen from the snapshot: the window kept its selection and session.
-    QCOMPARE(window.tensorPanel()->row(), selected);
-    QCOMPARE(window.chart()->selectedRow(), selected);
+    QCOMPARE(window.inspector()->tensorPanel()->row(), selected);
+    QCOMPARE(window.inspector()->chart()->selectedRow(), selected);
     QCOMPARE(window.session(), snapshot);
     for (const auto& name : QDir(report).entryList({QStringLiteral("op-*.png")})) {
         const QImage figure(QDir(report).filePath(name));
@@ -847,7 +868,8 @@ void GapscopeGuiTest::everyPlotSavesAsPngPdfAndSvg() {
         QCOMPARE(svg.viewBox().size(), plotExportSize(plots[i]));
     }
     // The gap chart's SVG holds the ops' names as text, not pixels.
-    QFile chartSvg(dir.filePath(QStringLiteral("plot%1.svg").arg(plots.indexOf(window.chart()->plot()))));
+    QFile chartSvg(
+        dir.filePath(QStringLiteral("plot%1.svg").arg(plots.indexOf(window.inspector()->chart()->plot()))));
     QVERIFY(chartSvg.open(QIODevice::ReadOnly));
     QVERIFY(chartSvg.readAll().contains("layer_norm"));
     // Three files per plot: no temporary left behind.

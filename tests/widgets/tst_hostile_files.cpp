@@ -130,7 +130,7 @@ void HostileFilesTest::eachCaseIsNamedAndTheDemoStillOpens() {
     // And the app still works.
     window.openDemo();
     QVERIFY(shown.wait(30000));
-    QVERIFY(window.opModel()->rowCount() > 0);
+    QVERIFY(window.inspector()->opModel()->rowCount() > 0);
 }
 
 void HostileFilesTest::theCatalogueIsNamedAndTheDemoStillOpens_data() {
@@ -165,8 +165,8 @@ void HostileFilesTest::theCatalogueIsNamedAndTheDemoStillOpens() {
         // Names made to attack a report's reader: nothing wrong with the session,
         // which opens with every row; the table shows the names as text.
         QVERIFY2(window.banner()->isHidden(), qPrintable(window.banner()->text()));
-        QVERIFY(window.opModel()->rowCount() > 0);
-        QVERIFY(!window.opModel()->index(0, OpTableModel::AotOps).data().toString().isEmpty());
+        QVERIFY(window.inspector()->opModel()->rowCount() > 0);
+        QVERIFY(!window.inspector()->opModel()->index(0, OpTableModel::AotOps).data().toString().isEmpty());
         return;
     }
     // The error banner, or the warning banner for what the core only warns about.
@@ -179,7 +179,7 @@ void HostileFilesTest::theCatalogueIsNamedAndTheDemoStillOpens() {
     QVERIFY2(text.contains(message.left(40)), qPrintable(QStringLiteral("%1\nlacks: %2").arg(text, message)));
     window.openDemo();
     QVERIFY(shown.wait(30000));
-    QVERIFY(window.opModel()->rowCount() > 0);
+    QVERIFY(window.inspector()->opModel()->rowCount() > 0);
 }
 
 void HostileFilesTest::anInputRewrittenWhileShownIsReported() {
@@ -201,7 +201,7 @@ void HostileFilesTest::anInputRewrittenWhileShownIsReported() {
              qPrintable(window.banner()->text()));
     QVERIFY(window.banner()->text().contains(QStringLiteral("F5")));
     // Selecting ops reads the vanished pages: zeros, no SIGBUS.
-    for (int row = 0; row < window.opModel()->rowCount(); ++row)
+    for (int row = 0; row < window.inspector()->opModel()->rowCount(); ++row)
         window.inspector()->selectRow(static_cast<std::size_t>(row));
     QCoreApplication::processEvents();
 }

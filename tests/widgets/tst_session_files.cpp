@@ -170,7 +170,7 @@ void SessionFilesTest::aSavedSessionKeepsEveryChoice() {
     QCOMPARE(reopened.session()->threshold.metric, file->threshold->metric);
     QCOMPARE(reopened.inspector()->thresholdEditor()->threshold().metric, file->threshold->metric);
     QCOMPARE(filterText(reopened), QStringLiteral("linear"));
-    QCOMPARE(reopened.chart()->selectedRow(), std::optional<std::size_t>(selected));
+    QCOMPARE(reopened.inspector()->chart()->selectedRow(), std::optional<std::size_t>(selected));
     QCOMPARE(reopened.inspector()->viewState().selectedOp, selectedOp);
 }
 
@@ -282,8 +282,9 @@ void SessionFilesTest::reloadKeepsTheFilterAndTheSelectedOp() {
     window.findChild<QLineEdit*>(QStringLiteral("opFilter"))->setText(QStringLiteral("a"));
     window.reload();
     QVERIFY(waitShown(window));
-    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(row));
-    QCOMPARE(window.opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(), quint64(row));
+    QCOMPARE(window.inspector()->chart()->selectedRow(), std::optional<std::size_t>(row));
+    QCOMPARE(window.inspector()->opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
+             quint64(row));
     QCOMPARE(filterText(window), QStringLiteral("a"));
     // Another session starts with no filter.
     window.openAnew({demoDir().path()});

@@ -37,7 +37,7 @@ using namespace gapscope::test;
 namespace {
 
 OpTableView* tableOf(MainWindow& window) {
-    return qobject_cast<OpTableView*>(window.opView());
+    return qobject_cast<OpTableView*>(window.inspector()->opView());
 }
 
 QAction* actionNamed(QMenu* menu, const QString& text) {
@@ -77,7 +77,7 @@ void ViewsFirstMinuteTest::theOpColumnsStayWhileTheMetricsScroll() {
     QVERIFY(table);
     QTableView* frozen = table->frozenView();
     QVERIFY(frozen->isVisible());
-    for (int col = 0; col < window.opModel()->columnCount(); ++col)
+    for (int col = 0; col < window.inspector()->opModel()->columnCount(); ++col)
         QCOMPARE(frozen->isColumnHidden(col), !OpTableView::isFrozenColumn(col));
     QCOMPARE(table->horizontalHeader()->visualIndex(OpTableModel::AotOps), 1); // the name beside the #
     QScrollBar* sideways = table->horizontalScrollBar();
@@ -91,7 +91,7 @@ void ViewsFirstMinuteTest::theOpColumnsStayWhileTheMetricsScroll() {
     window.inspector()->selectRow(window.session()->comparison->rows.size() - 1);
     QCOMPARE(sideways->value(), sideways->maximum());
     // Short dtypes, whole in the tooltip.
-    const QModelIndex dtype = window.opModel()->index(0, OpTableModel::Dtype);
+    const QModelIndex dtype = window.inspector()->opModel()->index(0, OpTableModel::Dtype);
     QCOMPARE(dtype.data().toString(), QStringLiteral("f32 vs f32"));
     QVERIFY(dtype.data(Qt::ToolTipRole).toString().contains(QStringLiteral("float32 vs float32")));
 }
@@ -110,17 +110,17 @@ void ViewsFirstMinuteTest::columnsAreChosenAndRemembered() {
         QVERIFY(mseAction && mseAction->isChecked());
         // Issue 56: the chooser stays open for the next choice, and the choice
         // is kept at once (the process may be killed before it closes).
-        menu->popup(window.opView()->mapToGlobal(QPoint(10, 10)));
+        menu->popup(window.inspector()->opView()->mapToGlobal(QPoint(10, 10)));
         QVERIFY(QTest::qWaitForWindowExposed(menu));
         QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(mseAction).center());
         QVERIFY(menu->isVisible());
-        QVERIFY(window.opView()->isColumnHidden(mse));
+        QVERIFY(window.inspector()->opView()->isColumnHidden(mse));
         QVERIFY(AppSettings().tableHeaderState(OpTableModel::columns()) ==
-                window.opView()->horizontalHeader()->saveState());
+                window.inspector()->opView()->horizontalHeader()->saveState());
         menu->close();
         // By default the columns most sessions need: Time and Status in view (all 19 were on).
-        QVERIFY(window.opView()->isColumnHidden(OpTableModel::column(Metric::L1)));
-        QVERIFY(window.opView()->isColumnHidden(OpTableModel::Dtype));
+        QVERIFY(window.inspector()->opView()->isColumnHidden(OpTableModel::column(Metric::L1)));
+        QVERIFY(window.inspector()->opView()->isColumnHidden(OpTableModel::Dtype));
         QVERIFY(!tableOf(window)
                      ->selectedRowsText()
                      .section(QLatin1Char('\n'), 0, 0)
@@ -130,7 +130,7 @@ void ViewsFirstMinuteTest::columnsAreChosenAndRemembered() {
     again.show();
     again.openDemo();
     QVERIFY(waitShown(again));
-    QVERIFY(again.opView()->isColumnHidden(mse));
+    QVERIFY(again.inspector()->opView()->isColumnHidden(mse));
     QVERIFY(!actionNamed(tableOf(again)->columnMenu(), QStringLiteral("MSE"))->isChecked());
 }
 
@@ -139,11 +139,12 @@ void ViewsFirstMinuteTest::rowsAreCopiedAsTabSeparatedText() {
     window.show();
     window.openDemo();
     QVERIFY(waitShown(window));
-    QTableView* table = window.opView();
+    QTableView* table = window.inspector()->opView();
     auto* selection = table->selectionModel();
-    selection->select(window.opProxy()->index(0, 0),
+    selection->select(window.inspector()->opProxy()->index(0, 0),
                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    selection->select(window.opProxy()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    selection->select(window.inspector()->opProxy()->index(2, 0),
+                      QItemSelectionModel::Select | QItemSelectionModel::Rows);
     table->setFocus();
     QTest::keyClick(table, Qt::Key_C, Qt::ControlModifier);
     const QStringList lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -152,18 +153,19 @@ void ViewsFirstMinuteTest::rowsAreCopiedAsTabSeparatedText() {
     QCOMPARE(lines[1].split(QLatin1Char('\t')).size(), lines[0].split(QLatin1Char('\t')).size());
     QVERIFY(lines[1].startsWith(QStringLiteral("0\t")));
     QVERIFY(lines[2].startsWith(QStringLiteral("2\t")));
-    QVERIFY(lines[2].contains(window.opProxy()->index(2, OpTableModel::AotOps).data().toString()));
+    QVERIFY(
+        lines[2].contains(window.inspector()->opProxy()->index(2, OpTableModel::AotOps).data().toString()));
     // Numbers are copied at full precision, not as the cell rounds them (issue 56).
     const int snr = OpTableModel::column(Metric::Snr);
-    const int at =
-        static_cast<int>(lines[0]
-                             .split(QLatin1Char('\t'))
-                             .indexOf(window.opModel()->headerData(snr, Qt::Horizontal).toString()));
+    const int at = static_cast<int>(
+        lines[0]
+            .split(QLatin1Char('\t'))
+            .indexOf(window.inspector()->opModel()->headerData(snr, Qt::Horizontal).toString()));
     QVERIFY(at > 0);
     const QString copied = lines[1].split(QLatin1Char('\t'))[at];
     const double exact = *rowMetric(window.session()->comparison->rows[0], Metric::Snr);
     QCOMPARE(copied.toDouble(), exact);
-    QVERIFY(copied.size() > window.opProxy()->index(0, snr).data().toString().size());
+    QVERIFY(copied.size() > window.inspector()->opProxy()->index(0, snr).data().toString().size());
 }
 
 void ViewsFirstMinuteTest::aRowsMenuShowsItInTheGraphAndExportsItsFigure() {
@@ -173,18 +175,18 @@ void ViewsFirstMinuteTest::aRowsMenuShowsItInTheGraphAndExportsItsFigure() {
     window.openDemo();
     QVERIFY(waitShown(window));
     OpTableView* table = tableOf(window);
-    QMenu* menu = table->rowMenu(window.opProxy()->index(3, OpTableModel::Shape));
+    QMenu* menu = table->rowMenu(window.inspector()->opProxy()->index(3, OpTableModel::Shape));
     QCOMPARE(actionNamed(menu, QStringLiteral("Copy row"))->text().remove(QLatin1Char('&')),
              QStringLiteral("Copy row"));
     actionNamed(menu, QStringLiteral("Show in graph"))->trigger();
-    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(3));
+    QCOMPARE(window.inspector()->chart()->selectedRow(), std::optional<std::size_t>(3));
     QVERIFY(window.inspector()->graphView()->isVisible());
-    QVERIFY(!window.chart()->isVisible()); // the graph takes the chart's height
+    QVERIFY(!window.inspector()->chart()->isVisible()); // the graph takes the chart's height
     QTemporaryDir dir;
     const QString png = dir.filePath(QStringLiteral("op.png"));
     QCOMPARE(window.inspector()->exportOpFigure(1, png), QString());
     QVERIFY(QImage(png).width() > 800);
-    QCOMPARE(window.chart()->selectedRow(), std::optional<std::size_t>(1));
+    QCOMPARE(window.inspector()->chart()->selectedRow(), std::optional<std::size_t>(1));
 }
 
 void ViewsFirstMinuteTest::aSelectionTheFilterHidesIsShown() {
@@ -193,15 +195,16 @@ void ViewsFirstMinuteTest::aSelectionTheFilterHidesIsShown() {
     window.openDemo();
     QVERIFY(waitShown(window));
     window.findChild<QLineEdit*>(QStringLiteral("opFilter"))->setText(QStringLiteral("topk"));
-    QCOMPARE(window.opProxy()->rowCount(), 1);
-    emit window.chart()->rowClicked(0); // a click on the chart, on an op the filter hides
-    QCOMPARE(window.opProxy()->rowCount(), 2);
-    QCOMPARE(window.opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(), 0ULL);
+    QCOMPARE(window.inspector()->opProxy()->rowCount(), 1);
+    emit window.inspector()->chart()->rowClicked(0); // a click on the chart, on an op the filter hides
+    QCOMPARE(window.inspector()->opProxy()->rowCount(), 2);
+    QCOMPARE(window.inspector()->opView()->currentIndex().data(OpTableModel::RowIndexRole).toULongLong(),
+             0ULL);
     QCOMPARE(window.inspector()->shownCount()->text(),
              QStringLiteral("2 of 4 shown (filter, and the selected op)"));
     // Selecting a row the filter shows lets the pinned one go.
     window.inspector()->selectRow(std::size_t{3});
-    QCOMPARE(window.opProxy()->rowCount(), 1);
+    QCOMPARE(window.inspector()->opProxy()->rowCount(), 1);
 }
 
 void ViewsFirstMinuteTest::chartClicksSelectButItsDoubleClickDoesNot() {
@@ -211,11 +214,11 @@ void ViewsFirstMinuteTest::chartClicksSelectButItsDoubleClickDoesNot() {
     window.openDemo();
     QVERIFY(waitShown(window));
     window.inspector()->selectRow(std::size_t{0});
-    QCustomPlot* plot = window.chart()->plot();
+    QCustomPlot* plot = window.inspector()->chart()->plot();
     // The op drawn third, in execution order.
     const QPoint third(qRound(plot->xAxis->coordToPixel(2)), plot->height() / 2);
     QTest::mouseClick(plot, Qt::LeftButton, {}, third);
-    const auto clicked = window.chart()->selectedRow();
+    const auto clicked = window.inspector()->chart()->selectedRow();
     QTest::qWait(QApplication::doubleClickInterval() + 50); // the next click is no double click
     QVERIFY(clicked && *clicked != 0);
     // A drag pans and selects nothing.
@@ -223,11 +226,11 @@ void ViewsFirstMinuteTest::chartClicksSelectButItsDoubleClickDoesNot() {
                       QPoint(qRound(plot->xAxis->coordToPixel(0)), plot->height() / 2));
     QTest::mouseMove(plot, third);
     QTest::mouseRelease(plot, Qt::LeftButton, {}, third + QPoint(40, 0));
-    QCOMPARE(window.chart()->selectedRow(), clicked);
+    QCOMPARE(window.inspector()->chart()->selectedRow(), clicked);
     // A double click on another op resets the zoom and leaves the selection as it was.
     const QPoint first(qRound(plot->xAxis->coordToPixel(0)), plot->height() / 2);
     QTest::mouseDClick(plot, Qt::LeftButton, {}, first);
-    QCOMPARE(window.chart()->selectedRow(), clicked);
+    QCOMPARE(window.inspector()->chart()->selectedRow(), clicked);
 }
 
 void ViewsFirstMinuteTest::theGraphNamesNodesAndKeepsTheirMarksWhenSelected() {

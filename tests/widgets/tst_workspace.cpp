@@ -94,7 +94,7 @@ void WorkspaceTest::switchingMethodRunOrCaptureReadsNoFile() {
     QVERIFY(waitShown(window));
     checkSwitched("prefill", 1);
 
-    emit window.runSelector()->activated(3);
+    emit window.inspector()->runSelector()->activated(3);
     QVERIFY(waitShown(window));
     checkSwitched("forward", 3);
 
@@ -123,7 +123,7 @@ void WorkspaceTest::aSecondSessionOpensBesideTheFirst() {
     QVERIFY(workspace);
     QCOMPARE(last->file_set, FileSetId{0});
 
-    loader.loadBeside({QStringLiteral(GAPSCOPE_DEMO_DIR)});
+    loader.loadBeside({QStringLiteral(GAPSCOPE_DEMO_DIR)}, loader.workspace());
     QVERIFY(completed.wait(30000));
     QCOMPARE(loader.workspace(), workspace);
     QCOMPARE(workspace->fileSetCount(), std::size_t{2});
