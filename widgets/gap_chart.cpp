@@ -283,7 +283,7 @@ void GapChart::rebuild() {
     showSelection();
 }
 
-void GapChart::setOpTicks(const std::vector<ComparisonRow>& rows) {
+void GapChart::setOpTicks(const SharedBlocks<ComparisonRow>& rows) {
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     // As many labels as fit the width (at most 30): with hundreds of ops every
     // k-th one is named. A short chart gets short, level labels, so the axis

@@ -56,7 +56,7 @@ private:
     // A vertical line at `row`'s position in execution order, labelled at labelY
     // (a fraction of the plot's height from its top).
     // Op names as the x axis's tick labels, as many as fit.
-    void setOpTicks(const std::vector<ComparisonRow>& rows);
+    void setOpTicks(const SharedBlocks<ComparisonRow>& rows);
     // The threshold as a dashed line at `limit`, labelled.
     void addThresholdLine(double limit, const QString& threshold);
     void addRowMarker(std::size_t row, const QString& label, const QColor& lineColor, const QColor& textColor,

@@ -2,6 +2,7 @@
 
 #include "core/align/alignment.h"
 #include "core/align/inspector_events.h"
+#include "core/common/shared_blocks.h"
 #include "core/compare/comparison_row.h"
 #include "core/compare/coverage_kind.h"
 
@@ -58,7 +59,9 @@ struct Comparison {
     std::vector<std::vector<std::string>> run_methods;
     std::vector<OutputComparison> outputs; // empty when the capture has no reference outputs
     std::shared_ptr<const AlignedRun> aligned;
-    std::vector<ComparisonRow> rows;
+    // Blocks a copy shares until one is written (SharedBlocks): a snapshot copies
+    // a pointer per 256 rows, not the rows.
+    SharedBlocks<ComparisonRow> rows;
     std::vector<CoverageItem> coverage;
     std::vector<std::string> warnings;
     // What the session can and cannot tell, where the numbers are right but coarse
