@@ -118,14 +118,15 @@ int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInval
 // capture with the warnings that says what that means. A line per run on stdout,
 // one JSON document with every run's report.
 int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOptions options,
-                   ReportContext ctx, std::vector<InputProvenance> inputs, const SavedReport* baseline) {
+                   ReportContext ctx, std::vector<InputProvenance> inputs, const SavedReport* baseline,
+                   std::optional<EventsBuilt> events) {
     if (!o.csv.empty() || !o.markdown.empty() || o.run >= 0)
         return fail("--all-runs compares every run and writes one JSON report (--json): it takes no --run, "
                     "--csv or --markdown"),
                2;
     // Every run over the same parsed inputs (options.workspace): the ETDump,
     // ETRecord and captures are read, and the ETRecord hashed, once for all of them.
-    const auto first = loadSessionFiles(files, options);
+    const auto first = loadSessionFiles(files, options, std::move(events));
     if (const auto why = unusable(*first, files))
         return fail(*why);
     if (!o.json.empty())
@@ -231,7 +232,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
 // content, or the files named by option. Every input is mapped once: read,
 // compared and hashed from the same bytes. Nothing, or the exit status (the
 // reason said on stderr).
-std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Workspace& workspace) {
+std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Workspace& workspace,
+                               std::optional<EventsBuilt>& events) {
     if (!o.paths.empty()) {
         // Folders and files sorted by content, as the app sorts them (sortSessionFiles);
         // a file given with its option fills that slot whatever the folder holds.
@@ -255,8 +257,14 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
         const auto normal = [](const std::string& p) {
             return p.empty() ? p : std::filesystem::path(p).lexically_normal().string();
         };
-        // The app's first stage: the ETDump is read into the workspace beside the captures.
-        files = sortSessionFiles(inputs, o.method, normal(o.capture), normal(o.debugBuffer), &workspace);
+        // The app's first stage: the ETDump is read into the workspace beside the
+        // captures, and the plan's events built after it on the same core.
+        ComparisonOptions plan;
+        plan.method = o.method;
+        if (o.run >= 0)
+            plan.run = static_cast<std::size_t>(o.run);
+        files = sortSessionFiles(inputs, o.method, normal(o.capture), normal(o.debugBuffer), &workspace, {},
+                                 &plan, &events);
         for (const auto& e : files.unrecognized)
             std::cerr << "gapscope-cli compare: warning: " << e.describe() << "\n";
         const auto byPath = [&](const std::string& path) {
@@ -341,7 +349,8 @@ int runCompare(const CompareOptions& o) {
     // One workspace for every stage and run: what is parsed once is never parsed again.
     const auto workspace = std::make_shared<Workspace>();
     SessionFiles files;
-    if (const auto status = gatherFiles(o, files, *workspace))
+    std::optional<EventsBuilt> events; // the read stage's second product, for the plan
+    if (const auto status = gatherFiles(o, files, *workspace, events))
         return *status;
     // Every input is read before anything is written, and none is replaced: the
     // session's files and the baseline report are protected now, and the outputs
@@ -375,8 +384,8 @@ int runCompare(const CompareOptions& o) {
     if (o.allRuns)
         return compareAllRuns(o, files, options, ctx,
                               digests ? digests->get() : std::vector<InputProvenance>{},
-                              baseline ? &*baseline : nullptr);
-    const auto session = loadSessionFiles(files, options);
+                              baseline ? &*baseline : nullptr, std::move(events));
+    const auto session = loadSessionFiles(files, options, std::move(events));
     if (!session->errors.empty())
         return fail(session->errors.front().describe());
     if (!session->comparison)

@@ -217,14 +217,30 @@ void markExecutorchMerges(std::vector<AlignedPair>& pairs, std::size_t pairsBefo
 
 } // namespace
 
+RuntimeSide runtimeSideOf(const std::vector<InspectorEvent>& events) {
+    RuntimeSide side;
+    side.entries = runtimeEntries(events, side.op_names);
+    return side;
+}
+
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
-                                  const ExportGraph* graph, const MethodMaps* maps) {
+                                  const ExportGraph* graph, RuntimeSide* ahead, const MethodMaps* maps) {
     Alignment a;
-    // The capture's side of the overlap graph needs no event: it is indexed
-    // on another core while the runtime entries are merged here.
-    SideTask<HandlePostings> indexed([&capture] { return HandlePostings(capture.debugHandles()); });
-    a.runtime = runtimeEntries(events, a.runtime_op_names);
-    HandlePostings aotWith = indexed.get();
+    HandlePostings aotWith;
+    if (ahead) {
+        // Nothing to do here meanwhile: indexed here, not on a thread of its
+        // own beside the caller's (planComparison's), whose one more runnable
+        // thread on two cores preempted this one for milliseconds.
+        a.runtime = std::move(ahead->entries);
+        a.runtime_op_names = std::move(ahead->op_names);
+        aotWith = HandlePostings(capture.debugHandles());
+    } else {
+        // The capture's side of the overlap graph needs no event: it is indexed
+        // on another core while the runtime entries are merged here.
+        SideTask<HandlePostings> indexed([&capture] { return HandlePostings(capture.debugHandles()); });
+        a.runtime = runtimeEntries(events, a.runtime_op_names);
+        aotWith = indexed.get();
+    }
 
     const std::size_t nAot = capture.records.size();
     const Components components = overlapComponents(capture, a.runtime, aotWith);

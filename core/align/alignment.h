@@ -93,6 +93,14 @@ struct Alignment {
     std::vector<std::pair<const CaptureRecord*, const RuntimeEntry*>> fused;
 };
 
+// The runtime side of an alignment, which depends on the events alone (§5.2):
+// the merged entries, pointing into the events, and the op names per key.
+struct RuntimeSide {
+    std::vector<RuntimeEntry> entries;
+    std::vector<RuntimeOpName> op_names;
+};
+RuntimeSide runtimeSideOf(const std::vector<InspectorEvent>& events);
+
 // §5.2 + §5.4 over one run's Inspector events and a capture. With the edge
 // program (may be null), a delegate call's outputs are paired in the order the
 // delegate returns them (delegateOutputOrder) where ExecuTorch's positional rule
@@ -100,9 +108,12 @@ struct Alignment {
 // output is paired only with the one op of the group of its size, else the row is
 // invalid with the reason.
 //
+// `ahead`, when given, is runtimeSideOf(events) computed before (EventsBuilt:
+// on another core, while the capture was read); it is taken, not copied.
 // `maps`, when given, says where a delegate call's handles also appear (HandleSpread).
 Alignment alignRuntimeWithCapture(const std::vector<InspectorEvent>& events, const AotCapture& capture,
-                                  const ExportGraph* graph = nullptr, const MethodMaps* maps = nullptr);
+                                  const ExportGraph* graph = nullptr, RuntimeSide* ahead = nullptr,
+                                  const MethodMaps* maps = nullptr);
 
 // Exposed for tests: ExecuTorch's _merge_runtime_debug_handles.
 HandleTuple mergeHandleTuples(const HandleTuple& first, const HandleTuple& second);

@@ -104,7 +104,15 @@ OpHandles::OpHandles(std::vector<std::int64_t> handles) {
     m_sorted.erase(std::unique(m_sorted.begin(), m_sorted.end()), m_sorted.end());
 }
 
+OpHandles OpHandles::every() {
+    OpHandles all;
+    all.m_every = true;
+    return all;
+}
+
 bool OpHandles::contains(std::int64_t handle) const {
+    if (m_every)
+        return true;
     if (!m_bits.empty()) {
         const auto k = static_cast<std::uint64_t>(handle) - static_cast<std::uint64_t>(m_min);
         return handle >= m_min && k < m_bits.size() && m_bits[static_cast<std::size_t>(k)];
@@ -112,11 +120,17 @@ bool OpHandles::contains(std::int64_t handle) const {
     return std::binary_search(m_sorted.begin(), m_sorted.end(), handle);
 }
 
-namespace {
+std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
+                                                 const OpHandles& opGraphHandles) {
+    auto events = buildInspectorEvents(run, maps);
+    markOpTypes(events, opGraphHandles);
+    return events;
+}
 
-// has_op_types from the op graph's handles (ExecuTorch's _find_op_names).
-void markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHandles) {
+std::size_t markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHandles) {
+    std::atomic<std::size_t> changed{0};
     parallelForRanges(events.size(), 1024, [&](std::size_t begin, std::size_t end) {
+        std::size_t here = 0;
         for (std::size_t i = begin; i < end; ++i) {
             InspectorEvent& ev = events[i];
             bool op = false;
@@ -126,13 +140,15 @@ void markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHa
                         op = true;
                         break;
                     }
+            here += op != ev.has_op_types;
             ev.has_op_types = op;
         }
+        changed.fetch_add(here, std::memory_order_relaxed);
     });
+    return changed.load();
 }
 
-// has_op_types false everywhere: markOpTypes sets it.
-std::vector<InspectorEvent> eventsOf(const RunData& run, const MethodMaps* maps) {
+std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps) {
     // Groups by key, in one array of group numbers (FlatIndex): a node per
     // group (100,000 of them for a 50,000-op session) cost more to allocate and
     // free than the lookups. Sized for every event being its own group.
@@ -237,15 +253,6 @@ std::vector<InspectorEvent> eventsOf(const RunData& run, const MethodMaps* maps)
             build(groups[k], firstOut[k]);
     });
     return out;
-}
-
-} // namespace
-
-std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
-                                                 const OpHandles& opGraphHandles) {
-    auto events = eventsOf(run, maps);
-    markOpTypes(events, opGraphHandles);
-    return events;
 }
 
 } // namespace gapscope

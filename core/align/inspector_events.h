@@ -40,6 +40,10 @@ class OpHandles {
 public:
     OpHandles() = default;
     explicit OpHandles(std::vector<std::int64_t> handles);
+    // Every handle counts: the guess of the events built ahead when no op graph
+    // is known yet (the capture's handles decide, and they are nearly always all
+    // of the events' own).
+    static OpHandles every();
     bool contains(std::int64_t handle) const;
 
 private:
@@ -48,11 +52,19 @@ private:
     std::vector<bool> m_bits;
     std::int64_t m_min = 0;
     std::vector<std::int64_t> m_sorted;
+    bool m_every = false;
 };
 
 // `maps` and `opGraphHandles` come from the ETRecord (may be null / empty).
 std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps,
                                                  const OpHandles& opGraphHandles);
+// The same in two steps. The events of a run and the maps alone (has_op_types
+// false everywhere) need no capture, so they may be built while it is read
+// (EventsBuilt); markOpTypes then sets has_op_types from the op graph's handles,
+// and returns how many events it changed (none: what was derived from the
+// events as they were marked before still holds).
+std::vector<InspectorEvent> buildInspectorEvents(const RunData& run, const MethodMaps* maps);
+std::size_t markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& opGraphHandles);
 
 // Program outputs of a run (DebugEvents whose Value carries output = true), in order.
 std::vector<RuntimeValue> programOutputs(const RunData& run);

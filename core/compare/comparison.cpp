@@ -7,6 +7,7 @@
 #include "core/capture/reference_kind.h"
 #include "core/common/parallel.h"
 #include "core/common/side_task.h"
+#include "core/compare/events_built.h"
 #include "core/compare/row_name.h"
 #include "core/compare/row_planning.h"
 #include "core/compare/run_checks.h"
@@ -171,7 +172,8 @@ OpHandles opHandlesOf(const EtRecord* etrecord, const ExportGraph* graph, const 
 } // namespace
 
 Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
-                                         const AotCapture& capture, const ComparisonOptions& options) {
+                                         const AotCapture& capture, const ComparisonOptions& options,
+                                         std::optional<EventsBuilt> ahead) {
     PlannedComparison planned;
     Comparison& c = planned.comparison;
     if (dump.runs.empty()) {
@@ -229,21 +231,49 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
         return e;
     };
     auto aligned = std::make_shared<AlignedRun>();
-    aligned->events = buildInspectorEvents(run, maps, opHandles);
-    if (graph)
-        resolveMultiOutputNodesByName(aligned->events, *graph);
+    // The events the read stage built beside the capture read, when they are of
+    // this run and these maps; else built here.
+    if (ahead && (ahead->run != &run || ahead->maps != maps))
+        ahead.reset();
+    aligned->events = ahead ? std::move(ahead->events) : buildInspectorEvents(run, maps);
+    // The runtime side built ahead is of the events as they were marked then:
+    // it holds when marking them for this plan changes none and none is
+    // regrouped (both leave the events where they are).
+    const bool remarked = markOpTypes(aligned->events, opHandles) != 0;
+    const bool regrouped = graph && resolveMultiOutputNodesByName(aligned->events, *graph);
+    RuntimeSide* runtimeAhead =
+        ahead && ahead->runtime && !remarked && !regrouped ? &*ahead->runtime : nullptr;
+    planned.events_taken = ahead.has_value();
+    planned.runtime_taken = runtimeAhead != nullptr;
     if (stopped())
         return cancelledError();
-    // Beside the alignment, on another core: what coverage says of the events.
+    // Beside the alignment, on another core, one after the other: what coverage
+    // says of the events, and, when the runtime op names are known already,
+    // their index. One task, not two: on two cores, a third runnable thread
+    // beside the alignment's preempted it for milliseconds.
+    struct BesideAlignment {
+        std::vector<CoverageItem> coverage;
+        std::optional<OpNamesWithin> names;
+    };
     const std::vector<InspectorEvent>& events = aligned->events;
-    SideTask<std::vector<CoverageItem>> beside([&events, maps] { return eventCoverage(events, maps); });
-    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, maps);
+    SideTask<BesideAlignment> beside([&events, maps, &capture,
+                                      names = runtimeAhead ? runtimeAhead->op_names.data() : nullptr,
+                                      count = runtimeAhead ? runtimeAhead->op_names.size() : 0] {
+        BesideAlignment b;
+        b.coverage = eventCoverage(events, maps);
+        if (names)
+            b.names.emplace(names, count, capture);
+        return b;
+    });
+    aligned->alignment = alignRuntimeWithCapture(aligned->events, capture, graph, runtimeAhead, maps);
     c.aligned = std::move(aligned);
     if (stopped())
         return cancelledError();
 
-    std::vector<CoverageItem> eventCoverageItems = beside.get();
-    const OpNamesWithin names(c.alignment().runtime_op_names, capture);
+    BesideAlignment besides = beside.get();
+    std::vector<CoverageItem> eventCoverageItems = std::move(besides.coverage);
+    const OpNamesWithin names =
+        besides.names ? std::move(*besides.names) : OpNamesWithin(c.alignment().runtime_op_names, capture);
     // Each row is planned from const inputs alone, so blocks of rows are planned
     // on every core (a fifth of opening 50,000 ops on one), with the statuses
     // known before measuring (each row's own); each block checks the cancel

@@ -5,6 +5,7 @@
 #include "core/compare/comparison_options.h"
 #include "core/compare/comparison_row.h"
 #include "core/compare/comparison_value.h"
+#include "core/compare/events_built.h"
 #include "core/compare/row_plan.h"
 #include "core/etdump/etdump_model.h"
 #include "core/etrecord/etrecord_model.h"
@@ -26,8 +27,11 @@ namespace gapscope {
 // metrics from the mapped bytes (thread-safe, touches no Comparison);
 // applyMeasurement puts them into the row; finishComparison adds the program
 // outputs and the final coverage. compareSession does all of it at once.
+// `ahead`: the run's events the read stage built beside the capture read
+// (EventsBuilt), taken when they are of the run and maps planned; else built here.
 Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etrecord,
-                                         const AotCapture& capture, const ComparisonOptions& options = {});
+                                         const AotCapture& capture, const ComparisonOptions& options = {},
+                                         std::optional<EventsBuilt> ahead = std::nullopt);
 // `cancelled`: see measureElement.
 RowMeasurement measureRow(const RowPlan& plan, unsigned threads = 0,
                           const std::atomic<bool>* cancelled = nullptr);

@@ -27,6 +27,9 @@ struct RowMeasurement {
 struct PlannedComparison {
     Comparison comparison;        // rows in `pending` have measured == false
     std::vector<RowPlan> pending; // in row order
+    // The events built before the capture were this plan's, and so was the
+    // runtime side that came with them (tests, benchmarks).
+    bool events_taken = false, runtime_taken = false;
 };
 
 } // namespace gapscope

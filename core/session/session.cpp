@@ -98,21 +98,27 @@ SessionOptions withWorkspace(const SessionOptions& given) {
     return options;
 }
 
-SessionFiles sortFor(const SessionInputs& inputs, const SessionOptions& options) {
+// The read stage, and the plan's events it builds on its second core.
+SessionFiles sortFor(const SessionInputs& inputs, const SessionOptions& options,
+                     std::optional<EventsBuilt>& events) {
     return sortSessionFiles(inputs, options.comparison.method, options.capture, options.debug_buffer,
-                            options.workspace.get(), options.progress);
+                            options.workspace.get(), options.progress, &options.comparison, &events);
 }
 
 } // namespace
 
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& given) {
     const SessionOptions options = withWorkspace(given);
-    return loadSessionFiles(sortFor(inputs, options), options);
+    std::optional<EventsBuilt> events;
+    const SessionFiles files = sortFor(inputs, options, events);
+    return loadSessionFiles(files, options, std::move(events));
 }
 
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& given) {
     const SessionOptions options = withWorkspace(given);
-    return openSessionFiles(sortFor(inputs, options), options);
+    std::optional<EventsBuilt> events;
+    const SessionFiles files = sortFor(inputs, options, events);
+    return openSessionFiles(files, options, std::move(events));
 }
 
 StagedSession openFileSet(const SessionOptions& options) {
@@ -153,8 +159,9 @@ StagedSession openFileSet(const SessionOptions& options) {
     return staged;
 }
 
-std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options) {
-    auto staged = openSessionFiles(files, options);
+std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options,
+                                          std::optional<EventsBuilt> events) {
+    auto staged = openSessionFiles(files, options, std::move(events));
     Session& s = *staged.session;
     if (s.complete)
         return std::move(staged.session);
@@ -202,7 +209,8 @@ void explainHalfPrecisionEtdump(Session& s) {
 
 } // namespace
 
-StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options) {
+StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options,
+                               std::optional<EventsBuilt> events) {
     protectInputs(files); // however the files were chosen
     StagedSession staged;
     staged.session = std::make_unique<Session>();
@@ -282,7 +290,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
         explainHalfPrecisionEtdump(*s);
 
     if (s->dump && s->capture) {
-        auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison);
+        auto c =
+            planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison, std::move(events));
         if (c) {
             s->comparison = std::move(c.value().comparison);
             if (!captureChoice.empty())

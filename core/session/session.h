@@ -155,11 +155,16 @@ std::optional<std::string> whySessionUnusable(const Session& session);
 // (ExecuTorch's reference) over another reference (a float model).
 // With a workspace, captures are parsed through it (once for every sort), and
 // the ETDump is read into it on another core meanwhile (reporting to
-// `etdumpProgress`), for openSessionFiles to take.
+// `etdumpProgress`), for openSessionFiles to take. Given the comparison the
+// next stage plans (`plan`) and where to put them (`events`), that core then
+// reads the ETRecord and builds the plan's Inspector events
+// (buildEventsBeforeCapture): the stage's second product, a value the caller
+// hands to openSessionFiles (issue 57: no slot in the workspace).
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method = {},
                               const std::string& preferredCapture = {},
                               const std::string& preferredDebugBuffer = {}, Workspace* workspace = nullptr,
-                              const ProgressFn& etdumpProgress = {});
+                              const ProgressFn& etdumpProgress = {}, const ComparisonOptions* plan = nullptr,
+                              std::optional<EventsBuilt>* events = nullptr);
 
 // A session loaded in stages, so a UI can show the table before the numbers:
 // openSessionFiles reads the files and plans the comparison (rows, shapes, dtypes,
@@ -171,7 +176,9 @@ struct StagedSession {
     std::unique_ptr<Session> session;
     std::vector<RowPlan> pending;
 };
-StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
+// `events`: what the sort built for the plan (sortSessionFiles), taken when of its run and maps.
+StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& options = {},
+                               std::optional<EventsBuilt> events = std::nullopt);
 StagedSession openSession(const SessionInputs& inputs, const SessionOptions& options = {});
 // The file set `options.file_set` of `options.workspace`, opened: what the app's
 // loader opens, one session of several side by side. A workspace that does not
@@ -184,7 +191,8 @@ void completeSession(Session& session, std::vector<OutputComparison> outputs,
 
 // Reads the files it is given and compares (every stage at once). Never fails as a whole: errors and
 // missing parts are reported in the Session so a UI can show them and stay usable.
-std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options = {});
+std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options = {},
+                                          std::optional<EventsBuilt> events = std::nullopt);
 std::unique_ptr<Session> loadSession(const SessionInputs& inputs, const SessionOptions& options = {});
 
 // The session judged against another threshold: a new snapshot whose first

@@ -156,7 +156,8 @@ bool namedLikeEtRecord(const std::string& path) {
 
 SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& method,
                               const std::string& preferredCapture, const std::string& preferredDebugBuffer,
-                              Workspace* workspace, const ProgressFn& etdumpProgress) {
+                              Workspace* workspace, const ProgressFn& etdumpProgress,
+                              const ComparisonOptions* plan, std::optional<EventsBuilt>* events) {
     const bool keeps = workspace != nullptr; // what is read here outlives the sort
     Workspace local;                         // parses for this sort alone
     if (!workspace)
@@ -212,11 +213,25 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         // Whether the dump names its own handles is found there too: a pass over
         // every event (2 ms of 50,000 ops) the opening would otherwise wait for.
         std::optional<SideTask<std::optional<bool>>> etdump;
+        std::optional<EventsBuilt> built; // written by the side task, read after it joins
         if (keeps && s.etdump)
-            etdump.emplace([&] {
+            etdump.emplace([&, etrecordFile = s.etrecord, anyCapture = !s.captures.empty()] {
                 auto d = workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress);
                 if (!d)
                     return std::optional<bool>();
+                // The plan's events, when the next stage plans one (no capture, no plan).
+                if (plan && events && anyCapture) {
+                    std::shared_ptr<const EtRecord> etrecord;
+                    bool read = true;
+                    if (etrecordFile) { // kept for the opening, a fault too
+                        auto r = workspace->etrecord(etrecordFile);
+                        read = static_cast<bool>(r);
+                        if (r)
+                            etrecord = r.value();
+                    }
+                    if (read)
+                        built = buildEventsBeforeCapture(*d.value(), etrecord.get(), *plan);
+                }
                 return std::optional<bool>(namesItsOwnHandles(*d.value()));
             });
         for (const auto& f : s.captures) {
@@ -225,6 +240,8 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         }
         if (etdump)
             s.etdump_names_its_handles = etdump->get();
+        if (events)
+            *events = std::move(built);
     }
     for (const auto& c : captures)
         if (!preferredCapture.empty() && samePath(c.file->path(), preferredCapture))
