@@ -1,6 +1,7 @@
 #include "app/cli/compare_command.h"
 
 #include "app/cli/diff_command.h"
+#include "app/cli/gate_lines.h"
 #include "app/cli/output_file.h"
 #include "app/cli/repeated_warnings.h"
 #include "core/capture/aot_capture.h"
@@ -91,26 +92,7 @@ std::optional<std::string> unusable(const Session& session, const SessionFiles& 
 
 // The gates (core's gateFailures), one line each on stderr. Returns how many.
 int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInvalid) {
-    const auto failures = gapscope::gateFailures(c, ctx.gates, failOnInvalid);
-    for (const auto& f : failures) {
-        std::ostringstream gate; // as given: snr=20
-        gate << metricName(f.gate.metric) << "=" << f.gate.value;
-        switch (f.kind) {
-        case GateFailure::Kind::NothingCompared: std::cerr << "gate failed: nothing was compared\n"; break;
-        case GateFailure::Kind::Row:
-            std::cerr << "gate " << gate.str() << " tripped by row " << f.index << " ("
-                      << displayOpName(c.rows[f.index]) << "): " << number(f.value) << '\n';
-            break;
-        case GateFailure::Kind::ProgramOutput:
-            std::cerr << "gate " << gate.str() << " tripped by program output " << f.index << ": "
-                      << number(f.value) << '\n';
-            break;
-        case GateFailure::Kind::InvalidRow:
-            std::cerr << "row " << f.index << " is an invalid comparison: " << c.rows[f.index].reason << '\n';
-            break;
-        }
-    }
-    return static_cast<int>(failures.size());
+    return sayGateFailures(std::cerr, c, ctx.gates, failOnInvalid);
 }
 
 // --all-runs: every execution of the method, each against its own capture where
