@@ -90,11 +90,6 @@ std::optional<std::string> unusable(const Session& session, const SessionFiles& 
     return whySessionUnusable(session); // the app's headless report says the same
 }
 
-// The gates (core's gateFailures), one line each on stderr. Returns how many.
-int gateFailures(const Comparison& c, const ReportContext& ctx, bool failOnInvalid) {
-    return sayGateFailures(std::cerr, c, ctx.gates, failOnInvalid);
-}
-
 // --all-runs: every execution of the method, each against its own capture where
 // the session offers a capture per step (AotCapture::step), else against the one
 // capture with the warnings that says what that means. A line per run on stdout,
@@ -164,7 +159,7 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
         for (const auto& warning : c.warnings)
             if (repeats.firstTime(warning, run))
                 std::cerr << "gapscope-cli compare: run " << run << ": warning: " << warning << "\n";
-        tripped += gateFailures(c, runCtx, o.failOnInvalid);
+        tripped += sayGateFailures(std::cerr, c, runCtx.gates, o.failOnInvalid);
         summaries.push_back(summarizeRun(c, files.etdump->path(),
                                          {runCtx.reference_program, runCtx.reference_kind},
                                          session->latency.get()));
@@ -415,7 +410,7 @@ int runCompare(const CompareOptions& o) {
     for (const auto& path : changedInputs(*session))
         return fail(path +
                     ": changed on disk while it was read: the numbers are not to be trusted; run again");
-    int tripped = gateFailures(c, ctx, o.failOnInvalid);
+    int tripped = sayGateFailures(std::cerr, c, ctx.gates, o.failOnInvalid);
     if (baseline) {
         const int worse = checkBaseline(
             {summarizeRun(c, files.etdump->path(), {ctx.reference_program, ctx.reference_kind})}, false,

@@ -7,10 +7,6 @@ namespace gapscope {
 // (issue 57: three, two of them strings, before).
 enum class InputRole { EtDump, DebugBuffer, EtRecord, Capture };
 
-// In report order.
-constexpr InputRole kInputRoles[] = {InputRole::EtDump, InputRole::DebugBuffer, InputRole::EtRecord,
-                                     InputRole::Capture};
-
 // "etdump", "debug_buffer", "etrecord", "capture": what reports and saved sessions write.
 const char* inputRoleKey(InputRole role);
 // "ETDump", "debug buffer", "ETRecord", "AOT capture": what messages say ("… missing").

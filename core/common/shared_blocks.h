@@ -92,8 +92,6 @@ public:
 
     const_iterator begin() const { return {this, 0}; }
     const_iterator end() const { return {this, m_size}; }
-    const_iterator cbegin() const { return begin(); }
-    const_iterator cend() const { return end(); }
     // Writable iteration owns every block first.
     iterator begin() {
         for (std::size_t b = 0; b < m_blocks.size(); ++b)
@@ -109,10 +107,6 @@ public:
         }
         own(m_blocks.size() - 1)->push_back(std::move(value));
         ++m_size;
-    }
-    template <typename... Args> T& emplace_back(Args&&... args) {
-        push_back(T(std::forward<Args>(args)...));
-        return back();
     }
     void reserve(std::size_t n) { m_blocks.reserve((n + kBlock - 1) / kBlock); }
     void clear() {
