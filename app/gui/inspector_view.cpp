@@ -304,8 +304,9 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     // Another run, method or capture of the same files (one workspace) keeps the
     // columns as they are: no jump under the user's eyes, and sizing 3,000 rows
     // to their contents would be most of the switch's time.
+    // The same ETDump as mapped (a reload maps it afresh) tells it.
     const bool sameFiles =
-        m_session && session && m_session->workspace && m_session->workspace == session->workspace;
+        m_session && session && m_session->etdump_file && m_session->etdump_file == session->etdump_file;
     m_session = std::move(session);
     m_proxy->setPinnedRow(std::nullopt);             // row indices of another snapshot
     m_chart->setMetric(AppSettings().chartMetric()); // before the session: one chart build, not two

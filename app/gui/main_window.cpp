@@ -44,8 +44,8 @@ namespace gapscope {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)),
       m_model(new SessionModel(m_sessions->loader(), AppSettings().threshold(), this)),
-      m_compare(new CompareController(this)), m_steps(new StepsController(this)),
-      m_stepsB(new StepsController(this)), m_inspector(new InspectorView(m_model)),
+      m_compare(new CompareController(this)), m_steps(new StepsController(m_sessions->loader(), this)),
+      m_stepsB(new StepsController(m_compare->loaderB(), this)), m_inspector(new InspectorView(m_model)),
       m_banner(new SessionBanner), m_debugBufferPicker(new DebugBufferPicker), m_pages(new QStackedWidget),
       m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));

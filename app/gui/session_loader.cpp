@@ -256,14 +256,14 @@ void SessionLoader::run(std::function<SessionInputs(std::vector<Error>&)> gather
             tell(tr("Measuring"), done, total);
         };
         stages.completed = [&](std::vector<OutputComparison> outputs, CaptureProvenance provenance) {
-            completeSession(*working, std::move(outputs), options, provenance);
+            completeSession(*working, std::move(outputs), jobOptions, provenance);
             std::shared_ptr<const Session> final(std::move(working)); // the last change: no copy
             post(generation, [this, final] {
                 m_busy = false;
                 emit completed(final);
             });
         };
-        runStages(*working, staged.pending, stages);
+        runStages(*working, staged.pending, stages, jobOptions.workspace.get());
     });
 }
 

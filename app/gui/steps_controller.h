@@ -5,19 +5,22 @@
 
 #include <QObject>
 #include <memory>
+#include <string>
 
 namespace gapscope {
 
 // The steps of the window's session (docs/compare-runs.md, "Decode steps"):
 // when a complete session's ETDump holds several executions of its method,
 // every execution is compared with its own step capture off the UI thread, over
-// the session's workspace (no file read again), and handed out once. Switching
-// the run the window shows (a click in the steps view) does not compute them
-// again: they are kept per workspace, file set and method.
+// the loader's workspace and file set (no file read again), and handed out
+// once. Switching the run the window shows (a click in the steps view) does
+// not compute them again: they are kept per ETDump, debug buffer and method.
+class SessionLoader;
 class StepsController : public QObject {
     Q_OBJECT
 public:
-    explicit StepsController(QObject* parent = nullptr);
+    // `files`: the loader whose sessions this is given (it holds their workspace).
+    explicit StepsController(const SessionLoader* files, QObject* parent = nullptr);
     ~StepsController() override;
 
     // Each complete snapshot of the window's session.
@@ -33,9 +36,12 @@ signals:
     void none(const QString& why);
 
 private:
+    const SessionLoader* m_files;
     std::shared_ptr<const SessionSteps> m_steps;
-    const void* m_workspace = nullptr; // what m_steps (or the running job) are of
-    std::size_t m_fileSet = 0;
+    // What m_steps (or the running job) are of: the files as mapped (weak, so
+    // that a file unmapped and another mapped at its address is never taken
+    // for it), and the method.
+    std::weak_ptr<const MappedFile> m_etdump, m_debugBuffer;
     std::string m_method;
     bool m_busy = false;
     JobTracker m_jobs;

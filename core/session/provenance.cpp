@@ -77,14 +77,16 @@ std::optional<std::string> graphDisagreement(const EtRecord& etrecord, const Aot
 
 } // namespace
 
-CaptureProvenance checkCaptureProvenance(const Session& s, const std::atomic<bool>* cancelled) {
-    CaptureProvenance p = checkCaptureDigest(s, cancelled);
+CaptureProvenance checkCaptureProvenance(const Session& s, const std::atomic<bool>* cancelled,
+                                         Workspace* workspace) {
+    CaptureProvenance p = checkCaptureDigest(s, cancelled, workspace);
     if (!p.warning && s.etrecord && s.capture)
         p.warning = graphDisagreement(*s.etrecord, *s.capture);
     return p;
 }
 
-CaptureProvenance checkCaptureDigest(const Session& s, const std::atomic<bool>* cancelled) {
+CaptureProvenance checkCaptureDigest(const Session& s, const std::atomic<bool>* cancelled,
+                                     Workspace* workspace) {
     CaptureProvenance p;
     if (!s.etrecord_file || !s.capture)
         return p;
@@ -102,8 +104,8 @@ CaptureProvenance checkCaptureDigest(const Session& s, const std::atomic<bool>* 
     if (!s.capture->etrecord_sha256)
         return p;
     // Hashed once per workspace: another run or capture of the same files reuses it.
-    std::string digest = s.workspace ? s.workspace->sha256(s.etrecord_file, cancelled)
-                                     : sha256Hex(*s.etrecord_file, cancelled);
+    std::string digest =
+        workspace ? workspace->sha256(s.etrecord_file, cancelled) : sha256Hex(*s.etrecord_file, cancelled);
     if (digest.empty())
         return p; // cancelled
     p.etrecord_sha256 = std::move(digest);

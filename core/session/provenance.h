@@ -7,6 +7,7 @@
 namespace gapscope {
 
 struct Session;
+class Workspace;
 
 // Whether the capture was made from the ETRecord it is compared with: the
 // exporter records the SHA-256 of the ETRecord's table of contents (its
@@ -22,9 +23,12 @@ struct CaptureProvenance {
 // Also, whatever the digest says: whether the capture's records name ops of the
 // ETRecord graph it says it was taken of, under their debug handles (a digest
 // names a file and can be copied; the graphs cannot lie to each other).
-CaptureProvenance checkCaptureProvenance(const Session& session,
-                                         const std::atomic<bool>* cancelled = nullptr);
+// A file's digest is taken from `workspace` when given (hashed once for every
+// run and capture of the same files).
+CaptureProvenance checkCaptureProvenance(const Session& session, const std::atomic<bool>* cancelled = nullptr,
+                                         Workspace* workspace = nullptr);
 // The digest part alone.
-CaptureProvenance checkCaptureDigest(const Session& session, const std::atomic<bool>* cancelled = nullptr);
+CaptureProvenance checkCaptureDigest(const Session& session, const std::atomic<bool>* cancelled = nullptr,
+                                     Workspace* workspace = nullptr);
 
 } // namespace gapscope

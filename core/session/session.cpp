@@ -159,8 +159,9 @@ StagedSession openFileSet(const SessionOptions& options) {
     return staged;
 }
 
-std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& options,
+std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const SessionOptions& given,
                                           std::optional<EventsBuilt> events) {
+    const SessionOptions options = withWorkspace(given); // one for opening, completing and the digest
     auto staged = openSessionFiles(files, options, std::move(events));
     Session& s = *staged.session;
     if (s.complete)
@@ -175,7 +176,7 @@ std::unique_ptr<Session> loadSessionFiles(const SessionFiles& files, const Sessi
     stages.completed = [&](std::vector<OutputComparison> outputs, CaptureProvenance provenance) {
         completeSession(s, std::move(outputs), options, provenance);
     };
-    runStages(s, staged.pending, stages);
+    runStages(s, staged.pending, stages, options.workspace.get());
     return std::move(staged.session);
 }
 
@@ -229,9 +230,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
 
     // Parsed here, or taken from the workspace, where another comparison of the
     // same files (another run, method or capture) parsed them already.
-    s->workspace = options.workspace ? options.workspace : std::make_shared<Workspace>();
-    s->file_set = options.file_set;
-    Workspace& workspace = *s->workspace;
+    const auto own = options.workspace ? nullptr : std::make_shared<Workspace>();
+    Workspace& workspace = options.workspace ? *options.workspace : *own;
     if (s->etdump_file) {
         auto d = workspace.etdump(s->etdump_file, s->debug_buffer_file, options.progress);
         if (d)
@@ -352,8 +352,10 @@ void completeSession(Session& s, std::vector<OutputComparison> outputs, const Se
         return std::any_of(events.begin(), events.end(),
                            [](const Event& e) { return std::holds_alternative<ProfileEvent>(e); });
     };
-    if (timed() && s.workspace) {
-        s.profile = s.workspace->profileTable(s.dump, s.etrecord);
+    if (timed()) {
+        // Built once per workspace, when there is one: every run of a loop shares it.
+        Workspace none;
+        s.profile = (options.workspace ? *options.workspace : none).profileTable(s.dump, s.etrecord);
         if (auto latency = comparisonLatency(*s.profile, *s.comparison))
             s.latency = std::make_shared<const ComparisonLatency>(std::move(*latency));
     }

@@ -66,10 +66,9 @@ struct Session {
     std::size_t unrecognized_errors = 0;
     // Every stage done: metrics, coverage and findings are final (see StagedSession).
     bool complete = false;
-    // Where the inputs were parsed, when they were (SessionOptions::workspace):
-    // the provenance check takes the ETRecord's digest from it.
-    std::shared_ptr<Workspace> workspace;
-    FileSetId file_set = 0; // which of the workspace's sets this session compares
+    // No workspace here (issue 57): the snapshot holds what was read, never the
+    // mutable cache it was read through. Whoever opens sessions holds that (the
+    // app's SessionLoader, the CLI's compare) and passes it in SessionOptions.
 };
 
 struct SessionOptions {
@@ -84,7 +83,10 @@ struct SessionOptions {
     // load, which then reports a "cancelled" error.
     ProgressFn progress;
     // The parsed inputs to take from (and add to) instead of parsing the files
-    // again: another run, method, capture or debug buffer of the same files.
+    // again: another run, method, capture or debug buffer of the same files. The
+    // opener holds it; the sessions opened through it do not (issue 57). Every
+    // stage of one opening (sort, open, complete, the provenance digest, the
+    // steps) uses the same one.
     std::shared_ptr<Workspace> workspace;
     // Which of the workspace's file sets is compared (openFileSet).
     FileSetId file_set = 0;

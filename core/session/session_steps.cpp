@@ -12,11 +12,11 @@ namespace gapscope {
 
 SessionFiles stepFiles(const Session& session, const SessionOptions& options) {
     SessionFiles files;
-    const auto set = session.workspace ? session.workspace->fileSet(session.file_set) : nullptr;
+    const auto set = options.workspace ? options.workspace->fileSet(options.file_set) : nullptr;
     const std::string method = session.comparison ? session.comparison->method : std::string();
     if (set) {
         files = sortSessionFiles(set->inputs, method, options.capture, options.debug_buffer,
-                                 session.workspace.get());
+                                 options.workspace.get());
     } else {
         files.etdump = session.etdump_file;
         files.debug_buffer = session.debug_buffer_file;
@@ -34,9 +34,8 @@ StepWalk forEachStep(const Session& first, const SessionFiles& files, SessionOpt
         return walk;
     const auto& c = *first.comparison;
     walk.runs = executionsOf(*first.dump, c.method, c.run_methods);
-    if (!options.workspace)
-        options.workspace = first.workspace;
-    options.file_set = first.file_set;
+    if (!options.workspace) // the steps share one at least: the ETDump is read once
+        options.workspace = std::make_shared<Workspace>();
     options.comparison.method = c.method;
     options.progress = {};
     const auto stopped = [&] { return cancelled && cancelled->load(); };
@@ -90,7 +89,6 @@ SessionSteps compareSteps(const Session& session, SessionOptions options, const 
         out.error = "nothing is compared";
         return out;
     }
-    options.workspace = session.workspace;
     const SessionFiles files = stepFiles(session, options);
     const auto walk = forEachStep(
         session, files, options,

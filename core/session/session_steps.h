@@ -11,10 +11,10 @@
 
 namespace gapscope {
 
-// The files every step of `session` is compared over: its workspace's file set
-// sorted again (the captures are parsed once, in the workspace), or the
-// session's own files when they were sorted by hand (the one capture for
-// every step).
+// The files every step of `session` is compared over: the file set
+// `options.file_set` of `options.workspace` (the opener's: the app's loader)
+// sorted again, its captures parsed once in the workspace; or, without one,
+// the session's own files (the one capture for every step).
 SessionFiles stepFiles(const Session& session, const SessionOptions& options);
 
 // One way to compare every execution of a method (issue 57): the app's steps
@@ -43,8 +43,9 @@ StepWalk forEachStep(const Session& first, const SessionFiles& files, SessionOpt
                      const std::atomic<bool>* cancelled = nullptr,
                      const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 
-// Every step summarised: the steps view's input. Over the session's workspace
-// (no file is read again).
+// Every step summarised: the steps view's input. Over `options.workspace` and
+// its file set `options.file_set`, the ones `session` was opened from (no file
+// is read again).
 struct SessionSteps {
     std::vector<std::size_t> runs; // the RunData index of each step
     std::vector<RunSummary> steps;

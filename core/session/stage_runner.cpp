@@ -63,15 +63,17 @@ std::size_t measurementBatchEnd(const std::vector<RowPlan>& pending, std::size_t
     return end;
 }
 
-void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks) {
+void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks,
+               Workspace* workspace) {
     auto stopped = [&] { return callbacks.cancelled && callbacks.cancelled->load(); };
     // For a capture that names its ETRecord by the file's SHA-256 alone, the
     // provenance check hashes the whole ETRecord (0.12 s for ViT-S/16's 180 MB):
     // on a thread of its own, overlapping the measurements, whose batches leave
     // a core idle at every barrier. Cancelling stops it too.
     const bool comparable = session.comparison && session.dump && session.capture;
-    SideTask<CaptureProvenance> provenance([&session, &callbacks, comparable] {
-        return comparable ? checkCaptureProvenance(session, callbacks.cancelled) : CaptureProvenance{};
+    SideTask<CaptureProvenance> provenance([&session, &callbacks, comparable, workspace] {
+        return comparable ? checkCaptureProvenance(session, callbacks.cancelled, workspace)
+                          : CaptureProvenance{};
     });
     std::size_t batch = defaultThreadCount();
     for (std::size_t begin = 0; begin < pending.size();) {

@@ -26,7 +26,9 @@ struct StageCallbacks {
 // Batches start at the thread count and double while one takes under 50 ms, so
 // a UI updates a few times a second whatever the session's size; a batch reads
 // at most 32 MiB of inputs once it holds a row per thread (measurementBatchEnd).
-void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks);
+// `workspace`: where the provenance check's digest is kept (the opener's).
+void runStages(const Session& session, const std::vector<RowPlan>& pending, const StageCallbacks& callbacks,
+               Workspace* workspace = nullptr);
 
 // Where the batch from `begin` ends: at most `rows` rows, and once it holds
 // `cores` rows no row that takes the input bytes it reads past `maxBytes`.

@@ -227,6 +227,15 @@ TEST_CASE("a capture naming its ETRecord's entries is checked without hashing th
     p = checkCaptureProvenance(withEntries(*own, std::nullopt, fileDigest));
     CHECK_FALSE(p.warning);
     CHECK(p.etrecord_sha256 == fileDigest);
+    // Through the opener's workspace, once for every run and capture of the
+    // files (the session holds no workspace, issue 57).
+    Workspace workspace;
+    p = checkCaptureProvenance(withEntries(*own, std::nullopt, fileDigest), nullptr, &workspace);
+    CHECK(p.etrecord_sha256 == fileDigest);
+    CHECK(workspace.reads() == 1);
+    p = checkCaptureProvenance(withEntries(*own, std::nullopt, fileDigest), nullptr, &workspace);
+    CHECK(p.etrecord_sha256 == fileDigest);
+    CHECK(workspace.reads() == 1);
 
     // The report hashes the ETRecord itself when the check did not.
     const auto matched = withEntries(*own, entries, fileDigest);

@@ -606,8 +606,9 @@ void CompareRunsTest::bOpensBesideAInItsWorkspace() {
     QVERIFY(waitCompared(window));
     QCOMPARE(window.comparison()->loaderB()->workspace(), workspace);
     QCOMPARE(workspace->fileSetCount(), std::size_t{2});
-    QCOMPARE(window.comparison()->pairedB()->workspace, workspace);
-    QCOMPARE(window.comparison()->pairedB()->file_set, FileSetId{1});
+    QCOMPARE(window.comparison()->loaderB()->fileSet(), FileSetId{1});
+    // B's files are A's, mapped once (the same files at the same paths).
+    QCOMPARE(window.comparison()->pairedB()->etdump_file, window.session()->etdump_file);
     QCOMPARE(workspace->reads(), reads);
     // B's numbers are its own, as a session opened alone gives them.
     QCOMPARE(window.comparison()->runs()->match.matched, window.session()->comparison->rows.size());

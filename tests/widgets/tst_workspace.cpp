@@ -121,14 +121,13 @@ void WorkspaceTest::aSecondSessionOpensBesideTheFirst() {
     QVERIFY(completed.wait(30000));
     const auto workspace = loader.workspace();
     QVERIFY(workspace);
-    QCOMPARE(last->file_set, FileSetId{0});
+    QCOMPARE(loader.fileSet(), FileSetId{0});
 
     loader.loadBeside({QStringLiteral(GAPSCOPE_DEMO_DIR)}, loader.workspace());
     QVERIFY(completed.wait(30000));
     QCOMPARE(loader.workspace(), workspace);
     QCOMPARE(workspace->fileSetCount(), std::size_t{2});
     QCOMPARE(loader.fileSet(), FileSetId{1});
-    QCOMPARE(last->file_set, FileSetId{1});
     std::vector<Error> errors;
     const auto alone = loadSession(sessionInputsFromPaths({GAPSCOPE_DEMO_DIR}, errors));
     QCOMPARE(reportOf(*last), reportOf(*alone));
@@ -139,7 +138,7 @@ void WorkspaceTest::aSecondSessionOpensBesideTheFirst() {
     other.comparison.run = 0;
     QVERIFY(loader.recompare(other));
     QVERIFY(completed.wait(30000));
-    QCOMPARE(last->file_set, FileSetId{1});
+    QCOMPARE(loader.fileSet(), FileSetId{1});
     QCOMPARE(last->comparison->run, std::size_t{0});
     QCOMPARE(reportOf(*last),
              reportOf(*loadSession(sessionInputsFromPaths({GAPSCOPE_DEMO_DIR}, errors), other)));
