@@ -127,12 +127,13 @@ InspectorView::InspectorView(SessionModel* sessions, QWidget* parent)
     connect(m_sessions, &SessionModel::completed, this, &InspectorView::finishSession);
     connect(m_sessions, &SessionModel::rejudged, this, &InspectorView::rejudge);
     connect(m_sessions, &SessionModel::measuringStopped, this, &InspectorView::measuringStopped);
+    // The editor shows the model's threshold and changes it; the model owns it.
     m_threshold->setThreshold(m_sessions->threshold());
+    connect(m_sessions, &SessionModel::thresholdChanged, m_threshold, &ThresholdEditor::setThreshold);
     connect(m_threshold, &ThresholdEditor::filteringChanged, this, [this] { applyFilter(); });
     connect(m_threshold, &ThresholdEditor::thresholdChanged, this, [this](const MetricThreshold& t) {
-        AppSettings().setThreshold(t);
-        m_sessions->setThreshold(t); // rejudged: every view of the page follows
-        emit thresholdChanged(t);
+        AppSettings().setThreshold(t); // the user's own: remembered for the next start
+        m_sessions->setThreshold(t);   // rejudged: every view of the page follows
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -457,11 +458,6 @@ void InspectorView::showShownCount() {
 void InspectorView::clearViewState() {
     m_filter->clear();
     m_graph->clearSearch();
-}
-
-void InspectorView::setThreshold(const MetricThreshold& threshold) {
-    m_threshold->setThreshold(threshold);
-    m_sessions->setThreshold(threshold);
 }
 
 void InspectorView::rejudge(std::shared_ptr<const Session> snapshot) {

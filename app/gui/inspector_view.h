@@ -67,9 +67,6 @@ public:
     void restoreViewState(const SessionFile& view);
     // Another session: the filter and the graph search of the last one go.
     void clearViewState();
-    // A threshold restored with a saved session (not the user's remembered one):
-    // the editor shows it and the session model judges by it.
-    void setThreshold(const MetricThreshold& threshold);
 
     void restoreLayout(const AppSettings& settings);
     void saveLayout(AppSettings& settings) const;
@@ -106,8 +103,6 @@ signals:
     void compareRequested(const QString& method, std::optional<std::size_t> run);
     // The user chose another of the captures given.
     void captureRequested(const QString& path);
-    // The user set another threshold (kept for the next loads too).
-    void thresholdChanged(const gapscope::MetricThreshold& threshold);
 
 private:
     // The tabs above the tensor panel: Ops, Coverage, Graph, A/B and Steps.

@@ -42,8 +42,7 @@
 namespace gapscope {
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_sessions(new SessionController(this)),
-      m_model(new SessionModel(m_sessions->loader(), AppSettings().threshold(), this)),
+    : QMainWindow(parent), m_sessions(new SessionController(this)), m_model(m_sessions->model()),
       m_compare(new CompareController(this)), m_steps(new StepsController(m_sessions->loader(), this)),
       m_stepsB(new StepsController(m_compare->loaderB(), this)), m_inspector(new InspectorView(m_model)),
       m_banner(new SessionBanner), m_debugBufferPicker(new DebugBufferPicker), m_pages(new QStackedWidget),
@@ -106,12 +105,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_wiring = new AbStepsWiring(m_inspector, m_model, m_sessions, m_compare, m_steps, m_stepsB,
                                  m_load->line(), this);
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
-    connect(m_inspector, &InspectorView::thresholdChanged, m_sessions, &SessionController::setThreshold);
     connect(m_model, &SessionModel::rejudged, this, &MainWindow::showStatus); // ⚑ or "no op crosses"
     connect(m_inspector, &InspectorView::captureRequested, m_sessions, &SessionController::chooseCapture);
     connect(m_sessions, &SessionController::recentChanged, this, [this] { m_actions->fillRecent(); });
     connect(m_sessions, &SessionController::sessionReplaced, m_inspector, &InspectorView::clearViewState);
-    connect(m_sessions, &SessionController::thresholdRestored, m_inspector, &InspectorView::setThreshold);
     // A saved session brings its B back (issue 56: it was forgotten).
     connect(m_sessions, &SessionController::compareWithRestored, this, &MainWindow::compareWith);
     connect(m_inspector->runDiffView(), &RunDiffView::swapRequested, this, &MainWindow::swapRuns);

@@ -20,8 +20,9 @@ bool isEtDumpFile(const QString& path) {
 
 } // namespace
 
-SessionController::SessionController(QObject* parent) : QObject(parent), m_loader(new SessionLoader(this)) {
-    m_options.threshold = AppSettings().threshold();
+SessionController::SessionController(QObject* parent)
+    : QObject(parent), m_loader(new SessionLoader(this)),
+      m_model(new SessionModel(m_loader, AppSettings().threshold(), this)) {
     connect(m_loader, &SessionLoader::opened, this, [this](std::shared_ptr<const Session> session) {
         if (m_demo || !session->comparison || !m_sessionFile.isEmpty() || !m_recordsRecent)
             return; // a saved session is listed by its file
@@ -141,15 +142,19 @@ QString SessionController::openSessionFile(const QString& path) {
     m_options.capture = s->capture.toStdString();
     m_options.debug_buffer = s->debugBuffer.toStdString();
     emit sessionReplaced();
-    if (s->threshold) {
-        m_options.threshold = *s->threshold;
-        emit thresholdRestored(*s->threshold);
-    }
+    if (s->threshold)
+        m_model->setThreshold(*s->threshold); // the editor shows it; not the user's remembered one
     m_savedView = *s;
     reload();
     if (!s->compareWith.isEmpty())
         emit compareWithRestored(s->compareWith); // after sessionReplaced, which closed the last B
     return {};
+}
+
+SessionOptions SessionController::options() const {
+    SessionOptions judged = m_options;
+    judged.threshold = m_model->threshold();
+    return judged;
 }
 
 std::optional<SessionFile> SessionController::takeSavedView() {
@@ -168,7 +173,7 @@ QString SessionController::saveSession(const QString& chosen, const SessionFile&
     s.method = QString::fromStdString(m_options.comparison.method);
     s.capture = QString::fromStdString(m_options.capture);
     s.debugBuffer = QString::fromStdString(m_options.debug_buffer);
-    s.threshold = m_options.threshold;
+    s.threshold = m_model->threshold();
     const QString path = QFileInfo(sessionFileName(chosen)).absoluteFilePath();
     if (m_paths.contains(path))
         return tr("Could not save the session: %1 is one of its inputs").arg(path);
@@ -202,15 +207,15 @@ void SessionController::cancel() {
 }
 
 void SessionController::recompare() {
-    if (!m_loader->recompare(m_options))
+    if (!m_loader->recompare(options()))
         reload();
 }
 
 void SessionController::reload() {
     if (m_demo)
-        m_loader->loadDemo(m_demoKind, m_options);
+        m_loader->loadDemo(m_demoKind, options());
     else
-        m_loader->loadPaths(m_paths, m_options);
+        m_loader->loadPaths(m_paths, options());
 }
 
 } // namespace gapscope

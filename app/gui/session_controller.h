@@ -2,6 +2,7 @@
 
 #include "app/gui/session_file.h"
 #include "app/gui/session_loader.h"
+#include "app/gui/session_model.h"
 #include "core/session/session.h"
 
 #include <QObject>
@@ -43,8 +44,6 @@ public:
     void setRecordsRecent(bool records) { m_recordsRecent = records; }
     // Compares another method (empty: the capture's) or run (none: the method's default run).
     void compare(const QString& method, std::optional<std::size_t> run);
-    // The threshold later loads judge the first divergence by.
-    void setThreshold(const MetricThreshold& threshold) { m_options.threshold = threshold; }
     // Compares against another of the captures given (its path).
     void chooseCapture(const QString& path);
     // Reads the file at this path as the debug buffer (one of several candidates).
@@ -60,14 +59,15 @@ public:
     const QString& sessionFile() const { return m_sessionFile; }
     const QStringList& paths() const { return m_paths; }
     SessionLoader* loader() const { return m_loader; }
+    // The session shown, as the views see it, judged by the user's threshold
+    // (its one owner: loads are judged by it, a saved session restores it).
+    SessionModel* model() const { return m_model; }
 
 signals:
     void recentChanged();
     // Another session replaces the open one (not a reload, another run or an
     // added file): what the user set for the last one (filter, search) goes.
     void sessionReplaced();
-    // A saved session brought its threshold: the views judge by it.
-    void thresholdRestored(const gapscope::MetricThreshold& threshold);
     // A saved session was compared with B (the A/B tab): B's files, opened beside it again.
     void compareWithRestored(const QStringList& paths);
 
@@ -79,8 +79,11 @@ private:
     void recompare();
     // The recent-sessions entry of the session opened, if not written yet.
     void writePendingRecent();
+    // The choices, with the threshold the model judges by.
+    SessionOptions options() const;
 
     SessionLoader* m_loader;
+    SessionModel* m_model;
     QStringList m_paths;
     QString m_sessionFile;
     bool m_demo = false;

@@ -33,6 +33,7 @@ void SessionModel::setThreshold(const MetricThreshold& threshold) {
     if (threshold.metric == m_threshold.metric && threshold.value == m_threshold.value)
         return; // nothing to judge again
     m_threshold = threshold;
+    emit thresholdChanged(m_threshold);
     if (!m_snapshot)
         return;
     m_snapshot = judged(m_snapshot);

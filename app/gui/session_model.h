@@ -13,7 +13,11 @@ class SessionLoader;
 
 // The session the window shows (A), as its views see it: one immutable
 // snapshot at a time, judged by the user's threshold, and what changed in it,
-// each through a typed signal (issue 57). Views and controllers subscribe here
+// each through a typed signal (issue 57). The one owner of that threshold: the
+// loads are judged by it (SessionController reads it here), a saved session
+// keeps it, and the editor shows it.
+//
+// Views and controllers subscribe here
 // and read snapshot(); none reads the session out of another widget, and a
 // snapshot judged by another threshold is made here once, not in each view.
 class SessionModel : public QObject {
@@ -39,6 +43,9 @@ signals:
     void rowsMeasured(std::shared_ptr<const Session> snapshot, std::size_t first, std::size_t last);
     // Every stage done: outputs, coverage, findings and times are final.
     void completed(std::shared_ptr<const Session> snapshot);
+    // The user's threshold changed (the editor, or a saved session bringing its
+    // own): the editor shows it. Before rejudged, and also with no session.
+    void thresholdChanged(const gapscope::MetricThreshold& threshold);
     // The same rows judged by another threshold: the first divergence and what
     // marks it (filter, chart line, the graph's flag) change, nothing else.
     void rejudged(std::shared_ptr<const Session> snapshot);

@@ -7,6 +7,7 @@
 #include "app/gui/session_loader.h"
 #include "app/gui/session_model.h"
 #include "core/compare/findings.h"
+#include "widgets/threshold_editor.h"
 
 #include <QSettings>
 #include <QSignalSpy>
@@ -70,8 +71,12 @@ void SessionModelTest::aThresholdRejudgesOnceForEveryView() {
     QSignalSpy rejudged(model, &SessionModel::rejudged);
     // A threshold every measured row crosses: the first divergence is row 0's.
     const MetricThreshold strict{Metric::Snr, 400.0};
-    window.inspector()->setThreshold(strict);
+    QSignalSpy changed(model, &SessionModel::thresholdChanged);
+    window.sessionModel()->setThreshold(strict);
     QCOMPARE(rejudged.size(), 1);
+    QCOMPARE(changed.size(), 1);
+    // The editor shows the model's threshold: one owner (issue 57).
+    QCOMPARE(window.inspector()->thresholdEditor()->threshold().value, 400.0);
     const auto after = model->snapshot();
     QVERIFY(after != before);
     QCOMPARE(after->threshold.value, 400.0);
@@ -83,6 +88,11 @@ void SessionModelTest::aThresholdRejudgesOnceForEveryView() {
     QCOMPARE(window.inspector()->session(), after);
     // The rows are the same: only the judgement changed.
     QCOMPARE(after->comparison->rows.size(), before->comparison->rows.size());
+    // Shared, not copied: the rejudged snapshot points at the same row blocks.
+    const Comparison& was = *before->comparison;
+    const Comparison& now = *after->comparison;
+    QCOMPARE(&now.rows[0], &was.rows[0]);
+    QCOMPARE(&now.rows[now.rows.size() - 1], &was.rows[was.rows.size() - 1]);
 }
 
 QTEST_MAIN(SessionModelTest)

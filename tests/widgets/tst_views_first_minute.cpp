@@ -4,6 +4,7 @@
 // marks and collapse state, the event browser without a capture.
 #include "app/gui/app_settings.h"
 #include "app/gui/inspector_view.h"
+#include "app/gui/session_model.h"
 #include "gui_test_support.h"
 #include "widgets/bounded_text_delegate.h"
 #include "widgets/elided_label.h"
@@ -249,7 +250,7 @@ void ViewsFirstMinuteTest::theGraphNamesNodesAndKeepsTheirMarksWhenSelected() {
             named = named || text->text().contains(QLatin1Char('\n'));
     QVERIFY(named);
     // A first divergence, selected, keeps its red border inside the selection's frame.
-    window.inspector()->setThreshold({Metric::Snr, 400.0});
+    window.sessionModel()->setThreshold({Metric::Snr, 400.0});
     const auto s = window.session();
     QVERIFY(s->first_divergence);
     const std::size_t first = s->first_divergence->row;
