@@ -50,11 +50,13 @@ struct Key {
 
 // PT2E's rule for folding the BatchNorm after an op (prepare_pt2e: _fuse_conv_bn_,
 // _fuse_linear_bn_), as python/gapscope_capture/float_reference.py `_pt2e_folds`
-// applies it: a conv always, a linear when its input has at most 2 dimensions
-// (a linear keeps its input's leading dimensions, so its output's rank tells).
-// Issue 57: this side knew only the conv.
+// applies it: a conv or conv-transpose always, a linear when its input has at
+// most 2 dimensions (a linear keeps its input's leading dimensions, so its
+// output's rank tells). Issue 57: this side knew only the conv. The two sides
+// read different things (FX nodes there, row op kinds here), so the rule is
+// written twice and pinned on each side by the same cases.
 bool foldsBatchNorm(const Key& k) {
-    if (k.kind == "conv")
+    if (k.kind == "conv" || k.kind.rfind("conv_transpose", 0) == 0)
         return true;
     if (k.kind != "linear" || k.shapes->empty())
         return false;

@@ -169,13 +169,16 @@ TEST_CASE("across lowerings, rows pair by op, code and shape in order, and extra
 
 TEST_CASE("a BatchNorm folded by quantisation pairs the folded conv with the other run's batch_norm",
           "[runs]") {
+    // A conv-transpose's too, as PT2E's _fuse_conv_bn_ folds it (float_reference.py).
+    const std::string conv = GENERATE(std::string("conv2d"), std::string("conv_transpose2d"));
+    CAPTURE(conv);
     RunSummary portable, int8;
     portable.reference_program = "p";
     int8.reference_program = "q";
-    portable.rows = {row(0, 1, "conv2d", "1x8x8x8", 140, "m.py:5"),
+    portable.rows = {row(0, 1, conv, "1x8x8x8", 140, "m.py:5"),
                      row(1, 2, "batch_norm", "1x8x8x8", 139, "m.py:6"),
                      row(2, 3, "relu", "1x8x8x8", 139, "m.py:7")};
-    int8.rows = {row(0, 5, "conv2d", "1x8x8x8", 38, "m.py:5"), row(1, 9, "relu", "1x8x8x8", 37, "m.py:7")};
+    int8.rows = {row(0, 5, conv, "1x8x8x8", 38, "m.py:5"), row(1, 9, "relu", "1x8x8x8", 37, "m.py:7")};
     const auto m = matchRuns(portable, int8);
     requireAccounted(m, portable, int8);
     const auto of = [&](std::size_t a) {
