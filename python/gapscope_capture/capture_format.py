@@ -129,6 +129,94 @@ class CaptureRecord:
         return cls(tuple(debug_handle), list(ops), [value], False, dict(stack_traces or {}))
 
 
+# The reducers of ExecuTorch's intermediate-output tap (executorch.devtools.
+# intermediate_output_tap, 1.5.1) and the fields STATS writes, in its order.
+TAP_FULL_TENSOR = "FULL_TENSOR"
+TAP_STATS = "STATS"
+TAP_STATS_FIELDS = (
+    "min",
+    "max",
+    "mean",
+    "abs_max",
+    "abs_mean",
+    "std",
+    "rms",
+    "l1_norm",
+    "l2_norm",
+    "nan_count",
+    "inf_count",
+    "zero_count",
+    "p99_abs",
+)
+
+
+@dataclass
+class TapRecord:
+    """One tap of ExecuTorch's intermediate-output tap: program output ``output_index``
+    is the value (full, or reduced by ``reducer``) of the op ``node_name``.
+
+    The fields are ExecuTorch's ``TapSpec``'s; ``debug_handle`` is the tapped
+    node's handle in the capture's reference graph (None when it has none), by
+    which Gapscope places the tap in the delegate that computes it. Its reference
+    value is ``reference_outputs[output_index]`` of the same capture.
+    """
+
+    output_index: int
+    node_name: str
+    op_target: str
+    reducer: str
+    fields: tuple[str, ...] = ()
+    stack_trace: str | None = None
+    module_path: str | None = None
+    module_class: str | None = None
+    debug_handle: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.output_index, bool) or not isinstance(self.output_index, int) or self.output_index < 0:
+            raise CaptureFormatError(f"tap output_index must be an integer of 0 or more, not {self.output_index!r}")
+        if not isinstance(self.reducer, str) or not self.reducer:
+            raise CaptureFormatError(f"tap {self.node_name!r}: reducer must be a name, not {self.reducer!r}")
+        self.fields = tuple(self.fields)
+        if not all(isinstance(f, str) for f in self.fields):
+            raise CaptureFormatError(f"tap {self.node_name!r}: fields must be names")
+        if self.debug_handle is not None:
+            self.debug_handle = tuple(self.debug_handle)
+            if not self.debug_handle or not all(
+                isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in self.debug_handle
+            ):
+                raise CaptureFormatError(
+                    f"tap {self.node_name!r}: debug_handle must be positive integers, not {self.debug_handle!r}"
+                )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "output_index": self.output_index,
+            "node_name": self.node_name,
+            "op_target": self.op_target,
+            "reducer": self.reducer,
+            "fields": list(self.fields),
+            "stack_trace": self.stack_trace,
+            "module_path": self.module_path,
+            "module_class": self.module_class,
+            "debug_handle": None if self.debug_handle is None else list(self.debug_handle),
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> "TapRecord":
+        handle = raw.get("debug_handle")
+        return cls(
+            output_index=raw["output_index"],
+            node_name=raw["node_name"],
+            op_target=raw["op_target"],
+            reducer=raw["reducer"],
+            fields=tuple(raw.get("fields") or ()),
+            stack_trace=raw.get("stack_trace"),
+            module_path=raw.get("module_path"),
+            module_class=raw.get("module_class"),
+            debug_handle=None if handle is None else tuple(handle),
+        )
+
+
 @dataclass
 class Capture:
     """The decoded content of a capture file."""
@@ -146,6 +234,8 @@ class Capture:
     step: int | None = None
     # The ETRecord's table of contents (etrecord_digest.etrecord_entries_sha256), when recorded.
     etrecord_entries_sha256: str | None = None
+    # The program's outputs that are taps (ExecuTorch's intermediate-output tap), if any.
+    taps: list[TapRecord] = field(default_factory=list)
 
 
 def step_capture_name(method: str, step: int) -> str:
@@ -181,8 +271,12 @@ def write_capture(
     etrecord_entries_sha256: str | None = None,
     layout_recorded: bool = False,
     step: int | None = None,
+    taps: Sequence[TapRecord] = (),
 ) -> None:
     """Write a capture file atomically.
+
+    ``taps`` say which of ``reference_outputs`` are the values of ExecuTorch's
+    intermediate-output tap (each needs its reference output).
 
     ``layout_recorded`` says that every record's ``axis_order`` was read from
     the graph the backend lowered, so that ``None`` means "same layout" rather
@@ -221,6 +315,19 @@ def write_capture(
             encode(v, f"reference_outputs/{i}") for i, v in enumerate(reference_outputs)
         ]
     document["records"] = [_encode_record(record, r, encode) for r, record in enumerate(records)]
+    if taps:
+        outputs = len(reference_outputs) if reference_outputs is not None else 0
+        seen: set[int] = set()
+        for tap in taps:
+            if tap.output_index >= outputs:
+                raise CaptureFormatError(
+                    f"{path}: tap {tap.node_name!r} is program output {tap.output_index}, but the "
+                    f"capture holds {outputs} reference outputs"
+                )
+            if tap.output_index in seen:
+                raise CaptureFormatError(f"{path}: two taps are program output {tap.output_index}")
+            seen.add(tap.output_index)
+        document["taps"] = [tap.to_json() for tap in taps]
     try:
         header = json.dumps(document, allow_nan=False, separators=(",", ":"))
     except ValueError as exc:  # a NaN/inf outside a float value, e.g. a scale
@@ -292,6 +399,7 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
                 producer=dict(document.get("producer") or {}),
                 layout_recorded=document.get("layout_recorded") is True,
                 step=document.get("step"),
+                taps=[TapRecord.from_json(raw) for raw in document.get("taps") or []],
             )
         except (KeyError, TypeError) as exc:
             raise CaptureFormatError(f"{path}: malformed capture document ({exc!r})") from exc

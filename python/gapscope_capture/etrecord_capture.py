@@ -35,7 +35,7 @@ from torch.fx import GraphModule, Interpreter, Node
 from torch import Tensor
 from torch.utils._pytree import tree_leaves, tree_map
 
-from gapscope_capture.capture_format import CaptureRecord, write_capture
+from gapscope_capture.capture_format import CaptureRecord, TapRecord, write_capture
 from gapscope_capture.backend_conventions import QNN_BACKEND, QNN_REFERENCE_GRAPH
 from gapscope_capture.etrecord_digest import etrecord_entries_sha256, file_sha256
 from gapscope_capture.handle_propagation import symbolic_nodes_without_ancestor
@@ -70,6 +70,8 @@ class CaptureResult:
     layout_recorded: bool = False
     # The execution this capture is of, in a sequence (capture_steps_from_etrecord).
     step: int | None = None
+    # Which of reference_outputs are ExecuTorch's intermediate-output taps (taps.capture_taps).
+    taps: list[TapRecord] = field(default_factory=list)
     # The ETRecord's table of contents (etrecord_entries_sha256), beside the file's SHA-256.
     etrecord_entries_sha256: str | None = None
     # Each captured graph node's op kind and from_node chain (float_reference.node_provenance),
@@ -92,6 +94,7 @@ class CaptureResult:
             etrecord_entries_sha256=self.etrecord_entries_sha256,
             layout_recorded=self.layout_recorded,
             step=self.step,
+            taps=self.taps,
         )
 
     def fill_quantization(self, source: "CaptureResult") -> int:
@@ -136,6 +139,17 @@ def capture_from_etrecord(
     multi-method program: debug handles are numbered per method, so each
     method needs its own capture.
     """
+    return capture_etrecord_graph(etrecord_path, inputs, reference_graph, method)[0]
+
+
+def capture_etrecord_graph(
+    etrecord_path: str | os.PathLike[str],
+    inputs: Sequence[Any] | None = None,
+    reference_graph: str | None = None,
+    method: str = FORWARD,
+) -> tuple[CaptureResult, ExportedProgram]:
+    """``capture_from_etrecord``, and the ETRecord program it captured (with the
+    debug handles the capture keyed it by)."""
     path = Path(etrecord_path)
     etrecord, digest, entries = open_etrecord(path)
     if reference_graph is None and _lowered_to_qnn(etrecord):
@@ -159,7 +173,7 @@ def capture_from_etrecord(
     )
     result.etrecord_sha256 = digest
     result.etrecord_entries_sha256 = entries
-    return result
+    return result, program
 
 
 def capture_from_program(

@@ -16,6 +16,7 @@ from gapscope_capture.capture_format import (
     METADATA_KEY,
     CaptureFormatError,
     CaptureRecord,
+    TapRecord,
     read_capture,
     read_inputs,
     write_capture,
@@ -320,3 +321,47 @@ def test_a_capture_serves_as_inputs_file(tmp_path: Path) -> None:
     x = torch.randn(1, 3)
     write_capture(path, [CaptureRecord((1,), ["a"], [torch.zeros(1)])], inputs=[x])
     _assert_same(read_inputs(path), [x])
+
+
+def _tap(index: int, reducer: str = "FULL_TENSOR", handle=(5,)) -> TapRecord:
+    return TapRecord(
+        output_index=index,
+        node_name="conv2d",
+        op_target="aten.conv2d.default",
+        reducer=reducer,
+        fields=("min", "max") if reducer == "STATS" else (),
+        stack_trace=None,
+        module_path="conv",
+        module_class="Conv2d",
+        debug_handle=handle,
+    )
+
+
+def test_taps_round_trip_beside_their_reference_outputs(tmp_path: Path) -> None:
+    path = tmp_path / "taps.gscap.safetensors"
+    outputs = [torch.ones(2), torch.arange(4.0), torch.tensor([0.0, 3.0])]
+    taps = [_tap(1), _tap(2, "STATS", None)]
+    write_capture(path, [], reference_outputs=outputs, taps=taps)
+    document = _document(path)
+    assert [t["output_index"] for t in document["taps"]] == [1, 2]
+    assert document["taps"][1]["debug_handle"] is None
+    capture = read_capture(path)
+    assert capture.taps == taps
+    # A capture without taps has none, and writes no key.
+    plain = tmp_path / "plain.gscap.safetensors"
+    write_capture(plain, [], reference_outputs=outputs)
+    assert "taps" not in _document(plain)
+    assert read_capture(plain).taps == []
+
+
+def test_a_tap_without_its_reference_output_or_twice_one_output_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "taps.gscap.safetensors"
+    with pytest.raises(CaptureFormatError, match="program output 3, but the capture holds 2"):
+        write_capture(path, [], reference_outputs=[torch.ones(1), torch.ones(1)], taps=[_tap(3)])
+    with pytest.raises(CaptureFormatError, match="two taps are program output 1"):
+        write_capture(path, [], reference_outputs=[torch.ones(1), torch.ones(1)], taps=[_tap(1), _tap(1)])
+    with pytest.raises(CaptureFormatError, match="output_index"):
+        _tap(-1)
+    with pytest.raises(CaptureFormatError, match="debug_handle"):
+        _tap(0, handle=(0,))
+    assert not path.exists()

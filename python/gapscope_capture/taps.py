@@ -1,0 +1,182 @@
+"""ExecuTorch's intermediate-output tap, captured for Gapscope (issue 58).
+
+``executorch.devtools.intermediate_output_tap`` appends the values of the ops a
+user selects (full, or reduced on the device to a few statistics) to the
+program's outputs, so they reach the host through any delegate: the runtime
+logs program outputs in the ETDump. Its ``TapSpec``s live only in Python.
+
+- ``tap`` taps an exported program (before quantisation: ``prepare_pt2e`` then
+  quantises around the taps, and the device's numbers are the quantised
+  program's) and returns the specs, their ``output_index`` counted among the
+  program's user outputs as the runtime returns them.
+- ``save_tap_specs`` / ``load_tap_specs`` keep the specs beside the program.
+- ``capture_taps`` writes the reference of a tapped program from its ETRecord:
+  the capture of its graph (``capture_from_etrecord``), each tap's reference
+  value (the program output at its index, reduced by the same reducer on this
+  machine), and each tap's op with its debug handle, by which Gapscope nests
+  the tap in the delegate that computes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from executorch.devtools.intermediate_output_tap import (
+    TapSpec,
+    find_tap_nodes,
+    is_tap_node,
+    tap_intermediate_outputs_,
+)
+from torch.export import ExportedProgram
+from torch.export.graph_signature import OutputKind
+from torch.fx import Node
+
+from gapscope_capture.capture_format import TapRecord
+from gapscope_capture.etrecord_capture import (
+    FORWARD,
+    CaptureError,
+    CaptureResult,
+    capture_etrecord_graph,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _user_outputs(program: ExportedProgram) -> list[Any]:
+    """The program's user outputs, in the order the runtime returns them (buffer
+    mutations, which the graph also returns, left out)."""
+    output = next(n for n in program.graph.nodes if n.op == "output")
+    values = output.args[0]
+    specs = program.graph_signature.output_specs
+    if len(specs) != len(values):
+        raise CaptureError(
+            f"the program's signature names {len(specs)} outputs, its graph returns {len(values)}"
+        )
+    return [value for spec, value in zip(specs, values) if spec.kind == OutputKind.USER_OUTPUT]
+
+
+def tap(program: ExportedProgram, rules: Any = None, *, max_taps: int | None = None) -> tuple[ExportedProgram, list[TapSpec]]:
+    """``tap_intermediate_outputs_`` (in place), with its specs' ``output_index``
+    counted among the user outputs (ExecuTorch 1.5.1 counts a buffer mutation
+    output too, which the runtime does not return)."""
+    program, specs = tap_intermediate_outputs_(program, rules, max_taps=max_taps)
+    positions = [i for i, value in enumerate(_user_outputs(program)) if isinstance(value, Node) and is_tap_node(value)]
+    if len(positions) != len(specs):
+        raise CaptureError(f"{len(specs)} taps were made, but {len(positions)} user outputs are taps")
+    fixed = []
+    for spec, position in zip(specs, positions):
+        if spec.output_index != position:
+            log.info(
+                "tap of %s: output_index %d is user output %d (buffer mutations are not returned)",
+                spec.node_name,
+                spec.output_index,
+                position,
+            )
+            spec = dataclasses.replace(spec, output_index=position)
+        fixed.append(spec)
+    return program, fixed
+
+
+def save_tap_specs(specs: Sequence[TapSpec], path: str | os.PathLike[str]) -> None:
+    """The specs as JSON (``dataclasses.asdict`` of each), for ``capture_taps`` later."""
+    Path(path).write_text(json.dumps([dataclasses.asdict(s) for s in specs], indent=1) + "\n")
+
+
+def load_tap_specs(path: str | os.PathLike[str]) -> list[TapSpec]:
+    """Specs saved by ``save_tap_specs`` (or ``dataclasses.asdict`` of ExecuTorch's own)."""
+    try:
+        raw = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CaptureError(f"{path}: cannot read tap specs: {exc}") from exc
+    if not isinstance(raw, list):
+        raise CaptureError(f"{path}: tap specs are a JSON list of TapSpec objects")
+    known = {f.name for f in dataclasses.fields(TapSpec)}
+    specs = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise CaptureError(f"{path}: spec {i} is not an object")
+        try:
+            specs.append(TapSpec(**{k: (tuple(v) if k == "fields" else v) for k, v in item.items() if k in known}))
+        except TypeError as exc:
+            raise CaptureError(f"{path}: spec {i}: {exc}") from exc
+    return specs
+
+
+def _handle_of(node: Node) -> tuple[int, ...] | None:
+    handle = node.meta.get("debug_handle")
+    if isinstance(handle, int) and not isinstance(handle, bool) and handle > 0:
+        return (handle,)
+    if isinstance(handle, (list, tuple)) and handle and all(isinstance(h, int) and h > 0 for h in handle):
+        return tuple(handle)
+    return None
+
+
+def tap_records(program: ExportedProgram, specs: Sequence[TapSpec]) -> list[TapRecord]:
+    """Each spec tied to the tap node of ``program`` at its output index, and the
+    tapped node's debug handle there. Raises when the specs are of another program."""
+    outputs = _user_outputs(program)
+    records = []
+    for spec in specs:
+        if spec.output_index >= len(outputs):
+            raise CaptureError(
+                f"tap of {spec.node_name}: output {spec.output_index}, but the program returns "
+                f"{len(outputs)}: the specs are of another program"
+            )
+        node = outputs[spec.output_index]
+        if not (isinstance(node, Node) and is_tap_node(node)):
+            raise CaptureError(
+                f"tap of {spec.node_name}: program output {spec.output_index} is "
+                f"'{getattr(node, 'name', node)}', not a tap: the specs are of another program"
+            )
+        reducer = node.args[1] if len(node.args) > 1 else None
+        if reducer != spec.reducer_name:
+            raise CaptureError(
+                f"tap of {spec.node_name}: program output {spec.output_index} is reduced by "
+                f"{reducer!r}, the spec says {spec.reducer_name!r}: the specs are of another program"
+            )
+        source = node.args[0]
+        records.append(
+            TapRecord(
+                output_index=spec.output_index,
+                node_name=spec.node_name,
+                op_target=spec.op_target,
+                reducer=spec.reducer_name,
+                fields=tuple(spec.fields),
+                stack_trace=spec.stack_trace,
+                module_path=spec.module_path,
+                module_class=spec.module_class,
+                debug_handle=_handle_of(source) if isinstance(source, Node) else None,
+            )
+        )
+    return records
+
+
+def capture_taps(
+    etrecord_path: str | os.PathLike[str],
+    specs: Sequence[TapSpec],
+    inputs: Sequence[Any] | None = None,
+    reference_graph: str | None = None,
+    method: str = FORWARD,
+) -> CaptureResult:
+    """The capture of a tapped program's ETRecord, with its taps.
+
+    The tap ops themselves are not records (the device logs no intermediate
+    output for them: its values are program outputs). Each tap's reference is
+    the program output at its index, which the capture's ``reference_outputs``
+    hold, reduced on this machine by the reducer the device ran.
+    """
+    result, program = capture_etrecord_graph(etrecord_path, inputs, reference_graph, method)
+    taps = tap_records(program, specs)
+    tap_names = {n.name for n in find_tap_nodes(program.graph_module)}
+    result.records = [r for r in result.records if not set(r.ops) <= tap_names]
+    if result.reference_outputs is None or len(result.reference_outputs) <= max(
+        (t.output_index for t in taps), default=-1
+    ):
+        raise CaptureError("the capture holds fewer reference outputs than the taps name")
+    result.taps = taps
+    return result
