@@ -173,6 +173,23 @@ std::string aotCaptureDocument(const AotCapture& c) {
         records.push_back(jr);
     }
     doc["records"] = records;
+    if (!c.taps.empty()) {
+        const auto optional = [](const std::optional<std::string>& s) {
+            return s ? json(*s) : json(nullptr);
+        };
+        json taps = json::array();
+        for (const auto& t : c.taps)
+            taps.push_back({{"output_index", t.output_index},
+                            {"node_name", t.node_name},
+                            {"op_target", t.op_target},
+                            {"reducer", t.reducer},
+                            {"fields", t.fields},
+                            {"stack_trace", optional(t.stack_trace)},
+                            {"module_path", optional(t.module_path)},
+                            {"module_class", optional(t.module_class)},
+                            {"debug_handle", t.debug_handle ? json(*t.debug_handle) : json(nullptr)}});
+        doc["taps"] = taps;
+    }
     return doc.dump();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/capture/capture_tap.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/result.h"
 
@@ -82,6 +83,9 @@ struct AotCapture {
     std::optional<std::vector<CaptureValue>> inputs;
     std::optional<std::vector<CaptureValue>> reference_outputs;
     std::vector<CaptureRecord> records;
+    // Which reference outputs are taps (ExecuTorch's intermediate-output tap), in
+    // file order; each output_index is below reference_outputs' size, and unique.
+    std::vector<CaptureTap> taps;
 
     // The file the tensors live in (null for a capture being built in memory).
     std::shared_ptr<const SafetensorsFile> file;

@@ -42,7 +42,8 @@ public:
         static constexpr std::string_view kKeys[] = {
             "format", "version",           "producer",        "reference_graph",
             "method", "etrecord_sha256",   "layout_recorded", "step",
-            "inputs", "reference_outputs", "records",         "etrecord_entries_sha256"};
+            "inputs", "reference_outputs", "records",         "etrecord_entries_sha256",
+            "taps"};
         const Keys keys = forEachKey(doc, kKeys, "", [&](unsigned k, std::string_view, value& f) {
             switch (k) {
             case 0:
@@ -83,10 +84,24 @@ public:
             }
             case 10: records(f, out.records); break;
             case 11: optionalString(f, out.etrecord_entries_sha256); break;
+            case 12: taps(f, out.taps); break;
             }
         });
         if (!keys.has(10))
             fault("records", "'records' must be a list");
+        // Each tap's value is a program output: one the reference holds, and one tap's only.
+        const std::size_t outputs = out.reference_outputs ? out.reference_outputs->size() : 0;
+        std::vector<bool> tapped(outputs, false);
+        for (std::size_t t = 0; t < out.taps.size(); ++t) {
+            const std::size_t at = out.taps[t].output_index;
+            const JsonPath where(JsonPath(JsonPath("taps"), t), "output_index");
+            if (at >= outputs)
+                fault(where, "tap '" + out.taps[t].node_name + "' is program output " + std::to_string(at) +
+                                 ", but the capture holds " + std::to_string(outputs) + " reference outputs");
+            if (tapped[at])
+                fault(where, "two taps are program output " + std::to_string(at));
+            tapped[at] = true;
+        }
     }
 
 private:
@@ -228,6 +243,97 @@ private:
                 if (r.outputs[k].kind != CaptureValue::Kind::Null)
                     fault(JsonPath(JsonPath(field, "outputs"), k),
                           "a record with an 'invalid_reason' holds no values, only nulls");
+    }
+
+    static void taps(value& v, std::vector<CaptureTap>& out) {
+        if (isNull(v))
+            return;
+        if (v.type().value() != json_type::array)
+            fault("taps", "'taps' must be a list");
+        const JsonPath list("taps");
+        for (auto item : v.get_array()) {
+            value tv = item.value();
+            CaptureTap t;
+            tap(tv, JsonPath(list, out.size()), t);
+            out.push_back(std::move(t));
+        }
+    }
+
+    static void tap(value& v, const JsonPath& field, CaptureTap& t) {
+        if (v.type().value() != json_type::object)
+            fault(field, "a tap must be an object");
+        static constexpr std::string_view kKeys[] = {"output_index", "node_name",    "op_target",
+                                                     "reducer",      "fields",       "stack_trace",
+                                                     "module_path",  "module_class", "debug_handle"};
+        const auto text = [&](value& fv, unsigned k, std::string& into) {
+            auto s = stringOf(fv);
+            if (!s)
+                fault(JsonPath(field, kKeys[k]), "'" + std::string(kKeys[k]) + "' must be a string");
+            into = std::move(*s);
+        };
+        const auto optionalText = [&](value& fv, unsigned k, std::optional<std::string>& into) {
+            if (isNull(fv))
+                return;
+            if (!(into = stringOf(fv)))
+                fault(JsonPath(field, kKeys[k]), "'" + std::string(kKeys[k]) + "' must be a string or null");
+        };
+        static constexpr const char* handleMessage =
+            "'debug_handle' must be null or a non-empty list of positive integers";
+        const Keys keys =
+            forEachKey(v.get_object().value(), kKeys, field, [&](unsigned k, std::string_view, value& fv) {
+                switch (k) {
+                case 0: {
+                    const auto n = onDemandUint64(fv);
+                    if (!n)
+                        fault(JsonPath(field, "output_index"),
+                              "'output_index' must be an integer of 0 or more");
+                    t.output_index = static_cast<std::size_t>(*n);
+                    break;
+                }
+                case 1: text(fv, k, t.node_name); break;
+                case 2: text(fv, k, t.op_target); break;
+                case 3:
+                    text(fv, k, t.reducer);
+                    if (t.reducer.empty())
+                        fault(JsonPath(field, "reducer"), "'reducer' must name a reducer");
+                    break;
+                case 4:
+                    if (fv.type().value() != json_type::array)
+                        fault(JsonPath(field, "fields"), "'fields' must be a list of names");
+                    for (auto f : fv.get_array()) {
+                        value name = f.value();
+                        auto s = stringOf(name);
+                        if (!s)
+                            fault(JsonPath(JsonPath(field, "fields"), t.fields.size()),
+                                  "a field name must be a string");
+                        t.fields.push_back(std::move(*s));
+                    }
+                    break;
+                case 5: optionalText(fv, k, t.stack_trace); break;
+                case 6: optionalText(fv, k, t.module_path); break;
+                case 7: optionalText(fv, k, t.module_class); break;
+                case 8: {
+                    if (isNull(fv))
+                        break;
+                    if (fv.type().value() != json_type::array)
+                        fault(JsonPath(field, "debug_handle"), handleMessage);
+                    std::vector<std::int64_t> handle;
+                    for (auto h : fv.get_array()) {
+                        const auto n = onDemandInt64(h.value());
+                        if (!n || *n <= 0)
+                            fault(JsonPath(field, "debug_handle"), handleMessage);
+                        handle.push_back(*n);
+                    }
+                    if (handle.empty())
+                        fault(JsonPath(field, "debug_handle"), handleMessage);
+                    t.debug_handle = std::move(handle);
+                    break;
+                }
+                }
+            });
+        for (const unsigned required : {0u, 1u, 2u, 3u})
+            if (!keys.has(required))
+                fault(JsonPath(field, kKeys[required]), "a tap needs '" + std::string(kKeys[required]) + "'");
     }
 
     static void stackTraces(value& v, const JsonPath& field, CaptureRecord& r) {

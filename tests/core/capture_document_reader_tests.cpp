@@ -87,6 +87,27 @@ public:
             }
             c.records.push_back(std::move(r));
         }
+        // Taps of the reference outputs (issue 58): now and then one past them or
+        // two of one output, which the reader refuses.
+        const int outputs = c.reference_outputs ? static_cast<int>(c.reference_outputs->size()) : 0;
+        if (pct() < 30)
+            for (int k = between(0, 2); k > 0; --k) {
+                CaptureTap t;
+                t.output_index =
+                    static_cast<std::size_t>(pct() < 5 ? outputs : between(0, std::max(0, outputs - 1)));
+                t.node_name = text();
+                t.op_target = "aten.conv2d.default";
+                t.reducer = pct() < 50 ? CaptureTap::kFullTensor : CaptureTap::kStats;
+                if (t.reducer == CaptureTap::kStats)
+                    t.fields = {"min", "max", text()};
+                if (pct() < 50)
+                    t.stack_trace = text();
+                if (pct() < 50)
+                    t.module_path = text();
+                if (pct() < 70)
+                    t.debug_handle = std::vector<std::int64_t>{between(pct() < 3 ? 0 : 1, 50)};
+                c.taps.push_back(std::move(t));
+            }
         return c;
     }
 
@@ -313,6 +334,31 @@ TEST_CASE("Bogus capture documents are refused with a located error", "[capture-
         {R"([1])", "", "missing or wrong 'format'"},
         {head + R"("records":{}})", "records", "'records' must be a list"},
         {head + R"("step":-1,)" + rec + "}", "step", "'step' must be an integer of 0 or more"},
+        // Taps (issue 58): each names an output the reference holds, once, with its op and reducer.
+        {head +
+             R"("reference_outputs":[{"kind":"null"}],"taps":[{"output_index":1,"node_name":"conv","op_target":"t",)"
+             R"("reducer":"STATS"}],)" +
+             rec + "}",
+         "taps[0].output_index", "tap 'conv' is program output 1, but the capture holds 1 reference outputs"},
+        {head +
+             R"("reference_outputs":[{"kind":"null"}],"taps":[{"output_index":0,"node_name":"a","op_target":"t",)"
+             R"("reducer":"STATS"},{"output_index":0,"node_name":"b","op_target":"t","reducer":"STATS"}],)" +
+             rec + "}",
+         "taps[1].output_index", "two taps are program output 0"},
+        {head + R"("taps":[{"output_index":0,"node_name":"a","op_target":"t"}],)" + rec + "}",
+         "taps[0].reducer", "a tap needs 'reducer'"},
+        {head + R"("taps":[{"output_index":-1,"node_name":"a","op_target":"t","reducer":"STATS"}],)" + rec +
+             "}",
+         "taps[0].output_index", "'output_index' must be an integer of 0 or more"},
+        {head +
+             R"("taps":[{"output_index":0,"node_name":"a","op_target":"t","reducer":"STATS","debug_handle":[0]}],)" +
+             rec + "}",
+         "taps[0].debug_handle", "positive integers"},
+        {head +
+             R"("taps":[{"output_index":0,"node_name":"a","op_target":"t","reducer":"STATS","fields":[1]}],)" +
+             rec + "}",
+         "taps[0].fields[0]", "a field name must be a string"},
+        {head + R"("taps":{},)" + rec + "}", "taps", "'taps' must be a list"},
         {ok + " x", AotCapture::kMetadataKey, "not valid JSON"},
         {head + R"("extra":tru,)" + rec + "}", AotCapture::kMetadataKey, "not valid JSON"},
         {head + R"("extra":[1,],)" + rec + "}", AotCapture::kMetadataKey, "not valid JSON"},
