@@ -12,6 +12,7 @@
 #include "core/compare/row_planning.h"
 #include "core/compare/run_checks.h"
 #include "core/compare/run_choice.h"
+#include "core/compare/tap_rows.h"
 
 #include <algorithm>
 #include <set>
@@ -309,10 +310,12 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     });
     if (stopped())
         return cancelledError();
-    planned.pending.reserve(static_cast<std::size_t>(std::count(measured.begin(), measured.end(), 1)));
+    planned.pending.reserve(static_cast<std::size_t>(std::count(measured.begin(), measured.end(), 1)) +
+                            capture.taps.size());
     for (std::size_t i = 0; i < pairs.size(); ++i)
         if (measured[i])
             planned.pending.push_back(std::move(plans[i]));
+    planTapRows(dump, capture, c, planned.pending);
     buildCoverage(c, std::move(eventCoverageItems));
     return planned;
 }

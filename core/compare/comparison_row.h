@@ -39,6 +39,13 @@ struct RowIdentity {
     std::vector<std::string> dtypes() const;
 };
 
+// A STATS tap's values, field by field (issue 58): what the device's reducer
+// wrote and what the same reducer gives on the reference.
+struct TapFields {
+    std::vector<std::string> names;
+    std::vector<double> reference, runtime;
+};
+
 struct ComparisonRow {
     std::size_t index = 0; // ExecuTorch's row order
     // Shared, never copied by a snapshot; null only in a row built by hand
@@ -62,6 +69,15 @@ struct ComparisonRow {
     // False while the row's metrics are still being computed (a staged load):
     // the identity is known, `gaps` is empty, `status` is provisional.
     bool measured = true;
+    // A row of ExecuTorch's intermediate-output tap (issue 58, tap_rows.h): the
+    // capture's tap (AotCapture::taps), and the row of the delegate (or op) whose
+    // handles hold the tapped op's, which it is nested under.
+    std::optional<std::size_t> tap;
+    std::optional<std::size_t> inside;
+    // A STATS tap: its fields, and `gaps` then holds what they prove
+    // (statsBounds: every number a bound, never a measurement).
+    std::shared_ptr<const TapFields> tap_fields;
+    bool bounds = false;
 };
 
 } // namespace gapscope

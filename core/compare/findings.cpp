@@ -16,8 +16,12 @@ std::vector<std::size_t> executionOrder(const Comparison& c) {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         const auto& x = c.rows[a];
         const auto& y = c.rows[b];
-        return x.instruction_id != y.instruction_id ? x.instruction_id < y.instruction_id
-                                                    : x.output_index < y.output_index;
+        // A tap sorts after the outputs of the row it is nested under (tap_rows.h).
+        if (x.instruction_id != y.instruction_id)
+            return x.instruction_id < y.instruction_id;
+        if (x.tap.has_value() != y.tap.has_value())
+            return !x.tap.has_value();
+        return x.output_index < y.output_index;
     });
     return order;
 }

@@ -2,6 +2,7 @@
 // the device against the capture's reference outputs, apart from the rows.
 #include "core/align/inspector_events.h"
 #include "core/compare/comparison.h"
+#include "core/compare/tap_rows.h"
 
 #include <algorithm>
 
@@ -22,7 +23,10 @@ std::vector<OutputComparison> compareProgramOutputs(const EtDump& dump, const Ao
         else
             flat.push_back(v);
     }
+    const auto taps = tappedOutputs(capture); // rows of their own (tap_rows.h)
     for (std::size_t i = 0; i < std::max(flat.size(), reference.size()); ++i) {
+        if (taps.count(i))
+            continue;
         OutputComparison oc;
         oc.index = i;
         if (i >= flat.size() || i >= reference.size()) {

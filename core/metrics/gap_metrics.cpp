@@ -48,6 +48,7 @@ void finish(GapMetrics& m, const GapAccumulator& acc, const std::vector<GapAccum
     const double norms = std::sqrt(a2) * std::sqrt(b2);
     m.cosine = norms > 0 ? acc.ab.value() / norms : (a2 == 0 && b2 == 0 ? 1.0 : 0.0);
     m.sqnr = 20.0 * std::log10(std::sqrt(a2) / std::sqrt(d2));
+    m.runtime_sqnr = 20.0 * std::log10(std::sqrt(b2) / std::sqrt(d2));
     const std::optional<double> step =
         options.step
             ? options.step

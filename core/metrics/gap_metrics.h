@@ -32,6 +32,9 @@ struct GapMetrics {
     double rel_l2 = 0;                       // ‖d‖ / ‖a‖
     double cosine = 0;                       // a·b / (‖a‖‖b‖)
     double sqnr = 0;                         // 20·log10(‖a‖ / ‖d‖)
+    // 20·log10(‖b‖ / ‖d‖): the SQNR of ExecuTorch's tap_compare (torch.ao's
+    // compute_sqnr(runtime, reference), the device's tensor as the signal).
+    double runtime_sqnr = 0;
     std::uint64_t nan_aot = 0, inf_aot = 0, nan_runtime = 0, inf_runtime = 0;
     std::uint64_t elements = 0;
     // Positions where reference and runtime hold the same infinity: they count as

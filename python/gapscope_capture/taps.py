@@ -180,3 +180,39 @@ def capture_taps(
         raise CaptureError("the capture holds fewer reference outputs than the taps name")
     result.taps = taps
     return result
+
+
+def capture_float_taps(
+    float_program: ExportedProgram,
+    quantized: CaptureResult,
+    inputs: Sequence[Any] | None = None,
+) -> CaptureResult:
+    """The float model's reference for a tapped, PT2E-quantised program.
+
+    ``float_program`` is the program tapped (``tap``) before ``prepare_pt2e``:
+    its outputs hold the same taps at the same indices, reduced the same way,
+    so each tap's float value is its output there. ``quantized`` is the
+    quantised program's ``capture_taps``. The records are
+    ``capture_float_reference``'s (the float model under the quantised keys);
+    the taps are the quantised capture's, checked against ``float_program``.
+    """
+    from gapscope_capture.float_reference import capture_float_reference
+
+    if not quantized.taps:
+        raise CaptureError("the quantised capture has no taps (capture it with capture_taps)")
+    specs = [
+        TapSpec(
+            node_name=t.node_name,
+            op_target=t.op_target,
+            output_index=t.output_index,
+            reducer_name=t.reducer,
+            fields=tuple(t.fields),
+        )
+        for t in quantized.taps
+    ]
+    tap_records(float_program, specs)  # raises when the float program has other taps
+    result = capture_float_reference(float_program, quantized, inputs)
+    result.taps = list(quantized.taps)
+    if result.reference_outputs is None or len(result.reference_outputs) <= max(t.output_index for t in result.taps):
+        raise CaptureError("the float program returns fewer outputs than the taps name")
+    return result

@@ -1,0 +1,140 @@
+"""A tapped int8 CNN on XNNPACK (issue 58): ExecuTorch's intermediate-output tap.
+
+The recipe a user follows (docs/your-model.md, "Inside a delegate"): the float
+program is tapped before quantisation (``gapscope_capture.taps.tap``), so that
+PT2E quantises around the taps and the device's numbers are the quantised
+program's; it is lowered to XNNPACK, the taps are stripped (``strip_taps_``),
+and it runs once with ETDump. The taps' values are program outputs, which the
+runtime logs through any delegate. Two captures are written:
+
+- ``capture.gscap.safetensors``: the ETRecord's graph (the quantised
+  simulation) with its taps (``capture_taps``);
+- ``float.gscap.safetensors``: the float model under the same keys and taps
+  (``capture_float_taps``): the gap each op inside the delegate adds against
+  float.
+
+Variants: ``full`` taps the convolutions and linears whole (FULL_TENSOR) and
+every other op with statistics (STATS); ``stats`` taps the same ops with STATS
+only, the same program otherwise, so the statistics' bound can be held against
+the full tensors' truth. ExecuTorch's own tables (``compare_aot_runtime_dataframe``
+on the runtime's outputs and the quantised program's, and the float program's)
+are written beside it as ``executorch_taps.json`` and ``executorch_taps_float.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer,
+    get_symmetric_quantization_config,
+)
+from executorch.devtools.intermediate_output_tap import (
+    FULL_TENSOR,
+    STATS,
+    compare_aot_runtime_dataframe,
+    select_all_call_function,
+    select_by_op_type,
+    strip_taps_,
+)
+from executorch.exir import to_edge_transform_and_lower
+from executorch.extension.pybindings.portable_lib import _load_for_executorch
+from torch.export import export
+from torch.utils._pytree import tree_leaves
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+from gapscope_capture.taps import capture_float_taps, capture_taps, save_tap_specs, tap
+
+log = logging.getLogger(__name__)
+
+SEED = 0
+VARIANTS = ("full", "stats")
+DEBUG_BUFFER_SIZE = 256 << 10
+WHOLE = ("aten.conv2d.default", "aten.linear.default")
+
+
+class TapNet(torch.nn.Module):
+    """Two conv-ReLU stages, a linear, GELU and a classifier: small, several ops in one delegate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.fc1 = torch.nn.Linear(8 * 8 * 8, 32)
+        self.fc2 = torch.nn.Linear(32, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv1(x))
+        y = torch.relu(self.conv2(y))
+        y = torch.nn.functional.gelu(self.fc1(y.flatten(1)))
+        return self.fc2(y)
+
+    @staticmethod
+    def example() -> tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 3, 8, 8),)
+
+
+def _rules(variant: str) -> Any:
+    if variant == "full":
+        return [(select_by_op_type(*WHOLE), FULL_TENSOR), (select_all_call_function(), STATS)]
+    return [(select_all_call_function(), STATS)]
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    return value
+
+
+def write_session(directory: Path, variant: str = "full") -> Path:
+    """Tap, quantise, lower, run and capture TapNet in ``directory``."""
+    started = time.monotonic()
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(SEED)
+    model = TapNet().eval()
+    inputs = TapNet.example()
+    calibration = [TapNet.example() for _ in range(3)]
+
+    float_program, specs = tap(export(model, inputs), _rules(variant))
+    save_tap_specs(specs, directory / "taps.json")
+    prepared = prepare_pt2e(
+        float_program.module(), XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
+    )
+    with torch.no_grad():
+        for batch in calibration:
+            prepared(*batch)
+    quantized = export(convert_pt2e(prepared), inputs)
+
+    edge = to_edge_transform_and_lower(quantized, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
+    strip_taps_(edge)
+    program = edge.to_executorch()
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(inputs)
+    etrecord.save(str(directory / "etrecord.bin"))
+    (directory / "model.pte").write_bytes(program.buffer)
+    runtime = _load_for_executorch(
+        str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=DEBUG_BUFFER_SIZE
+    )
+    device = list(runtime.forward(inputs))
+    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
+
+    capture = capture_taps(directory / "etrecord.bin", specs)
+    capture.write(directory / "capture.gscap.safetensors")
+    capture_float_taps(float_program, capture).write(directory / "float.gscap.safetensors")
+
+    # ExecuTorch's own tables: the runtime's outputs against the quantised
+    # program's (tap_compare's), and against the tapped float program's.
+    for name, program in (("executorch_taps.json", quantized), ("executorch_taps_float.json", float_program)):
+        aot = tree_leaves(program.module()(*inputs))
+        frame = compare_aot_runtime_dataframe(specs, aot, device)
+        rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+        (directory / name).write_text(json.dumps(rows, indent=1) + "\n")
+    log.info("taps/%s written in %.1f s", variant, time.monotonic() - started)
+    return directory

@@ -1,0 +1,155 @@
+// ExecuTorch's intermediate-output tap (issue 58), on a real session written by
+// ExecuTorch 1.5.1 (tests/data/xnnpack_taps_int8: a CNN tapped before PT2E, one
+// XNNPACK delegate, run once with ETDump): each tap is a row nested in the
+// delegate it sees inside, its numbers are ExecuTorch's own (tap_compare's SQNR
+// of a whole tensor, the runtime's and the reference's statistics), and a
+// STATS tap's bounds hold.
+#include "core/compare/findings.h"
+#include "core/session/session.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace gapscope;
+
+namespace {
+
+const std::string kDir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
+
+std::unique_ptr<Session> open(const std::string& capture) {
+    SessionOptions options;
+    options.capture = kDir + "/" + capture;
+    auto s = loadSession(test::sessionInputsOf(kDir.c_str()), options);
+    REQUIRE(s->errors.empty());
+    REQUIRE(s->comparison);
+    REQUIRE(s->complete);
+    return s;
+}
+
+nlohmann::json executorchTable(const std::string& name) {
+    std::ifstream in(kDir + "/" + name);
+    return nlohmann::json::parse(in);
+}
+
+const ComparisonRow* tapRow(const Comparison& c, std::size_t outputIndex, const AotCapture& capture) {
+    for (const auto& r : c.rows)
+        if (r.tap && capture.taps[*r.tap].output_index == outputIndex)
+            return &r;
+    return nullptr;
+}
+
+double field(const nlohmann::json& row, const std::string& name) {
+    // Non-finite values are written as Python's repr: "inf", "-inf", "nan".
+    const auto& v = row.at(name);
+    if (!v.is_string())
+        return v.get<double>();
+    const auto text = v.get<std::string>();
+    return text == "inf" ? HUGE_VAL : text == "-inf" ? -HUGE_VAL : std::nan("");
+}
+
+} // namespace
+
+TEST_CASE("each tap is a row nested in the delegate that computes it, and no program output", "[taps]") {
+    const auto s = open("float.gscap.safetensors");
+    const Comparison& c = *s->comparison;
+    REQUIRE(s->capture->taps.size() == 8);
+    std::size_t taps = 0;
+    for (const auto& r : c.rows) {
+        if (!r.tap)
+            continue;
+        ++taps;
+        const CaptureTap& tap = s->capture->taps[*r.tap];
+        CAPTURE(tap.node_name);
+        CHECK_FALSE(r.in_executorch);
+        CHECK(r.id().aot_ops == std::vector<std::string>{tap.node_name});
+        // Inside the one delegate: its row's handles hold the tapped op's.
+        REQUIRE(r.inside);
+        const auto& holder = c.rows[*r.inside];
+        CHECK_FALSE(holder.tap);
+        CHECK(holder.id().runtime_ops.front() == "DELEGATE_CALL");
+        CHECK(r.instruction_id == holder.instruction_id);
+        CHECK(r.status == RowStatus::Ok);
+        CHECK(r.measured);
+        CHECK(r.bounds == !tap.fullTensor());
+    }
+    CHECK(taps == 8);
+    // The taps are rows, not program outputs: the model's one output is left.
+    REQUIRE(c.outputs.size() == 1);
+    CHECK(c.outputs.front().index == 0);
+    // In execution order, each tap comes after the outputs of its delegate.
+    const auto order = executionOrder(c);
+    bool seenTap = false;
+    for (const auto i : order) {
+        if (c.rows[i].tap)
+            seenTap = true;
+        else
+            CHECK_FALSE(seenTap);
+    }
+}
+
+TEST_CASE(
+    "a whole-tensor tap's SQNR is ExecuTorch's tap_compare's, against the float model and the quantised one",
+    "[taps][parity]") {
+    for (const auto& [capture, table] :
+         {std::pair<std::string, std::string>{"float.gscap.safetensors", "executorch_taps_float.json"},
+          {"capture.gscap.safetensors", "executorch_taps.json"}}) {
+        CAPTURE(capture);
+        const auto s = open(capture);
+        std::size_t compared = 0;
+        for (const auto& theirs : executorchTable(table)) {
+            if (theirs.at("reducer_name") != "FULL_TENSOR")
+                continue;
+            const auto* row =
+                tapRow(*s->comparison, theirs.at("output_index").get<std::size_t>(), *s->capture);
+            REQUIRE(row);
+            REQUIRE(row->gaps.size() == 1);
+            const double expected = field(theirs, "sqnr_db");
+            const double ours = row->gaps.front().runtime_sqnr;
+            CAPTURE(theirs.at("node_name").get<std::string>(), expected, ours);
+            if (std::isinf(expected))
+                CHECK(std::isinf(ours));
+            else
+                CHECK(ours == Approx(expected).epsilon(1e-5)); // theirs in float32
+            CHECK(row->gaps.front().elements == theirs.at("rt_numel").get<std::uint64_t>());
+            ++compared;
+        }
+        CHECK(compared == 4);
+    }
+}
+
+TEST_CASE("a STATS tap shows the device's and the reference's statistics as ExecuTorch reads them, and "
+          "what they prove",
+          "[taps][parity]") {
+    const auto s = open("float.gscap.safetensors");
+    const auto full = executorchTable("executorch_taps_float.json");
+    std::size_t compared = 0;
+    for (const auto& theirs : full) {
+        if (theirs.at("reducer_name") != "STATS")
+            continue;
+        const auto* row = tapRow(*s->comparison, theirs.at("output_index").get<std::size_t>(), *s->capture);
+        REQUIRE(row);
+        REQUIRE(row->tap_fields);
+        const TapFields& f = *row->tap_fields;
+        REQUIRE(f.names.size() == 13);
+        for (std::size_t k = 0; k < f.names.size(); ++k) {
+            CAPTURE(f.names[k]);
+            const double rt = field(theirs, "rt_" + f.names[k]), aot = field(theirs, "aot_" + f.names[k]);
+            CHECK(static_cast<float>(f.runtime[k]) == static_cast<float>(rt)); // bit for bit, as float32
+            CHECK(static_cast<float>(f.reference[k]) == static_cast<float>(aot));
+        }
+        // Quantisation moved these tensors: the statistics prove a gap (a finite SNR bound).
+        REQUIRE(row->bounds);
+        REQUIRE(row->gaps.size() == 1);
+        CHECK(std::isfinite(row->gaps.front().snr));
+        ++compared;
+    }
+    CHECK(compared == 4);
+    // Against the quantised program, the device agrees: the bounds prove nothing.
+    const auto q = open("capture.gscap.safetensors");
+    for (const auto& r : q->comparison->rows)
+        if (r.tap && r.bounds)
+            CHECK(r.gaps.front().snr > 100);
+}
