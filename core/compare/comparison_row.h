@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/align/alignment.h"
+#include "core/capture/capture_tap.h"
 #include "core/compare/element_plan.h"
 #include "core/compare/row_status.h"
 #include "core/metrics/gap_metrics.h"
@@ -39,11 +40,17 @@ struct RowIdentity {
     std::vector<std::string> dtypes() const;
 };
 
-// A STATS tap's values, field by field (issue 58): what the device's reducer
+// A reduced tap's values, field by field (issue 58): what the device's reducer
 // wrote and what the same reducer gives on the reference.
 struct TapFields {
     std::vector<std::string> names;
     std::vector<double> reference, runtime;
+};
+// A row of ExecuTorch's intermediate-output tap (tap_rows.h).
+struct TapRow {
+    std::size_t index = 0; // in AotCapture::taps
+    CaptureTap spec;
+    std::optional<TapFields> fields; // a reduced tap's (STATS and others)
 };
 
 struct ComparisonRow {
@@ -69,14 +76,13 @@ struct ComparisonRow {
     // False while the row's metrics are still being computed (a staged load):
     // the identity is known, `gaps` is empty, `status` is provisional.
     bool measured = true;
-    // A row of ExecuTorch's intermediate-output tap (issue 58, tap_rows.h): the
-    // capture's tap (AotCapture::taps), and the row of the delegate (or op) whose
-    // handles hold the tapped op's, which it is nested under.
-    std::optional<std::size_t> tap;
+    // A row of ExecuTorch's intermediate-output tap (issue 58, tap_rows.h), and
+    // the row of the delegate (or op) whose handles hold the tapped op's, which
+    // it is nested under. Null for every other row.
+    std::shared_ptr<const TapRow> tap;
     std::optional<std::size_t> inside;
-    // A STATS tap: its fields, and `gaps` then holds what they prove
-    // (statsBounds: every number a bound, never a measurement).
-    std::shared_ptr<const TapFields> tap_fields;
+    // `gaps` holds what a STATS tap's statistics prove (statsBounds): every
+    // number a bound, never a measurement.
     bool bounds = false;
 };
 

@@ -19,8 +19,8 @@ std::vector<std::size_t> executionOrder(const Comparison& c) {
         // A tap sorts after the outputs of the row it is nested under (tap_rows.h).
         if (x.instruction_id != y.instruction_id)
             return x.instruction_id < y.instruction_id;
-        if (x.tap.has_value() != y.tap.has_value())
-            return !x.tap.has_value();
+        if ((x.tap != nullptr) != (y.tap != nullptr))
+            return x.tap == nullptr;
         return x.output_index < y.output_index;
     });
     return order;

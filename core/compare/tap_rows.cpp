@@ -48,7 +48,7 @@ std::vector<double> valuesOf(const Operand& operand) {
 }
 
 // A reduced tap: its fields side by side, and for STATS what they prove.
-void compareFields(const CaptureTap& tap, const ElementPlan& plan, ComparisonRow& row) {
+void compareFields(const CaptureTap& tap, const ElementPlan& plan, ComparisonRow& row, TapRow& info) {
     if (!plan.measurable()) {
         row.status = plan.status;
         row.reason = plan.reason;
@@ -61,19 +61,19 @@ void compareFields(const CaptureTap& tap, const ElementPlan& plan, ComparisonRow
                      " on the device: not one reducer's output";
         return;
     }
-    auto fields = std::make_shared<TapFields>();
-    fields->reference = valuesOf(plan.reference);
-    fields->runtime = valuesOf(plan.runtime);
-    fields->names = tap.fields;
-    if (fields->names.size() != fields->reference.size()) {
+    TapFields fields;
+    fields.reference = valuesOf(plan.reference);
+    fields.runtime = valuesOf(plan.runtime);
+    fields.names = tap.fields;
+    if (fields.names.size() != fields.reference.size()) {
         row.status = RowStatus::Invalid;
         row.reason = "the tap names " + std::to_string(tap.fields.size()) + " fields but holds " +
-                     std::to_string(fields->reference.size()) + " values";
+                     std::to_string(fields.reference.size()) + " values";
         return;
     }
-    row.tap_fields = fields;
-    const auto reference = tensorStats(fields->names, fields->reference);
-    const auto runtime = tensorStats(fields->names, fields->runtime);
+    info.fields = std::move(fields);
+    const auto reference = tensorStats(info.fields->names, info.fields->reference);
+    const auto runtime = tensorStats(info.fields->names, info.fields->runtime);
     if (tap.reducer != CaptureTap::kStats || !reference || !runtime) {
         row.reason = "reducer " + tap.reducer +
                      ": its fields are compared one by one; Gapscope bounds the gap only from STATS";
@@ -87,6 +87,8 @@ void compareFields(const CaptureTap& tap, const ElementPlan& plan, ComparisonRow
     }
     row.gaps = {bounds->metrics};
     row.bounds = true;
+    row.reason = "statistics only (STATS): each number is what they prove, a bound (SNR at most, errors at "
+                 "least), docs/metrics.md";
 }
 
 } // namespace
@@ -110,7 +112,9 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
         ComparisonRow row;
         row.index = c.rows.size();
         row.in_executorch = false;
-        row.tap = t;
+        auto info = std::make_shared<TapRow>();
+        info->index = t;
+        info->spec = tap;
         row.output_index = static_cast<int>(t);
         row.instruction_id = std::numeric_limits<std::int32_t>::max();
         if (tap.debug_handle)
@@ -137,8 +141,9 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
                          " program outputs: none at the tap's index " + std::to_string(tap.output_index) +
                          " (is the ETDump of the tapped program, logging program outputs?)";
         } else if (!tap.fullTensor()) {
-            compareFields(tap, *plan, row);
+            compareFields(tap, *plan, row, *info);
         }
+        row.tap = std::move(info);
         row.identity = std::make_shared<const RowIdentity>(std::move(id));
         if (plan && tap.fullTensor()) {
             RowPlan measure;

@@ -76,6 +76,37 @@ json latencyJson(const ComparisonLatency& l) {
             {"notes", l.notes}};
 }
 
+// A tap row's tap: its spec, the row it is nested in, whether the metrics are
+// bounds, a reduced tap's fields side by side, and a whole tensor's SQNR as
+// ExecuTorch's tap_compare gives it.
+json tapJson(const ComparisonRow& r) {
+    const CaptureTap& spec = r.tap->spec;
+    const auto optional = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
+    json t = {{"output_index", spec.output_index},
+              {"node_name", spec.node_name},
+              {"op_target", spec.op_target},
+              {"reducer", spec.reducer},
+              {"module_path", optional(spec.module_path)},
+              {"module_class", optional(spec.module_class)},
+              {"stack_trace", optional(spec.stack_trace)},
+              {"nested_in", r.inside ? json(*r.inside) : json(nullptr)},
+              {"bounds", r.bounds}};
+    if (r.tap->fields) {
+        json fields = json::array();
+        const TapFields& f = *r.tap->fields;
+        for (std::size_t k = 0; k < f.names.size(); ++k)
+            fields.push_back({{"name", f.names[k]},
+                              {"reference", jsonNumber(f.reference[k])},
+                              {"runtime", jsonNumber(f.runtime[k])}});
+        t["fields"] = fields;
+    } else {
+        t["fields"] = nullptr;
+    }
+    t["executorch_sqnr_db"] =
+        spec.fullTensor() && r.gaps.size() == 1 ? jsonNumber(r.gaps.front().runtime_sqnr) : json(nullptr);
+    return t;
+}
+
 const RowLatency* rowLatency(const ComparisonLatency* l, std::size_t row) {
     return l && row < l->rows.size() ? &l->rows[row] : nullptr;
 }
@@ -142,6 +173,9 @@ json comparisonToJson(const Comparison& c, const ReportContext& ctx) {
         }
         const auto* latency = rowLatency(ctx.latency.get(), r.index);
         j["latency"] = latency ? rowLatencyJson(*latency) : json(nullptr);
+        // Only a tap's row has these (issue 58): every other row reads as before.
+        if (r.tap)
+            j["tap"] = tapJson(r);
         rows.push_back(j);
     }
     doc["rows"] = rows;

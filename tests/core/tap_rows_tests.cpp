@@ -36,7 +36,7 @@ nlohmann::json executorchTable(const std::string& name) {
 
 const ComparisonRow* tapRow(const Comparison& c, std::size_t outputIndex, const AotCapture& capture) {
     for (const auto& r : c.rows)
-        if (r.tap && capture.taps[*r.tap].output_index == outputIndex)
+        if (r.tap && capture.taps[r.tap->index].output_index == outputIndex)
             return &r;
     return nullptr;
 }
@@ -61,7 +61,8 @@ TEST_CASE("each tap is a row nested in the delegate that computes it, and no pro
         if (!r.tap)
             continue;
         ++taps;
-        const CaptureTap& tap = s->capture->taps[*r.tap];
+        const CaptureTap& tap = s->capture->taps[r.tap->index];
+        CHECK(r.tap->spec.node_name == tap.node_name);
         CAPTURE(tap.node_name);
         CHECK_FALSE(r.in_executorch);
         CHECK(r.id().aot_ops == std::vector<std::string>{tap.node_name});
@@ -131,8 +132,8 @@ TEST_CASE("a STATS tap shows the device's and the reference's statistics as Exec
             continue;
         const auto* row = tapRow(*s->comparison, theirs.at("output_index").get<std::size_t>(), *s->capture);
         REQUIRE(row);
-        REQUIRE(row->tap_fields);
-        const TapFields& f = *row->tap_fields;
+        REQUIRE(row->tap->fields);
+        const TapFields& f = *row->tap->fields;
         REQUIRE(f.names.size() == 13);
         for (std::size_t k = 0; k < f.names.size(); ++k) {
             CAPTURE(f.names[k]);
