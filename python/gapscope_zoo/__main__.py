@@ -22,12 +22,16 @@ PROG = "python -m gapscope_zoo"
 
 def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
-    from gapscope_zoo import zoo, zoo_bn, zoo_multimethod, zoo_runs, zoo_torchao
+    from gapscope_zoo import zoo, zoo_bn, zoo_multimethod, zoo_runs, zoo_taps, zoo_torchao
 
     written = []
     for name in models or MODEL_NAMES:
         if name == zoo.CONV_BN:
             written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
+            continue
+        if name == zoo.TAPS:
+            for variant in zoo_taps.VARIANTS:
+                written.append(zoo_taps.write_session(Path(outdir) / name / variant, variant))
             continue
         if name == zoo.TORCHAO_8DA4W:
             written.append(zoo_torchao.write_session(Path(outdir) / name / zoo_torchao.VARIANT))

@@ -279,6 +279,8 @@ MULTI_RUN = {
 CONV_BN = "bn-cnn"
 # ExecuTorch's LLM quantisation: torchao 8da4w on XNNPACK, with its float reference (zoo_torchao).
 TORCHAO_8DA4W = "llm-8da4w"
+# ExecuTorch's intermediate-output tap on an int8 CNN (zoo_taps): whole tensors, and statistics.
+TAPS = "taps"
 
 
 def write_session(directory: Path, name: str, variant: str) -> Path:

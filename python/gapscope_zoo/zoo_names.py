@@ -15,4 +15,5 @@ MODEL_NAMES = (
     "decode-loop",
     "bn-cnn",
     "llm-8da4w",
+    "taps",
 )

@@ -4,14 +4,20 @@
 // delegate it sees inside, its numbers are ExecuTorch's own (tap_compare's SQNR
 // of a whole tensor, the runtime's and the reference's statistics), and a
 // STATS tap's bounds hold.
+#include "core/common/atomic_file.h"
 #include "core/compare/findings.h"
+#include "core/etdump/etdump_reader.h"
+#include "core/etdump/etdump_writer.h"
 #include "core/session/session.h"
 #include "test_support.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 using namespace gapscope;
 
@@ -153,4 +159,66 @@ TEST_CASE("a STATS tap shows the device's and the reference's statistics as Exec
     for (const auto& r : q->comparison->rows)
         if (r.tap && r.bounds)
             CHECK(r.gaps.front().snr > 100);
+}
+
+// On a device, an ETDump at program-output level logs no intermediate output:
+// the delegate's rows have nothing to compare, and the taps alone see inside
+// it. The same run with every other debug event removed (as such a device
+// writes it) gives the same tap rows, and the first divergence names an op
+// inside the delegate.
+TEST_CASE("with only program outputs logged, as a device logs them, the taps alone show inside the delegate",
+          "[taps]") {
+    namespace fs = std::filesystem;
+    auto dump = loadEtdump(kDir + "/run.etdp", kDir + "/run.debug.bin");
+    REQUIRE(dump);
+    std::size_t dropped = 0;
+    for (auto& run : dump.value().runs) {
+        auto& events = run.events;
+        const auto before = events.size();
+        events.erase(std::remove_if(events.begin(), events.end(),
+                                    [](const Event& e) {
+                                        const auto* d = std::get_if<DebugEvent>(&e);
+                                        return d && !(d->debug_entry && d->debug_entry->output);
+                                    }),
+                     events.end());
+        dropped += before - events.size();
+    }
+    REQUIRE(dropped > 0);
+    const fs::path dir = fs::temp_directory_path() / ("gapscope-taps-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const auto bytes = writeEtdump(dump.value());
+    REQUIRE_FALSE(writeFileAtomically((dir / "run.etdp").string(), ByteSpan{bytes.data(), bytes.size()}));
+
+    const auto full = open("float.gscap.safetensors");
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.capture = kDir + "/float.gscap.safetensors";
+    const auto device =
+        loadSession(sessionInputsFromPaths({(dir / "run.etdp").string(), kDir + "/run.debug.bin",
+                                            kDir + "/etrecord.bin", options.capture},
+                                           errors),
+                    options);
+    fs::remove_all(dir);
+    REQUIRE(errors.empty());
+    REQUIRE(device->comparison);
+    std::size_t taps = 0;
+    for (const auto& r : device->comparison->rows) {
+        if (!r.tap) {
+            CHECK(r.gaps.empty()); // nothing logged for the delegate's own outputs
+            continue;
+        }
+        ++taps;
+        const auto* same = tapRow(*full->comparison, r.tap->spec.output_index, *full->capture);
+        REQUIRE(same);
+        REQUIRE(r.gaps.size() == 1);
+        CHECK(r.gaps.front().snr == same->gaps.front().snr);
+        CHECK(r.gaps.front().max_abs == same->gaps.front().max_abs);
+    }
+    CHECK(taps == 8);
+    const auto first = firstDivergence(*device->comparison, {Metric::Snr, 35.0});
+    REQUIRE(first);
+    const auto& named = device->comparison->rows[first->row];
+    REQUIRE(named.tap);
+    CHECK(named.inside);
+    CHECK(named.tap->spec.node_name == "linear"); // fc1: 34.5 dB, where conv2d and conv2d_1 are above 36
 }
