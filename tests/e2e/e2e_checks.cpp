@@ -51,7 +51,9 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 namespace {
@@ -401,4 +403,86 @@ TEST_CASE("e2e: a conv + BatchNorm CNN on XNNPACK, localised op by op through it
     INFO(kernelRow.reason);
     REQUIRE(kernelRow.status == gapscope::RowStatus::Ok);
     CHECK(*gapscope::rowMetric(kernelRow, gapscope::Metric::Snr) > 20.0);
+}
+
+// Issue 58: ExecuTorch's intermediate-output tap on a CNN quantised for XNNPACK
+// (python -m gapscope_zoo zoo --model taps). `full` taps convolutions and
+// linears whole and the rest with statistics; `stats` taps every op with
+// statistics, the same program otherwise. Every tap is a row nested in the
+// delegate; its numbers are ExecuTorch's own table's; and a STATS bound never
+// claims more than the truth of the same op tapped whole.
+TEST_CASE(
+    "e2e: taps see inside the XNNPACK delegate, equal ExecuTorch's tap table, and statistics' bounds hold",
+    "[e2e][zoo][taps]") {
+    const std::string root = zooRoot() + "/taps/";
+    const auto open = [](const std::string& dir) {
+        std::vector<gapscope::Error> errors;
+        gapscope::SessionOptions options;
+        options.capture = dir + "/float.gscap.safetensors";
+        auto session = gapscope::loadSession(gapscope::sessionInputsFromPaths({dir}, errors), options);
+        REQUIRE(errors.empty());
+        REQUIRE(session->errors.empty());
+        REQUIRE(session->comparison);
+        return session;
+    };
+    const auto full = open(root + "full");
+    const auto stats = open(root + "stats");
+    for (const auto* s : {full.get(), stats.get()}) {
+        std::size_t taps = 0;
+        for (const auto& r : s->comparison->rows)
+            if (r.tap) {
+                ++taps;
+                REQUIRE(r.inside);
+                CHECK(s->comparison->rows[*r.inside].id().runtime_ops.front() == "DELEGATE_CALL");
+                CHECK(r.status == gapscope::RowStatus::Ok);
+            }
+        CHECK(taps == s->capture->taps.size());
+        CHECK(taps >= 8);
+    }
+    // Parity with ExecuTorch's compare_aot_runtime_dataframe against the float program.
+    std::ifstream in(root + "full/executorch_taps_float.json");
+    const auto table = nlohmann::json::parse(in);
+    const auto number = [](const nlohmann::json& v) {
+        if (!v.is_string())
+            return v.get<double>();
+        const auto t = v.get<std::string>();
+        return t == "inf" ? HUGE_VAL : t == "-inf" ? -HUGE_VAL : std::nan("");
+    };
+    std::size_t compared = 0;
+    for (const auto& theirs : table)
+        for (const auto& r : full->comparison->rows) {
+            if (!r.tap || r.tap->spec.output_index != theirs.at("output_index").get<std::size_t>())
+                continue;
+            ++compared;
+            if (r.tap->spec.fullTensor()) {
+                REQUIRE(r.gaps.size() == 1);
+                CHECK(r.gaps.front().runtime_sqnr == Approx(number(theirs.at("sqnr_db"))).epsilon(1e-5));
+            } else {
+                REQUIRE(r.tap->fields);
+                const auto& f = *r.tap->fields;
+                for (std::size_t k = 0; k < f.names.size(); ++k) {
+                    CHECK(static_cast<float>(f.runtime[k]) ==
+                          static_cast<float>(number(theirs.at("rt_" + f.names[k]))));
+                    CHECK(static_cast<float>(f.reference[k]) ==
+                          static_cast<float>(number(theirs.at("aot_" + f.names[k]))));
+                }
+            }
+        }
+    CHECK(compared == table.size());
+    // The same op, tapped whole in one program and with statistics in the other:
+    // the statistics' SNR bound is at least the whole tensor's SNR.
+    std::size_t held = 0;
+    for (const auto& whole : full->comparison->rows) {
+        if (!whole.tap || !whole.tap->spec.fullTensor())
+            continue;
+        for (const auto& bound : stats->comparison->rows)
+            if (bound.tap && bound.tap->spec.node_name == whole.tap->spec.node_name && bound.bounds) {
+                INFO(whole.tap->spec.node_name << ": whole " << whole.gaps.front().snr << " dB, bound "
+                                               << bound.gaps.front().snr << " dB");
+                CHECK(bound.gaps.front().snr >= whole.gaps.front().snr - 1e-6);
+                CHECK(bound.gaps.front().max_abs <= whole.gaps.front().max_abs * (1 + 1e-6));
+                ++held;
+            }
+    }
+    CHECK(held == 4);
 }
