@@ -1,0 +1,90 @@
+"""ExecuTorch's intermediate-output tap, captured (issue 58): the specs' output
+indices as the runtime returns them, specs of another program refused, specs
+saved and read back, and bad spec files named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+pytest.importorskip("executorch.devtools.intermediate_output_tap")
+
+from executorch.devtools.intermediate_output_tap import (  # noqa: E402
+    FULL_TENSOR,
+    STATS,
+    select_all_call_function,
+    select_by_op_type,
+)
+from torch.export import export  # noqa: E402
+from torch.utils._pytree import tree_leaves  # noqa: E402
+
+from gapscope_capture.etrecord_capture import CaptureError  # noqa: E402
+from gapscope_capture.taps import load_tap_specs, save_tap_specs, tap, tap_records  # noqa: E402
+
+
+class Counting(torch.nn.Module):
+    """A linear whose call also bumps a buffer in place: a BUFFER_MUTATION output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+        self.register_buffer("calls", torch.zeros(1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls.add_(1)
+        return torch.relu(self.fc(x))
+
+
+def _tapped(rules):
+    torch.manual_seed(0)
+    model = Counting().eval()
+    x = torch.randn(2, 4)
+    program = export(model, (x,)).run_decompositions({})
+    program, specs = tap(program, rules)
+    return model, x, program, specs
+
+
+def test_output_indices_count_the_outputs_the_runtime_returns() -> None:
+    model, x, program, specs = _tapped([(select_by_op_type("aten.linear.default"), FULL_TENSOR)])
+    assert len(specs) == 1
+    outputs = tree_leaves(program.module()(x))
+    # The buffer mutation is not returned: the model's output, then the tap.
+    # (ExecuTorch 1.5.1's own spec says 2 here, counting the mutation.)
+    assert specs[0].output_index == 1
+    assert len(outputs) == 2
+    torch.testing.assert_close(outputs[specs[0].output_index], model.fc(x))
+
+
+def test_specs_of_another_program_are_refused() -> None:
+    _, _, program, specs = _tapped([(select_all_call_function(), STATS)])
+    records = tap_records(program, specs)
+    assert [r.output_index for r in records] == [s.output_index for s in specs]
+    assert all(r.reducer == "STATS" for r in records)
+    moved = [type(specs[0])(**{**specs[0].__dict__, "output_index": 0})]
+    with pytest.raises(CaptureError, match="program output 0 is .*not a tap"):
+        tap_records(program, moved)
+    beyond = [type(specs[0])(**{**specs[0].__dict__, "output_index": 99})]
+    with pytest.raises(CaptureError, match="the program returns"):
+        tap_records(program, beyond)
+    other = [type(specs[0])(**{**specs[0].__dict__, "reducer_name": "FULL_TENSOR"})]
+    with pytest.raises(CaptureError, match="reduced by 'STATS'"):
+        tap_records(program, other)
+
+
+def test_specs_round_trip_and_bad_files_are_named(tmp_path: Path) -> None:
+    _, _, _, specs = _tapped([(select_all_call_function(), STATS)])
+    path = tmp_path / "taps.json"
+    save_tap_specs(specs, path)
+    assert load_tap_specs(path) == specs
+    path.write_text("{}")
+    with pytest.raises(CaptureError, match="a JSON list"):
+        load_tap_specs(path)
+    path.write_text(json.dumps([{"node_name": "x"}]))
+    with pytest.raises(CaptureError, match="spec 0"):
+        load_tap_specs(path)
+    path.write_text("[")
+    with pytest.raises(CaptureError, match="cannot read tap specs"):
+        load_tap_specs(path)
