@@ -72,23 +72,56 @@ QString number(double v) {
     return QString::number(v, 'g', 3);
 }
 
-// A metric's cell, written as the catalog says (MetricFormat).
-QString metricText(Metric metric, std::optional<double> value, bool measured, bool zeros) {
-    if (!value)
-        return measured ? QStringLiteral("—") : QStringLiteral("…");
+// A metric's number, written as the catalog says (MetricFormat).
+QString metricNumber(Metric metric, double value, bool zeros) {
     // 0/0: both tensors all zero (an integer mask, a bool `gt` that is all
     // false). ExecuTorch's SNR is NaN there; the two agree exactly.
-    if (std::isnan(*value) && zeros)
+    if (std::isnan(value) && zeros)
         return QStringLiteral("0/0");
     switch (metricInfo(metric).format) {
     case MetricFormat::Precise:
-        if (std::isfinite(*value))
-            return QString::number(*value, 'g', 6);
+        if (std::isfinite(value))
+            return QString::number(value, 'g', 6);
         break;
-    case MetricFormat::Percent: return QString::number(100.0 * *value, 'g', 3);
+    case MetricFormat::Percent: return QString::number(100.0 * value, 'g', 3);
     case MetricFormat::Number: break;
     }
-    return number(*value);
+    return number(value);
+}
+
+// A metric's cell. A bound that a STATS tap's statistics prove
+// (ComparisonRow::bounds) says which side it is: "≤" a value that may be
+// better, "≥" an error that may be larger.
+QString metricText(Metric metric, std::optional<double> value, bool measured, bool zeros, bool bound) {
+    if (!value)
+        return measured ? QStringLiteral("—") : QStringLiteral("…");
+    const QString text = metricNumber(metric, *value, zeros);
+    if (!bound || !std::isfinite(*value))
+        return text;
+    return (metricInfo(metric).higher_is_worse ? QStringLiteral("≥ ") : QStringLiteral("≤ ")) + text;
+}
+
+// What a tap row is: ExecuTorch's tap of an op inside a delegate (issue 58).
+QString tapTip(const ComparisonRow& r) {
+    const CaptureTap& t = r.tap->spec;
+    QString tip =
+        QCoreApplication::translate("OpTableModel", "Tap of %1 (%2), program output %3, %4")
+            .arg(QString::fromStdString(t.node_name), QString::fromStdString(t.op_target))
+            .arg(t.output_index)
+            .arg(t.fullTensor() ? QCoreApplication::translate("OpTableModel", "the whole tensor")
+                                : QCoreApplication::translate("OpTableModel", "reduced on the device (%1)")
+                                      .arg(QString::fromStdString(t.reducer)));
+    if (t.module_path && !t.module_path->empty())
+        tip += QCoreApplication::translate("OpTableModel", "; module %1")
+                   .arg(QString::fromStdString(*t.module_path));
+    if (t.module_class)
+        tip += QStringLiteral(" (%1)").arg(QString::fromStdString(*t.module_class));
+    if (r.inside)
+        tip += QCoreApplication::translate("OpTableModel", ". Inside the delegate of row %1").arg(*r.inside);
+    if (r.bounds)
+        tip += QCoreApplication::translate(
+            "OpTableModel", ". Its numbers are what its statistics prove: bounds, not measurements");
+    return tip;
 }
 
 } // namespace
@@ -203,8 +236,14 @@ std::optional<double> OpTableModel::sortKey(int row, int column) const {
         const auto value = rowMetric(*r, *metric);
         return value && !std::isnan(*value) ? *value : none;
     }
-    if (column == Index)
+    if (column == Index) {
+        // A tap sorts under the delegate it is inside (TapRow::after_row), in tap order.
+        if (r->tap && r->tap->after_row && m_session && m_session->capture)
+            return static_cast<double>(*r->tap->after_row) +
+                   static_cast<double>(r->tap->index + 1) /
+                       static_cast<double>(m_session->capture->taps.size() + 1);
         return static_cast<double>(r->index);
+    }
     const auto& in = r->index < m_introducerOfRow.size() ? m_introducerOfRow[r->index] : std::nullopt;
     switch (*tailOf(column)) {
     case Tail::Time:
@@ -280,7 +319,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         if (metric)
-            return metricText(*metric, value, r->measured, allZero);
+            return metricText(*metric, value, r->measured, allZero, r->bounds);
         if (gainColumn) {
             if (introducer &&
                 std::isfinite(introducer->gain_db)) // no "-0.0" for a gain that rounds to nothing
@@ -301,7 +340,9 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
             return QString(QString::number(r->index) + (firstDivergence ? QStringLiteral(" ⚑") : QString()) +
                            (topIntroducer ? QStringLiteral(" ▲") : QString()));
         case Handles: return handles(r->id().aot_debug_handle);
-        case AotOps: return joined(r->id().aot_ops, ", ");
+        case AotOps: // a tap lists under its delegate: marked as inside it
+            return r->tap ? QStringLiteral("↳ ") + joined(r->id().aot_ops, ", ")
+                          : joined(r->id().aot_ops, ", ");
         case RuntimeOps: return joined(r->id().runtime_ops, ", ");
         case Shape: return perOutput(r->id().shapes());
         case Dtype: return shortDtypes(perOutput(r->id().dtypes()));
@@ -375,6 +416,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         if (metric && r->status == RowStatus::Broadcast)
             return wrapped(
                 tr("Broadcast, not element for element: %1").arg(QString::fromStdString(r->reason)));
+        if (col == AotOps && r->tap)
+            return wrapped(tapTip(*r));
         if (col == AotOps || col == RuntimeOps)
             return wrapped(data(index, Qt::DisplayRole).toString());
         if (col == Dtype) {

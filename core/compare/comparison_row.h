@@ -51,6 +51,10 @@ struct TapRow {
     std::size_t index = 0; // in AotCapture::taps
     CaptureTap spec;
     std::optional<TapFields> fields; // a reduced tap's (STATS and others)
+    // Where it lists in row order: after this row, the last of the delegate
+    // call it is nested in (none: after every row). A table in row order shows
+    // each tap under its delegate's outputs.
+    std::optional<std::size_t> after_row;
 };
 
 struct ComparisonRow {

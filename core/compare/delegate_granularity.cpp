@@ -34,6 +34,15 @@ std::optional<std::string> delegateGranularityNote(const Comparison& c, const Ao
                              " logged only " + (one ? "its" : "their") + " outputs, so " +
                              (one ? "its rows stand" : "their rows stand") + " for " + std::to_string(ops) +
                              " reference ops: ";
+    // Taps see inside (issue 58): the rows nested under the delegates.
+    const auto taps = static_cast<std::size_t>(std::count_if(
+        c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) { return r.tap && r.inside; }));
+    if (taps > 0)
+        return what + std::to_string(taps) + (taps == 1 ? " tap" : " taps") +
+               " (ExecuTorch's intermediate-output tap) show ops inside, on the device's own numbers: the "
+               "rows "
+               "nested under " +
+               (one ? "it" : "them") + " (docs/your-model.md, \"Inside a delegate, on the device\")";
     // Against the host twin's outputs (gapscope-capture twin) the coarse rows are the point.
     if (capture.reference_graph == std::optional<std::string>(kHostTwinRuntimeGraph))
         return what + "each row is how far the delegate's kernels are from the host's on the same program; "

@@ -121,6 +121,10 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
             if (const auto holder = rowHolding(c, order, *tap.debug_handle)) {
                 row.inside = *holder;
                 row.instruction_id = c.rows[*holder].instruction_id;
+                // The delegate call's last output row (its rows share the instruction).
+                for (const auto i : order)
+                    if (c.rows[i].instruction_id == row.instruction_id)
+                        info->after_row = std::max(info->after_row.value_or(i), i);
             }
         RowIdentity id;
         if (tap.debug_handle)

@@ -83,6 +83,17 @@ TEST_CASE("each tap is a row nested in the delegate that computes it, and no pro
         CHECK(r.bounds == !tap.fullTensor());
     }
     CHECK(taps == 8);
+    // The note over a coarse delegate says the taps see inside it (no host twin needed).
+    REQUIRE(c.notes.size() == 1);
+    CHECK_THAT(c.notes.front(),
+               Catch::Contains("8 taps (ExecuTorch's intermediate-output tap) show ops inside"));
+    // The table in row order lists each tap under its delegate's outputs.
+    for (const auto& r : c.rows)
+        if (r.tap) {
+            REQUIRE(r.tap->after_row);
+            CHECK(c.rows[*r.tap->after_row].instruction_id == r.instruction_id);
+            CHECK(*r.tap->after_row >= *r.inside);
+        }
     // The taps are rows, not program outputs: the model's one output is left.
     REQUIRE(c.outputs.size() == 1);
     CHECK(c.outputs.front().index == 0);

@@ -137,6 +137,7 @@ private slots:
     void exportsCsvAndScreenshot();
     void everyPlotSavesAsPngPdfAndSvg();
     void qnnPanelShowsWhatTheMetricsCompared();
+    void tapsListUnderTheirDelegateWithTheirBounds();
 };
 
 void GapscopeGuiTest::initTestCase() {
@@ -961,6 +962,58 @@ void GapscopeGuiTest::qnnPanelShowsWhatTheMetricsCompared() {
         std::fabs(shown - mse) <= 1e-12 * mse,
         qPrintable(QStringLiteral("panel %1 against row %2").arg(shown, 0, 'g', 17).arg(mse, 0, 'g', 17)));
     QVERIFY(!panel.worstElementsText().isEmpty());
+}
+
+// Issue 58: ExecuTorch's intermediate-output tap. The table in row order lists
+// each tap under its delegate's outputs, marked ↳, with what it is in its
+// tooltip; a STATS tap's numbers say they are bounds (≤ an SNR, ≥ an error).
+void GapscopeGuiTest::tapsListUnderTheirDelegateWithTheirBounds() {
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.capture = dir + "/float.gscap.safetensors";
+    std::shared_ptr<const Session> session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+    QVERIFY(session->comparison);
+    OpTableModel model;
+    OpFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(OpTableModel::SortRole);
+    model.setSession(session);
+    proxy.sort(OpTableModel::Index, Qt::AscendingOrder);
+    const auto& rows = session->comparison->rows;
+    int taps = 0, bounds = 0;
+    std::optional<std::size_t> lastDelegateRow;
+    for (int i = 0; i < proxy.rowCount(); ++i) {
+        const auto row = proxy.data(proxy.index(i, 0), OpTableModel::RowIndexRole).toULongLong();
+        const ComparisonRow& r = rows[row];
+        const QString ops = proxy.data(proxy.index(i, OpTableModel::AotOps)).toString();
+        if (!r.tap) {
+            QVERIFY(!ops.startsWith(QStringLiteral("↳")));
+            if (r.id().runtime_ops.front() == "DELEGATE_CALL")
+                lastDelegateRow = static_cast<std::size_t>(i);
+            continue;
+        }
+        ++taps;
+        // Under the delegate: every delegate output row is listed before it.
+        QVERIFY(lastDelegateRow);
+        QCOMPARE(*lastDelegateRow, static_cast<std::size_t>(5));
+        QCOMPARE(ops, QStringLiteral("↳ ") + QString::fromStdString(r.tap->spec.node_name));
+        const QString tip = proxy.data(proxy.index(i, OpTableModel::AotOps), Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("Inside the delegate of row")), qPrintable(tip));
+        const QString snr = proxy.data(proxy.index(i, OpTableModel::column(Metric::Snr))).toString();
+        const QString mse = proxy.data(proxy.index(i, OpTableModel::column(Metric::Mse))).toString();
+        if (r.bounds) {
+            ++bounds;
+            QVERIFY2(snr.startsWith(QStringLiteral("≤ ")), qPrintable(snr));
+            QVERIFY2(mse.startsWith(QStringLiteral("≥ ")), qPrintable(mse));
+            QVERIFY(tip.contains(QStringLiteral("bounds, not measurements")));
+        } else {
+            QVERIFY2(!snr.startsWith(QStringLiteral("≤")), qPrintable(snr));
+        }
+    }
+    QCOMPARE(taps, 8);
+    QCOMPARE(bounds, 4);
 }
 
 QTEST_MAIN(GapscopeGuiTest)
