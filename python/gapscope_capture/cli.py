@@ -120,12 +120,8 @@ def _run_twin(args: argparse.Namespace) -> int:
     inputs = read_inputs(args.inputs) if args.inputs else None
     float_program = None
     if args.float_program is not None:
-        import torch
-
-        try:
-            float_program = torch.export.load(str(args.float_program))
-        except Exception as exc:  # torch.export.load raises many kinds on a bad file
-            print(f"{PROG}: error: {args.float_program}: not a saved ExportedProgram: {exc}", file=sys.stderr)
+        float_program = _load_program(args.float_program)
+        if float_program is None:
             return 1
     outdir = write_host_twin(args.etrecord, args.outdir, inputs, float_program)
     print(f"{outdir}: the program without delegates, run on this machine, one row per op", file=sys.stderr)
@@ -146,6 +142,56 @@ def _run_twin(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _run_taps(args: argparse.Namespace) -> int:
+    from gapscope_capture.capture_format import read_inputs
+    from gapscope_capture.taps import capture_float_taps, capture_taps, load_tap_specs
+
+    specs = load_tap_specs(args.specs)
+    inputs = read_inputs(args.inputs) if args.inputs else None
+    capture = capture_taps(args.etrecord, specs, inputs=inputs, reference_graph=args.reference_graph)
+    capture.write(args.output)
+    whole = sum(1 for t in capture.taps if t.reducer == "FULL_TENSOR")
+    print(
+        f"{args.output}: {len(capture.taps)} taps ({whole} whole, {len(capture.taps) - whole} reduced) "
+        f"and {len(capture.records)} records from '{capture.reference_graph}'",
+        file=sys.stderr,
+    )
+    if args.float_program is not None:
+        float_program = _load_program(args.float_program)
+        if float_program is None:
+            return 1
+        path = args.output.with_name(args.output.name.replace(".gscap.safetensors", "") + "_float.gscap.safetensors")
+        capture_float_taps(float_program, capture, inputs).write(path)
+        print(f"{path}: the float model's values of the same taps", file=sys.stderr)
+    return 0
+
+
+def _load_program(path: Path):
+    import torch
+
+    try:
+        return torch.export.load(str(path))
+    except Exception as exc:  # torch.export.load raises many kinds on a bad file
+        print(f"{PROG}: error: {path}: not a saved ExportedProgram: {exc}", file=sys.stderr)
+        return None
+
+
+_TAPS_HELP = """\
+Write the reference of a program tapped with ExecuTorch's intermediate-output
+tap (executorch.devtools.intermediate_output_tap; docs/your-model.md, "Inside a
+delegate, on the device"): the capture of its ETRecord, each tap tied to its op
+and to the reference value of its program output, reduced like on the device.
+
+--specs FILE: the TapSpecs as JSON (gapscope_capture.taps.save_tap_specs, or
+dataclasses.asdict of ExecuTorch's own).
+
+--float-program FILE.pt2: the float program tapped before quantisation, saved
+with torch.export.save; also writes OUTPUT's _float twin, the float model's
+values of the same taps (the gap each op inside a delegate adds to the float
+model).
+"""
 
 
 _TWIN_HELP = """\
@@ -236,6 +282,22 @@ def _parser() -> argparse.ArgumentParser:
         help="the float model before quantisation (torch.export.save): adds the float reference",
     )
     twin.set_defaults(run=_run_twin)
+
+    taps = commands.add_parser(
+        "taps",
+        help="the reference of a program tapped with ExecuTorch's intermediate-output tap",
+        description=_TAPS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    taps.add_argument("etrecord", metavar="ETRECORD", type=Path)
+    taps.add_argument("--specs", metavar="FILE", type=Path, required=True, help="the TapSpecs (JSON)")
+    taps.add_argument("--inputs", metavar="FILE", type=Path, help="the inputs the device ran on")
+    taps.add_argument("--reference-graph", metavar="NAME", help="graph to capture (default: as the Inspector)")
+    taps.add_argument(
+        "--float-program", metavar="PT2", type=Path, help="the tapped float program (torch.export.save)"
+    )
+    taps.add_argument("-o", "--output", metavar="CAPTURE", type=Path, required=True, help="capture file to write")
+    taps.set_defaults(run=_run_taps)
     return parser
 
 

@@ -268,3 +268,27 @@ def test_twin_user_errors(demo_dir: Path, tmp_path: Path, capsys) -> None:
     argv = ["twin", str(demo_dir / "int8" / "etrecord.bin"), str(tmp_path / "o"), "--float-program", str(tmp_path / "file")]
     assert main(argv) == 1
     assert "file: not a saved ExportedProgram" in capsys.readouterr().err
+
+
+TAPS = Path(__file__).resolve().parents[2] / "tests" / "data" / "xnnpack_taps_int8"
+
+
+def test_taps_writes_the_reference_of_a_tapped_program(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "taps.gscap.safetensors"
+    assert main(["taps", str(TAPS / "etrecord.bin"), "--specs", str(TAPS / "taps.json"), "-o", str(out)]) == 0
+    assert "8 taps (4 whole, 4 reduced)" in capsys.readouterr().err
+    written, committed = read_capture(out), read_capture(TAPS / "capture.gscap.safetensors")
+    assert written.taps == committed.taps
+    assert [r.debug_handle for r in written.records] == [r.debug_handle for r in committed.records]
+    # Specs of another program (every index moved by one) are refused, and nothing is written.
+    import json
+
+    moved = json.loads((TAPS / "taps.json").read_text())
+    for spec in moved:
+        spec["output_index"] -= 1
+    specs = tmp_path / "moved.json"
+    specs.write_text(json.dumps(moved))
+    refused = tmp_path / "refused.gscap.safetensors"
+    assert main(["taps", str(TAPS / "etrecord.bin"), "--specs", str(specs), "-o", str(refused)]) == 1
+    assert "the specs are of another program" in capsys.readouterr().err
+    assert not refused.exists()
