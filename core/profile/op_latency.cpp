@@ -230,7 +230,7 @@ const char* latencySourceName(LatencySource source) {
 
 std::size_t ComparisonLatency::rowsWithoutTime() const {
     return static_cast<std::size_t>(
-        std::count_if(rows.begin(), rows.end(), [](const RowLatency& r) { return !r.p50; }));
+        std::count_if(rows.begin(), rows.end(), [](const RowLatency& r) { return !r.p50 && !r.tap; }));
 }
 
 std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, const Comparison& comparison) {
@@ -256,7 +256,12 @@ std::optional<ComparisonLatency> comparisonLatency(const ProfileTable& table, co
     for (const auto& row : comparison.rows) {
         RowLatency r;
         const InspectorEvent* event = runtimeEventOf(row);
-        if (!event) {
+        if (row.tap) {
+            r.tap = true;
+            r.reason = row.inside ? "a tap: its op runs inside row " + std::to_string(*row.inside) +
+                                        "'s instruction, whose time covers it"
+                                  : "a tap: its op's time is its instruction's";
+        } else if (!event) {
             r.reason = "no runtime event: the row is the reference's alone";
         } else if (event->delegated) {
             r = delegatedRowLatency(blockIndex, *event);

@@ -38,6 +38,9 @@ struct RowLatency {
     // How many rows read the same event (a delegate call with several outputs).
     std::size_t shared_by = 1;
     std::string reason; // why there is no time, when source == None
+    // A tap's row (issue 58): its op runs inside another row's instruction,
+    // which holds its time; it has none of its own and is no row "without a time".
+    bool tap = false;
 };
 
 // A timed event no row reads: the reverse of a row without a time.

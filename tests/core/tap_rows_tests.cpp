@@ -94,6 +94,12 @@ TEST_CASE("each tap is a row nested in the delegate that computes it, and no pro
             CHECK(c.rows[*r.tap->after_row].instruction_id == r.instruction_id);
             CHECK(*r.tap->after_row >= *r.inside);
         }
+    // A tap has no time of its own (its delegate's covers it), and is no row "without a time".
+    REQUIRE(s->latency);
+    CHECK(s->latency->rowsWithoutTime() == 0);
+    for (const auto& r : c.rows)
+        if (r.tap)
+            CHECK_THAT(s->latency->rows[r.index].reason, Catch::Contains("a tap: its op runs inside row"));
     // The taps are rows, not program outputs: the model's one output is left.
     REQUIRE(c.outputs.size() == 1);
     CHECK(c.outputs.front().index == 0);
