@@ -146,8 +146,11 @@ namespace {
 
 // A row's rel. L2 when it compares element for element; a broadcast row's number
 // mixes unrelated elements, so it neither introduces error nor feeds another row.
+// Nor does a tap's row (issue 58): its op's name is also its delegate's row's, so
+// the graph walk would take the delegate's final outputs for its producers, and
+// a STATS tap's number is a bound, not a measurement.
 std::optional<double> comparableRelL2(const ComparisonRow& row) {
-    return row.status == RowStatus::Ok ? rowMetric(row, Metric::RelL2) : std::nullopt;
+    return row.status == RowStatus::Ok && !row.tap ? rowMetric(row, Metric::RelL2) : std::nullopt;
 }
 
 std::vector<Introducer> introducersAlongExecutionOrder(const Comparison& c) {

@@ -94,6 +94,12 @@ TEST_CASE("each tap is a row nested in the delegate that computes it, and no pro
             CHECK(c.rows[*r.tap->after_row].instruction_id == r.instruction_id);
             CHECK(*r.tap->after_row >= *r.inside);
         }
+    // Taps are not error introducers: their op names are their delegate's rows' too.
+    for (const auto& in : s->introducers) {
+        CHECK_FALSE(c.rows[in.row].tap);
+        for (const auto p : in.producers)
+            CHECK_FALSE(c.rows[p].tap);
+    }
     // A tap has no time of its own (its delegate's covers it), and is no row "without a time".
     REQUIRE(s->latency);
     CHECK(s->latency->rowsWithoutTime() == 0);
