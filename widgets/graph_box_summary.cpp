@@ -37,6 +37,14 @@ BoxSummary summarizeBox(const GraphLayout::Box& box, const OpGraph& graph, const
             s.worst_rel_l2 = std::max(s.worst_rel_l2, *rel);
         if (latency && *node.row < latency->rows.size() && latency->rows[*node.row].share)
             s.share = std::max(s.share, *latency->rows[*node.row].share);
+        // A node shown alone with a tap of it (issue 58): its own value, from inside
+        // the delegate, is what the box shows, and a click selects the tap's row.
+        if (box.nodes.size() == 1 && node.tap_row && *node.tap_row < rows.size()) {
+            s.row = node.tap_row;
+            if (const auto rel = rowMetric(rows[*node.tap_row], Metric::RelL2))
+                s.worst_rel_l2 = *rel;
+            s.names.back() += QObject::tr("  ↳ tapped");
+        }
         s.first = s.first || marks.first == n;
         s.top = s.top || marks.top == n;
         s.selected = s.selected || marks.selected == n;

@@ -42,9 +42,13 @@ OpGraph buildOpGraph(const Comparison& c, const ExportGraph& graph) {
     // among its AOT ops (the capture's names are the graph's node names), else
     // listing one of its handles (a graph without names in the capture; an
     // ATen program carries no handles, so names come first).
-    std::unordered_map<std::string, std::size_t> rowOfName;
+    std::unordered_map<std::string, std::size_t> rowOfName, tapOfName;
     std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
     for (const auto& r : c.rows) {
+        if (r.tap) { // a tap measures a node inside another row's event: not the node's row
+            tapOfName.emplace(r.tap->spec.node_name, r.index);
+            continue;
+        }
         for (const auto& op : r.id().aot_ops)
             rowOfName.emplace(op, r.index);
         for (auto h : r.id().aot_debug_handle)
@@ -53,7 +57,9 @@ OpGraph buildOpGraph(const Comparison& c, const ExportGraph& graph) {
     std::unordered_map<std::string, std::size_t> producer;
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const auto& n = graph.nodes[i];
-        OpGraphNode node{n.name, shortTarget(n.target), n.debug_handles, std::nullopt, -1};
+        OpGraphNode node{n.name, shortTarget(n.target), n.debug_handles, std::nullopt, -1, std::nullopt};
+        if (const auto it = tapOfName.find(n.name); it != tapOfName.end())
+            node.tap_row = it->second;
         if (const auto it = rowOfName.find(n.name); it != rowOfName.end())
             node.row = it->second;
         for (auto h : node.row ? std::vector<std::int64_t>{} : n.debug_handles)

@@ -21,6 +21,9 @@ struct OpGraphNode {
     std::vector<std::int64_t> handles;
     std::optional<std::size_t> row; // the comparison row measuring it
     int group = -1;                 // index into OpGraph::groups
+    // The row of a tap of this node (issue 58): its own value, from inside the
+    // delegate call whose row is `row`.
+    std::optional<std::size_t> tap_row;
 };
 
 struct OpGraphGroup {

@@ -6,6 +6,7 @@
 // STATS tap's bounds hold.
 #include "core/common/atomic_file.h"
 #include "core/compare/findings.h"
+#include "core/compare/op_graph.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etdump/etdump_writer.h"
 #include "core/session/session.h"
@@ -94,6 +95,19 @@ TEST_CASE("each tap is a row nested in the delegate that computes it, and no pro
             CHECK(c.rows[*r.tap->after_row].instruction_id == r.instruction_id);
             CHECK(*r.tap->after_row >= *r.inside);
         }
+    // In the graph, a tapped node keeps its delegate's row and gains its tap's.
+    const ExportGraph* graph = referenceGraphFor(*s->etrecord, *s->capture);
+    REQUIRE(graph);
+    const OpGraph g = buildOpGraph(c, *graph);
+    std::size_t tapped = 0;
+    for (const auto& node : g.nodes)
+        if (node.tap_row) {
+            ++tapped;
+            CHECK(c.rows[*node.tap_row].tap->spec.node_name == node.name);
+            REQUIRE(node.row);
+            CHECK_FALSE(c.rows[*node.row].tap);
+        }
+    CHECK(tapped == 8);
     // Taps are not error introducers: their op names are their delegate's rows' too.
     for (const auto& in : s->introducers) {
         CHECK_FALSE(c.rows[in.row].tap);
