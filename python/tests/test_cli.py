@@ -270,10 +270,8 @@ def test_twin_user_errors(demo_dir: Path, tmp_path: Path, capsys) -> None:
     assert "file: not a saved ExportedProgram" in capsys.readouterr().err
 
 
-TAPS = Path(__file__).resolve().parents[2] / "tests" / "data" / "xnnpack_taps_int8"
-
-
-def test_taps_writes_the_reference_of_a_tapped_program(tmp_path: Path, capsys) -> None:
+def test_taps_writes_the_reference_of_a_tapped_program(test_data_dir: Path, tmp_path: Path, capsys) -> None:
+    TAPS = test_data_dir / "xnnpack_taps_int8"
     out = tmp_path / "taps.gscap.safetensors"
     assert main(["taps", str(TAPS / "etrecord.bin"), "--specs", str(TAPS / "taps.json"), "-o", str(out)]) == 0
     assert "8 taps (4 whole, 4 reduced)" in capsys.readouterr().err

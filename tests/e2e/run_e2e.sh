@@ -46,7 +46,9 @@ fi
 echo "e2e: Python exporter tests (in the background, beside the demo and the zoo)"
 # The suite's other tests finish in the e2e's first minutes, which leaves a core idle:
 # the exporter's tests run beside the sessions' generation, not before it (CI's time).
-(cd "$pkg" && "$venv/bin/python" -m pytest -q -p no:cacheprovider --basetemp "$work/pytest" tests) \
+# They run from a copy of python/: the committed sessions are named by path.
+(cd "$pkg" && GAPSCOPE_TEST_DATA_DIR="$src/tests/data" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+  --basetemp "$work/pytest" tests) \
   > "$work/pytest.log" 2>&1 &
 pytest_pid=$!
 trap 'kill "$pytest_pid" 2> /dev/null || true' EXIT # a failure below leaves no test running
