@@ -439,7 +439,8 @@ void DailyUseTest::aFiveThousandNodeGraphStaysUsable() {
                            i % 3 ? "convolution" : "add.Tensor",
                            {},
                            i,
-                           static_cast<int>(i / 10)});
+                           static_cast<int>(i / 10),
+                           std::nullopt});
         if (i > 0)
             g.edges.emplace_back(i - 1, i);
         if (i > 5 && i % 7 == 0)

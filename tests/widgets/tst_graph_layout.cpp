@@ -20,7 +20,9 @@ namespace {
 // a → b → c, b and c in one group (a delegate's ops); expanded, so framed.
 OpGraph threeNodes() {
     OpGraph g;
-    g.nodes = {{"a", "convolution", {1}, 0, -1}, {"b", "relu", {2}, 1, 0}, {"c", "add.Tensor", {3}, 2, 0}};
+    g.nodes = {{"a", "convolution", {1}, 0, -1, std::nullopt},
+               {"b", "relu", {2}, 1, 0, std::nullopt},
+               {"c", "add.Tensor", {3}, 2, 0, std::nullopt}};
     g.edges = {{0, 1}, {1, 2}};
     g.groups = {{2, "DELEGATE_CALL · 2 ops", {1, 2}}};
     return g;
