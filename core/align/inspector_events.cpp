@@ -84,6 +84,17 @@ std::vector<RuntimeValue> programOutputs(const RunData& run) {
     return out;
 }
 
+std::vector<RuntimeValue> flatProgramOutputs(const RunData& run) {
+    std::vector<RuntimeValue> flat;
+    for (auto& v : programOutputs(run)) {
+        if (v.isSequence())
+            flat.insert(flat.end(), v.items.begin(), v.items.end());
+        else
+            flat.push_back(std::move(v));
+    }
+    return flat;
+}
+
 OpHandles::OpHandles(std::vector<std::int64_t> handles) {
     if (handles.empty())
         return;

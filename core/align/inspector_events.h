@@ -68,5 +68,8 @@ std::size_t markOpTypes(std::vector<InspectorEvent>& events, const OpHandles& op
 
 // Program outputs of a run (DebugEvents whose Value carries output = true), in order.
 std::vector<RuntimeValue> programOutputs(const RunData& run);
+// The same, a TensorList output counted as its tensors, as the flattened
+// reference outputs (and a tap's output_index) count them.
+std::vector<RuntimeValue> flatProgramOutputs(const RunData& run);
 
 } // namespace gapscope

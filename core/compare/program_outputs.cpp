@@ -13,16 +13,8 @@ std::vector<OutputComparison> compareProgramOutputs(const EtDump& dump, const Ao
     std::vector<OutputComparison> out;
     if (!capture.reference_outputs || run >= dump.runs.size())
         return out;
-    const auto runtimeOutputs = programOutputs(dump.runs[run]);
     const auto& reference = *capture.reference_outputs;
-    // A TensorList program output counts as its tensors, like the flattened reference.
-    std::vector<RuntimeValue> flat;
-    for (const auto& v : runtimeOutputs) {
-        if (v.isSequence())
-            flat.insert(flat.end(), v.items.begin(), v.items.end());
-        else
-            flat.push_back(v);
-    }
+    const auto flat = flatProgramOutputs(dump.runs[run]);
     const auto taps = tappedOutputs(capture); // rows of their own (tap_rows.h)
     for (std::size_t i = 0; i < std::max(flat.size(), reference.size()); ++i) {
         if (taps.count(i))

@@ -16,17 +16,6 @@ namespace {
 // (and reading it value by value would be a tensor's work).
 constexpr std::uint64_t kMaxReducedValues = 4096;
 
-std::vector<RuntimeValue> flatOutputs(const RunData& run) {
-    std::vector<RuntimeValue> flat;
-    for (const auto& v : programOutputs(run)) {
-        if (v.isSequence())
-            flat.insert(flat.end(), v.items.begin(), v.items.end());
-        else
-            flat.push_back(v);
-    }
-    return flat;
-}
-
 // The first row in execution order (of the alignment's, not the taps') whose
 // handles hold every handle of the tapped op's.
 std::optional<std::size_t> rowHolding(const Comparison& c, const std::vector<std::size_t>& order,
@@ -104,7 +93,7 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
                  std::vector<RowPlan>& pending) {
     if (capture.taps.empty() || !capture.reference_outputs || c.run >= dump.runs.size())
         return;
-    const auto outputs = flatOutputs(dump.runs[c.run]);
+    const auto outputs = flatProgramOutputs(dump.runs[c.run]);
     const auto& reference = *capture.reference_outputs;
     const auto order = executionOrder(c); // the alignment's rows: the taps' holders
     for (std::size_t t = 0; t < capture.taps.size(); ++t) {
