@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 namespace gapscope {
 
@@ -16,18 +17,43 @@ namespace {
 // (and reading it value by value would be a tensor's work).
 constexpr std::uint64_t kMaxReducedValues = 4096;
 
-// The first row in execution order (of the alignment's, not the taps') whose
-// handles hold every handle of the tapped op's.
-std::optional<std::size_t> rowHolding(const Comparison& c, const std::vector<std::size_t>& order,
-                                      const std::vector<std::int64_t>& handle) {
-    for (const auto i : order) {
-        const auto& held = c.rows[i].id().aot_debug_handle;
-        if (std::all_of(handle.begin(), handle.end(),
-                        [&](std::int64_t h) { return std::find(held.begin(), held.end(), h) != held.end(); }))
-            return i;
+// Where taps nest, indexed once over the alignment's rows (not once per tap:
+// a tapped LLM has thousands of taps over thousands of rows).
+class Holders {
+public:
+    explicit Holders(const Comparison& c) : m_c(c) {
+        for (const auto i : executionOrder(c)) { // the alignment's rows, in execution order
+            for (const auto h : c.rows[i].id().aot_debug_handle) {
+                auto& rows = m_rowsOfHandle[h];
+                if (rows.empty() || rows.back() != i)
+                    rows.push_back(i);
+            }
+            auto& last = m_lastOfInstruction[c.rows[i].instruction_id];
+            last = std::max(last, i);
+        }
     }
-    return std::nullopt;
-}
+    // The first row in execution order whose handles hold every handle of the tapped op's.
+    std::optional<std::size_t> holding(const std::vector<std::int64_t>& handle) const {
+        const auto it = handle.empty() ? m_rowsOfHandle.end() : m_rowsOfHandle.find(handle.front());
+        if (it == m_rowsOfHandle.end())
+            return std::nullopt;
+        for (const auto i : it->second) {
+            const auto& held = m_c.rows[i].id().aot_debug_handle;
+            if (std::all_of(handle.begin() + 1, handle.end(), [&](std::int64_t h) {
+                    return std::find(held.begin(), held.end(), h) != held.end();
+                }))
+                return i;
+        }
+        return std::nullopt;
+    }
+    // The last row of an instruction (a delegate call's last output row).
+    std::size_t lastOf(std::int32_t instruction) const { return m_lastOfInstruction.at(instruction); }
+
+private:
+    const Comparison& m_c;
+    std::unordered_map<std::int64_t, std::vector<std::size_t>> m_rowsOfHandle;
+    std::unordered_map<std::int32_t, std::size_t> m_lastOfInstruction;
+};
 
 std::vector<double> valuesOf(const Operand& operand) {
     std::vector<double> out(static_cast<std::size_t>(operand.numel));
@@ -95,7 +121,7 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
         return;
     const auto outputs = flatProgramOutputs(dump.runs[c.run]);
     const auto& reference = *capture.reference_outputs;
-    const auto order = executionOrder(c); // the alignment's rows: the taps' holders
+    const Holders holders(c); // before any tap is a row
     for (std::size_t t = 0; t < capture.taps.size(); ++t) {
         const CaptureTap& tap = capture.taps[t];
         ComparisonRow row;
@@ -107,13 +133,10 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
         row.output_index = static_cast<int>(t);
         row.instruction_id = std::numeric_limits<std::int32_t>::max();
         if (tap.debug_handle)
-            if (const auto holder = rowHolding(c, order, *tap.debug_handle)) {
+            if (const auto holder = holders.holding(*tap.debug_handle)) {
                 row.inside = *holder;
                 row.instruction_id = c.rows[*holder].instruction_id;
-                // The delegate call's last output row (its rows share the instruction).
-                for (const auto i : order)
-                    if (c.rows[i].instruction_id == row.instruction_id)
-                        info->after_row = std::max(info->after_row.value_or(i), i);
+                info->after_row = holders.lastOf(row.instruction_id); // its rows share the instruction
             }
         RowIdentity id;
         if (tap.debug_handle)
