@@ -20,6 +20,17 @@ def lower_and_run(
     program = to_edge_transform_and_lower(
         exported, partitioner=partitioners, generate_etrecord=True
     ).to_executorch()
+    save_and_run(directory, program, inputs, buffer_size)
+    return program
+
+
+def save_and_run(directory: Path, program: Any, inputs: tuple[Any, ...], buffer_size: int) -> list[Any]:
+    """Save a lowered program (made with ``generate_etrecord=True``) and its ETRecord,
+    representative inputs included, and run forward once with ETDump.
+
+    Writes etrecord.bin, model.pte, run.etdp and run.debug.bin into ``directory``;
+    returns the runtime's outputs.
+    """
     etrecord = program.get_etrecord()
     etrecord.update_representative_inputs(inputs)
     etrecord.save(str(directory / "etrecord.bin"))
@@ -27,6 +38,6 @@ def lower_and_run(
     runtime = _load_for_executorch(
         str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=buffer_size
     )
-    runtime.forward(inputs)
+    outputs = list(runtime.forward(inputs))
     runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
-    return program
+    return outputs

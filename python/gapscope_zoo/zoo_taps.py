@@ -45,11 +45,11 @@ from executorch.devtools.intermediate_output_tap import (
     strip_taps_,
 )
 from executorch.exir import to_edge_transform_and_lower
-from executorch.extension.pybindings.portable_lib import _load_for_executorch
 from torch.export import export
 from torch.utils._pytree import tree_leaves
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
+from gapscope_capture.host_run import save_and_run
 from gapscope_capture.taps import capture_float_taps, capture_taps, save_tap_specs, tap
 
 log = logging.getLogger(__name__)
@@ -114,16 +114,7 @@ def write_session(directory: Path, variant: str = "full") -> Path:
 
     edge = to_edge_transform_and_lower(quantized, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
     strip_taps_(edge)
-    program = edge.to_executorch()
-    etrecord = program.get_etrecord()
-    etrecord.update_representative_inputs(inputs)
-    etrecord.save(str(directory / "etrecord.bin"))
-    (directory / "model.pte").write_bytes(program.buffer)
-    runtime = _load_for_executorch(
-        str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=DEBUG_BUFFER_SIZE
-    )
-    device = list(runtime.forward(inputs))
-    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
+    device = save_and_run(directory, edge.to_executorch(), inputs, DEBUG_BUFFER_SIZE)
 
     capture = capture_taps(directory / "etrecord.bin", specs)
     capture.write(directory / "capture.gscap.safetensors")
