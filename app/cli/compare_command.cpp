@@ -18,10 +18,12 @@
 #include "core/report/json_stream.h"
 #include "core/report/json_text.h"
 #include "core/report/model_explorer_export.h"
+#include "core/report/production_json.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 #include "core/runs/run_summary.h"
 #include "core/runs/step_matrix.h"
+#include "core/session/production_build.h"
 #include "core/session/session.h"
 #include "core/session/session_steps.h"
 
@@ -49,6 +51,7 @@ struct CompareOptions {
     bool allRuns = false;
     std::string baseline; // a saved report to compare with (diff_command.h)
     std::vector<std::string> failIfWorse;
+    std::string production; // the production build beside a tapped session (production_build.h)
 };
 
 // The node-data overlays, one file each, into `folder` (made when missing, one
@@ -340,6 +343,18 @@ int runCompare(const CompareOptions& o) {
             return fail("--baseline: " + read.error().describe());
         baseline = std::move(read.value());
     }
+    // The production build's files are inputs too: read (and protected) before any output.
+    std::optional<ProductionBuild> productionBuild;
+    if (!o.production.empty()) {
+        if (o.allRuns)
+            return fail("--production checks one run against the production build: give it without "
+                        "--all-runs"),
+                   2;
+        auto build = loadProductionBuild(o.production);
+        if (!build)
+            return fail("--production: " + build.error().describe());
+        productionBuild = std::move(build.value());
+    }
     if (const auto over = refuseOutputsOverInputs(outputs, {"--model-explorer"}))
         return fail(*over);
     // A report lists every input's SHA-256, which reads every byte: hashed on a
@@ -377,8 +392,27 @@ int runCompare(const CompareOptions& o) {
     for (const auto& note : c.notes)
         std::cerr << "gapscope-cli compare: note: " << note << "\n";
 
-    if (!writesToStdout(outputs)) // a report on standard output is not mixed with the table
+    // The tapped build against production: read and checked before any output is
+    // written, so that the JSON report carries it.
+    std::optional<ProductionCheck> production;
+    if (!o.production.empty()) {
+        auto checked = checkAgainstProduction(*session, *productionBuild);
+        if (!checked)
+            return fail("--production: " + checked.error().describe());
+        production = std::move(checked.value());
+        if (!production->samePartitions() || !production->outputsAgree())
+            std::cerr << "gapscope-cli compare: warning: production: the tapped build differs from the "
+                         "production build ("
+                      << (production->outputsAgree() ? "its partitions or quantisation"
+                                                     : "its program outputs differ beyond rounding")
+                      << "): see the production lines, or the JSON report's `production`\n";
+    }
+
+    if (!writesToStdout(outputs)) { // a report on standard output is not mixed with the table
         writeComparisonTable(std::cout, c, ctx);
+        if (production)
+            writeProductionCheck(std::cout, *production);
+    }
 
     // Each report is built only when asked for: on 50,000 rows the JSON
     // document alone took more than half of the run.
@@ -389,7 +423,10 @@ int runCompare(const CompareOptions& o) {
             return fail(*err);
     }
     if (!o.json.empty()) {
-        const auto json = renderJson(comparisonToJson(c, ctx));
+        auto document = comparisonToJson(c, ctx);
+        if (production)
+            document["production"] = productionCheckToJson(*production);
+        const auto json = renderJson(document);
         if (json.replaced)
             std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
         if (auto err = writeOutput(o.json, json.text + "\n"))
@@ -459,6 +496,10 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
            "sqnr, cosine, top1, top5); repeatable")
         ->allow_extra_args(false);
     cmd->add_flag("--fail-on-invalid", o->failOnInvalid, "Exit 3 when a row cannot be compared");
+    cmd->add_option(
+        "--production", o->production,
+        "A tapped session's production build: its ETRecord, or its folder (ETRecord, ETDump, debug "
+        "buffer). Says which delegates differ and whether the program outputs agree (docs/your-model.md)");
     cmd->add_flag("--all-runs", o->allRuns,
                   "Compare every execution of the method in the ETDump, each with its own step capture where "
                   "the session has one per step (gapscope-capture from-etrecord with several --inputs); "

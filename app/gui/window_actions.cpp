@@ -4,6 +4,7 @@
 #include "app/gui/compare_controller.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/production_checker.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/welcome_page.h"
@@ -69,7 +70,8 @@ void offerToOpen(QWidget* parent, const QString& path) {
 
 } // namespace
 
-WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(window) {
+WindowActions::WindowActions(MainWindow& window)
+    : QObject(&window), m_window(window), m_productionChecker(new ProductionChecker(&window)) {
     MainWindow* w = &window;
     QMenu* file = window.menuBar()->addMenu(tr("&File"));
     file->setToolTipsVisible(true);
@@ -102,6 +104,16 @@ WindowActions::WindowActions(MainWindow& window) : QObject(&window), m_window(wi
         if (!files.isEmpty())
             w->compareWith(files);
     })->setToolTip(tr("B from its files rather than its folder"));
+    m_checkProduction = add(file, tr("Check Against the &Production Build…"), QKeySequence(), w, [this, w] {
+        const auto dir = QFileDialog::getExistingDirectory(
+            w, tr("The production build's folder (its ETRecord, ETDump and debug buffer)"),
+            QFileInfo(QFileInfo(w->defaultOutput(QString())).absolutePath()).absolutePath());
+        if (!dir.isEmpty())
+            m_productionChecker->check(w->session(), dir);
+    });
+    m_checkProduction->setToolTip(
+        tr("A tapped session: does the build shipped place and quantise its ops alike, "
+           "and give the same outputs?"));
     m_reload = add(file, tr("&Reload"), QKeySequence(Qt::Key_F5), w, [w] { w->reload(); });
     m_recent = file->addMenu(tr("Recent sessions"));
     m_recent->setToolTipsVisible(true);
@@ -247,6 +259,9 @@ void WindowActions::refresh() {
     allow(m_reload, c->isDemo() || !c->paths().isEmpty() ? QString() : tr("Nothing is open"));
     for (QAction* a : m_needComparison)
         allow(a, s && s->comparison ? QString() : noComparison);
+    allow(m_checkProduction, !s || !s->comparison ? noComparison
+                             : !s->etrecord       ? tr("The check reads the session's ETRecord: open it too")
+                                                  : QString());
 }
 
 void WindowActions::fillRecent() {

@@ -7,6 +7,8 @@ class QMenu;
 
 namespace gapscope {
 
+class ProductionChecker;
+
 class MainWindow;
 
 // The window's menus and their actions: what each does, and whether it can run
@@ -24,6 +26,8 @@ public:
     QAction* reload() const { return m_reload; }
     QAction* exportCsv() const { return m_exportCsv; }
     QAction* exportReport() const { return m_exportReport; }
+    QAction* checkProduction() const { return m_checkProduction; }
+    ProductionChecker* productionChecker() const { return m_productionChecker; }
     QAction* exportChart() const { return m_exportChart; }
     QAction* saveSession() const { return m_saveSession; }
     QList<QAction*> all() const;
@@ -43,6 +47,8 @@ private:
     QAction* m_reload = nullptr;
     QAction* m_exportCsv = nullptr;
     QAction* m_exportReport = nullptr;
+    QAction* m_checkProduction = nullptr;
+    ProductionChecker* m_productionChecker; // owned by the window
     QAction* m_exportChart = nullptr;
     QAction* m_saveSession = nullptr;
     QList<QAction*> m_needComparison; // the view actions

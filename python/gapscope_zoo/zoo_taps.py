@@ -16,7 +16,13 @@ runtime logs through any delegate. Two captures are written:
 Variants: ``full`` taps the convolutions and linears whole (FULL_TENSOR) and
 every other op with statistics (STATS); ``stats`` taps the same ops with STATS
 only, the same program otherwise, so the statistics' bound can be held against
-the full tensors' truth. ExecuTorch's own tables (``compare_aot_runtime_dataframe``
+the full tensors' truth. ``relu`` taps the ReLUs only, and ``production`` is the
+program untapped (no capture: the build shipped), for the debug-build check
+(``gapscope-cli compare DIR --production``): tapping a convolution gives it a
+second user, so PT2E no longer fuses it with its ReLU and the tapped program
+requantises its output (``full`` and ``stats`` describe another program than
+``production``); tapping the ReLUs changes nothing (``relu`` is ``production``
+plus outputs). ExecuTorch's own tables (``compare_aot_runtime_dataframe``
 on the runtime's outputs and the quantised program's, and the float program's)
 are written beside it as ``executorch_taps.json`` and ``executorch_taps_float.json``.
 """
@@ -55,7 +61,7 @@ from gapscope_capture.taps import capture_float_taps, capture_taps, save_tap_spe
 log = logging.getLogger(__name__)
 
 SEED = 0
-VARIANTS = ("full", "stats")
+VARIANTS = ("production", "full", "stats", "relu")  # production first: the others hold themselves against it
 DEBUG_BUFFER_SIZE = 256 << 10
 WHOLE = ("aten.conv2d.default", "aten.linear.default")
 
@@ -82,6 +88,10 @@ class TapNet(torch.nn.Module):
 
 
 def _rules(variant: str) -> Any:
+    if variant == "production":
+        return None
+    if variant == "relu":
+        return [(select_by_op_type("aten.relu.default"), FULL_TENSOR)]
     if variant == "full":
         return [(select_by_op_type(*WHOLE), FULL_TENSOR), (select_all_call_function(), STATS)]
     return [(select_all_call_function(), STATS)]
@@ -102,8 +112,10 @@ def write_session(directory: Path, variant: str = "full") -> Path:
     inputs = TapNet.example()
     calibration = [TapNet.example() for _ in range(3)]
 
-    float_program, specs = tap(export(model, inputs), _rules(variant))
-    save_tap_specs(specs, directory / "taps.json")
+    rules = _rules(variant)
+    float_program, specs = tap(export(model, inputs), rules) if rules else (export(model, inputs), [])
+    if specs:
+        save_tap_specs(specs, directory / "taps.json")
     prepared = prepare_pt2e(
         float_program.module(), XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
     )
@@ -113,9 +125,26 @@ def write_session(directory: Path, variant: str = "full") -> Path:
     quantized = export(convert_pt2e(prepared), inputs)
 
     edge = to_edge_transform_and_lower(quantized, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
-    strip_taps_(edge)
+    if specs:
+        strip_taps_(edge)
     device = save_and_run(directory, edge.to_executorch(), inputs, DEBUG_BUFFER_SIZE)
+    # The truth the debug-build check is held to, by torch on the runtime's own
+    # outputs: do the tapped program's outputs (less its taps) equal production's?
+    if not specs:
+        torch.save([t.clone() for t in device], directory / "device_outputs.pt")
+        log.info("taps/%s (untapped) written in %.1f s", variant, time.monotonic() - started)
+        return directory
 
+    shipped = directory.parent / "production" / "device_outputs.pt"
+    if shipped.exists():
+        theirs = torch.load(shipped)
+        taps = {spec.output_index for spec in specs}
+        ours = [t for i, t in enumerate(device) if i not in taps]
+        truth = {
+            "outputs_equal": len(ours) == len(theirs) and all(torch.equal(a, b) for a, b in zip(ours, theirs)),
+            "max_abs": max(float((a - b).abs().max()) for a, b in zip(ours, theirs)),
+        }
+        (directory / "production_truth.json").write_text(json.dumps(truth) + "\n")
     capture = capture_taps(directory / "etrecord.bin", specs)
     capture.write(directory / "capture.gscap.safetensors")
     capture_float_taps(float_program, capture).write(directory / "float.gscap.safetensors")

@@ -47,6 +47,7 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "core/compare/run_checks.h"
+#include "core/session/production_build.h"
 #include "core/session/session.h"
 
 #include <algorithm>
@@ -485,4 +486,50 @@ TEST_CASE(
             }
     }
     CHECK(held == 4);
+}
+
+TEST_CASE("e2e: the debug-build check tells a tap that changed the program from one that did not",
+          "[e2e][zoo][taps]") {
+    const std::string root = zooRoot() + "/taps/";
+    const auto production = gapscope::loadProductionBuild(root + "production");
+    REQUIRE(production);
+    REQUIRE(production.value().dump);
+    for (const std::string variant : {"full", "stats", "relu"}) {
+        INFO(variant);
+        std::vector<gapscope::Error> errors;
+        gapscope::SessionOptions options;
+        options.capture = root + variant + "/capture.gscap.safetensors";
+        const auto tapped =
+            gapscope::loadSession(gapscope::sessionInputsFromPaths({root + variant}, errors), options);
+        REQUIRE(errors.empty());
+        REQUIRE(tapped->comparison);
+        const auto check = gapscope::checkAgainstProduction(*tapped, production.value());
+        REQUIRE(check);
+        const auto& c = check.value();
+        // The truth: torch on the two runs' own outputs (zoo_taps.py).
+        std::ifstream in(root + variant + "/production_truth.json");
+        const auto truth = nlohmann::json::parse(in);
+        REQUIRE(c.runs_compared);
+        REQUIRE(c.outputs.size() == 1);
+        CHECK(c.outputsAgree() == truth.at("outputs_equal").get<bool>());
+        if (c.outputs.front().metrics)
+            CHECK(c.outputs.front().metrics->max_abs ==
+                  Approx(truth.at("max_abs").get<double>()).epsilon(1e-6));
+        // Neither tap cuts the XNNPACK partition; tapping a conv breaks its
+        // fusion with the ReLU: both convs, and nothing else, are requantised.
+        CHECK(c.tapped_delegates == 1);
+        CHECK(c.production_delegates == 1);
+        CHECK(c.ops_compared >= 8);
+        if (variant == "relu") {
+            CHECK(c.samePartitions());
+        } else {
+            REQUIRE(c.differences.size() == 2);
+            for (const auto& d : c.differences) {
+                CHECK(d.op.rfind("aten_convolution_default", 0) == 0);
+                CHECK(d.tapped.requantized);
+                CHECK_FALSE(d.production.requantized);
+                CHECK(d.tapped.where == d.production.where);
+            }
+        }
+    }
 }

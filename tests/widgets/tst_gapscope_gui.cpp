@@ -5,6 +5,7 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/inspector_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/production_checker.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_loader.h"
 #include "app/gui/welcome_page.h"
@@ -27,6 +28,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
 #include <QPushButton>
@@ -138,6 +140,7 @@ private slots:
     void everyPlotSavesAsPngPdfAndSvg();
     void qnnPanelShowsWhatTheMetricsCompared();
     void tapsListUnderTheirDelegateWithTheirBounds();
+    void productionCheckRunsOffTheUiThreadAndSaysItsVerdict();
 };
 
 void GapscopeGuiTest::initTestCase() {
@@ -1018,3 +1021,29 @@ void GapscopeGuiTest::tapsListUnderTheirDelegateWithTheirBounds() {
 
 QTEST_MAIN(GapscopeGuiTest)
 #include "tst_gapscope_gui.moc"
+
+void GapscopeGuiTest::productionCheckRunsOffTheUiThreadAndSaysItsVerdict() {
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.capture = dir + "/capture.gscap.safetensors";
+    std::shared_ptr<const Session> session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+    QVERIFY(session->comparison);
+    QWidget window;
+    ProductionChecker checker(&window);
+    QSignalSpy checked(&checker, &ProductionChecker::checked);
+    // The build against itself: the same partitions, the same outputs.
+    checker.check(session, QString::fromStdString(dir));
+    QVERIFY(checked.wait(20000));
+    QCOMPARE(checked.front().at(0).toString(), QStringLiteral("The tapped build is the production build"));
+    QVERIFY(checked.front().at(1).toString().startsWith(QStringLiteral("same partitions")));
+    QVERIFY(checked.front().at(2).toString().contains(QStringLiteral("output 0: identical")));
+    // A folder without an ETRecord: the reason, located.
+    QTemporaryDir empty;
+    checker.check(session, empty.path());
+    QVERIFY(checked.wait(20000));
+    QCOMPARE(checked.back().at(0).toString(), QStringLiteral("Could not check against the production build"));
+    QVERIFY(checked.back().at(1).toString().contains(empty.path()));
+    for (auto* box : window.findChildren<QMessageBox*>(QStringLiteral("productionCheck")))
+        box->close();
+}
