@@ -28,20 +28,26 @@ from typing import Any, Sequence
 
 from executorch.devtools.intermediate_output_tap import (
     TapSpec,
-    find_tap_nodes,
     is_tap_node,
     tap_intermediate_outputs_,
 )
+import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import OutputKind
 from torch.fx import Node
+from torch.utils._pytree import tree_leaves
 
 from gapscope_capture.capture_format import TapRecord
+from gapscope_capture.backend_conventions import QNN_REFERENCE_GRAPH
 from gapscope_capture.etrecord_capture import (
+    EXPORTED_PROGRAM,
     FORWARD,
     CaptureError,
     CaptureResult,
     capture_etrecord_graph,
+    inputs_or_representative,
+    open_etrecord,
+    resolve_reference_graph,
 )
 
 log = logging.getLogger(__name__)
@@ -65,7 +71,7 @@ def tap(program: ExportedProgram, rules: Any = None, *, max_taps: int | None = N
     counted among the user outputs (ExecuTorch 1.5.1 counts a buffer mutation
     output too, which the runtime does not return)."""
     program, specs = tap_intermediate_outputs_(program, rules, max_taps=max_taps)
-    positions = [i for i, value in enumerate(_user_outputs(program)) if isinstance(value, Node) and is_tap_node(value)]
+    positions = [i for i, value in enumerate(_user_outputs(program)) if _is_tap(value)]
     if len(positions) != len(specs):
         raise CaptureError(f"{len(specs)} taps were made, but {len(positions)} user outputs are taps")
     fixed = []
@@ -107,6 +113,15 @@ def load_tap_specs(path: str | os.PathLike[str]) -> list[TapSpec]:
     return specs
 
 
+def _is_tap(node: Any) -> bool:
+    """A tap node, in the ATen program (ExecuTorch's ``is_tap_node``) or in an edge
+    program where a backend's passes made its target an edge op (QNN's
+    ``edge_after_transform`` graph: ``<EdgeOpOverload: executorch_devtools.tap.Tensor>``)."""
+    if not isinstance(node, Node) or node.op != "call_function":
+        return False
+    return is_tap_node(node) or "executorch_devtools.tap.Tensor" in str(node.target)
+
+
 def _handle_of(node: Node) -> tuple[int, ...] | None:
     handle = node.meta.get("debug_handle")
     if isinstance(handle, int) and not isinstance(handle, bool) and handle > 0:
@@ -128,7 +143,7 @@ def tap_records(program: ExportedProgram, specs: Sequence[TapSpec]) -> list[TapR
                 f"{len(outputs)}: the specs are of another program"
             )
         node = outputs[spec.output_index]
-        if not (isinstance(node, Node) and is_tap_node(node)):
+        if not _is_tap(node):
             raise CaptureError(
                 f"tap of {spec.node_name}: program output {spec.output_index} is "
                 f"'{getattr(node, 'name', node)}', not a tap: the specs are of another program"
@@ -172,7 +187,9 @@ def capture_taps(
     """
     result, program = capture_etrecord_graph(etrecord_path, inputs, reference_graph, method)
     taps = tap_records(program, specs)
-    tap_names = {n.name for n in find_tap_nodes(program.graph_module)}
+    if reference_graph is None and result.reference_graph == QNN_REFERENCE_GRAPH:
+        result.reference_outputs = _quantized_outputs(etrecord_path, inputs, method, len(result.reference_outputs))
+    tap_names = {n.name for n in program.graph.nodes if _is_tap(n)}
     result.records = [r for r in result.records if not set(r.ops) <= tap_names]
     if result.reference_outputs is None or len(result.reference_outputs) <= max(
         (t.output_index for t in taps), default=-1
@@ -180,6 +197,30 @@ def capture_taps(
         raise CaptureError("the capture holds fewer reference outputs than the taps name")
     result.taps = taps
     return result
+
+
+def _quantized_outputs(etrecord_path: Any, inputs: Sequence[Any] | None, method: str, count: int) -> list[Any]:
+    """A QNN program's outputs as its quantised simulation computes them.
+
+    The rows of a QNN capture come from QNN's transformed graph (its handles are
+    the delegate's), which runs with its quantize/dequantize pairs folded into
+    QNN's attributes: a float computation. The device's taps are the quantised
+    program's values, so their reference (and the program outputs') is the
+    ETRecord's ATen program, the program ``tap_compare`` compares with; the tap
+    handles stay the transformed graph's, so each tap nests in its delegate.
+    """
+    etrecord, _, _ = open_etrecord(Path(etrecord_path))
+    program, _ = resolve_reference_graph(etrecord, EXPORTED_PROGRAM, method)
+    with torch.no_grad():
+        outputs = tree_leaves(program.module()(*inputs_or_representative(inputs, etrecord, etrecord_path, method)))
+    if len(outputs) != count:
+        raise CaptureError(
+            f"{etrecord_path}: the ATen program returns {len(outputs)} outputs, QNN's graph {count}: "
+            "the taps cannot be referred to the quantised program"
+        )
+    log.info("%s: QNN taps and program outputs refer to the ETRecord's ATen program (the quantised simulation)",
+             etrecord_path)
+    return [v.detach() if isinstance(v, torch.Tensor) else v for v in outputs]
 
 
 def capture_float_taps(

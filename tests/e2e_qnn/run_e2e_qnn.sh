@@ -3,7 +3,8 @@
 # the QNN HTP simulator from PyPI (shared/qnn-x86, cached in the build tree),
 # installs the exporter into that venv, builds real QNN-delegated sessions
 # (8a8w, 16a8w, fp16; a conv net, an attention block, multi-output ops, a Llama
-# decoder layer at 16a4w with its float reference), and checks `gapscope-cli compare` on each against
+# decoder layer at 16a4w with its float reference, a conv net tapped with ExecuTorch's
+# intermediate-output tap), and checks `gapscope-cli compare` on each against
 # ExecuTorch's QNN debugger.
 # usage: run_e2e_qnn.sh SOURCE_DIR SHARED_DIR WORK_DIR GAPSCOPE_CLI
 set -euo pipefail
@@ -62,6 +63,22 @@ for session in convnet:8a8w attention:8a8w attention:16a8w convnet:fp16 multiout
     "$py" "$here/check_float_reference.py" "$out/gapscope.json" "$out/float.json" || failures=$((failures + 1))
   fi
 done
+
+# ExecuTorch's intermediate-output tap on QNN (issue 58): the taps' values come out
+# of the HTP simulator as program outputs, nested in the delegate, and equal
+# ExecuTorch's own tap table (compare_aot_runtime_dataframe).
+out="$work/sessions/convnet-8a8w-taps"
+rm -rf "$out"
+t=$SECONDS
+if ! "$py" "$here/make_qnn_tap_session.py" "$out" > "$out.log" 2>&1; then
+  echo "e2e-qnn: the tapped conv net: building the session failed; last lines of $out.log:"
+  tail -20 "$out.log"
+  failures=$((failures + 1))
+else
+  "$cli" compare "$out" --json "$out/gapscope.json" > "$out/gapscope.txt" 2> "$out/gapscope.err" || true
+  "$py" "$here/check_taps.py" "$out" "$out/gapscope.json" || failures=$((failures + 1))
+  echo "e2e-qnn: tapped convnet 8a8w ($((SECONDS - t)) s)"
+fi
 
 # The timing table on QNN (docs/profiling.md): every event of the delegate's call
 # and the framework's equals ExecuTorch's Inspector's. The attention block is built
