@@ -125,7 +125,7 @@ void benchStagedLoad(std::string& json) {
         const auto t2 = Clock::now();
         for (const auto& m : measureRows(pending.data() + split, pending.size() - split))
             applyMeasurement(*s.comparison, m);
-        completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run));
+        completeSession(s, compareProgramOutputs(*s.dump, *s.capture, *s.comparison));
         const auto t3 = Clock::now();
         table = std::chrono::duration<double>(t1 - t0).count();
         firstRows = std::chrono::duration<double>(t2 - t0).count();

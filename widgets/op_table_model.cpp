@@ -98,7 +98,7 @@ QString metricText(Metric metric, std::optional<double> value, bool measured, bo
     const QString text = metricNumber(metric, *value, zeros);
     if (!bound || !std::isfinite(*value))
         return text;
-    return (metricInfo(metric).higher_is_worse ? QStringLiteral("≥ ") : QStringLiteral("≤ ")) + text;
+    return QString::fromUtf8(boundSign(metric)) + text;
 }
 
 // What a tap row is: ExecuTorch's tap of an op inside a delegate (issue 58).

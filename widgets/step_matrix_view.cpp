@@ -172,7 +172,8 @@ QString StepMatrixView::summaryText() const {
         return tr("step %1 (%2, %3)")
             .arg(c.step)
             .arg(QString::fromStdString(m_matrix.ops[c.op]))
-            .arg(QString::fromStdString(shortNumber(c.value)));
+            .arg((c.bound ? QString::fromUtf8(boundSign(m_metric)) : QString()) +
+                 QString::fromStdString(shortNumber(c.value)));
     };
     const auto& loop = m_show == ShowB && m_stepsB ? *m_stepsB : *m_steps;
     QString text = tr("%1 steps × %2 ops. ").arg(m_matrix.steps).arg(m_matrix.ops.size());
@@ -268,8 +269,17 @@ void StepMatrixView::draw() {
         const int room = std::max(m_heat->axisRect()->height(), line);
         const int every = std::max(1, (ops * line + room - 1) / room);
         QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
-        for (int op = 0; op < ops; op += every)
-            names->addTick(op, QString::fromStdString(m_matrix.ops[std::size_t(op)]));
+        for (int op = 0; op < ops; op += every) {
+            // A STATS tap's values are bounds: its name says which side.
+            bool bound = false;
+            for (int s = 0; s < steps && !bound; ++s)
+                bound = m_matrix.boundAt(std::size_t(op), std::size_t(s));
+            names->addTick(op, QString::fromStdString(m_matrix.ops[std::size_t(op)]) +
+                                   (bound ? QStringLiteral(" (") +
+                                                QString::fromUtf8(boundSign(m_metric)).trimmed() +
+                                                QStringLiteral(")")
+                                          : QString()));
+        }
         m_heat->yAxis->setTicker(names);
         m_heat->yAxis->setLabel(QString());
     } else {

@@ -52,6 +52,7 @@ struct CompareOptions {
     std::string baseline; // a saved report to compare with (diff_command.h)
     std::vector<std::string> failIfWorse;
     std::string production; // the production build beside a tapped session (production_build.h)
+    std::string outputs;    // the method's outputs as the user saved them (saved_outputs.h)
 };
 
 // The node-data overlays, one file each, into `folder` (made when missing, one
@@ -181,7 +182,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
     const StepMatrix steps = buildStepMatrix(summaries, ctx.threshold.metric, ctx.threshold);
     const auto cell = [&](const StepMatrix::Cell& at) {
         return "execution " + std::to_string(at.step) + " (" + echoedName(steps.ops[at.op]) + ", " +
-               metricName(steps.metric) + " " + shortNumber(at.value) + ")";
+               metricName(steps.metric) + " " + (at.bound ? boundSign(steps.metric) : "") +
+               shortNumber(at.value) + ")";
     };
     std::cout << "steps: "
               << (steps.first_crossing ? "first crossing at " + cell(*steps.first_crossing)
@@ -221,7 +223,8 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
         for (const auto& [option, named] : {std::pair<const char*, const std::string*>{"--etdump", &o.etdump},
                                             {"--debug-buffer", &o.debugBuffer},
                                             {"--etrecord", &o.etrecord},
-                                            {"--capture", &o.capture}}) {
+                                            {"--capture", &o.capture},
+                                            {"--outputs", &o.outputs}}) {
             if (named->empty())
                 continue;
             // An option names one file: a folder given to it would be searched
@@ -257,6 +260,16 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
             files.etdump = byPath(o.etdump);
         if (!o.etrecord.empty())
             files.etrecord = byPath(o.etrecord);
+        if (!o.outputs.empty() && (!files.saved_outputs || files.saved_outputs != byPath(o.outputs))) {
+            const auto named = byPath(o.outputs);
+            for (const auto& e : files.unrecognized)
+                if (named && e.where.file == named->path())
+                    return fail("--outputs: " + e.describe());
+            return fail(
+                "--outputs: " + o.outputs +
+                ": not the method's saved outputs (a safetensors whose tensors are named outputs/<index> "
+                "or outputs/<execution>/<index>, docs/your-model.md)");
+        }
         // A file named like an input that no reader takes is said above; where the
         // session then lacks that input, its reader's message is the error.
         if (!files.etdump)
@@ -496,6 +509,10 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
            "sqnr, cosine, top1, top5); repeatable")
         ->allow_extra_args(false);
     cmd->add_flag("--fail-on-invalid", o->failOnInvalid, "Exit 3 when a row cannot be compared");
+    cmd->add_option("--outputs", o->outputs,
+                    "The method's outputs as saved on the device (safetensors, tensors outputs/<index> or "
+                    "outputs/<execution>/<index>): the taps' values without a debug buffer. A file so named "
+                    "in the folder is taken without it");
     cmd->add_option(
         "--production", o->production,
         "A tapped session's production build: its ETRecord, or its folder (ETRecord, ETDump, debug "

@@ -199,6 +199,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
                              "' is compared: debug handles are numbered per method, so rows pair "
                              "unrelated ops. Capture that method (gapscope-capture from-etrecord --method)");
     c.run = chooseRun(dump, etrecord, options, c);
+    c.saved_outputs = options.saved_outputs;
     {
         const auto executions = executionsOf(dump, c.method, c.run_methods);
         const auto said =
@@ -391,7 +392,7 @@ Result<Comparison> compareSession(const EtDump& dump, const EtRecord* etrecord, 
     Comparison c = std::move(planned.value().comparison);
     for (const auto& m : measureRows(planned.value().pending))
         applyMeasurement(c, m);
-    finishComparison(c, compareProgramOutputs(dump, capture, c.run), etrecord);
+    finishComparison(c, compareProgramOutputs(dump, capture, c), etrecord);
     return c;
 }
 

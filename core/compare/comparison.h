@@ -50,7 +50,11 @@ void applyMeasurement(Comparison& c, const RowMeasurement& measurement);
 // The device's program outputs against the capture's reference outputs (empty
 // when the capture has none). Reads only the inputs: thread-safe.
 std::vector<OutputComparison> compareProgramOutputs(const EtDump& dump, const AotCapture& capture,
-                                                    std::size_t run);
+                                                    const Comparison& c);
+// The device's program outputs for the compared run, flattened (a TensorList
+// counted as its tensors): the outputs the user saved (Comparison::saved_outputs)
+// at the run's execution when given, else the ETDump's.
+std::vector<RuntimeValue> deviceOutputs(const EtDump& dump, const Comparison& c);
 // Once every row is measured: stores the outputs and rebuilds the coverage.
 void finishComparison(Comparison& c, std::vector<OutputComparison> outputs, const EtRecord* etrecord);
 

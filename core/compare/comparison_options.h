@@ -2,10 +2,13 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace gapscope {
+
+class SavedOutputs;
 
 struct ComparisonOptions {
     // The program method compared; empty: the capture's own method.
@@ -16,6 +19,9 @@ struct ComparisonOptions {
     // code Cancelled. Planning 50,000 rows takes a quarter of a second, which a
     // Cancel or a quit would otherwise wait for. Null: never cancelled.
     const std::atomic<bool>* cancelled = nullptr;
+    // The method's outputs as the user saved them (saved_outputs.h): the taps'
+    // and program outputs' device values, instead of the ETDump's. Null: the ETDump's.
+    std::shared_ptr<const SavedOutputs> saved_outputs;
 };
 
 } // namespace gapscope

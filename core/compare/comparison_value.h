@@ -2,6 +2,7 @@
 
 #include "core/align/alignment.h"
 #include "core/align/inspector_events.h"
+#include "core/align/saved_outputs.h"
 #include "core/common/shared_blocks.h"
 #include "core/compare/comparison_row.h"
 #include "core/compare/coverage_kind.h"
@@ -58,6 +59,9 @@ struct Comparison {
     // run_methods.h); empty for single-method programs.
     std::vector<std::vector<std::string>> run_methods;
     std::vector<OutputComparison> outputs; // empty when the capture has no reference outputs
+    // The outputs the user saved (ComparisonOptions::saved_outputs), kept alive
+    // with the rows whose operands view their bytes. Null: the ETDump's.
+    std::shared_ptr<const SavedOutputs> saved_outputs;
     std::shared_ptr<const AlignedRun> aligned;
     // Blocks a copy shares until one is written (SharedBlocks): a snapshot copies
     // a pointer per 256 rows, not the rows.

@@ -186,7 +186,7 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
             return out;
         }
         out.runtime = Operand::tensorOver(static_cast<ScalarType>(t.scalar_type), t.sizes,
-                                          dump.tensorBytes(t), *t.numel);
+                                          rt.bytes ? *rt.bytes : dump.tensorBytes(t), *t.numel);
         const auto type = static_cast<ScalarType>(t.scalar_type);
         const std::optional<QuantParams>* quant =
             record && element < record->quantization.size() ? &record->quantization[element] : nullptr;

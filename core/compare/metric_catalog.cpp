@@ -56,6 +56,10 @@ const std::vector<MetricInfo>& metricCatalog() {
     return catalog;
 }
 
+const char* boundSign(Metric metric) {
+    return metricInfo(metric).higher_is_worse ? "≥ " : "≤ ";
+}
+
 const MetricInfo& metricInfo(Metric metric) {
     return metricCatalog()[metricIndex(metric)];
 }

@@ -62,6 +62,10 @@ struct MetricInfo {
 // In report order: ExecuTorch's three first.
 const std::vector<MetricInfo>& metricCatalog();
 const MetricInfo& metricInfo(Metric metric);
+// The sign before a bound that a STATS tap's statistics prove (issue 58): "≤ "
+// before a value that may be better (an SNR at most), "≥ " before an error that
+// may be larger. Views and reports write bounds with it.
+const char* boundSign(Metric metric);
 // The metric's position in metricCatalog(): the catalog is in enum order, so a
 // vector of values "one per catalog entry" is indexed by the metric itself.
 inline std::size_t metricIndex(Metric metric) {

@@ -117,9 +117,9 @@ std::set<std::size_t> tappedOutputs(const AotCapture& capture) {
 
 void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
                  std::vector<RowPlan>& pending) {
-    if (capture.taps.empty() || !capture.reference_outputs || c.run >= dump.runs.size())
+    if (capture.taps.empty() || !capture.reference_outputs || (!c.saved_outputs && c.run >= dump.runs.size()))
         return;
-    const auto outputs = flatProgramOutputs(dump.runs[c.run]);
+    const auto outputs = deviceOutputs(dump, c);
     const auto& reference = *capture.reference_outputs;
     const Holders holders(c); // before any tap is a row
     for (std::size_t t = 0; t < capture.taps.size(); ++t) {
@@ -142,8 +142,9 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
         if (tap.debug_handle)
             id.aot_debug_handle = *tap.debug_handle;
         id.aot_ops = {tap.node_name};
-        id.runtime_ops = {"tap " + tap.reducer + " (program output " + std::to_string(tap.output_index) +
-                          ")"};
+        id.runtime_ops = {"tap " + tap.reducer + " (" +
+                          (c.saved_outputs ? "saved output " : "program output ") +
+                          std::to_string(tap.output_index) + ")"};
         const bool logged = tap.output_index < outputs.size();
         if (logged) {
             id.plans.push_back(planElement(dump, capture, nullptr, tap.output_index,
@@ -153,9 +154,14 @@ void planTapRows(const EtDump& dump, const AotCapture& capture, Comparison& c,
         const ElementPlan* plan = logged ? &id.plans.back() : nullptr;
         if (!plan) {
             row.status = RowStatus::Invalid;
-            row.reason = "the device logged " + std::to_string(outputs.size()) +
-                         " program outputs: none at the tap's index " + std::to_string(tap.output_index) +
-                         " (is the ETDump of the tapped program, logging program outputs?)";
+            row.reason = c.saved_outputs
+                             ? c.saved_outputs->path() + " holds " + std::to_string(outputs.size()) +
+                                   " outputs for this execution: none at the tap's index " +
+                                   std::to_string(tap.output_index) + " (are they the tapped program's?)"
+                             : "the device logged " + std::to_string(outputs.size()) +
+                                   " program outputs: none at the tap's index " +
+                                   std::to_string(tap.output_index) +
+                                   " (is the ETDump of the tapped program, logging program outputs?)";
         } else if (!tap.fullTensor()) {
             compareFields(tap, *plan, row, *info);
         }

@@ -160,9 +160,9 @@ RunRow readRow(value& v, const std::string& field) {
     if (v.type().value() != json_type::object)
         fault(field, "a row must be an object");
     static constexpr std::string_view kKeys[] = {
-        "index",           "aot_debug_handle", "aot_ops",        "output_index", "shapes",
-        "status",          "reason",           "metrics",        "source",       "compared_node",
-        "compared_handle", "latency",          "reference_probe"};
+        "index",           "aot_debug_handle", "aot_ops",         "output_index", "shapes",
+        "status",          "reason",           "metrics",         "source",       "compared_node",
+        "compared_handle", "latency",          "reference_probe", "tap"};
     RunRow row;
     const Keys keys = forEachKey(
         v.get_object().value(), kKeys, field,
@@ -212,6 +212,24 @@ RunRow readRow(value& v, const std::string& field) {
             }
             case 11: readLatency(f, at, row); break;
             case 12: readProbe(f, at, row); break;
+            case 13:
+                if (isNull(f))
+                    break;
+                if (f.type().value() != json_type::object)
+                    fault(at, "must be an object (a tap's) or null");
+                row.tap = true;
+                for (auto member : f.get_object()) {
+                    auto name = member.unescaped_key();
+                    if (!name.error() && name.value() == "bounds") {
+                        bool bounds = false;
+                        if (member.value().get_bool().get(bounds))
+                            fault(at + ".bounds", "must be true or false");
+                        row.bounds = bounds;
+                    } else {
+                        validateSkipped(member.value(), 2);
+                    }
+                }
+                break;
             }
         },
         3);

@@ -204,9 +204,10 @@ std::vector<std::pair<std::size_t, std::size_t>> anchors(const std::vector<Key>&
 
 // (last handle, output index): the node whose output a row compares. A fused
 // row's handles are its group's; its output is the last one's.
-using HandleKey = std::pair<std::int64_t, int>;
+// A tap's row is keyed apart: it taps the node a delegate output row may compare too.
+using HandleKey = std::tuple<std::int64_t, int, bool>;
 HandleKey handleKey(const RunRow& r) {
-    return {r.compared_handle, r.output_index};
+    return {r.compared_handle, r.output_index, r.tap};
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> pairByHandle(const Side& a, const Side& b) {
@@ -219,7 +220,7 @@ std::vector<std::pair<std::size_t, std::size_t>> pairByHandle(const Side& a, con
         const auto key = handleKey(a.row(i));
         const auto it = rowsOfB.find(key);
         auto& next = taken[key];
-        if (key.first >= 0 && it != rowsOfB.end() && next < it->second.size())
+        if (std::get<0>(key) >= 0 && it != rowsOfB.end() && next < it->second.size())
             out.emplace_back(i, it->second[next++]);
     }
     return out;

@@ -165,6 +165,8 @@ RunSummary summarizeRun(const Comparison& c, std::string label, RunReference ref
             row.time_share = latency->rows[r.index].share;
         }
         row.reference_probe = referenceProbe(r);
+        row.tap = r.tap != nullptr;
+        row.bounds = r.bounds;
         s.rows.push_back(std::move(row));
     }
     return s;

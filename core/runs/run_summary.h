@@ -63,6 +63,11 @@ struct RunRow {
     // none without a timing (a report of schema 2, an untimed row).
     std::optional<double> time_ms, time_share;
     ReferenceProbe reference_probe;
+    // A tap's row (issue 58): never the same op row as the delegate output of
+    // the same node, which it sits beside. `bounds`: its metrics are what
+    // statistics prove (an SNR at most, errors at least; docs/metrics.md).
+    bool tap = false;
+    bool bounds = false;
 };
 
 struct RunSummary {

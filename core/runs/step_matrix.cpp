@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace gapscope {
 
@@ -23,7 +24,8 @@ StepMatrix buildStepMatrix(const RunSummary* steps, std::size_t count, Metric me
     const auto limit = thresholdOn(threshold, metric);
 
     // The ops: every step's rows by node, in graph order of the step that has them first.
-    std::map<std::pair<std::int64_t, int>, std::size_t> opOf;
+    // A tap is an op row of its own (RunRow::tap), named as the table names it.
+    std::map<std::tuple<std::int64_t, int, bool>, std::size_t> opOf;
     for (const RunSummary* step = steps; step != steps + count; ++step) {
         std::vector<const RunRow*> ordered;
         for (const auto& r : step->rows)
@@ -32,27 +34,34 @@ StepMatrix buildStepMatrix(const RunSummary* steps, std::size_t count, Metric me
             return x->compared_handle < y->compared_handle;
         });
         for (const RunRow* r : ordered)
-            if (opOf.emplace(std::make_pair(r->compared_handle, r->output_index), m.ops.size()).second)
-                m.ops.push_back(r->compared_node);
+            if (opOf.emplace(std::make_tuple(r->compared_handle, r->output_index, r->tap), m.ops.size())
+                    .second)
+                m.ops.push_back(r->tap ? "↳ " + r->compared_node : r->compared_node);
     }
     m.values.assign(m.ops.size() * m.steps, std::numeric_limits<double>::quiet_NaN());
     m.rows.assign(m.ops.size() * m.steps, -1);
     for (std::size_t s = 0; s < count; ++s)
         for (const auto& r : steps[s].rows) {
-            const std::size_t op = opOf.at({r.compared_handle, r.output_index});
+            const std::size_t op = opOf.at({r.compared_handle, r.output_index, r.tap});
             m.rows[op * m.steps + s] = static_cast<std::int64_t>(r.index);
             if (position < r.metrics.size() && r.metrics[position])
                 m.values[op * m.steps + s] = *r.metrics[position];
+            if (r.bounds) {
+                if (m.bounded.empty())
+                    m.bounded.assign(m.values.size(), 0);
+                m.bounded[op * m.steps + s] = 1;
+            }
         }
     for (std::size_t s = 0; s < m.steps; ++s)
         for (std::size_t op = 0; op < m.ops.size(); ++op) {
             const double v = m.at(op, s);
             if (std::isnan(v))
                 continue;
+            const bool bound = m.boundAt(op, s);
             if (!m.first_crossing && limit && worseThan(info, v, *limit))
-                m.first_crossing = StepMatrix::Cell{s, op, v};
+                m.first_crossing = StepMatrix::Cell{s, op, v, bound};
             if (!m.worst || worseThan(info, v, m.worst->value))
-                m.worst = StepMatrix::Cell{s, op, v};
+                m.worst = StepMatrix::Cell{s, op, v, bound};
         }
     return m;
 }
@@ -80,6 +89,7 @@ StepMatrix buildStepDifference(const std::vector<RunSummary>& a, const std::vect
                                const std::vector<RunMatch>& matches, Metric metric, double margin) {
     StepMatrix m = buildStepMatrix(a.data(), std::min({a.size(), b.size(), matches.size()}), metric, {});
     m.difference = true;
+    m.bounded.clear(); // how much worse B is: a difference, never a bound
     m.first_crossing.reset();
     m.worst.reset();
     std::fill(m.values.begin(), m.values.end(), std::numeric_limits<double>::quiet_NaN());

@@ -31,11 +31,18 @@ struct StepMatrix {
     struct Cell {
         std::size_t step = 0, op = 0;
         double value = 0;
+        bool bound = false; // a STATS tap's: what statistics prove (boundAt)
     };
     std::optional<Cell> first_crossing, worst;
 
     double at(std::size_t op, std::size_t step) const { return values[op * steps + step]; }
     std::int64_t rowAt(std::size_t op, std::size_t step) const { return rows[op * steps + step]; }
+    // Per cell (op-major, as values), whether its value is a bound (a STATS tap's
+    // row: an SNR at most, an error at least; docs/metrics.md). Empty when none is.
+    std::vector<char> bounded;
+    bool boundAt(std::size_t op, std::size_t step) const {
+        return !bounded.empty() && bounded[op * steps + step];
+    }
 };
 
 StepMatrix buildStepMatrix(const std::vector<RunSummary>& steps, Metric metric,

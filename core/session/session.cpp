@@ -80,7 +80,8 @@ const std::vector<std::string>& Session::capture_paths() const {
 }
 
 void protectInputs(const SessionFiles& files) {
-    for (const auto& f : {files.etdump, files.debug_buffer, files.etrecord, files.capture})
+    for (const auto& f :
+         {files.etdump, files.debug_buffer, files.etrecord, files.capture, files.saved_outputs})
         if (f)
             f->protectFromOutputs();
     for (const auto& f : files.captures)
@@ -289,9 +290,17 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     if (s->capture && !s->dump)
         explainHalfPrecisionEtdump(*s);
 
+    // The device's outputs as the user saved them, read once for every step.
+    ComparisonOptions comparing = options.comparison;
+    if (files.saved_outputs && !comparing.saved_outputs) {
+        auto saved = workspace.savedOutputs(files.saved_outputs);
+        if (saved)
+            comparing.saved_outputs = saved.value();
+        else
+            s->errors.push_back(saved.error());
+    }
     if (s->dump && s->capture) {
-        auto c =
-            planComparison(*s->dump, s->etrecord.get(), *s->capture, options.comparison, std::move(events));
+        auto c = planComparison(*s->dump, s->etrecord.get(), *s->capture, comparing, std::move(events));
         if (c) {
             s->comparison = std::move(c.value().comparison);
             if (!captureChoice.empty())

@@ -95,6 +95,9 @@ struct SessionOptions {
 // The files of a session by role; any may be null.
 struct SessionFiles {
     std::shared_ptr<const MappedFile> etdump, debug_buffer, etrecord, capture;
+    // The method's outputs as the user saved them (saved_outputs.h): a safetensors
+    // whose tensors are named outputs/<index> or outputs/<execution>/<index>.
+    std::shared_ptr<const MappedFile> saved_outputs;
     std::vector<std::shared_ptr<const MappedFile>> captures; // every capture offered
     // Each of `captures` as read to choose among them (null when unreadable).
     std::vector<std::shared_ptr<const AotCapture>> parsed_captures;

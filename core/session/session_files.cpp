@@ -1,5 +1,6 @@
 // The files of a session: gathered from paths, then sorted by content into
 // their roles (sortSessionFiles).
+#include "core/align/saved_outputs.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/side_task.h"
 #include "core/etdump/etdump_reader.h"
@@ -313,6 +314,18 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
             const auto stem = std::filesystem::path(r->path()).stem().string();
             if (parsed && (isModelInputsFile(parsed.value()) || stem.rfind("inputs", 0) == 0))
                 continue;
+            // The method's outputs as the user saved them (outputs/<index>): the
+            // taps' values when the ETDump holds none (saved_outputs.h). The first one.
+            if (parsed && SavedOutputs::namedLikeSavedOutputs(parsed.value())) {
+                if (!s.saved_outputs)
+                    s.saved_outputs = r;
+                else
+                    s.unrecognized.push_back(makeError(
+                        ErrorCode::Unsupported,
+                        "a second file of saved outputs: " + s.saved_outputs->path() + " is the one used",
+                        r->path()));
+                continue;
+            }
             s.unrecognized.push_back(
                 parsed
                     ? makeError(ErrorCode::BadMagic,

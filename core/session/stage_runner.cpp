@@ -93,7 +93,7 @@ void runStages(const Session& session, const std::vector<RowPlan>& pending, cons
     }
     if (stopped() || !comparable)
         return;
-    auto outputs = compareProgramOutputs(*session.dump, *session.capture, session.comparison->run);
+    auto outputs = compareProgramOutputs(*session.dump, *session.capture, *session.comparison);
     if (callbacks.completed)
         callbacks.completed(std::move(outputs), provenance.get());
 }

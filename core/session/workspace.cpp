@@ -99,6 +99,12 @@ Workspace::CaptureResult Workspace::capture(const std::shared_ptr<const MappedFi
         m_captures, file.get(), [&] { return shared(readAotCapture(file)); }, Always<CaptureResult>{});
 }
 
+Workspace::SavedOutputsResult Workspace::savedOutputs(const std::shared_ptr<const MappedFile>& file) {
+    return cached(
+        m_savedOutputs, file.get(), [&] { return shared(SavedOutputs::read(file)); },
+        Always<SavedOutputsResult>{});
+}
+
 std::string Workspace::sha256(const std::shared_ptr<const MappedFile>& file,
                               const std::atomic<bool>* cancelled) {
     return cached(

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/align/saved_outputs.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/mapped_file.h"
 #include "core/common/progress.h"
@@ -56,6 +57,7 @@ public:
     using DumpResult = Result<std::shared_ptr<const EtDump>>;
     using EtRecordResult = Result<std::shared_ptr<const EtRecord>>;
     using CaptureResult = Result<std::shared_ptr<const AotCapture>>;
+    using SavedOutputsResult = Result<std::shared_ptr<const SavedOutputs>>;
 
     // The ETDump read with this debug buffer (may be null). A cancelled read is
     // not kept: the next request reads again.
@@ -64,6 +66,8 @@ public:
     EtRecordResult etrecord(const std::shared_ptr<const MappedFile>& file);
     // The capture's document and tensor header (the tensors stay in the mapping).
     CaptureResult capture(const std::shared_ptr<const MappedFile>& file);
+    // The outputs the user saved (saved_outputs.h): read once for every step.
+    SavedOutputsResult savedOutputs(const std::shared_ptr<const MappedFile>& file);
     // The timing table of a dump this workspace read (profileTable, the delegates
     // named by `etrecord`, may be null): built once, shared by every comparison
     // of its runs (the steps of a loop, --all-runs, a run switch). Not a read.
@@ -85,6 +89,7 @@ private:
     std::map<std::pair<const MappedFile*, const MappedFile*>, DumpResult> m_dumps;
     std::map<const MappedFile*, EtRecordResult> m_etrecords;
     std::map<const MappedFile*, CaptureResult> m_captures;
+    std::map<const MappedFile*, SavedOutputsResult> m_savedOutputs;
     std::map<const MappedFile*, std::string> m_digests;
     // Keyed by what the workspace holds: the pointers stay valid as long as it does.
     std::map<std::pair<const EtDump*, const EtRecord*>, std::shared_ptr<const ProfileTable>> m_tables;

@@ -24,7 +24,7 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from executorch.devtools.intermediate_output_tap import (
     TapSpec,
@@ -66,11 +66,29 @@ def _user_outputs(program: ExportedProgram) -> list[Any]:
     return [value for spec, value in zip(specs, values) if spec.kind == OutputKind.USER_OUTPUT]
 
 
+def _give_taps_values(program: ExportedProgram) -> None:
+    """ExecuTorch 1.5.1 inserts tap nodes without ``meta["val"]``: a program
+    lowered without being exported again (an fp32 XNNPACK flow) then cannot save
+    its ETRecord ("Failed serializing node tap_tensor ... KeyError: 'val'"). Each
+    tap's value is computed on its source's fake tensor, in its fake mode."""
+    for node in program.graph.nodes:
+        if not _is_tap(node) or "val" in node.meta:
+            continue
+        source = node.args[0]
+        value = source.meta.get("val") if isinstance(source, Node) else None
+        mode = getattr(value, "fake_mode", None)
+        if mode is None:
+            continue  # nothing to compute it on: left as ExecuTorch made it
+        with mode:
+            node.meta["val"] = node.target(value, *node.args[1:], **node.kwargs)
+
+
 def tap(program: ExportedProgram, rules: Any = None, *, max_taps: int | None = None) -> tuple[ExportedProgram, list[TapSpec]]:
     """``tap_intermediate_outputs_`` (in place), with its specs' ``output_index``
     counted among the user outputs (ExecuTorch 1.5.1 counts a buffer mutation
     output too, which the runtime does not return)."""
     program, specs = tap_intermediate_outputs_(program, rules, max_taps=max_taps)
+    _give_taps_values(program)
     positions = [i for i, value in enumerate(_user_outputs(program)) if _is_tap(value)]
     if len(positions) != len(specs):
         raise CaptureError(f"{len(specs)} taps were made, but {len(positions)} user outputs are taps")
@@ -197,6 +215,49 @@ def capture_taps(
         raise CaptureError("the capture holds fewer reference outputs than the taps name")
     result.taps = taps
     return result
+
+
+def iter_tap_steps(
+    etrecord_path: str | os.PathLike[str],
+    specs: Sequence[TapSpec],
+    steps: Sequence[Sequence[Any]],
+    reference_graph: str | None = None,
+    method: str = FORWARD,
+) -> Iterator[CaptureResult]:
+    """``capture_taps`` for each execution of a decode loop: the step captures of
+    ``iter_steps_from_etrecord`` (one module whose buffers carry the state from
+    step to step), each with the taps. ``--all-runs`` and the steps view then
+    compare each execution's taps with its own step. Yields one step at a time."""
+    from gapscope_capture.steps import iter_steps_from_etrecord
+
+    etrecord, _, _ = open_etrecord(Path(etrecord_path))
+    program, _ = resolve_reference_graph(etrecord, reference_graph, method)
+    taps = tap_records(program, specs)
+    tap_names = {n.name for n in program.graph.nodes if _is_tap(n)}
+    del program, etrecord
+    for result in iter_steps_from_etrecord(etrecord_path, steps, reference_graph, method):
+        result.records = [r for r in result.records if not set(r.ops) <= tap_names]
+        if result.reference_outputs is None or len(result.reference_outputs) <= max(
+            (t.output_index for t in taps), default=-1
+        ):
+            raise CaptureError(f"step {result.step}: the capture holds fewer reference outputs than the taps name")
+        result.taps = taps
+        yield result
+
+
+def save_outputs(outputs_per_execution: Sequence[Sequence[Any]], path: str | os.PathLike[str]) -> None:
+    """The method's outputs as the device returned them, one list per execution,
+    in the file Gapscope reads beside an ETDump without a debug buffer
+    (``outputs/<execution>/<index>``; docs/your-model.md). Tensors only."""
+    from safetensors.torch import save_file
+
+    tensors = {}
+    for execution, outputs in enumerate(outputs_per_execution):
+        for index, value in enumerate(outputs):
+            if not isinstance(value, torch.Tensor):
+                raise CaptureError(f"execution {execution}, output {index}: not a tensor ({type(value).__name__})")
+            tensors[f"outputs/{execution}/{index}"] = value.detach().contiguous().cpu()
+    save_file(tensors, str(path))
 
 
 def _quantized_outputs(etrecord_path: Any, inputs: Sequence[Any] | None, method: str, count: int) -> list[Any]:

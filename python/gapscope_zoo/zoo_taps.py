@@ -22,7 +22,15 @@ program untapped (no capture: the build shipped), for the debug-build check
 second user, so PT2E no longer fuses it with its ReLU and the tapped program
 requantises its output (``full`` and ``stats`` describe another program than
 ``production``); tapping the ReLUs changes nothing (``relu`` is ``production``
-plus outputs). ExecuTorch's own tables (``compare_aot_runtime_dataframe``
+plus outputs).
+
+``decode`` is the LLM case: the zoo's KV-cache decoder (zoo_runs.KvDecoder) on
+XNNPACK with STATS taps over its linears, run for a prefill and 16 decode steps
+in one ETDump, a step capture with the taps for each (``iter_tap_steps``), and
+ExecuTorch's table per step (``executorch_taps_steps.json``). ``decode-saved``
+beside it is the same run as a long decode is kept: the ETDump without its
+debug buffer, and the method's outputs saved per execution (``save_outputs``:
+``outputs.safetensors``), from which the taps are read. ExecuTorch's own tables (``compare_aot_runtime_dataframe``
 on the runtime's outputs and the quantised program's, and the float program's)
 are written beside it as ``executorch_taps.json`` and ``executorch_taps_float.json``.
 """
@@ -61,7 +69,7 @@ from gapscope_capture.taps import capture_float_taps, capture_taps, save_tap_spe
 log = logging.getLogger(__name__)
 
 SEED = 0
-VARIANTS = ("production", "full", "stats", "relu")  # production first: the others hold themselves against it
+VARIANTS = ("production", "full", "stats", "relu", "decode")  # production first: the others hold themselves against it
 DEBUG_BUFFER_SIZE = 256 << 10
 WHOLE = ("aten.conv2d.default", "aten.linear.default")
 
@@ -103,8 +111,58 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def write_decode(directory: Path, decode_steps: int = 16) -> Path:
+    """The decode loop with STATS taps over its linears; ``decode-saved`` beside it."""
+    import shutil
+
+    from executorch.extension.pybindings.portable_lib import _load_for_executorch
+
+    from gapscope_capture.capture_format import step_capture_name
+    from gapscope_capture.taps import iter_tap_steps, save_outputs
+    from gapscope_zoo.zoo_runs import KvDecoder
+
+    started = time.monotonic()
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(SEED)
+    model = KvDecoder(positions=decode_steps + 1).eval()
+    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(decode_steps + 1)]
+    reference = export(KvDecoder(positions=decode_steps + 1).eval(), steps[0]).module()  # its own empty cache
+    reference.load_state_dict(model.state_dict())
+    with torch.no_grad():  # as zoo_runs exports it: the cache's in-place writes need no autograd
+        program, specs = tap(export(model, steps[0]), [(select_by_op_type("aten.linear.default"), STATS)])
+    save_tap_specs(specs, directory / "taps.json")
+    edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
+    strip_taps_(edge)
+    executorch_program = edge.to_executorch()
+    etrecord = executorch_program.get_etrecord()
+    etrecord.update_representative_inputs(steps[0])
+    etrecord.save(str(directory / "etrecord.bin"))
+    (directory / "model.pte").write_bytes(executorch_program.buffer)
+    runtime = _load_for_executorch(str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=1 << 20)
+    device = [[t.clone() for t in runtime.forward(inputs)] for inputs in steps]
+    runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))
+    tables = []
+    for step, result in enumerate(iter_tap_steps(directory / "etrecord.bin", specs, steps)):
+        result.write(directory / step_capture_name(result.method, result.step))
+        frame = compare_aot_runtime_dataframe(specs, list(result.reference_outputs), device[step])
+        tables.append([{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")])
+    (directory / "executorch_taps_steps.json").write_text(json.dumps(tables) + "\n")
+
+    saved = directory.parent / "decode-saved"
+    shutil.rmtree(saved, ignore_errors=True)
+    saved.mkdir()
+    for f in directory.iterdir():
+        if f.name != "run.debug.bin":
+            shutil.copy(f, saved / f.name)
+    save_outputs(device, saved / "outputs.safetensors")
+    log.info("taps/decode written in %.1f s", time.monotonic() - started)
+    return directory
+
+
 def write_session(directory: Path, variant: str = "full") -> Path:
     """Tap, quantise, lower, run and capture TapNet in ``directory``."""
+    if variant == "decode":
+        return write_decode(directory)
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(SEED)

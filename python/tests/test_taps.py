@@ -88,3 +88,31 @@ def test_specs_round_trip_and_bad_files_are_named(tmp_path: Path) -> None:
     path.write_text("[")
     with pytest.raises(CaptureError, match="cannot read tap specs"):
         load_tap_specs(path)
+
+
+def test_tap_nodes_get_values_so_an_untransformed_program_can_be_saved() -> None:
+    # ExecuTorch 1.5.1's tap nodes carry no meta["val"]; an ETRecord of a program
+    # lowered without exporting it again then fails to serialise.
+    _, x, program, specs = _tapped(
+        [(select_by_op_type("aten.linear.default"), FULL_TENSOR), (select_all_call_function(), STATS)]
+    )
+    taps = [n for n in program.graph.nodes if "executorch_devtools.tap.Tensor" in str(n.target)]
+    assert len(taps) == len(specs) >= 2
+    outputs = tree_leaves(program.module()(x))
+    for node, spec in zip(taps, specs):
+        assert "val" in node.meta
+        assert tuple(node.meta["val"].shape) == tuple(outputs[spec.output_index].shape)
+
+
+def test_saved_outputs_are_named_as_gapscope_reads_them(tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    from gapscope_capture.taps import save_outputs
+
+    path = tmp_path / "outputs.safetensors"
+    save_outputs([[torch.ones(2), torch.zeros(3)], [torch.ones(2) * 2, torch.zeros(3)]], path)
+    saved = load_file(str(path))
+    assert sorted(saved) == ["outputs/0/0", "outputs/0/1", "outputs/1/0", "outputs/1/1"]
+    torch.testing.assert_close(saved["outputs/1/0"], torch.ones(2) * 2)
+    with pytest.raises(CaptureError, match="execution 0, output 1: not a tensor"):
+        save_outputs([[torch.ones(2), 3]], tmp_path / "bad.safetensors")

@@ -111,7 +111,7 @@ TEST_CASE("a staged demo load shows every row before any metric and ends equal t
         applyMeasurement(*s.comparison, m);
     }
     CHECK_FALSE(s.complete);
-    completeSession(s, compareProgramOutputs(*s.dump, *s.capture, s.comparison->run));
+    completeSession(s, compareProgramOutputs(*s.dump, *s.capture, *s.comparison));
     CHECK(s.complete);
     checkSameRows(*s.comparison, *oneShot->comparison);
     CHECK(s.first_divergence.has_value() == oneShot->first_divergence.has_value());

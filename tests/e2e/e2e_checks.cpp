@@ -533,3 +533,76 @@ TEST_CASE("e2e: the debug-build check tells a tap that changed the program from 
         }
     }
 }
+
+TEST_CASE(
+    "e2e: a decode loop's STATS taps, step by step, from the ETDump and from the outputs saved without a "
+    "debug buffer, equal ExecuTorch's table",
+    "[e2e][zoo][taps]") {
+    const std::string root = zooRoot() + "/taps/";
+    std::ifstream in(root + "decode/executorch_taps_steps.json");
+    const auto tables = nlohmann::json::parse(in);
+    const auto number = [](const nlohmann::json& v) {
+        if (!v.is_string())
+            return v.get<double>();
+        const auto t = v.get<std::string>();
+        return t == "inf" ? HUGE_VAL : t == "-inf" ? -HUGE_VAL : std::nan("");
+    };
+    std::vector<gapscope::SessionSteps> loops;
+    for (const std::string variant : {"decode", "decode-saved"}) {
+        INFO(variant);
+        std::vector<gapscope::Error> errors;
+        gapscope::SessionOptions options;
+        options.workspace =
+            std::make_shared<gapscope::Workspace>(gapscope::sessionInputsFromPaths({root + variant}, errors));
+        REQUIRE(errors.empty());
+        const auto first = gapscope::loadSession(options.workspace->fileSet(0)->inputs, options);
+        REQUIRE(first->comparison);
+        CHECK(static_cast<bool>(first->comparison->saved_outputs) == (variant == "decode-saved"));
+        std::size_t fields = 0;
+        const auto walk = gapscope::forEachStep(
+            *first, gapscope::stepFiles(*first, options), options,
+            [&](std::size_t k, std::size_t, const gapscope::Session& step) {
+                REQUIRE(k < tables.size());
+                std::size_t taps = 0;
+                for (const auto& r : step.comparison->rows) {
+                    if (!r.tap)
+                        continue;
+                    ++taps;
+                    CHECK(r.status == gapscope::RowStatus::Ok);
+                    CHECK(r.bounds);
+                    REQUIRE(r.tap->fields);
+                    // The runtime's statistics are ExecuTorch's, and the reference's its own step's.
+                    for (const auto& theirs : tables[k])
+                        if (theirs.at("output_index").get<std::size_t>() == r.tap->spec.output_index)
+                            for (std::size_t f = 0; f < r.tap->fields->names.size(); ++f, ++fields) {
+                                const auto& name = r.tap->fields->names[f];
+                                CHECK(static_cast<float>(r.tap->fields->runtime[f]) ==
+                                      static_cast<float>(number(theirs.at("rt_" + name))));
+                                CHECK(static_cast<float>(r.tap->fields->reference[f]) ==
+                                      static_cast<float>(number(theirs.at("aot_" + name))));
+                            }
+                }
+                CHECK(taps == 4); // q, k, v and out: every linear
+                return true;
+            });
+        CHECK(walk.visited == 17);
+        CHECK(fields == 17 * 4 * 13);
+        loops.push_back(gapscope::compareSteps(*first, options));
+    }
+    // The two routes give the same numbers for every tap at every step.
+    REQUIRE(loops[0].steps.size() == loops[1].steps.size());
+    const auto snr = gapscope::metricIndex(gapscope::Metric::Snr);
+    std::size_t compared = 0;
+    for (std::size_t s = 0; s < loops[0].steps.size(); ++s)
+        for (const auto& a : loops[0].steps[s].rows)
+            for (const auto& b : loops[1].steps[s].rows)
+                if (a.tap && b.tap && a.index == b.index) {
+                    CHECK(a.bounds);
+                    CHECK(a.metrics[snr] == b.metrics[snr]);
+                    ++compared;
+                }
+    CHECK(compared == 17 * 4);
+    const auto matrix = gapscope::buildStepMatrix(loops[1].steps, gapscope::Metric::Snr, {});
+    CHECK(std::count_if(matrix.ops.begin(), matrix.ops.end(),
+                        [](const std::string& op) { return op.rfind("↳ ", 0) == 0; }) == 4);
+}
