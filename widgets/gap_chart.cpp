@@ -154,7 +154,9 @@ void GapChart::rebuild() {
 
     const Metric name = metric();
     // Broadcast rows stand apart, unjoined: their numbers mix unrelated elements.
-    QVector<double> xs, ys, broadcastXs, broadcastYs, infXs, pastXs, pastYs;
+    // A STATS tap's value is a bound (an error at least, an SNR at most): a mark
+    // of its own pointing the way the true value may lie, never on the line.
+    QVector<double> xs, ys, broadcastXs, broadcastYs, infXs, pastXs, pastYs, boundXs, boundYs;
     bool nonNegative = true;
     double minPositive = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < m_order.size(); ++i) {
@@ -169,8 +171,9 @@ void GapChart::rebuild() {
             continue;
         }
         const bool broadcast = rows[m_order[i]].status == RowStatus::Broadcast;
-        (broadcast ? broadcastXs : xs) << static_cast<double>(i);
-        (broadcast ? broadcastYs : ys) << *v;
+        const bool bound = rows[m_order[i]].bounds;
+        (bound ? boundXs : broadcast ? broadcastXs : xs) << static_cast<double>(i);
+        (bound ? boundYs : broadcast ? broadcastYs : ys) << *v;
         nonNegative = nonNegative && *v >= 0;
         if (crossesThreshold(rows[m_order[i]], m_session->threshold)) {
             pastXs << static_cast<double>(i);
@@ -179,7 +182,7 @@ void GapChart::rebuild() {
     }
     // Exact zeros (identical outputs) sit at the floor of a log axis.
     const bool logAxis = nonNegative && std::isfinite(minPositive);
-    for (auto* values : {&ys, &broadcastYs, &pastYs})
+    for (auto* values : {&ys, &broadcastYs, &pastYs, &boundYs})
         for (auto& y : *values)
             if (logAxis && y == 0)
                 y = minPositive / 10;
@@ -212,6 +215,14 @@ void GapChart::rebuild() {
                QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(QColor(150, 120, 20), 1.5),
                                QColor(255, 235, 156), 9),
                tr("broadcast (not element for element; never the first divergence)"));
+    if (!boundXs.isEmpty()) {
+        const bool atLeast = metricInfo(name).higher_is_worse; // an error at least: ▲; an SNR at most: ▼
+        points(boundXs, boundYs,
+               QCPScatterStyle(atLeast ? QCPScatterStyle::ssTriangle : QCPScatterStyle::ssTriangleInverted,
+                               QPen(QColor(190, 110, 20), 1.5), QColor(255, 214, 153), 9),
+               atLeast ? tr("bound from a STATS tap: the error is at least this")
+                       : tr("bound from a STATS tap: the value is at most this"));
+    }
     QCPGraph* infinite = infXs.isEmpty()
                              ? nullptr
                              : points(infXs, QVector<double>(infXs.size(), 0),
@@ -352,9 +363,17 @@ void GapChart::showSelection(bool markerOnly) {
         const auto it = std::find(m_order.begin(), m_order.end(), *m_selected);
         if (it != m_order.end()) {
             const double x = static_cast<double>(it - m_order.begin());
-            for (auto p = m_graph->data()->constBegin(); p != m_graph->data()->constEnd(); ++p)
-                if (p->key == x)
-                    m_marker->addData(x, p->value);
+            // On the line, or on a point of its own (a broadcast row, a STATS tap's bound).
+            for (int g = 0; g < m_plot->graphCount() && m_marker->data()->isEmpty(); ++g) {
+                const QCPGraph* graph = m_plot->graph(g);
+                if (graph == m_marker)
+                    continue;
+                for (auto p = graph->data()->constBegin(); p != graph->data()->constEnd(); ++p)
+                    if (p->key == x) {
+                        m_marker->addData(x, p->value);
+                        break;
+                    }
+            }
         }
     }
     if (markerOnly)

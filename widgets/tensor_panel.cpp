@@ -4,6 +4,7 @@
 #include "core/compare/pair_tensors.h"
 #include "core/etdump/scalar_type.h"
 #include "core/metrics/gap_metrics.h"
+#include "widgets/bounded_text_delegate.h"
 #include "widgets/elided_label.h"
 #include "widgets/heatmap_plot.h"
 #include "widgets/metric_colors.h"
@@ -13,6 +14,7 @@
 #include "widgets/post_if_current.h"
 #include "widgets/scatter_sprite.h"
 #include "widgets/stacked_scatter_graph.h"
+#include "widgets/tap_fields_model.h"
 #include "widgets/tensor_details.h"
 
 #include <QCheckBox>
@@ -20,8 +22,12 @@
 #include <QCursor>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QStackedWidget>
+#include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -45,19 +51,23 @@ TensorPanel::TensorPanel(QWidget* parent)
       m_element(new QSpinBox(this)), m_leading(new QSpinBox(this)),
       m_shared(new QCheckBox(tr("shared colour scale"), this)), m_histogram(new QCustomPlot(this)),
       m_scatter(new QCustomPlot(this)), m_channels(new QCustomPlot(this)), m_worst(new ElidedLabel(this)),
-      m_rowAxis(new QComboBox(this)), m_colAxis(new QComboBox(this)) {
+      m_rowAxis(new QComboBox(this)), m_colAxis(new QComboBox(this)), m_pages(new QStackedWidget(this)),
+      m_fields(new TapFieldsModel(this)), m_fieldsTable(new QTableView(this)),
+      m_fieldsNote(new QLabel(this)) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_title, 1);
-    controls->addWidget(new QLabel(tr("output"), this));
-    controls->addWidget(m_element);
-    controls->addWidget(new QLabel(tr("rows"), this));
-    controls->addWidget(m_rowAxis);
-    controls->addWidget(new QLabel(tr("columns"), this));
-    controls->addWidget(m_colAxis);
     m_sliceLabel = new QLabel(tr("slice"), this);
-    controls->addWidget(m_sliceLabel);
-    controls->addWidget(m_leading);
-    controls->addWidget(m_shared);
+    m_tensorControls = {new QLabel(tr("output"), this),
+                        m_element,
+                        new QLabel(tr("rows"), this),
+                        m_rowAxis,
+                        new QLabel(tr("columns"), this),
+                        m_colAxis,
+                        m_sliceLabel,
+                        m_leading,
+                        m_shared};
+    for (QWidget* w : m_tensorControls)
+        controls->addWidget(w);
     m_shared->setChecked(true);
     m_grid = new QGridLayout;
     auto* grid = m_grid;
@@ -87,7 +97,32 @@ TensorPanel::TensorPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
-    layout->addLayout(grid, 1);
+    // A tensor's plots, or a reduced tap's fields (a STATS tap is 13 numbers).
+    auto* plots = new QWidget(this);
+    plots->setLayout(grid);
+    grid->setContentsMargins(0, 0, 0, 0);
+    auto* fieldsPage = new QWidget(this);
+    auto* fieldsLayout = new QVBoxLayout(fieldsPage);
+    fieldsLayout->setContentsMargins(0, 0, 0, 0);
+    m_fieldsNote->setWordWrap(true);
+    m_fieldsNote->setTextFormat(Qt::PlainText);
+    fieldsLayout->addWidget(m_fieldsNote);
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(m_fields);
+    proxy->setSortRole(TapFieldsModel::SortRole);
+    m_fieldsTable->setObjectName(QStringLiteral("tapFields"));
+    m_fieldsTable->setItemDelegate(
+        new BoundedTextDelegate(m_fieldsTable)); // field names come from the capture
+    m_fieldsTable->setModel(proxy);
+    m_fieldsTable->setSortingEnabled(true);
+    m_fieldsTable->sortByColumn(TapFieldsModel::Field, Qt::AscendingOrder);
+    m_fieldsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_fieldsTable->verticalHeader()->hide();
+    m_fieldsTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    fieldsLayout->addWidget(m_fieldsTable, 1);
+    m_pages->addWidget(plots);
+    m_pages->addWidget(fieldsPage);
+    layout->addWidget(m_pages, 1);
     // One line: the value under the cursor (or the slice), then the worst elements.
     auto* readouts = new QHBoxLayout;
     readouts->addWidget(m_hover, 2);
@@ -136,6 +171,10 @@ void TensorPanel::arrangePlots() {
             h.map->colorScale()->axis()->ticker()->setTickCount(std::clamp(h.plot->height() / 40, 2, 5));
 }
 
+bool TensorPanel::showsFields() const {
+    return m_pages->currentIndex() == 1;
+}
+
 void TensorPanel::setSession(std::shared_ptr<const Session> session) {
     m_session = std::move(session);
     m_row.reset();
@@ -172,6 +211,10 @@ void TensorPanel::refresh() {
     m_detailsPending = false;
     m_awaitingMetrics = false;
     m_whyEmpty.clear();
+    m_pages->setCurrentIndex(0); // the plots, unless the row is a reduced tap's
+    m_fields->setTap(nullptr);
+    for (QWidget* w : m_tensorControls)
+        w->setVisible(true);
     for (auto& v : m_values)
         v.clear();
     m_width = m_height = 0;
@@ -200,6 +243,23 @@ void TensorPanel::refresh() {
         ops << QString::fromStdString(o);
     m_title->setText(tr("Row %1: %2").arg(row->index).arg(ops.join(QStringLiteral(", "))));
 
+    // A reduced tap: its fields side by side, and what they prove (row->reason).
+    if (row->tap && row->tap->fields) {
+        m_pages->setCurrentIndex(1);
+        m_fields->setTap(row->tap);
+        for (QWidget* w : m_tensorControls) // nothing to slice
+            w->setVisible(false);
+        m_fieldsNote->setText(boundedText(
+            tr("%1 tap: the device's statistics against the reference's, as ExecuTorch's reducer computed "
+               "them. "
+               "Why: %2.")
+                .arg(QString::fromStdString(row->tap->spec.reducer), QString::fromStdString(row->reason)),
+            BoundedTextDelegate::kMaxToolTip));
+        m_hover->setText(tr("%n statistic(s) of one op, not a tensor", "",
+                            static_cast<int>(row->tap->fields->names.size())));
+        showDetailsCleared();
+        return;
+    }
     const ElementPlan* plan = rowElement(*row, element).plan;
     if (!plan || plan->reference.is_scalar) {
         m_hover->setText(

@@ -21,10 +21,13 @@ class QSpinBox;
 class QCheckBox;
 class QComboBox;
 class QGridLayout;
+class QStackedWidget;
+class QTableView;
 
 namespace gapscope {
 
 struct TensorDetails;
+class TapFieldsModel;
 
 // Reference, runtime and difference heatmaps of the selected op: a 2-D slice
 // (the last two dimensions; the others indexed by spin boxes), shared or separate
@@ -50,6 +53,9 @@ public:
     void setRow(std::optional<std::size_t> row);
     std::optional<std::size_t> row() const { return m_row; }
     QCustomPlot* plot(int which) const { return m_heatmaps[static_cast<std::size_t>(which)].plot; }
+    // A reduced tap's fields (shown instead of the plots for a STATS tap's row).
+    TapFieldsModel* fieldsModel() const { return m_fields; }
+    bool showsFields() const;
     // Values shown (reference, runtime, difference), row-major over the slice.
     const std::vector<double>& values(int which) const { return m_values[static_cast<std::size_t>(which)]; }
     // The device's stored (quantised) values of the slice; empty when not dequantised.
@@ -128,6 +134,11 @@ private:
     ElidedLabel* m_worst;
     QComboBox* m_rowAxis;
     QComboBox* m_colAxis;
+    QStackedWidget* m_pages; // the plots, or a reduced tap's fields
+    TapFieldsModel* m_fields;
+    QTableView* m_fieldsTable;
+    QLabel* m_fieldsNote;
+    QList<QWidget*> m_tensorControls; // hidden for a reduced tap: nothing to slice
 
 public:
     // The displayed axes, for tests and for restoring a view.

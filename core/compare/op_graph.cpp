@@ -1,5 +1,6 @@
 #include "core/compare/op_graph.h"
 
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -55,8 +56,15 @@ OpGraph buildOpGraph(const Comparison& c, const ExportGraph& graph) {
             rowOfHandle.emplace(h, r.index);
     }
     std::unordered_map<std::string, std::size_t> producer;
+    // ExecuTorch's tap ops (executorch_devtools.tap.Tensor) are not the model's:
+    // the program returns their values, and the tapped node shows them (tap_row).
+    constexpr std::size_t kLeftOut = SIZE_MAX;
+    std::vector<std::size_t> placed(graph.nodes.size(), kLeftOut); // graph node → its node here
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const auto& n = graph.nodes[i];
+        if (n.target.find("executorch_devtools.tap.Tensor") != std::string::npos)
+            continue;
+        placed[i] = g.nodes.size();
         OpGraphNode node{n.name, shortTarget(n.target), n.debug_handles, std::nullopt, -1, std::nullopt};
         if (const auto it = tapOfName.find(n.name); it != tapOfName.end())
             node.tap_row = it->second;
@@ -69,12 +77,13 @@ OpGraph buildOpGraph(const Comparison& c, const ExportGraph& graph) {
             }
         g.nodes.push_back(std::move(node));
         for (const auto& t : n.output_tensors)
-            producer.emplace(t, i);
+            producer.emplace(t, placed[i]);
     }
     for (std::size_t i = 0; i < graph.nodes.size(); ++i)
-        for (const auto& t : graph.nodes[i].input_tensors)
-            if (const auto it = producer.find(t); it != producer.end() && it->second != i)
-                g.edges.emplace_back(it->second, i);
+        if (placed[i] != kLeftOut)
+            for (const auto& t : graph.nodes[i].input_tensors)
+                if (const auto it = producer.find(t); it != producer.end() && it->second != placed[i])
+                    g.edges.emplace_back(it->second, placed[i]);
 
     // Rows whose runtime event covers several graph nodes: a group each.
     std::map<std::size_t, std::vector<std::size_t>> nodesOfRow;

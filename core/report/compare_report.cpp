@@ -251,7 +251,7 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c, const Comparison
     for (const auto& m : metricCatalog())
         out << ',' << m.name;
     out << ",max_abs_index,latency_p50_" << timeScaleName(latency ? latency->scale : TimeScale::Ms)
-        << ",time_share\r\n";
+        << ",time_share,bounds\r\n";
     for (const auto& r : c.rows) {
         out << r.index << ',' << csvNumbers(joinHandles(r.id().aot_debug_handle)) << ','
             << csvCell(join(r.id().aot_ops, "; ")) << ',' << csvCell(join(r.id().runtime_ops, "; ")) << ','
@@ -265,7 +265,8 @@ void writeComparisonCsv(std::ostream& out, const Comparison& c, const Comparison
         out << ',' << csvNumbers(r.gaps.empty() ? std::string() : joinHandles(r.gaps.front().max_abs_index));
         const auto* t = rowLatency(latency, r.index);
         out << ',' << (t && t->p50 ? number(*t->p50) : std::string()) << ','
-            << (t && t->share ? number(*t->share) : std::string()) << "\r\n";
+            << (t && t->share ? number(*t->share) : std::string()) << ',' << (r.bounds ? "true" : "")
+            << "\r\n"; // a STATS tap's metrics: bounds (docs/metrics.md)
     }
 }
 
@@ -288,7 +289,8 @@ void writeComparisonMarkdown(std::ostream& out, const Comparison& c, const Repor
             << joinHandles(r.id().aot_debug_handle, ",") << " | " << rowStatusName(r.status) << " |";
         for (const auto m : summaryMetrics()) {
             const auto v = rowMetric(r, m);
-            out << ' ' << (v ? shortNumber(*v) : std::string("—")) << " |";
+            const std::string side = r.bounds && v && std::isfinite(*v) ? boundSign(m) : "";
+            out << ' ' << (v ? side + shortNumber(*v) : std::string("—")) << " |";
         }
         if (latency) {
             const auto* t = rowLatency(latency, r.index);
@@ -374,7 +376,10 @@ void writeComparisonTable(std::ostream& out, const Comparison& c, const ReportCo
             << (std::string(rowStatusName(r.status)) + (r.in_executorch ? "" : "*"));
         cells([&](const MetricInfo& m) {
             const auto v = rowMetric(r, m.id);
-            return v ? (m.format == MetricFormat::Precise ? cosineNumber(*v) : shortNumber(*v))
+            // A STATS tap's bound says its side, in ASCII: the columns are counted in bytes.
+            const std::string side =
+                r.bounds && v && std::isfinite(*v) ? (m.higher_is_worse ? ">=" : "<=") : "";
+            return v ? side + (m.format == MetricFormat::Precise ? cosineNumber(*v) : shortNumber(*v))
                      : std::string("-");
         });
         out << '\n';

@@ -21,6 +21,9 @@ struct Overlay {
     bool higher_is_worse;
     // The row's value, when it has one.
     std::optional<double> (*value)(const ComparisonRow&, const RowLatency*);
+    // Of the rows whose metrics are bounds (a STATS tap's, issue 58) only, or of
+    // the others only: a bound is never shown as a measurement.
+    bool bounds = false;
 };
 
 const Overlay kOverlays[] = {
@@ -34,6 +37,8 @@ const Overlay kOverlays[] = {
      [](const ComparisonRow&, const RowLatency* t) {
          return t && t->share ? std::optional<double>(100 * *t->share) : std::nullopt;
      }},
+    {"gapscope-snr-bound.json", "Gapscope SNR at most (dB, STATS taps)", false,
+     [](const ComparisonRow& r, const RowLatency*) { return rowMetric(r, Metric::Snr); }, true},
 };
 
 // Green for good, red for bad, whichever end of the range each is.
@@ -68,6 +73,8 @@ NodeDataExport modelExplorerNodeData(const Comparison& c, const ComparisonLatenc
         for (const auto& r : c.rows) {
             const RowLatency* t =
                 latency && r.index < latency->rows.size() ? &latency->rows[r.index] : nullptr;
+            if (r.bounds != overlay.bounds)
+                continue;
             const auto v = overlay.value(r, t);
             if (!v)
                 continue;

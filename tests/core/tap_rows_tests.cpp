@@ -9,6 +9,7 @@
 #include "core/compare/op_graph.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etdump/etdump_writer.h"
+#include "core/report/model_explorer_export.h"
 #include "core/session/session.h"
 #include "test_support.h"
 
@@ -17,7 +18,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unistd.h>
 
 using namespace gapscope;
@@ -108,6 +111,38 @@ TEST_CASE("each tap is a row nested in the delegate that computes it, and no pro
             CHECK_FALSE(c.rows[*node.row].tap);
         }
     CHECK(tapped == 8);
+    // ExecuTorch's tap ops are no node: the tapped node shows the tap, and every
+    // edge joins two nodes shown.
+    std::size_t tapOps = 0;
+    for (const auto& n : graph->nodes)
+        tapOps += n.target.find("executorch_devtools.tap.Tensor") != std::string::npos;
+    CHECK(tapOps == 8);
+    CHECK(g.nodes.size() == graph->nodes.size() - tapOps);
+    for (const auto& node : g.nodes)
+        CHECK(node.op != "Tensor"); // shortTarget of executorch_devtools.tap.Tensor
+    for (const auto& [from, to] : g.edges) {
+        CHECK(from < g.nodes.size());
+        CHECK(to < g.nodes.size());
+    }
+    // Model Explorer: a STATS tap's bound is an overlay of its own, never an SNR measured.
+    const auto exported = modelExplorerNodeData(c, nullptr, *s->etrecord);
+    std::map<std::string, std::string> files;
+    for (const auto& f : exported.files)
+        files[f.file] = f.json;
+    REQUIRE(files.count("gapscope-snr-bound.json"));
+    REQUIRE(files.count("gapscope-snr.json"));
+    const auto bound = nlohmann::json::parse(files["gapscope-snr-bound.json"])["forward"]["results"];
+    const auto measured = nlohmann::json::parse(files["gapscope-snr.json"])["forward"]["results"];
+    std::set<double> boundSnr, measuredSnr;
+    for (const auto& r : c.rows)
+        if (const auto v = rowMetric(r, Metric::Snr); v && std::isfinite(*v))
+            (r.bounds ? boundSnr : measuredSnr).insert(*v);
+    REQUIRE_FALSE(boundSnr.empty());
+    CHECK(bound.size() > 0);
+    for (const auto& v : bound)
+        CHECK(boundSnr.count(v["value"].get<double>()));
+    for (const auto& v : measured)
+        CHECK(measuredSnr.count(v["value"].get<double>()));
     // Taps are not error introducers: their op names are their delegate's rows' too.
     for (const auto& in : s->introducers) {
         CHECK_FALSE(c.rows[in.row].tap);

@@ -110,11 +110,12 @@ if [ -f "$out/run.etdp" ]; then
 fi
 # Profiling on leaves the numerics alone: the profiled session's table (run 1)
 # equals the unprofiled one's, number for number, all but the last two columns
-# (latency_p50_ms and time_share: only the profiled session has times).
+# (latency_p50_ms and time_share: only the profiled session has times; the last
+# column, bounds, stays).
 "$cli" compare "$work/sessions/attention-8a8w-profiled" --csv "$work/profiled.full.csv" > /dev/null 2>&1 || true
 "$cli" compare "$work/sessions/attention-8a8w" --csv "$work/unprofiled.full.csv" > /dev/null 2>&1 || true
 for side in profiled unprofiled; do
-  sed -E 's/,[^,]*,[^,]*\r?$//' "$work/$side.full.csv" > "$work/$side.csv"
+  sed -E 's/,[^,]*,[^,]*(,[^,]*\r?)$/\1/' "$work/$side.full.csv" > "$work/$side.csv"
 done
 if [ ! -s "$work/profiled.csv" ] || ! cmp -s "$work/profiled.csv" "$work/unprofiled.csv"; then
   echo "e2e-qnn: QNN's profiling changed the numbers:"

@@ -48,7 +48,7 @@ report_problems() {
   LC_ALL=C grep -qP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$dir/app-stdout.txt" "$dir/app-stderr.txt" &&
     found="$found; a control character reached the terminal"
   [ -s "$dir/app-report/gapscope.csv" ] && [ -s "$dir/app-report/index.html" ] || { echo "; no report written"; return; }
-  LC_ALL=C grep -qP '(^|,)"?([=+@\t\r]|-(?![0-9I]))' "$dir/app-report/gapscope.csv" && found="$found; a CSV cell starts a formula"
+  LC_ALL=C grep -qP '(^|,)"?([=+@\t]|\r(?!$)|-(?![0-9I]))' "$dir/app-report/gapscope.csv" && found="$found; a CSV cell starts a formula"
   LC_ALL=C grep -qiP '<script>alert|<img src=x|href="javascript' "$dir/app-report/index.html" && found="$found; the HTML holds a raw tag from a name"
   # The names are there, as text: the checks above cannot pass on a report without them.
   case $(basename "$dir") in

@@ -19,7 +19,7 @@ report_problems() {
   LC_ALL=C grep -qP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$dir/stdout.txt" "$dir/stderr.txt" &&
     found="$found; a control character reached the terminal"
   # No CSV cell a spreadsheet runs: none starts with = + @ tab CR, or - and no number.
-  LC_ALL=C grep -qP '(^|,)"?([=+@\t\r]|-(?![0-9I]))' "$dir/out.csv" && found="$found; a CSV cell starts a formula"
+  LC_ALL=C grep -qP '(^|,)"?([=+@\t]|\r(?!$)|-(?![0-9I]))' "$dir/out.csv" && found="$found; a CSV cell starts a formula"
   # No raw tag, link or cell break from a name in the Markdown.
   LC_ALL=C grep -qP '<|(?<!\\)\]\(|[\x00-\x09\x0b-\x1f\x7f]' "$dir/out.md" && found="$found; the Markdown holds a raw tag, link or control"
   # Every echoed name bounded: no line of the terminal output past 4 KiB.

@@ -17,6 +17,8 @@
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/plot_export.h"
+#include "widgets/table_roles.h"
+#include "widgets/tap_fields_model.h"
 #include "widgets/tensor_panel.h"
 
 #include <QAbstractItemModelTester>
@@ -141,6 +143,7 @@ private slots:
     void qnnPanelShowsWhatTheMetricsCompared();
     void tapsListUnderTheirDelegateWithTheirBounds();
     void productionCheckRunsOffTheUiThreadAndSaysItsVerdict();
+    void statsTapShowsItsFieldsAndItsBoundsStandApart();
 };
 
 void GapscopeGuiTest::initTestCase() {
@@ -1046,4 +1049,78 @@ void GapscopeGuiTest::productionCheckRunsOffTheUiThreadAndSaysItsVerdict() {
     QVERIFY(checked.back().at(1).toString().contains(empty.path()));
     for (auto* box : window.findChildren<QMessageBox*>(QStringLiteral("productionCheck")))
         box->close();
+}
+
+void GapscopeGuiTest::statsTapShowsItsFieldsAndItsBoundsStandApart() {
+    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.capture = dir + "/float.gscap.safetensors";
+    std::shared_ptr<const Session> session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+    QVERIFY(session->comparison);
+    const auto& rows = session->comparison->rows;
+    std::optional<std::size_t> stats, whole;
+    std::size_t bounds = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].tap && rows[i].tap->fields && !stats)
+            stats = i;
+        if (rows[i].tap && !rows[i].tap->fields && !whole)
+            whole = i;
+        bounds += rows[i].bounds;
+    }
+    QVERIFY(stats && whole && bounds > 0);
+    // The tensor panel: a STATS tap's fields as a table, a whole tensor's plots.
+    TensorPanel panel;
+    QAbstractItemModelTester tester(panel.fieldsModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    panel.setSession(session);
+    panel.setRow(*stats);
+    QVERIFY(panel.showsFields());
+    const TapFields& f = *rows[*stats].tap->fields;
+    QCOMPARE(panel.fieldsModel()->rowCount(), static_cast<int>(f.names.size()));
+    for (int k = 0; k < panel.fieldsModel()->rowCount(); ++k) {
+        QCOMPARE(panel.fieldsModel()->index(k, TapFieldsModel::Field).data().toString(),
+                 QString::fromStdString(f.names[std::size_t(k)]));
+        QCOMPARE(panel.fieldsModel()->index(k, TapFieldsModel::Device).data(kCopyTextRole).toDouble(),
+                 f.runtime[std::size_t(k)]);
+        QCOMPARE(panel.fieldsModel()
+                     ->index(k, TapFieldsModel::Reference)
+                     .data(TapFieldsModel::SortRole)
+                     .toDouble(),
+                 f.reference[std::size_t(k)]);
+    }
+    panel.setRow(*whole);
+    QVERIFY(!panel.showsFields());
+    QCOMPARE(panel.fieldsModel()->rowCount(), 0);
+    // The gap chart: every bound on a graph of its own, none on the line.
+    GapChart chart;
+    chart.setSession(session);
+    chart.setMetric(Metric::RelL2);
+    QCPGraph* line = chart.plot()->graph(0);
+    std::size_t onLine = 0, apart = 0;
+    for (std::size_t pos = 0; pos < chart.order().size(); ++pos) {
+        const bool bound = rows[chart.order()[pos]].bounds;
+        bool found = false;
+        for (auto p = line->data()->constBegin(); p != line->data()->constEnd(); ++p)
+            found = found || p->key == double(pos);
+        if (bound) {
+            QVERIFY(!found);
+            ++apart;
+        } else if (found) {
+            ++onLine;
+        }
+    }
+    QCOMPARE(apart, bounds);
+    QVERIFY(onLine > 0);
+    bool legend = false;
+    for (int g = 0; g < chart.plot()->graphCount(); ++g)
+        legend = legend || chart.plot()->graph(g)->name().contains(QStringLiteral("STATS tap"));
+    QVERIFY(legend);
+    // The selected bound is marked where it is drawn.
+    chart.setSelectedRow(*stats);
+    bool marked = false;
+    for (int g = 0; g < chart.plot()->graphCount(); ++g)
+        if (chart.plot()->graph(g)->layer()->name() == QStringLiteral("overlay"))
+            marked = marked || !chart.plot()->graph(g)->data()->isEmpty();
+    QVERIFY(marked);
 }
