@@ -113,7 +113,8 @@ int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOp
     if (!o.json.empty())
         inputs = withEtRecordDigest(std::move(inputs), *first);
     const auto executions =
-        executionsOf(*first->dump, first->comparison->method, first->comparison->run_methods);
+        executionsOf(*first->dump, first->comparison->method, first->comparison->run_methods,
+                     first->comparison->saved_outputs != nullptr);
     if (executions.empty())
         return fail("the ETDump holds no execution of '" + first->comparison->method + "' with debug events");
     // The report streams run by run (20,000 runs are never one document).

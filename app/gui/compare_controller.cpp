@@ -68,8 +68,8 @@ bool CompareController::followStep() {
         return false;
     const auto& a = *m_a->comparison;
     const auto& b = *m_b->comparison;
-    const auto stepsA = executionsOf(*m_a->dump, a.method, a.run_methods);
-    const auto stepsB = executionsOf(*m_b->dump, b.method, b.run_methods);
+    const auto stepsA = executionsOf(*m_a->dump, a.method, a.run_methods, a.saved_outputs != nullptr);
+    const auto stepsB = executionsOf(*m_b->dump, b.method, b.run_methods, b.saved_outputs != nullptr);
     const auto step = std::find(stepsA.begin(), stepsA.end(), a.run) - stepsA.begin();
     if (stepsA.size() < 2 || static_cast<std::size_t>(step) >= stepsA.size() ||
         static_cast<std::size_t>(step) >= stepsB.size() || stepsB[static_cast<std::size_t>(step)] == b.run)

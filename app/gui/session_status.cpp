@@ -53,7 +53,11 @@ SessionStatus describeSession(const Session& s, std::optional<std::size_t> topIn
             out.worstLink =
                 tr("worst: row %1 (%2, %3)")
                     .arg(worst->row)
-                    .arg(QString::fromStdString(displayOpName(c.rows[worst->row])), shownValue(worst->value));
+                    .arg(QString::fromStdString(displayOpName(c.rows[worst->row])),
+                         // A STATS tap's: what its statistics prove, said as such.
+                         (c.rows[worst->row].bounds ? QString::fromUtf8(boundSign(s.threshold.metric))
+                                                    : QString()) +
+                             shownValue(worst->value));
         }
     }
     if (topIntroducer && *topIntroducer < c.rows.size())

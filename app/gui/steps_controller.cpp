@@ -37,7 +37,7 @@ void StepsController::sessionCompleted(std::shared_ptr<const Session> session) {
     if (same(m_etdump, session->etdump_file) && same(m_debugBuffer, session->debug_buffer_file) &&
         c.method == m_method && (m_steps || m_busy))
         return; // the same loop: another of its steps is shown
-    const auto executions = executionsOf(*session->dump, c.method, c.run_methods);
+    const auto executions = executionsOf(*session->dump, c.method, c.run_methods, c.saved_outputs != nullptr);
     m_jobs.cancel();
     m_steps.reset();
     m_etdump = session->etdump_file;

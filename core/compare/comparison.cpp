@@ -201,7 +201,7 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
     c.run = chooseRun(dump, etrecord, options, c);
     c.saved_outputs = options.saved_outputs;
     {
-        const auto executions = executionsOf(dump, c.method, c.run_methods);
+        const auto executions = executionsOf(dump, c.method, c.run_methods, c.saved_outputs != nullptr);
         const auto said =
             runWarnings(dump, etrecord, capture, c.method, c.run, options.run.has_value(), executions);
         c.warnings.insert(c.warnings.end(), said.begin(), said.end());

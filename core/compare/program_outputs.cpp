@@ -11,7 +11,7 @@ namespace gapscope {
 
 std::vector<RuntimeValue> deviceOutputs(const EtDump& dump, const Comparison& c) {
     if (c.saved_outputs) {
-        const auto executions = executionsOf(dump, c.method, c.run_methods);
+        const auto executions = executionsOf(dump, c.method, c.run_methods, true);
         const auto at = std::find(executions.begin(), executions.end(), c.run);
         // A run that is no execution of the method (asked with --run) is the file's first.
         const std::size_t execution =

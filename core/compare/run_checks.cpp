@@ -29,11 +29,24 @@ std::string runList(const std::vector<std::size_t>& runs) {
 
 } // namespace
 
+bool anyDebugEvents(const EtDump& dump) {
+    return std::any_of(dump.runs.begin(), dump.runs.end(), hasDebugEvents);
+}
+
 std::vector<std::size_t> executionsOf(const EtDump& dump, const std::string& method,
-                                      const std::vector<std::vector<std::string>>& runMethods) {
+                                      const std::vector<std::vector<std::string>>& runMethods,
+                                      bool valuesSavedApart) {
     std::vector<std::size_t> out;
+    const bool timingsOnly = valuesSavedApart && !anyDebugEvents(dump);
+    // ExecuTorch names an execution's run "Execute" (the method's load is
+    // "Default"); a dump whose runs have no such name counts each run that logged.
+    const bool named = std::any_of(dump.runs.begin(), dump.runs.end(),
+                                   [](const RunData& run) { return run.name && *run.name == "Execute"; });
+    const auto timed = [&](const RunData& run) {
+        return named ? run.name && *run.name == "Execute" : !run.events.empty();
+    };
     for (std::size_t r = 0; r < dump.runs.size(); ++r) {
-        if (!hasDebugEvents(dump.runs[r]))
+        if (timingsOnly ? !timed(dump.runs[r]) : !hasDebugEvents(dump.runs[r]))
             continue;
         if (!runMethods.empty()) {
             const auto& fits = r < runMethods.size() ? runMethods[r] : std::vector<std::string>{};
@@ -46,10 +59,11 @@ std::vector<std::size_t> executionsOf(const EtDump& dump, const std::string& met
 }
 
 std::optional<std::size_t> executionIndex(const EtDump& dump, const EtRecord* etrecord,
-                                          const std::string& method, std::optional<std::size_t> run) {
+                                          const std::string& method, std::optional<std::size_t> run,
+                                          bool valuesSavedApart) {
     const auto runMethods = etrecord && isMultiMethod(*etrecord) ? methodsFittingRuns(dump, *etrecord)
                                                                  : std::vector<std::vector<std::string>>{};
-    const auto executions = executionsOf(dump, method, runMethods);
+    const auto executions = executionsOf(dump, method, runMethods, valuesSavedApart);
     if (executions.empty())
         return std::nullopt;
     const auto at = std::find(executions.begin(), executions.end(), run.value_or(executions.front()));
@@ -105,7 +119,9 @@ std::vector<std::string> runWarnings(const EtDump& dump, const EtRecord* etrecor
                                      const std::vector<std::size_t>& executions) {
     std::vector<std::string> out;
     const std::string of = "'" + (method.empty() ? std::string("forward") : method) + "'";
-    if (run < dump.runs.size() && runAsked && !hasDebugEvents(dump.runs[run])) {
+    // An execution of a dump of timings only, its values saved apart, is one (executionsOf).
+    const bool anExecution = std::find(executions.begin(), executions.end(), run) != executions.end();
+    if (run < dump.runs.size() && runAsked && !hasDebugEvents(dump.runs[run]) && !anExecution) {
         out.push_back(
             "run " + std::to_string(run) +
             " holds no debug events (a block such as the method load, not an execution): nothing is "

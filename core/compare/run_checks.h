@@ -43,14 +43,22 @@ std::vector<std::size_t> runsWithInputs(const EtDump& dump, const AotCapture& ca
 
 // The runs holding executions of `method`: with debug events and, for a
 // multi-method program, fitting the method (`runMethods`, see run_methods.h).
+// `valuesSavedApart`: the device's values come from outputs saved beside the
+// dump (saved_outputs.h), so a dump logged without a debug buffer, which holds
+// no debug event at all, is a dump of executions too: then every run that
+// logged anything is one (issue 58: a 1,000-step decode kept as timings).
 std::vector<std::size_t> executionsOf(const EtDump& dump, const std::string& method,
-                                      const std::vector<std::vector<std::string>>& runMethods);
+                                      const std::vector<std::vector<std::string>>& runMethods,
+                                      bool valuesSavedApart = false);
+// Whether any run of the dump logged a debug event.
+bool anyDebugEvents(const EtDump& dump);
 
 // Which execution of `method` (counted from 0) a comparison looks at: that of
 // `run` when asked, else the method's first execution, the run planComparison
 // takes by default. None when that run is no execution of the method.
 std::optional<std::size_t> executionIndex(const EtDump& dump, const EtRecord* etrecord,
-                                          const std::string& method, std::optional<std::size_t> run);
+                                          const std::string& method, std::optional<std::size_t> run,
+                                          bool valuesSavedApart = false);
 
 // The buffers a method's graph mutates (its signature's buffer mutations), if the
 // ETRecord holds its edge program.

@@ -62,6 +62,13 @@ std::size_t chooseRun(const EtDump& dump, const EtRecord* etrecord, const Compar
                              "' (its instructions and output sizes): comparing the first run with "
                              "debug events; pick the run with --run");
     }
+    // A dump of timings only, the values saved apart (saved_outputs.h): its first
+    // run is the first execution, as the saved outputs count them.
+    if (options.saved_outputs && !anyDebugEvents(dump)) {
+        const auto executions = executionsOf(dump, c.method, c.run_methods, true);
+        if (!executions.empty())
+            return executions.front();
+    }
     return defaultRun(dump);
 }
 

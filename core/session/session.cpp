@@ -245,7 +245,9 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     } else {
         s->missing.push_back(InputRole::EtDump);
     }
-    if (s->etdump_file && !s->debug_buffer_file) {
+    // A dump of timings only (no debug event: logged without a debug buffer, its
+    // values saved apart or not wanted) has no tensor to read from one.
+    if (s->etdump_file && !s->debug_buffer_file && !(s->dump && !anyDebugEvents(*s->dump))) {
         s->missing.push_back(InputRole::DebugBuffer);
         s->debug_buffer_candidates = files.debug_buffer_candidates;
     }
@@ -266,7 +268,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     if (!files.capture_asked && parsedCapture && parsedCapture->step && s->dump) {
         const std::string method =
             options.comparison.method.empty() ? parsedCapture->method : options.comparison.method;
-        const auto execution = executionIndex(*s->dump, s->etrecord.get(), method, options.comparison.run);
+        const auto execution = executionIndex(*s->dump, s->etrecord.get(), method, options.comparison.run,
+                                              files.saved_outputs != nullptr);
         const auto step = execution ? files.step_captures.find({parsedCapture->method, *execution})
                                     : files.step_captures.end();
         if (step != files.step_captures.end()) {

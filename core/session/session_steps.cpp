@@ -33,7 +33,7 @@ StepWalk forEachStep(const Session& first, const SessionFiles& files, SessionOpt
     if (!first.comparison || !first.dump)
         return walk;
     const auto& c = *first.comparison;
-    walk.runs = executionsOf(*first.dump, c.method, c.run_methods);
+    walk.runs = executionsOf(*first.dump, c.method, c.run_methods, c.saved_outputs != nullptr);
     if (!options.workspace) // the steps share one at least: the ETDump is read once
         options.workspace = std::make_shared<Workspace>();
     options.comparison.method = c.method;

@@ -28,8 +28,9 @@ plus outputs).
 XNNPACK with STATS taps over its linears, run for a prefill and 16 decode steps
 in one ETDump, a step capture with the taps for each (``iter_tap_steps``), and
 ExecuTorch's table per step (``executorch_taps_steps.json``). ``decode-saved``
-beside it is the same run as a long decode is kept: the ETDump without its
-debug buffer, and the method's outputs saved per execution (``save_outputs``:
+beside it is the same loop as a long decode is kept: run again with an ETDump
+of timings only (no debug buffer, so no debug event), and the method's outputs
+saved per execution (``save_outputs``:
 ``outputs.safetensors``), from which the taps are read. ExecuTorch's own tables (``compare_aot_runtime_dataframe``
 on the runtime's outputs and the quantised program's, and the float program's)
 are written beside it as ``executorch_taps.json`` and ``executorch_taps_float.json``.
@@ -148,13 +149,19 @@ def write_decode(directory: Path, decode_steps: int = 16) -> Path:
         tables.append([{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")])
     (directory / "executorch_taps_steps.json").write_text(json.dumps(tables) + "\n")
 
+    # As a long decode is kept on a device: run again with ETDump but no debug
+    # buffer (timings only, no debug event at all), the outputs saved per execution.
     saved = directory.parent / "decode-saved"
     shutil.rmtree(saved, ignore_errors=True)
     saved.mkdir()
     for f in directory.iterdir():
-        if f.name != "run.debug.bin":
+        if f.name not in ("run.debug.bin", "run.etdp"):
             shutil.copy(f, saved / f.name)
-    save_outputs(device, saved / "outputs.safetensors")
+    timed = _load_for_executorch(str(saved / "model.pte"), enable_etdump=True, debug_buffer_size=0)
+    kept = [[t.clone() for t in timed.forward(inputs)] for inputs in steps]
+    timed.write_etdump_result_to_file(str(saved / "run.etdp"), str(saved / "unused.debug.bin"))
+    (saved / "unused.debug.bin").unlink(missing_ok=True)
+    save_outputs(kept, saved / "outputs.safetensors")
     log.info("taps/decode written in %.1f s", time.monotonic() - started)
     return directory
 

@@ -2,6 +2,7 @@
 // malformed file refused with the tensor it names.
 #include "core/align/saved_outputs.h"
 #include "core/capture/safetensors_writer.h"
+#include "core/compare/run_checks.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -80,4 +81,23 @@ TEST_CASE("saved outputs: told apart from other safetensors by their names") {
         SafetensorsFile::read(MappedFile::fromBytes("inputs.safetensors", raw.data(), raw.size()));
     REQUIRE(file);
     CHECK_FALSE(SavedOutputs::namedLikeSavedOutputs(file.value()));
+}
+
+TEST_CASE("a dump of timings only is a dump of executions when the values are saved apart") {
+    EtDump dump;
+    const auto run = [](const char* name) {
+        RunData r;
+        r.name = name;
+        ProfileEvent e;
+        e.name = "Method::execute";
+        r.events.emplace_back(e);
+        return r;
+    };
+    dump.runs = {run("Default"), run("Execute"), run("Execute")};
+    CHECK(executionsOf(dump, "forward", {}).empty()); // no debug event: no execution to compare
+    CHECK(executionsOf(dump, "forward", {}, true) == std::vector<std::size_t>{1, 2}); // the load is none
+    CHECK_FALSE(anyDebugEvents(dump));
+    // Once any run logged a debug event, those runs alone are executions.
+    dump.runs[2].events.emplace_back(DebugEvent{});
+    CHECK(executionsOf(dump, "forward", {}, true) == std::vector<std::size_t>{2});
 }
