@@ -1,7 +1,9 @@
 // libFuzzer target: an AOT capture. Inputs starting with '{' are the
 // gapscope.aot_capture JSON document inside a valid safetensors file, mutated as
 // JSON (fuzz/json_mutator.h: the structure-aware mode, which reaches the
-// document's rules); anything else is a whole safetensors file, mutated as bytes.
+// document's rules); anything else is a whole safetensors file, mutated as bytes,
+// read as a capture and as the method's saved outputs (saved_outputs.h).
+#include "core/align/saved_outputs.h"
 #include "core/capture/aot_capture.h"
 #include "core/capture/capture_document_reader.h"
 #include "core/capture/safetensors_file.h"
@@ -36,5 +38,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (capture)
         (void)renderJson(captureToJson(capture.value()));
+    // The same bytes as saved outputs: an Error or outputs whose every tensor is
+    // the file's, in index order.
+    if (size == 0 || data[0] != '{') {
+        const auto saved = SavedOutputs::read(file);
+        if (saved)
+            for (std::size_t e = 0; e < saved.value().executions(); ++e)
+                for (const auto& v : saved.value().outputs(e))
+                    if (!v.tensor || !v.bytes || v.bytes->size != v.tensor->nbytes.value_or(~0ull))
+                        __builtin_trap();
+    }
     return 0;
 }
