@@ -66,6 +66,27 @@ def _user_outputs(program: ExportedProgram) -> list[Any]:
     return [value for spec, value in zip(specs, values) if spec.kind == OutputKind.USER_OUTPUT]
 
 
+def _one_tensor_rules(rules: Any) -> Any:
+    """The rules, each selector kept off nodes that return several tensors.
+
+    ExecuTorch 1.5.1's tap op takes one tensor: a selector such as
+    ``select_all_call_function()`` on a transformer also picks ``split`` (a list),
+    and the tapped program then fails when it runs ("Expected a value of type
+    'Tensor' for argument 'x' but instead found type 'list'"). Their tensors
+    are tapped through the ``getitem`` nodes that take them apart."""
+    from executorch.devtools.intermediate_output_tap import STATS, select_all_call_function
+
+    if rules is None:
+        rules = [(select_all_call_function(), STATS)]
+    elif isinstance(rules, tuple) and len(rules) == 2 and callable(rules[0]):
+        rules = [rules]
+
+    def one_tensor(node: Node) -> bool:
+        return not isinstance(node.meta.get("val"), (list, tuple))
+
+    return [(lambda node, keep=selector: keep(node) and one_tensor(node), reducer) for selector, reducer in rules]
+
+
 def _give_taps_values(program: ExportedProgram) -> None:
     """ExecuTorch 1.5.1 inserts tap nodes without ``meta["val"]``: a program
     lowered without being exported again (an fp32 XNNPACK flow) then cannot save
@@ -87,7 +108,7 @@ def tap(program: ExportedProgram, rules: Any = None, *, max_taps: int | None = N
     """``tap_intermediate_outputs_`` (in place), with its specs' ``output_index``
     counted among the user outputs (ExecuTorch 1.5.1 counts a buffer mutation
     output too, which the runtime does not return)."""
-    program, specs = tap_intermediate_outputs_(program, rules, max_taps=max_taps)
+    program, specs = tap_intermediate_outputs_(program, _one_tensor_rules(rules), max_taps=max_taps)
     _give_taps_values(program)
     positions = [i for i, value in enumerate(_user_outputs(program)) if _is_tap(value)]
     if len(positions) != len(specs):

@@ -24,6 +24,10 @@ requantises its output (``full`` and ``stats`` describe another program than
 ``production``); tapping the ReLUs changes nothing (``relu`` is ``production``
 plus outputs).
 
+``decoder`` is the zoo's decoder block (RMSNorm, RoPE, causal attention,
+SwiGLU) the same way: PT2E int8 on XNNPACK, its linears and matmuls tapped whole
+and every other op with statistics.
+
 ``decode`` is the LLM case: the zoo's KV-cache decoder (zoo_runs.KvDecoder) on
 XNNPACK with STATS taps over its linears, run for a prefill and 16 decode steps
 in one ETDump, a step capture with the taps for each (``iter_tap_steps``), and
@@ -70,7 +74,7 @@ from gapscope_capture.taps import capture_float_taps, capture_taps, save_tap_spe
 log = logging.getLogger(__name__)
 
 SEED = 0
-VARIANTS = ("production", "full", "stats", "relu", "decode")  # production first: the others hold themselves against it
+VARIANTS = ("production", "full", "stats", "relu", "decoder", "decode")  # production first: the others hold themselves against it
 DEBUG_BUFFER_SIZE = 256 << 10
 WHOLE = ("aten.conv2d.default", "aten.linear.default")
 
@@ -99,6 +103,11 @@ class TapNet(torch.nn.Module):
 def _rules(variant: str) -> Any:
     if variant == "production":
         return None
+    if variant == "decoder":
+        return [
+            (select_by_op_type("aten.linear.default", "aten.matmul.default"), FULL_TENSOR),
+            (select_all_call_function(), STATS),
+        ]
     if variant == "relu":
         return [(select_by_op_type("aten.relu.default"), FULL_TENSOR)]
     if variant == "full":
@@ -173,9 +182,14 @@ def write_session(directory: Path, variant: str = "full") -> Path:
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(SEED)
-    model = TapNet().eval()
-    inputs = TapNet.example()
-    calibration = [TapNet.example() for _ in range(3)]
+    if variant == "decoder":
+        from gapscope_zoo.zoo import DecoderBlock
+
+        model, make = DecoderBlock().eval(), DecoderBlock.example
+    else:
+        model, make = TapNet().eval(), TapNet.example
+    inputs = make()
+    calibration = [make() for _ in range(3)]
 
     rules = _rules(variant)
     float_program, specs = tap(export(model, inputs), rules) if rules else (export(model, inputs), [])
@@ -192,7 +206,9 @@ def write_session(directory: Path, variant: str = "full") -> Path:
     edge = to_edge_transform_and_lower(quantized, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
     if specs:
         strip_taps_(edge)
-    device = save_and_run(directory, edge.to_executorch(), inputs, DEBUG_BUFFER_SIZE)
+    # The decoder block logs some 200 intermediate outputs: a larger buffer.
+    buffer = DEBUG_BUFFER_SIZE * (16 if variant == "decoder" else 1)
+    device = save_and_run(directory, edge.to_executorch(), inputs, buffer)
     # The truth the debug-build check is held to, by torch on the runtime's own
     # outputs: do the tapped program's outputs (less its taps) equal production's?
     if not specs:

@@ -116,3 +116,18 @@ def test_saved_outputs_are_named_as_gapscope_reads_them(tmp_path: Path) -> None:
     torch.testing.assert_close(saved["outputs/1/0"], torch.ones(2) * 2)
     with pytest.raises(CaptureError, match="execution 0, output 1: not a tensor"):
         save_outputs([[torch.ones(2), 3]], tmp_path / "bad.safetensors")
+
+
+class Splitting(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a, b = x.split(2, dim=-1)
+        return a * b
+
+
+def test_a_node_returning_several_tensors_is_never_tapped() -> None:
+    # ExecuTorch's tap op takes one tensor: a tapped split fails when it runs.
+    x = torch.randn(3, 4)
+    program, specs = tap(export(Splitting(), (x,)), [(select_all_call_function(), STATS)])
+    assert specs and all("split" not in s.node_name for s in specs)
+    assert any(s.node_name == "mul" for s in specs)
+    tree_leaves(program.module()(x))  # runs
