@@ -60,6 +60,14 @@ TEST_CASE("e2e: against the float model the quantised ops introduce the error", 
 namespace {
 
 // The zoo's folder (run_e2e.sh sets it).
+// A number of ExecuTorch's tap table as JSON holds it ("inf", "-inf", "nan" as strings).
+double parityNumber(const nlohmann::json& v) {
+    if (!v.is_string())
+        return v.get<double>();
+    const auto t = v.get<std::string>();
+    return t == "inf" ? HUGE_VAL : t == "-inf" ? -HUGE_VAL : std::nan("");
+}
+
 std::string zooRoot() {
     const char* zoo = std::getenv("GAPSCOPE_E2E_ZOO_DIR");
     if (!zoo)
@@ -440,7 +448,41 @@ TEST_CASE(
         CHECK(taps == s->capture->taps.size());
         CHECK(taps >= 8);
     }
-    // Parity with ExecuTorch's compare_aot_runtime_dataframe against the float program.
+    // Parity with ExecuTorch's compare_aot_runtime_dataframe against the float
+    // program: the conv net, and the decoder block in int8.
+    const auto decoder = open(root + "decoder");
+    for (const auto* tapped : {full.get(), decoder.get()}) {
+        const std::string name = tapped == full.get() ? "full" : "decoder";
+        INFO(name);
+        std::ifstream in(root + name + "/executorch_taps_float.json");
+        const auto table = nlohmann::json::parse(in);
+        std::size_t compared = 0;
+        for (const auto& theirs : table)
+            for (const auto& r : tapped->comparison->rows) {
+                if (!r.tap || r.tap->spec.output_index != theirs.at("output_index").get<std::size_t>())
+                    continue;
+                ++compared;
+                if (r.tap->spec.fullTensor()) {
+                    REQUIRE(r.gaps.size() == 1);
+                    CHECK(r.gaps.front().runtime_sqnr ==
+                          Approx(parityNumber(theirs.at("sqnr_db"))).epsilon(1e-5));
+                } else if (r.tap->fields) {
+                    const auto& f = *r.tap->fields;
+                    for (std::size_t k = 0; k < f.names.size(); ++k) {
+                        for (const auto& [side, values] :
+                             {std::pair<std::string, const std::vector<double>*>{"rt_", &f.runtime},
+                              {"aot_", &f.reference}}) {
+                            const float ours = static_cast<float>((*values)[k]);
+                            const float want = static_cast<float>(parityNumber(theirs.at(side + f.names[k])));
+                            INFO(r.tap->spec.node_name << " " << side << f.names[k]);
+                            CHECK((ours == want || (std::isnan(ours) && std::isnan(want))));
+                        }
+                    }
+                }
+            }
+        CHECK(compared == table.size());
+        CHECK(compared >= 8);
+    }
     std::ifstream in(root + "full/executorch_taps_float.json");
     const auto table = nlohmann::json::parse(in);
     const auto number = [](const nlohmann::json& v) {
