@@ -12,22 +12,18 @@
 #include "widgets/plot_grid.h"
 #include "widgets/plot_title.h"
 #include "widgets/post_if_current.h"
-#include "widgets/scatter_sprite.h"
-#include "widgets/stacked_scatter_graph.h"
-#include "widgets/tap_fields_model.h"
+#include "widgets/tap_fields_view.h"
 #include "widgets/tensor_details.h"
+#include "widgets/tensor_details_plots.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCursor>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStackedWidget>
-#include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -52,8 +48,7 @@ TensorPanel::TensorPanel(QWidget* parent)
       m_shared(new QCheckBox(tr("shared colour scale"), this)), m_histogram(new QCustomPlot(this)),
       m_scatter(new QCustomPlot(this)), m_channels(new QCustomPlot(this)), m_worst(new ElidedLabel(this)),
       m_rowAxis(new QComboBox(this)), m_colAxis(new QComboBox(this)), m_pages(new QStackedWidget(this)),
-      m_fields(new TapFieldsModel(this)), m_fieldsTable(new QTableView(this)),
-      m_fieldsNote(new QLabel(this)) {
+      m_fieldsView(new TapFieldsView(this)) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_title, 1);
     m_sliceLabel = new QLabel(tr("slice"), this);
@@ -101,27 +96,8 @@ TensorPanel::TensorPanel(QWidget* parent)
     auto* plots = new QWidget(this);
     plots->setLayout(grid);
     grid->setContentsMargins(0, 0, 0, 0);
-    auto* fieldsPage = new QWidget(this);
-    auto* fieldsLayout = new QVBoxLayout(fieldsPage);
-    fieldsLayout->setContentsMargins(0, 0, 0, 0);
-    m_fieldsNote->setWordWrap(true);
-    m_fieldsNote->setTextFormat(Qt::PlainText);
-    fieldsLayout->addWidget(m_fieldsNote);
-    auto* proxy = new QSortFilterProxyModel(this);
-    proxy->setSourceModel(m_fields);
-    proxy->setSortRole(TapFieldsModel::SortRole);
-    m_fieldsTable->setObjectName(QStringLiteral("tapFields"));
-    m_fieldsTable->setItemDelegate(
-        new BoundedTextDelegate(m_fieldsTable)); // field names come from the capture
-    m_fieldsTable->setModel(proxy);
-    m_fieldsTable->setSortingEnabled(true);
-    m_fieldsTable->sortByColumn(TapFieldsModel::Field, Qt::AscendingOrder);
-    m_fieldsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_fieldsTable->verticalHeader()->hide();
-    m_fieldsTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    fieldsLayout->addWidget(m_fieldsTable, 1);
     m_pages->addWidget(plots);
-    m_pages->addWidget(fieldsPage);
+    m_pages->addWidget(m_fieldsView);
     layout->addWidget(m_pages, 1);
     // One line: the value under the cursor (or the slice), then the worst elements.
     auto* readouts = new QHBoxLayout;
@@ -171,6 +147,10 @@ void TensorPanel::arrangePlots() {
             h.map->colorScale()->axis()->ticker()->setTickCount(std::clamp(h.plot->height() / 40, 2, 5));
 }
 
+TapFieldsModel* TensorPanel::fieldsModel() const {
+    return m_fieldsView->model();
+}
+
 bool TensorPanel::showsFields() const {
     return m_pages->currentIndex() == 1;
 }
@@ -212,7 +192,7 @@ void TensorPanel::refresh() {
     m_awaitingMetrics = false;
     m_whyEmpty.clear();
     m_pages->setCurrentIndex(0); // the plots, unless the row is a reduced tap's
-    m_fields->setTap(nullptr);
+    m_fieldsView->setRow(nullptr);
     for (QWidget* w : m_tensorControls)
         w->setVisible(true);
     for (auto& v : m_values)
@@ -246,15 +226,9 @@ void TensorPanel::refresh() {
     // A reduced tap: its fields side by side, and what they prove (row->reason).
     if (row->tap && row->tap->fields) {
         m_pages->setCurrentIndex(1);
-        m_fields->setTap(row->tap);
+        m_fieldsView->setRow(row);
         for (QWidget* w : m_tensorControls) // nothing to slice
             w->setVisible(false);
-        m_fieldsNote->setText(boundedText(
-            tr("%1 tap: the device's statistics against the reference's, as ExecuTorch's reducer computed "
-               "them. "
-               "Why: %2.")
-                .arg(QString::fromStdString(row->tap->spec.reducer), QString::fromStdString(row->reason)),
-            BoundedTextDelegate::kMaxToolTip));
         m_hover->setText(tr("%n statistic(s) of one op, not a tensor", "",
                             static_cast<int>(row->tap->fields->names.size())));
         showDetailsCleared();
@@ -499,45 +473,7 @@ void TensorPanel::showDetailsCleared() {
 }
 
 void TensorPanel::applyDetails(const TensorDetails& d) {
-    for (auto* p : {m_histogram, m_scatter, m_channels}) {
-        p->clearPlottables();
-        p->clearItems();
-    }
-    auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
-    bars->setData(d.centers, d.counts, true);
-    bars->setWidth(d.binWidth);
-    bars->setBrush(QColor(90, 120, 190));
-    bars->setPen(Qt::NoPen);
-    m_histogram->rescaleAxes();
-    m_histogram->yAxis->setRangeLower(0);
-    m_histogram->replot();
-
-    // Runtime against reference: clipping and quantisation steps show as shapes.
-    auto* dots = new StackedScatterGraph(m_scatter->xAxis, m_scatter->yAxis); // one blit a pixel
-    dots->setData(d.xs, d.ys, true);                                          // sorted by computeDetails
-    dots->setLineStyle(QCPGraph::lsNone);
-    dots->setScatterStyle(
-        scatterSprite(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(40, 90, 170, 140), 3)));
-    dots->setAdaptiveSampling(false);
-    auto* diagonal = new QCPItemStraightLine(m_scatter);
-    diagonal->point1->setCoords(0, 0);
-    diagonal->point2->setCoords(1, 1);
-    diagonal->setPen(QPen(QColor(200, 60, 60), 1, Qt::DashLine));
-    m_scatter->xAxis->setLabel(tr("reference"));
-    m_scatter->yAxis->setLabel(tr("runtime"));
-    m_scatter->rescaleAxes();
-    m_scatter->replot();
-
-    auto* perChannel = new QCPBars(m_channels->xAxis, m_channels->yAxis);
-    perChannel->setData(d.channelKeys, d.channelMse, true);
-    perChannel->setBrush(QColor(230, 120, 60));
-    perChannel->setPen(Qt::NoPen);
-    m_channels->xAxis->setLabel(tr("index along axis %1").arg(d.axis));
-    m_channels->rescaleAxes();
-    m_channels->xAxis->scaleRange(1.1);
-    m_channels->yAxis->setRangeLower(0);
-    m_channels->replot();
-
+    drawTensorDetails(m_histogram, m_scatter, m_channels, d);
     QString worst =
         d.worst.isEmpty() ? QString() : tr("Worst elements: ") + d.worst.join(QStringLiteral("   ·   "));
     if (!d.nonFinite.isEmpty())

@@ -22,12 +22,12 @@ class QCheckBox;
 class QComboBox;
 class QGridLayout;
 class QStackedWidget;
-class QTableView;
 
 namespace gapscope {
 
 struct TensorDetails;
 class TapFieldsModel;
+class TapFieldsView;
 
 // Reference, runtime and difference heatmaps of the selected op: a 2-D slice
 // (the last two dimensions; the others indexed by spin boxes), shared or separate
@@ -54,7 +54,7 @@ public:
     std::optional<std::size_t> row() const { return m_row; }
     QCustomPlot* plot(int which) const { return m_heatmaps[static_cast<std::size_t>(which)].plot; }
     // A reduced tap's fields (shown instead of the plots for a STATS tap's row).
-    TapFieldsModel* fieldsModel() const { return m_fields; }
+    TapFieldsModel* fieldsModel() const;
     bool showsFields() const;
     // Values shown (reference, runtime, difference), row-major over the slice.
     const std::vector<double>& values(int which) const { return m_values[static_cast<std::size_t>(which)]; }
@@ -135,9 +135,7 @@ private:
     QComboBox* m_rowAxis;
     QComboBox* m_colAxis;
     QStackedWidget* m_pages; // the plots, or a reduced tap's fields
-    TapFieldsModel* m_fields;
-    QTableView* m_fieldsTable;
-    QLabel* m_fieldsNote;
+    TapFieldsView* m_fieldsView;
     QList<QWidget*> m_tensorControls; // hidden for a reduced tap: nothing to slice
 
 public:

@@ -1,9 +1,9 @@
 #include "app/cli/compare_command.h"
 
+#include "app/cli/compare_options.h"
 #include "app/cli/diff_command.h"
 #include "app/cli/gate_lines.h"
 #include "app/cli/output_file.h"
-#include "app/cli/repeated_warnings.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
 #include "core/common/file_safety.h"
@@ -15,17 +15,14 @@
 #include "core/compare/row_name.h"
 #include "core/compare/run_checks.h"
 #include "core/report/compare_report.h"
-#include "core/report/json_stream.h"
 #include "core/report/json_text.h"
 #include "core/report/model_explorer_export.h"
 #include "core/report/production_json.h"
 #include "core/report/safe_text.h"
 #include "core/report/text_format.h"
 #include "core/runs/run_summary.h"
-#include "core/runs/step_matrix.h"
 #include "core/session/production_build.h"
 #include "core/session/session.h"
-#include "core/session/session_steps.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -36,24 +33,18 @@
 
 namespace gapscope::cli {
 
-namespace {
+int compareFailed(const std::string& message) {
+    std::cerr << "gapscope-cli compare: " << message << '\n';
+    return 1;
+}
 
-struct CompareOptions {
-    std::vector<std::string> paths; // session folders or files, sorted by content
-    std::string etdump, debugBuffer, etrecord, capture;
-    int run = -1;
-    std::string method;    // empty: the capture's method
-    std::string threshold; // empty: the one --fail-above gate, else snr=20
-    std::vector<std::string> failAbove;
-    bool failOnInvalid = false;
-    std::string csv, json, markdown;
-    std::string modelExplorer; // a folder for Model Explorer's node-data overlays
-    bool allRuns = false;
-    std::string baseline; // a saved report to compare with (diff_command.h)
-    std::vector<std::string> failIfWorse;
-    std::string production; // the production build beside a tapped session (production_build.h)
-    std::string outputs;    // the method's outputs as the user saved them (saved_outputs.h)
-};
+std::optional<std::string> unusableSession(const Session& session, const SessionFiles& files) {
+    if (session.errors.empty() && !session.comparison)
+        return "nothing to compare: " + files.etdump->path() + " and " + files.capture->path();
+    return whySessionUnusable(session); // the app's headless report says the same
+}
+
+namespace {
 
 // The node-data overlays, one file each, into `folder` (made when missing, one
 // level only; an existing one must be a folder).
@@ -80,137 +71,6 @@ std::optional<std::string> writeModelExplorer(const std::string& folder, const S
     return std::nullopt;
 }
 
-int fail(const std::string& message) {
-    std::cerr << "gapscope-cli compare: " << message << '\n';
-    return 1;
-}
-
-// Why a loaded session cannot be reported, as the exit status's message: a file
-// that could not be read, nothing to compare, an input rewritten while it was read
-// (its numbers are not the file's). Nothing: it can.
-std::optional<std::string> unusable(const Session& session, const SessionFiles& files) {
-    if (session.errors.empty() && !session.comparison)
-        return "nothing to compare: " + files.etdump->path() + " and " + files.capture->path();
-    return whySessionUnusable(session); // the app's headless report says the same
-}
-
-// --all-runs: every execution of the method, each against its own capture where
-// the session offers a capture per step (AotCapture::step), else against the one
-// capture with the warnings that says what that means. A line per run on stdout,
-// one JSON document with every run's report.
-int compareAllRuns(const CompareOptions& o, const SessionFiles& files, SessionOptions options,
-                   ReportContext ctx, std::vector<InputProvenance> inputs, const SavedReport* baseline,
-                   std::optional<EventsBuilt> events) {
-    if (!o.csv.empty() || !o.markdown.empty() || o.run >= 0)
-        return fail("--all-runs compares every run and writes one JSON report (--json): it takes no --run, "
-                    "--csv or --markdown"),
-               2;
-    // Every run over the same parsed inputs (options.workspace): the ETDump,
-    // ETRecord and captures are read, and the ETRecord hashed, once for all of them.
-    const auto first = loadSessionFiles(files, options, std::move(events));
-    if (const auto why = unusable(*first, files))
-        return fail(*why);
-    if (!o.json.empty())
-        inputs = withEtRecordDigest(std::move(inputs), *first);
-    const auto executions =
-        executionsOf(*first->dump, first->comparison->method, first->comparison->run_methods,
-                     first->comparison->saved_outputs != nullptr);
-    if (executions.empty())
-        return fail("the ETDump holds no execution of '" + first->comparison->method + "' with debug events");
-    // The report streams run by run (20,000 runs are never one document).
-    StreamedOutput jsonOut(o.json);
-    JsonStream json([&](std::string_view piece) { jsonOut.write(piece); });
-    if (jsonOut.wanted()) {
-        json.beginObject();
-        json.member("schema_version", kReportSchemaVersion);
-        json.member("method", first->comparison->method);
-        json.key("runs");
-        json.beginArray();
-    }
-    std::vector<RunSummary> summaries; // the steps, and --baseline
-    RepeatedWarnings repeats;
-    int tripped = 0;
-    // The steps as the app's steps view walks them (forEachStep): a few in
-    // parallel, each reported in order as it comes.
-    std::optional<int> failed;
-    const auto visit = [&](std::size_t k, std::size_t run, const Session& step) {
-        const Session* session = &step;
-        if (const auto why = unusable(*session, files)) {
-            failed = fail("run " + std::to_string(run) + ": " + *why);
-            return false;
-        }
-        const Comparison& c = *session->comparison;
-        // The provenance names this run's capture.
-        std::vector<InputProvenance> described = inputs;
-        if (!o.json.empty()) {
-            SessionFiles capture;
-            capture.capture = session->capture_file;
-            const auto digest = hashInputs(capture);
-            for (auto& input : described)
-                if (input.role == InputRole::Capture && !digest.empty())
-                    input = digest.front();
-        }
-        ReportContext runCtx = reportContextFor(*session, described);
-        runCtx.gates = ctx.gates;
-        const auto crossing = session->first_divergence;
-        std::cout << "run " << run << " (execution " << k
-                  << "): " << std::filesystem::path(session->capture_file->path()).filename().string() << ", "
-                  << c.rows.size() << (c.rows.size() == 1 ? " row" : " rows") << ", "
-                  << (crossing ? "first divergence at row " + std::to_string(crossing->row) + " (" +
-                                     displayOpName(c.rows[crossing->row]) + ")"
-                               : "no row crosses " + metricName(ctx.threshold.metric) + " " +
-                                     number(ctx.threshold.value))
-                  << '\n';
-        for (const auto& warning : c.warnings)
-            if (repeats.firstTime(warning, run))
-                std::cerr << "gapscope-cli compare: run " << run << ": warning: " << warning << "\n";
-        tripped += sayGateFailures(std::cerr, c, runCtx.gates, o.failOnInvalid);
-        summaries.push_back(summarizeRun(c, files.etdump->path(),
-                                         {runCtx.reference_program, runCtx.reference_kind},
-                                         session->latency.get()));
-        if (jsonOut.wanted()) {
-            auto report = comparisonToJson(c, runCtx);
-            report["execution"] = k;
-            json.value(report);
-        }
-        return true;
-    };
-    forEachStep(*first, files, options, visit, first.get());
-    if (failed)
-        return *failed;
-    repeats.sayRepeats(std::cerr);
-    // Across the steps (docs/compare-runs.md): where the drift first crosses, and its worst.
-    const StepMatrix steps = buildStepMatrix(summaries, ctx.threshold.metric, ctx.threshold);
-    const auto cell = [&](const StepMatrix::Cell& at) {
-        return "execution " + std::to_string(at.step) + " (" + echoedName(steps.ops[at.op]) + ", " +
-               metricName(steps.metric) + " " + (at.bound ? boundSign(steps.metric) : "") +
-               shortNumber(at.value) + ")";
-    };
-    std::cout << "steps: "
-              << (steps.first_crossing ? "first crossing at " + cell(*steps.first_crossing)
-                                       : "no step crosses " + describeThreshold(ctx.threshold))
-              << (steps.worst ? "; worst at " + cell(*steps.worst) : std::string()) << '\n';
-    if (jsonOut.wanted()) {
-        json.end();
-        json.end();
-        jsonOut.write("\n");
-        if (json.replaced())
-            std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
-        if (auto err = jsonOut.finish())
-            return fail(*err);
-    }
-    if (baseline) {
-        std::vector<MetricThreshold> margins;
-        std::string error;
-        parseMargins(o.failIfWorse, margins, error); // checked by runCompare
-        const int worse = checkBaseline(summaries, true, *baseline, o.baseline, margins);
-        if (worse < 0)
-            return 1;
-        tripped += worse;
-    }
-    return tripped > 0 ? 3 : 0;
-}
-
 // The session's files from the command line: folders and files sorted by
 // content, or the files named by option. Every input is mapped once: read,
 // compared and hashed from the same bytes. Nothing, or the exit status (the
@@ -231,13 +91,13 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
             // An option names one file: a folder given to it would be searched
             // like PATHS and the slot left unfilled (issue 55, class 9).
             if (auto why = refuseNonRegularInput(*named))
-                return fail(std::string(option) + ": " + why->describe());
+                return compareFailed(std::string(option) + ": " + why->describe());
             paths.push_back(*named);
         }
         std::vector<Error> errors;
         const SessionInputs inputs = sessionInputsFromPaths(paths, errors);
         if (!errors.empty())
-            return fail(errors.front().describe());
+            return compareFailed(errors.front().describe());
         const auto normal = [](const std::string& p) {
             return p.empty() ? p : std::filesystem::path(p).lexically_normal().string();
         };
@@ -265,8 +125,8 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
             const auto named = byPath(o.outputs);
             for (const auto& e : files.unrecognized)
                 if (named && e.where.file == named->path())
-                    return fail("--outputs: " + e.describe());
-            return fail(
+                    return compareFailed("--outputs: " + e.describe());
+            return compareFailed(
                 "--outputs: " + o.outputs +
                 ": not the method's saved outputs (a safetensors whose tensors are named outputs/<index> "
                 "or outputs/<execution>/<index>, docs/your-model.md)");
@@ -274,23 +134,24 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
         // A file named like an input that no reader takes is said above; where the
         // session then lacks that input, its reader's message is the error.
         if (!files.etdump)
-            return fail(files.unrecognized.empty() ? "no ETDump among " + join(o.paths, ", ") +
-                                                         " (its content is told, not its name)"
-                                                   : files.unrecognized.front().describe());
+            return compareFailed(files.unrecognized.empty() ? "no ETDump among " + join(o.paths, ", ") +
+                                                                  " (its content is told, not its name)"
+                                                            : files.unrecognized.front().describe());
         if (!files.capture)
-            return fail("no AOT capture among " + join(o.paths, ", ") +
-                        ": make one with gapscope-capture (python/README.md)");
+            return compareFailed("no AOT capture among " + join(o.paths, ", ") +
+                                 ": make one with gapscope-capture (python/README.md)");
         if (!files.debug_buffer && !files.debug_buffer_candidates.empty()) {
             std::string list;
             for (const auto& c : files.debug_buffer_candidates)
                 list += "\n  " + c;
-            return fail("several files could be the debug buffer; name one with --debug-buffer:" + list);
+            return compareFailed("several files could be the debug buffer; name one with --debug-buffer:" +
+                                 list);
         }
         // The others are files beside the session, not its inputs: warned about, not fatal.
         files.unrecognized.clear();
     } else if (o.etdump.empty() || o.capture.empty()) {
-        return fail("give a session folder or its files (gapscope-cli compare DIR), or --etdump and "
-                    "--capture"),
+        return compareFailed("give a session folder or its files (gapscope-cli compare DIR), or --etdump and "
+                             "--capture"),
                2;
     } else {
         for (const auto& [path, slot] :
@@ -302,7 +163,7 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
                 continue;
             auto mapped = MappedFile::open(*path);
             if (!mapped)
-                return fail(mapped.error().describe());
+                return compareFailed(mapped.error().describe());
             *slot = mapped.value();
         }
     }
@@ -317,7 +178,7 @@ int runCompare(const CompareOptions& o) {
                                                                    {"--markdown", o.markdown},
                                                                    {"--model-explorer", o.modelExplorer}};
     if (const auto clash = checkOutputs(outputs, {"--model-explorer"}))
-        return fail(*clash), 2;
+        return compareFailed(*clash), 2;
     // The first divergence is judged by the gate when one is given: a table that says
     // "crosses snr 20" under a passing snr=10 gate reads as a failure.
     const std::string thresholdText = !o.threshold.empty()      ? o.threshold
@@ -326,19 +187,19 @@ int runCompare(const CompareOptions& o) {
     auto threshold =
         thresholdText.empty() ? std::optional(kDefaultThreshold) : parseThreshold(thresholdText, error);
     if (!threshold)
-        return fail("--threshold: " + error), 2;
+        return compareFailed("--threshold: " + error), 2;
     ctx.threshold = *threshold;
     for (const auto& g : o.failAbove) {
         auto gate = parseThreshold(g, error);
         if (!gate)
-            return fail("--fail-above: " + error), 2;
+            return compareFailed("--fail-above: " + error), 2;
         ctx.gates.push_back(*gate);
     }
     std::vector<MetricThreshold> margins;
     if (!parseMargins(o.failIfWorse, margins, error))
-        return fail("--fail-if-worse: " + error), 2;
+        return compareFailed("--fail-if-worse: " + error), 2;
     if (!margins.empty() && o.baseline.empty())
-        return fail("--fail-if-worse compares with a baseline: give it with --baseline OLD.json"), 2;
+        return compareFailed("--fail-if-worse compares with a baseline: give it with --baseline OLD.json"), 2;
 
     // One workspace for every stage and run: what is parsed once is never parsed again.
     const auto workspace = std::make_shared<Workspace>();
@@ -354,23 +215,23 @@ int runCompare(const CompareOptions& o) {
     if (!o.baseline.empty()) {
         auto read = loadSavedReport(o.baseline);
         if (!read)
-            return fail("--baseline: " + read.error().describe());
+            return compareFailed("--baseline: " + read.error().describe());
         baseline = std::move(read.value());
     }
     // The production build's files are inputs too: read (and protected) before any output.
     std::optional<ProductionBuild> productionBuild;
     if (!o.production.empty()) {
         if (o.allRuns)
-            return fail("--production checks one run against the production build: give it without "
-                        "--all-runs"),
+            return compareFailed("--production checks one run against the production build: give it without "
+                                 "--all-runs"),
                    2;
         auto build = loadProductionBuild(o.production);
         if (!build)
-            return fail("--production: " + build.error().describe());
+            return compareFailed("--production: " + build.error().describe());
         productionBuild = std::move(build.value());
     }
     if (const auto over = refuseOutputsOverInputs(outputs, {"--model-explorer"}))
-        return fail(*over);
+        return compareFailed(*over);
     // A report lists every input's SHA-256, which reads every byte: hashed on a
     // background thread while the comparison runs, and only when a report is
     // written (the table shows no digest).
@@ -393,9 +254,9 @@ int runCompare(const CompareOptions& o) {
                               baseline ? &*baseline : nullptr, std::move(events));
     const auto session = loadSessionFiles(files, options, std::move(events));
     if (!session->errors.empty())
-        return fail(session->errors.front().describe());
+        return compareFailed(session->errors.front().describe());
     if (!session->comparison)
-        return fail("nothing to compare: " + files.etdump->path() + " and " + files.capture->path());
+        return compareFailed("nothing to compare: " + files.etdump->path() + " and " + files.capture->path());
     const Comparison& c = *session->comparison;
     const auto gates = ctx.gates;
     ctx = reportContextFor(*session, digests ? withEtRecordDigest(digests->get(), *session)
@@ -412,7 +273,7 @@ int runCompare(const CompareOptions& o) {
     if (!o.production.empty()) {
         auto checked = checkAgainstProduction(*session, *productionBuild);
         if (!checked)
-            return fail("--production: " + checked.error().describe());
+            return compareFailed("--production: " + checked.error().describe());
         production = std::move(checked.value());
         if (!production->samePartitions() || !production->outputsAgree())
             std::cerr << "gapscope-cli compare: warning: production: the tapped build differs from the "
@@ -434,7 +295,7 @@ int runCompare(const CompareOptions& o) {
         std::ostringstream csv;
         writeComparisonCsv(csv, c, session->latency.get());
         if (auto err = writeOutput(o.csv, csv.str()))
-            return fail(*err);
+            return compareFailed(*err);
     }
     if (!o.json.empty()) {
         auto document = comparisonToJson(c, ctx);
@@ -444,23 +305,23 @@ int runCompare(const CompareOptions& o) {
         if (json.replaced)
             std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
         if (auto err = writeOutput(o.json, json.text + "\n"))
-            return fail(*err);
+            return compareFailed(*err);
     }
     if (!o.modelExplorer.empty()) {
         if (auto err = writeModelExplorer(o.modelExplorer, *session))
-            return fail(*err);
+            return compareFailed(*err);
     }
     if (!o.markdown.empty()) {
         std::ostringstream md;
         writeComparisonMarkdown(md, c, ctx);
         if (auto err = writeOutput(o.markdown, md.str()))
-            return fail(*err);
+            return compareFailed(*err);
     }
 
     // A device run rewrote an input while it was read: the numbers are not the file's.
     for (const auto& path : changedInputs(*session))
-        return fail(path +
-                    ": changed on disk while it was read: the numbers are not to be trusted; run again");
+        return compareFailed(
+            path + ": changed on disk while it was read: the numbers are not to be trusted; run again");
     int tripped = sayGateFailures(std::cerr, c, ctx.gates, o.failOnInvalid);
     if (baseline) {
         const int worse = checkBaseline(
