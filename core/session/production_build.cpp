@@ -2,9 +2,8 @@
 
 #include "core/common/file_safety.h"
 #include "core/compare/tap_rows.h"
-#include "core/etdump/etdump_reader.h"
-#include "core/etrecord/etrecord_reader.h"
 #include "core/session/session.h"
+#include "core/session/workspace.h"
 
 #include <filesystem>
 
@@ -19,7 +18,9 @@ Result<ProductionBuild> loadProductionBuild(const std::string& path) {
     const SessionInputs inputs = sessionInputsFromPaths({path}, errors);
     if (!errors.empty())
         return errors.front();
-    const SessionFiles files = sortSessionFiles(inputs);
+    // What the sort parses (the ETDump, to tell the files apart) is kept and reused.
+    Workspace workspace;
+    const SessionFiles files = sortSessionFiles(inputs, {}, {}, {}, &workspace);
     protectInputs(files); // never an output's path (issue 55, class 1)
     if (!files.etrecord)
         return makeError(
@@ -29,18 +30,15 @@ Result<ProductionBuild> loadProductionBuild(const std::string& path) {
             path);
     ProductionBuild out;
     out.path = path;
-    auto record = readEtRecord(files.etrecord);
+    auto record = workspace.etrecord(files.etrecord);
     if (!record)
         return record.error();
-    out.etrecord = std::make_shared<const EtRecord>(std::move(record.value()));
+    out.etrecord = record.value();
     if (files.etdump) {
-        EtdumpReadOptions options;
-        options.name = files.etdump->path();
-        options.debug_buffer = files.debug_buffer;
-        auto dump = parseEtdump(files.etdump->bytes(), options);
+        auto dump = workspace.etdump(files.etdump, files.debug_buffer, {});
         if (!dump)
             return dump.error();
-        out.dump = std::make_shared<const EtDump>(std::move(dump.value()));
+        out.dump = dump.value();
     }
     return out;
 }
