@@ -1,7 +1,7 @@
 """A tapped decode of N steps, kept as a long decode is on a device (issue 58).
 
-STATS taps over the KV decoder's linears (gapscope_zoo.zoo_runs.KvDecoder), an
-ETDump of timings only (no debug buffer, so no debug event), the method's
+STATS taps over the KV decoder's linears (gapscope_zoo.zoo_taps.write_tapped_decoder),
+an ETDump of timings only (no debug buffer, so no debug event), the method's
 outputs saved per execution (outputs.safetensors), and a step capture with the
 taps for each execution. Then time ``gapscope-cli compare OUT --all-runs``.
 Issue 58 measured 1,000 steps: 651 KB of saved outputs, and --all-runs over
@@ -17,36 +17,18 @@ import sys
 import time
 from pathlib import Path
 
-import torch
-from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
-from executorch.devtools.intermediate_output_tap import STATS, select_by_op_type, strip_taps_
-from executorch.exir import to_edge_transform_and_lower
 from executorch.extension.pybindings.portable_lib import _load_for_executorch
-from torch.export import export
 
 from gapscope_capture.capture_format import step_capture_name
-from gapscope_capture.taps import iter_tap_steps, save_outputs, save_tap_specs, tap
-from gapscope_zoo.zoo_runs import KvDecoder
+from gapscope_capture.taps import iter_tap_steps, save_outputs
+from gapscope_zoo.zoo_taps import write_tapped_decoder
 
 
 def main() -> None:
     out = Path(sys.argv[1])
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
     shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    torch.manual_seed(0)
-    model = KvDecoder(positions=n).eval()
-    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(n)]
-    with torch.no_grad():
-        program, specs = tap(export(model, steps[0]), [(select_by_op_type("aten.linear.default"), STATS)])
-    save_tap_specs(specs, out / "taps.json")
-    edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
-    strip_taps_(edge)
-    lowered = edge.to_executorch()
-    etrecord = lowered.get_etrecord()
-    etrecord.update_representative_inputs(steps[0])
-    etrecord.save(str(out / "etrecord.bin"))
-    (out / "model.pte").write_bytes(lowered.buffer)
+    specs, steps = write_tapped_decoder(out, n)
     runtime = _load_for_executorch(str(out / "model.pte"), enable_etdump=True, debug_buffer_size=0)
     started = time.monotonic()
     device = [[t.clone() for t in runtime.forward(inputs)] for inputs in steps]

@@ -24,6 +24,17 @@ def lower_and_run(
     return program
 
 
+def save_program(directory: Path, program: Any, inputs: tuple[Any, ...]) -> Path:
+    """Save a lowered program (made with ``generate_etrecord=True``) and its ETRecord,
+    ``inputs`` as its representative inputs: etrecord.bin and model.pte in
+    ``directory``. Returns the .pte's path, for a runtime to load."""
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(inputs)
+    etrecord.save(str(directory / "etrecord.bin"))
+    (directory / "model.pte").write_bytes(program.buffer)
+    return directory / "model.pte"
+
+
 def save_and_run(directory: Path, program: Any, inputs: tuple[Any, ...], buffer_size: int) -> list[Any]:
     """Save a lowered program (made with ``generate_etrecord=True``) and its ETRecord,
     representative inputs included, and run forward once with ETDump.
@@ -31,10 +42,7 @@ def save_and_run(directory: Path, program: Any, inputs: tuple[Any, ...], buffer_
     Writes etrecord.bin, model.pte, run.etdp and run.debug.bin into ``directory``;
     returns the runtime's outputs.
     """
-    etrecord = program.get_etrecord()
-    etrecord.update_representative_inputs(inputs)
-    etrecord.save(str(directory / "etrecord.bin"))
-    (directory / "model.pte").write_bytes(program.buffer)
+    save_program(directory, program, inputs)
     runtime = _load_for_executorch(
         str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=buffer_size
     )

@@ -121,6 +121,26 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def write_tapped_decoder(directory: Path, executions: int) -> tuple[list[Any], list[tuple[torch.Tensor, ...]]]:
+    """The KV-cache decoder (zoo_runs.KvDecoder) for ``executions`` tokens, STATS taps
+    over its linears, lowered to XNNPACK and saved into ``directory`` (taps.json,
+    etrecord.bin, model.pte). Returns the specs and each execution's inputs."""
+    from gapscope_capture.host_run import save_program
+    from gapscope_zoo.zoo_runs import KvDecoder
+
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(SEED)
+    model = KvDecoder(positions=executions).eval()
+    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(executions)]
+    with torch.no_grad():  # as zoo_runs exports it: the cache's in-place writes need no autograd
+        program, specs = tap(export(model, steps[0]), [(select_by_op_type("aten.linear.default"), STATS)])
+    save_tap_specs(specs, directory / "taps.json")
+    edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
+    strip_taps_(edge)
+    save_program(directory, edge.to_executorch(), steps[0])
+    return specs, steps
+
+
 def write_decode(directory: Path, decode_steps: int = 16) -> Path:
     """The decode loop with STATS taps over its linears; ``decode-saved`` beside it."""
     import shutil
@@ -129,25 +149,9 @@ def write_decode(directory: Path, decode_steps: int = 16) -> Path:
 
     from gapscope_capture.capture_format import step_capture_name
     from gapscope_capture.taps import iter_tap_steps, save_outputs
-    from gapscope_zoo.zoo_runs import KvDecoder
 
     started = time.monotonic()
-    directory.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(SEED)
-    model = KvDecoder(positions=decode_steps + 1).eval()
-    steps = [(torch.randn(1, 1, 16), torch.tensor([t])) for t in range(decode_steps + 1)]
-    reference = export(KvDecoder(positions=decode_steps + 1).eval(), steps[0]).module()  # its own empty cache
-    reference.load_state_dict(model.state_dict())
-    with torch.no_grad():  # as zoo_runs exports it: the cache's in-place writes need no autograd
-        program, specs = tap(export(model, steps[0]), [(select_by_op_type("aten.linear.default"), STATS)])
-    save_tap_specs(specs, directory / "taps.json")
-    edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()], generate_etrecord=True)
-    strip_taps_(edge)
-    executorch_program = edge.to_executorch()
-    etrecord = executorch_program.get_etrecord()
-    etrecord.update_representative_inputs(steps[0])
-    etrecord.save(str(directory / "etrecord.bin"))
-    (directory / "model.pte").write_bytes(executorch_program.buffer)
+    specs, steps = write_tapped_decoder(directory, decode_steps + 1)
     runtime = _load_for_executorch(str(directory / "model.pte"), enable_etdump=True, debug_buffer_size=1 << 20)
     device = [[t.clone() for t in runtime.forward(inputs)] for inputs in steps]
     runtime.write_etdump_result_to_file(str(directory / "run.etdp"), str(directory / "run.debug.bin"))

@@ -146,6 +146,20 @@ private slots:
     void statsTapShowsItsFieldsAndItsBoundsStandApart();
 };
 
+namespace {
+
+const std::string kTapFixture = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
+
+// The tap fixture against one of its captures ("float" or "capture").
+std::shared_ptr<const Session> tapFixture(const std::string& capture) {
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.capture = kTapFixture + "/" + capture + ".gscap.safetensors";
+    return loadSession(sessionInputsFromPaths({kTapFixture}, errors), options);
+}
+
+} // namespace
+
 void GapscopeGuiTest::initTestCase() {
     // Settings of our own, emptied: a run never sees what an earlier one saved.
     QCoreApplication::setOrganizationName(QStringLiteral("GapscopeTests"));
@@ -974,11 +988,7 @@ void GapscopeGuiTest::qnnPanelShowsWhatTheMetricsCompared() {
 // each tap under its delegate's outputs, marked ↳, with what it is in its
 // tooltip; a STATS tap's numbers say they are bounds (≤ an SNR, ≥ an error).
 void GapscopeGuiTest::tapsListUnderTheirDelegateWithTheirBounds() {
-    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
-    std::vector<Error> errors;
-    SessionOptions options;
-    options.capture = dir + "/float.gscap.safetensors";
-    std::shared_ptr<const Session> session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+    const auto session = tapFixture("float");
     QVERIFY(session->comparison);
     OpTableModel model;
     OpFilterProxy proxy;
@@ -1022,15 +1032,9 @@ void GapscopeGuiTest::tapsListUnderTheirDelegateWithTheirBounds() {
     QCOMPARE(bounds, 4);
 }
 
-QTEST_MAIN(GapscopeGuiTest)
-#include "tst_gapscope_gui.moc"
-
 void GapscopeGuiTest::productionCheckRunsOffTheUiThreadAndSaysItsVerdict() {
-    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
-    std::vector<Error> errors;
-    SessionOptions options;
-    options.capture = dir + "/capture.gscap.safetensors";
-    std::shared_ptr<const Session> session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+    const auto session = tapFixture("capture");
+    const std::string dir = kTapFixture;
     QVERIFY(session->comparison);
     QWidget window;
     ProductionChecker checker(&window);
@@ -1052,11 +1056,7 @@ void GapscopeGuiTest::productionCheckRunsOffTheUiThreadAndSaysItsVerdict() {
 }
 
 void GapscopeGuiTest::statsTapShowsItsFieldsAndItsBoundsStandApart() {
-    const std::string dir = GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8";
-    std::vector<Error> errors;
-    SessionOptions options;
-    options.capture = dir + "/float.gscap.safetensors";
-    std::shared_ptr<const Session> session = loadSession(sessionInputsFromPaths({dir}, errors), options);
+    const auto session = tapFixture("float");
     QVERIFY(session->comparison);
     const auto& rows = session->comparison->rows;
     std::optional<std::size_t> stats, whole;
@@ -1124,3 +1124,6 @@ void GapscopeGuiTest::statsTapShowsItsFieldsAndItsBoundsStandApart() {
             marked = marked || !chart.plot()->graph(g)->data()->isEmpty();
     QVERIFY(marked);
 }
+
+QTEST_MAIN(GapscopeGuiTest)
+#include "tst_gapscope_gui.moc"
