@@ -72,8 +72,11 @@ def _one_tensor_rules(rules: Any) -> Any:
     ExecuTorch 1.5.1's tap op takes one tensor: a selector such as
     ``select_all_call_function()`` on a transformer also picks ``split`` (a list),
     and the tapped program then fails when it runs ("Expected a value of type
-    'Tensor' for argument 'x' but instead found type 'list'"). Their tensors
-    are tapped through the ``getitem`` nodes that take them apart."""
+    'Tensor' for argument 'x' but instead found type 'list'"); a node returning
+    nothing (a Hugging Face model's metadata assertions) fails lowering (the
+    STATS reducer's ``None.detach``). Only nodes whose value is one tensor are
+    tapped; a list's tensors are tapped through the ``getitem`` nodes that take
+    it apart."""
     from executorch.devtools.intermediate_output_tap import STATS, select_all_call_function
 
     if rules is None:
@@ -82,7 +85,7 @@ def _one_tensor_rules(rules: Any) -> Any:
         rules = [rules]
 
     def one_tensor(node: Node) -> bool:
-        return not isinstance(node.meta.get("val"), (list, tuple))
+        return isinstance(node.meta.get("val"), torch.Tensor)
 
     return [(lambda node, keep=selector: keep(node) and one_tensor(node), reducer) for selector, reducer in rules]
 
