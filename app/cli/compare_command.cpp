@@ -16,6 +16,7 @@
 #include "core/compare/run_checks.h"
 #include "core/report/compare_report.h"
 #include "core/report/json_text.h"
+#include "core/report/ladder_report.h"
 #include "core/report/model_explorer_export.h"
 #include "core/report/production_json.h"
 #include "core/report/safe_text.h"
@@ -23,6 +24,7 @@
 #include "core/runs/run_summary.h"
 #include "core/session/production_build.h"
 #include "core/session/session.h"
+#include "core/session/session_ladder.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -170,6 +172,16 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
     return std::nullopt;
 }
 
+// The session's folder: where `gapscope-capture stages` put its references
+// (stages/). Empty when the files were given one by one.
+std::string sessionFolder(const CompareOptions& o) {
+    std::error_code ec;
+    for (const auto& path : o.paths)
+        if (std::filesystem::is_directory(path, ec))
+            return path;
+    return {};
+}
+
 int runCompare(const CompareOptions& o) {
     ReportContext ctx;
     std::string error;
@@ -248,6 +260,8 @@ int runCompare(const CompareOptions& o) {
     options.comparison.method = o.method;
     if (o.run >= 0)
         options.comparison.run = static_cast<std::size_t>(o.run);
+    if (o.allRuns && o.ladder)
+        return compareFailed("--ladder is of one run: give it without --all-runs"), 2;
     if (o.allRuns)
         return compareAllRuns(o, files, options, ctx,
                               digests ? digests->get() : std::vector<InputProvenance>{},
@@ -283,10 +297,22 @@ int runCompare(const CompareOptions& o) {
                       << "): see the production lines, or the JSON report's `production`\n";
     }
 
+    // Every reference of the run on one ladder (issue 59): compared before any
+    // output is written, so that the JSON report carries it.
+    std::optional<StageLadder> ladder;
+    if (o.ladder) {
+        std::vector<std::string> notes;
+        const auto captures = ladderCaptures(files, sessionFolder(o), notes);
+        ladder = openStageLadder(*session, files, captures, options);
+        ladder->notes.insert(ladder->notes.end(), notes.begin(), notes.end());
+    }
+
     if (!writesToStdout(outputs)) { // a report on standard output is not mixed with the table
         writeComparisonTable(std::cout, c, ctx);
         if (production)
             writeProductionCheck(std::cout, *production);
+        if (ladder)
+            writeStageLadder(std::cout, *ladder);
     }
 
     // Each report is built only when asked for: on 50,000 rows the JSON
@@ -301,6 +327,8 @@ int runCompare(const CompareOptions& o) {
         auto document = comparisonToJson(c, ctx);
         if (production)
             document["production"] = productionCheckToJson(*production);
+        if (ladder)
+            document["ladder"] = stageLadderToJson(*ladder);
         const auto json = renderJson(document);
         if (json.replaced)
             std::cerr << "gapscope-cli compare: warning: " << invalidUtf8Warning(o.json) << "\n";
@@ -379,6 +407,12 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
         "--production", o->production,
         "A tapped session's production build: its ETRecord, or its folder (ETRecord, ETDump, debug "
         "buffer). Says which delegates differ and whether the program outputs agree (docs/your-model.md)");
+    cmd->add_flag(
+        "--ladder", o->ladder,
+        "The stage ladder: the run compared with every reference of it (the captures beside the "
+        "session and in its stages/ folder, written by gapscope-capture stages), ordered float model, "
+        "ATen, edge, backend passes, quantised simulation, host kernels, device; per op, the SNR each "
+        "step adds and the step that loses the most (docs/metrics.md, \"Stage ladder\")");
     cmd->add_flag("--all-runs", o->allRuns,
                   "Compare every execution of the method in the ETDump, each with its own step capture where "
                   "the session has one per step (gapscope-capture from-etrecord with several --inputs); "

@@ -27,6 +27,7 @@ struct CompareOptions {
     std::vector<std::string> failIfWorse;
     std::string production; // the production build beside a tapped session (production_build.h)
     std::string outputs;    // the method's outputs as the user saved them (saved_outputs.h)
+    bool ladder = false;    // the stage ladder over every reference (session_ladder.h)
 };
 
 // "gapscope-cli compare: MESSAGE" on stderr; returns 1, the exit status of an

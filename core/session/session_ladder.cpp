@@ -1,0 +1,121 @@
+#include "core/session/session_ladder.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace gapscope {
+
+namespace {
+
+constexpr const char* kStagesFolder = "stages";
+constexpr const char* kCaptureSuffix = ".gscap.safetensors";
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string fileName(const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+}
+
+} // namespace
+
+std::vector<std::shared_ptr<const MappedFile>>
+ladderCaptures(const SessionFiles& files, const std::string& folder, std::vector<std::string>& notes) {
+    std::vector<std::shared_ptr<const MappedFile>> out = files.captures;
+    if (out.empty() && files.capture)
+        out.push_back(files.capture);
+    if (folder.empty())
+        return out;
+    namespace fs = std::filesystem;
+    const fs::path stages = fs::path(folder) / kStagesFolder;
+    std::error_code ec;
+    if (!fs::is_directory(stages, ec))
+        return out;
+    std::vector<std::string> paths;
+    for (fs::directory_iterator it(stages, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto path = it->path().string();
+        // Regular files only: a FIFO or a device named like a capture is never opened.
+        if (endsWith(path, kCaptureSuffix) && it->is_regular_file(ec))
+            paths.push_back(path);
+    }
+    if (ec)
+        notes.push_back(stages.string() + ": " + ec.message());
+    std::sort(paths.begin(), paths.end()); // directory order is the file system's
+    for (const auto& path : paths) {
+        auto mapped = MappedFile::open(path);
+        if (!mapped) {
+            notes.push_back(mapped.error().describe());
+            continue;
+        }
+        mapped.value()->protectFromOutputs();
+        out.push_back(mapped.value());
+    }
+    return out;
+}
+
+StageLadder openStageLadder(const Session& base, const SessionFiles& files,
+                            const std::vector<std::shared_ptr<const MappedFile>>& captures,
+                            SessionOptions options) {
+    StageLadder empty;
+    if (!base.comparison || !base.capture) {
+        empty.notes.push_back("no comparison to build the ladder on");
+        return empty;
+    }
+    const Comparison& c = *base.comparison;
+    if (!options.workspace)
+        options.workspace = std::make_shared<Workspace>();
+    options.comparison.method = c.method;
+    options.comparison.run = c.run;
+    std::vector<std::string> notes;
+    // Each stage's session is kept until the ladder is built: its rows view its capture.
+    std::vector<std::unique_ptr<Session>> opened;
+    std::vector<LadderReference> references;
+    for (const auto& file : captures) {
+        const std::string name = fileName(file->path());
+        const bool own = base.capture_file && base.capture_file->path() == file->path();
+        std::shared_ptr<const AotCapture> capture = own ? base.capture : nullptr;
+        if (!capture) {
+            auto parsed = options.workspace->capture(file);
+            if (!parsed) {
+                notes.push_back(parsed.error().describe());
+                continue;
+            }
+            capture = parsed.value();
+        }
+        if (capture->method != c.method || capture->step != base.capture->step)
+            continue; // another method's or step's: not a stage of this run, and not worth a note each
+        const auto stage = ladderStageOf(*capture);
+        if (!stage) {
+            notes.push_back(name + ": a run of a module with no graph named: its stage cannot be told");
+            continue;
+        }
+        const Session* session = &base;
+        if (!own) {
+            SessionFiles stageFiles = files;
+            stageFiles.capture = file;
+            stageFiles.parsed_capture = capture;
+            stageFiles.capture_asked = true;
+            stageFiles.capture_choice.clear();
+            opened.push_back(loadSessionFiles(stageFiles, options));
+            const Session& s = *opened.back();
+            if (!s.errors.empty() || !s.comparison) {
+                notes.push_back(
+                    name + ": not compared: " +
+                    (s.errors.empty() ? std::string("nothing to compare") : s.errors.front().describe()));
+                continue;
+            }
+            session = &s;
+        }
+        references.push_back({*stage, file->path(), capture->reference_graph.value_or(""),
+                              session->capture.get(), &*session->comparison});
+    }
+    auto ladder = buildStageLadder(c, std::move(references));
+    ladder.notes.insert(ladder.notes.begin(), notes.begin(), notes.end());
+    if (base.etdump_file)
+        ladder.device_path = base.etdump_file->path();
+    return ladder;
+}
+
+} // namespace gapscope

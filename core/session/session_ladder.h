@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/common/mapped_file.h"
+#include "core/compare/stage_ladder.h"
+#include "core/session/session.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// The captures a session's stage ladder reads (issue 59): every capture offered
+// beside the session, then those `gapscope-capture stages` wrote into its
+// `stages/` folder (`folder`: the session's folder; none when its files were
+// given one by one). Opened read-only and protected from every output; a file
+// that cannot be opened is a note, never a stop.
+std::vector<std::shared_ptr<const MappedFile>>
+ladderCaptures(const SessionFiles& files, const std::string& folder, std::vector<std::string>& notes);
+
+// The ladder of `base`'s comparison: `base` is compared again, the same run and
+// method, against each capture of `captures` (its own included), through
+// `options.workspace` (the ETDump and ETRecord are read once). A capture of
+// another method or step, one whose stage cannot be told, or one that cannot
+// be compared is left out with a note.
+StageLadder openStageLadder(const Session& base, const SessionFiles& files,
+                            const std::vector<std::shared_ptr<const MappedFile>>& captures,
+                            SessionOptions options);
+
+} // namespace gapscope
