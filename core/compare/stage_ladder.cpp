@@ -31,7 +31,7 @@ std::string ladderStageLabel(LadderStage stage) {
     case LadderStage::FloatModel: return "float model";
     case LadderStage::AtenGraph: return "ATen graph";
     case LadderStage::EdgeGraph: return "edge graph";
-    case LadderStage::BackendGraph: return "after the backend's passes";
+    case LadderStage::BackendGraph: return "backend graph (weights quantised)";
     case LadderStage::QuantAten: return "quantised simulation (ATen)";
     case LadderStage::QuantEdge: return "quantised simulation (edge)";
     case LadderStage::HostKernels: return "host kernels (no delegates)";
@@ -45,13 +45,18 @@ std::string ladderStepLabel(LadderStage stage) {
     case LadderStage::FloatModel: return "float model";
     case LadderStage::AtenGraph: return "export";
     case LadderStage::EdgeGraph: return "to edge";
-    case LadderStage::BackendGraph: return "backend passes";
+    case LadderStage::BackendGraph: return "weights, passes";
     case LadderStage::QuantAten: return "quantisation";
     case LadderStage::QuantEdge: return "to edge (quantised)";
     case LadderStage::HostKernels: return "host kernels";
     case LadderStage::Device: return "device kernels";
     }
     return {};
+}
+
+bool quantizesActivations(LadderStage stage) {
+    return stage == LadderStage::QuantAten || stage == LadderStage::QuantEdge ||
+           stage == LadderStage::HostKernels;
 }
 
 std::string ladderStageKey(LadderStage stage) {
@@ -164,8 +169,9 @@ void rankSteps(LadderRow& row) {
             powers.emplace_back();
             continue;
         }
-        // A step that changes nothing (SNR +inf) loses nothing: never "the most".
-        if (!std::isinf(*snr) && (!row.worst_step || *snr < *row.steps[*row.worst_step].snr))
+        // A step that changes nothing, or no more than float rounding, loses
+        // nothing: never "the most".
+        if (*snr < kLadderLosslessDb && (!row.worst_step || *snr < *row.steps[*row.worst_step].snr))
             row.worst_step = s;
         const double p = std::isinf(*snr) ? (*snr > 0 ? 0.0 : 1.0) : std::pow(10.0, -*snr / 10.0);
         powers.emplace_back(p);
@@ -175,9 +181,32 @@ void rankSteps(LadderRow& row) {
         row.share.push_back(p ? std::optional<double>(noise > 0 ? *p / noise : 0.0) : std::nullopt);
 }
 
+// Each step into a stage that holds a value for the row, from the last stage
+// before it that holds one (a float reference has no value for a quantised
+// graph's dequantize, a host run no program output): a stage without one is
+// skipped, never a step of nothing. The device's step is from the last stage
+// holding a value: its single-reference comparison.
+template <typename Holds, typename Between>
+void fillSteps(LadderRow& row, std::size_t refs, const Holds& holds, const Between& between) {
+    std::optional<std::size_t> last;
+    for (std::size_t s = 0; s < refs; ++s) {
+        const bool has = holds(s);
+        if (s > 0)
+            row.steps.push_back(!has    ? noNumber("this stage has no value for it")
+                                : !last ? noNumber("no stage before this one has a value for it")
+                                        : between(*last, s));
+        if (has)
+            last = s;
+    }
+    if (refs)
+        row.steps.push_back(last ? row.device[*last] : noNumber("no reference has a value for it"));
+    rankSteps(row);
+}
+
 } // namespace
 
-StageLadder buildStageLadder(const Comparison& base, std::vector<LadderReference> references) {
+StageLadder buildStageLadder(const Comparison& base, std::vector<LadderReference> references,
+                             bool quantized) {
     StageLadder ladder;
     ladder.method = base.method;
     ladder.run = base.run;
@@ -200,6 +229,12 @@ StageLadder buildStageLadder(const Comparison& base, std::vector<LadderReference
         ladder.graphs.push_back(r.graph);
     }
     ladder.stages.push_back(LadderStage::Device);
+    for (std::size_t s = 1; s < ladder.stages.size(); ++s)
+        ladder.step_labels.push_back(ladderStepLabel(ladder.stages[s]));
+    const bool simulated = std::any_of(
+        kept.begin(), kept.end(), [](const LadderReference& r) { return quantizesActivations(r.stage); });
+    if (quantized && !simulated)
+        ladder.step_labels.back() = "quantisation, kernels";
     const std::size_t refs = kept.size();
     const std::size_t steps = refs; // between references, then the last reference → device
     ladder.worst_counts.assign(steps, 0);
@@ -233,11 +268,16 @@ StageLadder buildStageLadder(const Comparison& base, std::vector<LadderReference
             row.against_first.push_back(s == 0 ? noNumber("the first stage") : between(0, s));
         if (refs)
             row.against_first.push_back(row.device.front());
-        for (std::size_t s = 0; s + 1 < refs; ++s)
-            row.steps.push_back(between(s, s + 1));
-        if (refs)
-            row.steps.push_back(row.device.back());
-        rankSteps(row);
+        fillSteps(
+            row, refs,
+            [&](std::size_t s) {
+                if (!at[s] || at[s]->elementPlans().empty())
+                    return false;
+                const auto& plans = at[s]->elementPlans();
+                return std::all_of(plans.begin(), plans.end(),
+                                   [](const auto& p) { return holdsValue(p.reference); });
+            },
+            between);
         if (row.worst_step)
             ++ladder.worst_counts[*row.worst_step];
         ladder.rows.push_back(std::move(row));
@@ -273,11 +313,8 @@ StageLadder buildStageLadder(const Comparison& base, std::vector<LadderReference
             row.against_first.push_back(s == 0 ? noNumber("the first stage") : between(0, s));
         if (refs)
             row.against_first.push_back(row.device.front());
-        for (std::size_t s = 0; s + 1 < refs; ++s)
-            row.steps.push_back(between(s, s + 1));
-        if (refs)
-            row.steps.push_back(row.device.back());
-        rankSteps(row);
+        fillSteps(
+            row, refs, [&](std::size_t s) { return holdsValue(values[s]); }, between);
         ladder.rows.push_back(std::move(row));
     }
     return ladder;

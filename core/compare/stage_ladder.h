@@ -33,9 +33,17 @@ std::optional<LadderStage> ladderStageOf(const AotCapture& capture);
 std::string ladderStageLabel(LadderStage stage);
 // What the step into `stage` does: "export", "quantisation", "device kernels".
 std::string ladderStepLabel(LadderStage stage);
+// Whether a stage already holds the activations' quantisation.
+bool quantizesActivations(LadderStage stage);
 // A short, stable name for reports: "float", "aten", "edge", "backend",
 // "quant_aten", "quant_edge", "host", "device".
 std::string ladderStageKey(LadderStage stage);
+
+// A step of at least this SNR loses nothing worth naming: float32 rounding
+// through a network stays above it (XNNPACK fp32 against the edge graph reads
+// 115-120 dB on the e2e conv net), while 8-bit quantisation reads 15-45 dB and
+// 16-bit 50-60 (docs/metrics.md, "Stage ladder").
+constexpr double kLadderLosslessDb = 80.0;
 
 // One number of the ladder, or why there is none.
 struct LadderCell {
@@ -62,7 +70,8 @@ struct LadderRow {
     // comparison gives it (the numbers it equals).
     std::vector<LadderCell> device;
     // The step with the lowest SNR: where this op loses the most. None when no
-    // step has a finite number (every step changed nothing, or none measured).
+    // step has a number below kLadderLosslessDb (every step changed nothing, or
+    // no more than float rounding, or none was measured).
     std::optional<std::size_t> worst_step;
     // Each step's share of the noise the steps add (10^(−snr/10) normalised), in
     // [0, 1]; null where the step has no number.
@@ -84,7 +93,11 @@ struct StageLadder {
     std::vector<std::string> capture_paths; // per reference stage
     std::string device_path;                // the ETDump the device's values are read from
     std::vector<std::string> graphs;        // per reference stage
-    std::vector<LadderRow> rows;            // the base comparison's rows, then the program outputs
+    // Per step, what it does (ladderStepLabel, but the device's step says what
+    // else it holds: a quantised program's activation quantisation when no
+    // quantised simulation stands before it).
+    std::vector<std::string> step_labels;
+    std::vector<LadderRow> rows; // the base comparison's rows, then the program outputs
     // Captures left out, and why (another method or step, a stage held twice,
     // a reference whose stage cannot be told).
     std::vector<std::string> notes;
@@ -97,6 +110,9 @@ struct StageLadder {
 // rows are found by runtime debug handle and output. References are sorted into
 // ladder order; a stage given twice keeps the first given. The comparisons'
 // element plans view the captures' tensors, which must outlive the call only.
-StageLadder buildStageLadder(const Comparison& base, std::vector<LadderReference> references);
+// `quantized`: the program quantises its activations (the device's step then
+// holds that quantisation unless a quantised simulation stands before it).
+StageLadder buildStageLadder(const Comparison& base, std::vector<LadderReference> references,
+                             bool quantized = false);
 
 } // namespace gapscope

@@ -81,7 +81,7 @@ json stageLadderToJson(const StageLadder& ladder) {
     for (std::size_t s = 0; s + 1 < ladder.stages.size(); ++s)
         steps.push_back({{"from", ladderStageKey(ladder.stages[s])},
                          {"to", ladderStageKey(ladder.stages[s + 1])},
-                         {"label", ladderStepLabel(ladder.stages[s + 1])},
+                         {"label", ladder.step_labels[s]},
                          {"ops_lost_most", ladder.worst_counts[s]}});
     json rows = json::array();
     for (const auto& r : ladder.rows) {
@@ -92,8 +92,7 @@ json stageLadderToJson(const StageLadder& ladder) {
                         {"name", r.name},
                         {"step_snr_db", cellsJson(r.steps)},
                         {"step_share", share},
-                        {"lost_most", r.worst_step ? json(ladderStepLabel(ladder.stages[*r.worst_step + 1]))
-                                                   : json(nullptr)},
+                        {"lost_most", r.worst_step ? json(ladder.step_labels[*r.worst_step]) : json(nullptr)},
                         {"snr_vs_first_db", cellsJson(r.against_first)},
                         {"device_snr_db", cellsJson(r.device)},
                         {"problems", problemsJson(r)}});
@@ -122,7 +121,7 @@ void writeStageLadder(std::ostream& out, const StageLadder& ladder) {
     std::vector<std::size_t> widths;
     out << "  " << padded("op", nameWidth);
     for (std::size_t s = 1; s < ladder.stages.size(); ++s) {
-        const auto label = ladderStepLabel(ladder.stages[s]);
+        const auto& label = ladder.step_labels[s - 1];
         widths.push_back(std::max<std::size_t>(label.size() + 2, 10));
         out << padded(label, widths.back());
     }
@@ -132,7 +131,7 @@ void writeStageLadder(std::ostream& out, const StageLadder& ladder) {
         for (std::size_t s = 0; s < r.steps.size(); ++s)
             out << padded(cellText(r.steps[s]), widths[s]);
         if (r.worst_step)
-            out << ladderStepLabel(ladder.stages[*r.worst_step + 1]) << " ("
+            out << ladder.step_labels[*r.worst_step] << " ("
                 << static_cast<int>(std::lround(100 * r.share[*r.worst_step].value_or(0))) << "%)";
         else
             out << "-";
@@ -140,7 +139,7 @@ void writeStageLadder(std::ostream& out, const StageLadder& ladder) {
     }
     out << "steps that lose the most:";
     for (std::size_t s = 0; s < ladder.worst_counts.size(); ++s)
-        out << (s ? ", " : " ") << ladderStepLabel(ladder.stages[s + 1]) << " " << ladder.worst_counts[s]
+        out << (s ? ", " : " ") << ladder.step_labels[s] << " " << ladder.worst_counts[s]
             << (ladder.worst_counts[s] == 1 ? " op" : " ops");
     out << '\n';
 }

@@ -111,7 +111,16 @@ StageLadder openStageLadder(const Session& base, const SessionFiles& files,
         references.push_back({*stage, file->path(), capture->reference_graph.value_or(""),
                               session->capture.get(), &*session->comparison});
     }
-    auto ladder = buildStageLadder(c, std::move(references));
+    // A quantised program: a capture records its outputs' quantisation (PT2E's
+    // simulation, QNN's quant_attrs), or the device logged integers.
+    bool quantized = false;
+    for (const auto& r : references)
+        for (const auto& record : r.capture->records)
+            for (const auto& q : record.quantization)
+                quantized = quantized || q.has_value();
+    for (std::size_t i = 0; i < c.rows.size() && !quantized; ++i)
+        quantized = c.rows[i].dequantized;
+    auto ladder = buildStageLadder(c, std::move(references), quantized);
     ladder.notes.insert(ladder.notes.begin(), notes.begin(), notes.end());
     if (base.etdump_file)
         ladder.device_path = base.etdump_file->path();

@@ -168,6 +168,35 @@ def _run_taps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_stages(args: argparse.Namespace) -> int:
+    from gapscope_capture.capture_format import read_inputs
+    from gapscope_capture.stages import write_stages
+
+    if args.outdir.exists() and not args.outdir.is_dir():
+        print(f"{PROG}: {args.outdir}: not a folder", file=sys.stderr)
+        return 2
+    inputs = read_inputs(args.inputs) if args.inputs else None
+    float_program = None
+    if args.float_program is not None:
+        float_program = _load_program(args.float_program)
+        if float_program is None:
+            return 1
+    written = write_stages(
+        args.etrecord, args.outdir, inputs, float_program, method=args.method, host_twin=not args.no_host
+    )
+    for stage in written:
+        if stage.path is not None:
+            print(f"{stage.path}: {stage.stage}", file=sys.stderr)
+        else:
+            print(f"  {stage.stage}: not made: {stage.skipped}", file=sys.stderr)
+    if not any(stage.path is not None for stage in written):
+        print(f"{PROG}: error: no reference could be made", file=sys.stderr)
+        return 1
+    folder = args.outdir.parent if args.outdir.name == "stages" else "DIR"
+    print(f"  the ladder: gapscope-cli compare {folder} --ladder", file=sys.stderr)
+    return 0
+
+
 def _load_program(path: Path):
     import torch
 
@@ -191,6 +220,24 @@ dataclasses.asdict of ExecuTorch's own).
 with torch.export.save; also writes OUTPUT's _float twin, the float model's
 values of the same taps (the gap each op inside a delegate adds to the float
 model).
+"""
+
+
+_STAGES_HELP = """\
+Write every reference of the stage ladder that can be made from an ETRecord
+(docs/your-model.md, "Which stage loses the accuracy"): the float model (given
+--float-program), the ETRecord's ATen graph, its edge graph, the graph after
+QNN's passes (for a QNN program), and the program run on this machine's kernels
+without delegates (for a program with delegates; --no-host leaves it out).
+
+OUTDIR is the session's stages/ folder: `gapscope-cli compare SESSION --ladder`
+and the app's Stages tab read every capture there with the session's own, and
+show per op the SNR each step adds (quantisation, lowering, the kernels) and
+the step that loses the most. A reference that cannot be made is skipped with
+the reason.
+
+--inputs FILE: the inputs the device ran on (safetensors, inputs/0, ...);
+default: the ETRecord's representative inputs.
 """
 
 
@@ -282,6 +329,25 @@ def _parser() -> argparse.ArgumentParser:
         help="the float model before quantisation (torch.export.save): adds the float reference",
     )
     twin.set_defaults(run=_run_twin)
+
+    stages = commands.add_parser(
+        "stages",
+        help="every reference of the stage ladder: float model, ATen, edge, backend, host kernels",
+        description=_STAGES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    stages.add_argument("etrecord", metavar="ETRECORD", type=Path)
+    stages.add_argument("outdir", metavar="OUTDIR", type=Path, help="the session's stages/ folder")
+    stages.add_argument("--inputs", metavar="FILE", type=Path, help="the inputs the device ran on")
+    stages.add_argument(
+        "--float-program",
+        metavar="PT2",
+        type=Path,
+        help="the float model before quantisation (torch.export.save): adds the float model's stage",
+    )
+    stages.add_argument("--method", default="forward", help="method of a multi-method program (default: forward)")
+    stages.add_argument("--no-host", action="store_true", help="leave out the host kernels (no re-lowering)")
+    stages.set_defaults(run=_run_stages)
 
     taps = commands.add_parser(
         "taps",

@@ -152,7 +152,7 @@ def capture_etrecord_graph(
     debug handles the capture keyed it by)."""
     path = Path(etrecord_path)
     etrecord, digest, entries = open_etrecord(path)
-    if reference_graph is None and _lowered_to_qnn(etrecord):
+    if reference_graph is None and lowered_to_qnn(etrecord):
         # QNN's delegate_map handles are those of the graph it lowered, not the ATen
         # program's: without this choice every row would pair different ops.
         reference_graph = QNN_REFERENCE_GRAPH
@@ -447,7 +447,7 @@ def inputs_or_representative(
     return list(representative)
 
 
-def _lowered_to_qnn(etrecord: ETRecord) -> bool:
+def lowered_to_qnn(etrecord: ETRecord) -> bool:
     """Whether a delegate of the forward method is ExecuTorch's Qualcomm backend."""
     delegate_map = getattr(etrecord, "_delegate_map", None) or {}  # no public getter
     entries = delegate_map.get(FORWARD) or {}

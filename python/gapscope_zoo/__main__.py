@@ -28,6 +28,7 @@ def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     for name in models or MODEL_NAMES:
         if name == zoo.CONV_BN:
             written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
+            written.append(zoo_bn.write_fp32_session(Path(outdir) / name / zoo_bn.FP32))
             continue
         if name == zoo.TAPS:
             for variant in zoo_taps.VARIANTS:

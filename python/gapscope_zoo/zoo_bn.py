@@ -46,11 +46,13 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 from gapscope_capture.capture import capture_from_etrecord, capture_from_program
 from gapscope_capture.capture_format import CaptureRecord, read_capture
 from gapscope_capture.float_reference import capture_float_reference
+from gapscope_capture.stages import STAGES_FOLDER, write_stages
 
 log = logging.getLogger(__name__)
 
 INPUT_SHAPE = (1, 3, 32, 32)
 VARIANT = "int8"  # XNNPACK
+FP32 = "fp32"  # XNNPACK, float: the stage ladder's kernels step near zero (issue 59)
 TWIN = "host-twin"  # the same program without the delegate (host_twin)
 PREFUSED = "prefused"  # in TWIN: the float reference of the model folded before export
 
@@ -174,6 +176,8 @@ def write_session(directory: Path) -> Path:
     capture.write(directory / "capture.gscap.safetensors")
     capture_float_reference(float_program, capture).write(directory / "capture_float.gscap.safetensors")
     write_executorch_tables(directory)
+    # Every reference of the stage ladder (issue 59), as gapscope-capture stages writes them.
+    write_stages(directory / "etrecord.bin", directory / STAGES_FOLDER, inputs, float_program)
 
     twin = write_host_twin(directory / "etrecord.bin", directory / TWIN, inputs, float_program)
     write_executorch_tables(twin)
@@ -190,6 +194,25 @@ def write_session(directory: Path) -> Path:
     (twin / PREFUSED).mkdir(exist_ok=True)
     capture_float_reference(fused_program, fused).write(twin / PREFUSED / "capture_float.gscap.safetensors")
     log.info("bn-cnn/%s written in %.1f s", VARIANT, time.monotonic() - started)
+    return directory
+
+
+def write_fp32_session(directory: Path) -> Path:
+    """The same network in float on XNNPACK, with every reference of the stage ladder: its
+    kernels' step is near zero, quantisation's absent (issue 59)."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    from gapscope_capture.host_run import lower_and_run
+    from gapscope_zoo.zoo import DEBUG_BUFFER_SIZE
+
+    started = time.monotonic()
+    directory.mkdir(parents=True, exist_ok=True)
+    model, inputs = build()
+    float_program = export(model, inputs)
+    lower_and_run(directory, float_program, inputs, [XnnpackPartitioner()], DEBUG_BUFFER_SIZE)
+    capture_from_etrecord(directory / "etrecord.bin").write(directory / "capture.gscap.safetensors")
+    write_stages(directory / "etrecord.bin", directory / STAGES_FOLDER, inputs, float_program)
+    log.info("bn-cnn/%s written in %.1f s", FP32, time.monotonic() - started)
     return directory
 
 

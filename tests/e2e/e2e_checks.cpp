@@ -614,3 +614,134 @@ TEST_CASE(
     CHECK(std::count_if(matrix.ops.begin(), matrix.ops.end(),
                         [](const std::string& op) { return op.rfind("↳ ", 0) == 0; }) == 4);
 }
+
+// Issue 59: the stage ladder on the conv + BatchNorm CNN (python -m gapscope_zoo
+// zoo --model bn-cnn), every reference written by gapscope-capture's
+// write_stages into stages/. Int8: quantisation loses the most, on the device's
+// one row and op by op on the host twin; fp32 XNNPACK: the kernels' step is
+// float rounding. Every device number equals the single-reference comparison
+// opened on its own.
+#include "core/report/ladder_report.h"
+#include "core/session/session_ladder.h"
+
+namespace {
+
+struct Laddered {
+    std::unique_ptr<gapscope::Session> session;
+    gapscope::StageLadder ladder;
+};
+
+Laddered ladderOf(const std::string& dir) {
+    std::vector<gapscope::Error> errors;
+    gapscope::SessionOptions options;
+    options.workspace = std::make_shared<gapscope::Workspace>();
+    const auto inputs = gapscope::sessionInputsFromPaths({dir}, errors);
+    REQUIRE(errors.empty());
+    auto files = gapscope::sortSessionFiles(inputs, {}, {}, {}, options.workspace.get());
+    auto session = gapscope::loadSessionFiles(files, options);
+    REQUIRE(session->errors.empty());
+    REQUIRE(session->comparison);
+    std::vector<std::string> notes;
+    const auto captures = gapscope::ladderCaptures(files, dir, notes);
+    CHECK(notes.empty());
+    auto ladder = gapscope::openStageLadder(*session, files, captures, options);
+    return {std::move(session), std::move(ladder)};
+}
+
+// Each reference stage's device numbers are those of the session compared with
+// that capture alone (a fresh opening, nothing shared).
+void checkDeviceNumbersAreSingleComparisons(const std::string& dir, const Laddered& l) {
+    const auto& base = *l.session->comparison;
+    std::size_t checked = 0;
+    for (std::size_t s = 0; s + 1 < l.ladder.stages.size(); ++s) {
+        std::vector<gapscope::Error> errors;
+        gapscope::SessionOptions options;
+        options.capture = l.ladder.capture_paths[s];
+        const auto single = gapscope::loadSession(
+            gapscope::sessionInputsFromPaths({dir, l.ladder.capture_paths[s]}, errors), options);
+        REQUIRE(single->comparison);
+        const auto& c = *single->comparison;
+        for (const auto& row : l.ladder.rows) {
+            INFO(l.ladder.capture_paths[s] << " " << row.name);
+            std::optional<double> expected;
+            if (row.output) {
+                if (row.row < c.outputs.size() && c.outputs[row.row].metrics)
+                    expected = c.outputs[row.row].metrics->snr;
+            } else {
+                const auto& b = base.rows[row.row];
+                for (const auto& r : c.rows)
+                    if (r.id().runtimeDebugHandle() == b.id().runtimeDebugHandle() &&
+                        r.output_index == b.output_index && !r.tap && !b.tap) {
+                        if (r.status == gapscope::RowStatus::Ok)
+                            expected = gapscope::rowMetric(r, gapscope::Metric::Snr);
+                        break;
+                    }
+            }
+            CHECK(row.device[s].snr == expected);
+            ++checked;
+        }
+    }
+    CHECK(checked > 0);
+}
+
+} // namespace
+
+TEST_CASE("e2e: the stage ladder of an int8 and an fp32 CNN: where each op's loss comes from",
+          "[e2e][zoo][ladder]") {
+    using gapscope::LadderStage;
+    const std::string int8 = zooRoot() + "/bn-cnn/int8";
+    const auto q = ladderOf(int8);
+    INFO(gapscope::stageLadderToJson(q.ladder).dump(1));
+    // The session's own captures serve; stages/ adds the edge graph and the host's kernels.
+    CHECK(q.ladder.stages == std::vector<LadderStage>{LadderStage::FloatModel, LadderStage::QuantAten,
+                                                      LadderStage::QuantEdge, LadderStage::HostKernels,
+                                                      LadderStage::Device});
+    checkDeviceNumbersAreSingleComparisons(int8, q);
+    // The device's one row (XNNPACK logs the delegate's output) and the program output:
+    // quantisation loses the most, and ATen to edge nothing.
+    for (const auto& row : q.ladder.rows) {
+        INFO(row.name);
+        REQUIRE(row.worst_step);
+        CHECK(q.ladder.step_labels[*row.worst_step] == "quantisation");
+        REQUIRE(row.steps[0].snr);
+        CHECK(*row.steps[0].snr < 25.0);
+        REQUIRE(row.steps[1].snr);
+        CHECK(*row.steps[1].snr > gapscope::kLadderLosslessDb);
+        REQUIRE(row.steps.back().snr);
+        CHECK(*row.steps.back().snr > *row.steps[0].snr + 10.0);
+    }
+
+    // Op by op, on the host twin stages/ made: quantisation loses the most on every
+    // op it holds, and the host's kernels add nothing beyond rounding.
+    const std::string twin = int8 + "/stages/host-twin";
+    const auto t = ladderOf(twin);
+    // The twin's own run is its device, and its outputs by handle the host kernels' stage.
+    CHECK(t.ladder.stages == std::vector<LadderStage>{LadderStage::FloatModel, LadderStage::QuantAten,
+                                                      LadderStage::HostKernels, LadderStage::Device});
+    checkDeviceNumbersAreSingleComparisons(twin, t);
+    std::size_t quantisation = 0;
+    for (const auto& row : t.ladder.rows) {
+        INFO(row.name);
+        if (row.worst_step) {
+            CHECK(t.ladder.step_labels[*row.worst_step] == "quantisation");
+            ++quantisation;
+        }
+        if (row.steps.back().snr)
+            CHECK(*row.steps.back().snr > gapscope::kLadderLosslessDb);
+    }
+    CHECK(quantisation >= 15); // the convolutions, activations, pool and linears
+
+    // fp32 on XNNPACK: no step loses anything worth naming; the kernels' step is rounding.
+    const std::string fp32 = zooRoot() + "/bn-cnn/fp32";
+    const auto f = ladderOf(fp32);
+    CHECK(f.ladder.stages == std::vector<LadderStage>{LadderStage::FloatModel, LadderStage::AtenGraph,
+                                                      LadderStage::EdgeGraph, LadderStage::HostKernels,
+                                                      LadderStage::Device});
+    checkDeviceNumbersAreSingleComparisons(fp32, f);
+    for (const auto& row : f.ladder.rows) {
+        INFO(row.name);
+        CHECK_FALSE(row.worst_step);
+        REQUIRE(row.steps.back().snr);
+        CHECK(*row.steps.back().snr > gapscope::kLadderLosslessDb);
+    }
+}
