@@ -109,8 +109,52 @@ void GapChart::resizeEvent(QResizeEvent* event) {
 
 void GapChart::setSession(std::shared_ptr<const Session> session) {
     m_session = std::move(session);
+    m_ladder.reset(); // of the session before
     m_selected.reset();
     rebuild();
+}
+
+void GapChart::setLadder(std::shared_ptr<const StageLadder> ladder) {
+    m_ladder = std::move(ladder);
+    rebuild();
+}
+
+void GapChart::addLadderCurves(bool logAxis) {
+    const auto* c = m_session && m_session->comparison ? &*m_session->comparison : nullptr;
+    if (!m_ladder || !c || m_ladder->method != c->method || m_ladder->run != c->run ||
+        metric() != Metric::Snr ||
+        m_ladder->stages.size() < 3) // one reference: the curve would be the device's own line again
+        return;
+    // One hue per stage, lighter than the device's line, which stays on top.
+    static const QColor kColors[] = {QColor(120, 170, 90), QColor(200, 140, 40), QColor(150, 100, 190),
+                                     QColor(60, 160, 170), QColor(190, 90, 120), QColor(120, 120, 120),
+                                     QColor(90, 120, 60)};
+    const QString first = QString::fromStdString(ladderStageLabel(m_ladder->stages.front()));
+    for (std::size_t s = 1; s < m_ladder->stages.size(); ++s) {
+        QVector<double> xs, ys;
+        for (std::size_t i = 0; i < m_order.size(); ++i) {
+            const std::size_t row = m_order[i];
+            if (row >= m_ladder->rows.size() || m_ladder->rows[row].output || m_ladder->rows[row].row != row)
+                continue;
+            const auto& v = m_ladder->rows[row].against_first[s].snr;
+            if (!v || !std::isfinite(*v) || (logAxis && *v <= 0))
+                continue;
+            xs << static_cast<double>(i);
+            ys << *v;
+        }
+        if (xs.isEmpty())
+            continue;
+        auto* g = m_plot->addGraph();
+        g->setData(xs, ys, true);
+        const QColor color = kColors[(s - 1) % (sizeof(kColors) / sizeof(kColors[0]))];
+        g->setPen(QPen(color, 1.2, Qt::DashLine));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+        g->setName(tr("%1 against the %2")
+                       .arg(QString::fromStdString(ladderStageLabel(m_ladder->stages[s])), first));
+        g->addToLegend();
+        g->setSelectable(QCP::stNone);
+        g->setProperty("ladder", true);
+    }
 }
 
 void GapChart::updateSession(std::shared_ptr<const Session> snapshot) {
@@ -229,6 +273,7 @@ void GapChart::rebuild() {
                                       QCPScatterStyle(QCPScatterStyle::ssTriangle,
                                                       QPen(QColor(90, 90, 90), 1.5), Qt::white, 9),
                                       tr("infinite (drawn along the top)"));
+    addLadderCurves(logAxis);
     m_plot->legend->setBrush(QColor(255, 255, 255, 200)); // points behind it stay visible
     m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
 
@@ -366,8 +411,8 @@ void GapChart::showSelection(bool markerOnly) {
             // On the line, or on a point of its own (a broadcast row, a STATS tap's bound).
             for (int g = 0; g < m_plot->graphCount() && m_marker->data()->isEmpty(); ++g) {
                 const QCPGraph* graph = m_plot->graph(g);
-                if (graph == m_marker)
-                    continue;
+                if (graph == m_marker || graph->property("ladder").toBool())
+                    continue; // the selected op's own value, never another stage's
                 for (auto p = graph->data()->constBegin(); p != graph->data()->constEnd(); ++p)
                     if (p->key == x) {
                         m_marker->addData(x, p->value);

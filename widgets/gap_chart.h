@@ -2,6 +2,7 @@
 
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
+#include "core/compare/stage_ladder.h"
 #include "core/session/session.h"
 
 #include <QElapsedTimer>
@@ -31,6 +32,9 @@ public:
     void setSession(std::shared_ptr<const Session> session);
     // A newer snapshot of the same session: rebuilt, the selection kept.
     void updateSession(std::shared_ptr<const Session> snapshot);
+    // The stage ladder of the session shown (issue 59): on SNR, one curve per
+    // stage, each stage against the first (null: none). Dropped with the session.
+    void setLadder(std::shared_ptr<const StageLadder> ladder);
     void setMetric(Metric metric); // one the chart offers (MetricInfo::charted); others are ignored
     Metric metric() const;
     void setSelectedRow(std::optional<std::size_t> row);
@@ -50,6 +54,8 @@ protected:
 
 private:
     void rebuild();
+    // The ladder's curves (setLadder), on the SNR axis.
+    void addLadderCurves(bool logAxis);
     // The selected op's marker; `markerOnly`: nothing else changed, so only
     // the marker's layer is drawn again.
     void showSelection(bool markerOnly = false);
@@ -69,6 +75,7 @@ private:
     QCPGraph* m_graph = nullptr;
     QCPGraph* m_marker = nullptr;
     std::shared_ptr<const Session> m_session;
+    std::shared_ptr<const StageLadder> m_ladder;
     std::vector<std::size_t> m_order;
     std::optional<std::size_t> m_selected;
     std::optional<QPointF> m_pressAt;         // a left press not yet released

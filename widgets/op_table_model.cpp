@@ -131,6 +131,7 @@ OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 void OpTableModel::setSession(std::shared_ptr<const Session> session) {
     beginResetModel();
     m_session = std::move(session);
+    m_ladder.reset(); // another session's rows: its ladder comes with it (setLadder)
     ++m_generation;
     m_measuringStopped = false;
     indexIntroducers();
@@ -189,9 +190,27 @@ const std::vector<Metric>& tabledMetrics() {
     return metrics;
 }
 
-constexpr int kTails = 5;
+constexpr int kTails = 6;
 
 } // namespace
+
+void OpTableModel::setLadder(std::shared_ptr<const StageLadder> ladder) {
+    const auto* c = m_session && m_session->comparison ? &*m_session->comparison : nullptr;
+    if (ladder && (!c || ladder->method != c->method || ladder->run != c->run))
+        ladder.reset(); // another run's or method's: a late result of a switch
+    m_ladder = std::move(ladder);
+    ++m_generation;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, column(Tail::LostMost)), index(rowCount() - 1, column(Tail::LostMost)));
+}
+
+const LadderRow* OpTableModel::ladderRow(const ComparisonRow& r) const {
+    // The ladder lists the comparison's rows first, in row order, then the outputs.
+    if (!m_ladder || r.index >= m_ladder->rows.size())
+        return nullptr;
+    const LadderRow& l = m_ladder->rows[r.index];
+    return !l.output && l.row == r.index ? &l : nullptr;
+}
 
 int OpTableModel::column(Metric metric) {
     const auto& metrics = tabledMetrics();
@@ -256,6 +275,11 @@ std::optional<double> OpTableModel::sortKey(int row, int column) const {
     case Tail::Gain:
         return in && !std::isnan(in->gain_db) ? in->gain_db : -std::numeric_limits<double>::infinity();
     case Tail::Added: return in ? in->added : -std::numeric_limits<double>::infinity();
+    case Tail::LostMost: {
+        // The most lost first in the descending order a first click gives.
+        const LadderRow* l = ladderRow(*r);
+        return l && l->worst_step ? -*l->steps[*l->worst_step].snr : -std::numeric_limits<double>::infinity();
+    }
     case Tail::Status: return static_cast<double>(static_cast<int>(r->status));
     }
     return std::nullopt;
@@ -278,8 +302,9 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
                                         QT_TR_NOOP("AOT ops"), QT_TR_NOOP("Runtime ops"),
                                         QT_TR_NOOP("Shape"),   QT_TR_NOOP("Dtype")};
     static_assert(sizeof(heads) / sizeof(heads[0]) == FirstMetric);
-    static const char* const tails[] = {QT_TR_NOOP("Time"), QT_TR_NOOP("Time %"), QT_TR_NOOP("Gain dB"),
-                                        QT_TR_NOOP("Added"), QT_TR_NOOP("Status")};
+    static const char* const tails[] = {QT_TR_NOOP("Time"),         QT_TR_NOOP("Time %"),
+                                        QT_TR_NOOP("Gain dB"),      QT_TR_NOOP("Added"),
+                                        QT_TR_NOOP("Lost most at"), QT_TR_NOOP("Status")};
     static_assert(sizeof(tails) / sizeof(tails[0]) == kTails);
     if (section >= 0 && section < FirstMetric)
         return tr(heads[section]);
@@ -311,7 +336,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
                                        ? &*m_introducerOfRow[r->index]
                                        : nullptr;
     const bool gainColumn = tail == Tail::Gain, addedColumn = tail == Tail::Added,
-               statusColumn = tail == Tail::Status;
+               statusColumn = tail == Tail::Status, lostColumn = tail == Tail::LostMost;
+    const LadderRow* ladder = lostColumn ? ladderRow(*r) : nullptr;
     const QString pending = r->measured && m_session->complete ? QStringLiteral("—") : QStringLiteral("…");
     if ((tail == Tail::Time || tail == Tail::Share) && role != SortRole && role != RowIndexRole)
         return latencyData(*r, *tail, role);
@@ -329,6 +355,12 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         }
         if (addedColumn)
             return introducer ? number(introducer->added) : pending;
+        if (lostColumn)
+            return ladder && ladder->worst_step
+                       ? QString::fromStdString(m_ladder->step_labels[*ladder->worst_step]) +
+                             QStringLiteral(" (%1 dB)")
+                                 .arg(*ladder->steps[*ladder->worst_step].snr, 0, 'f', 1)
+                       : QString();
         if (statusColumn) {
             if (!r->measured)
                 return m_measuringStopped ? tr("not computed") : tr("computing…");
@@ -395,6 +427,16 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
                      introducer->producers_from_graph ? tr("from the reference graph")
                                                       : tr("the op before it in execution order: no graph"),
                      number(introducer->added));
+        }
+        if (lostColumn && ladder) {
+            QStringList steps;
+            for (std::size_t i = 0; i < ladder->steps.size(); ++i)
+                steps << QStringLiteral("%1: %2").arg(QString::fromStdString(m_ladder->step_labels[i]),
+                                                      ladder->steps[i].snr
+                                                          ? QString::number(*ladder->steps[i].snr, 'f', 1)
+                                                          : QStringLiteral("—"));
+            return tr("The SNR (dB) each step adds to this op (the Stages tab): %1")
+                .arg(steps.join(QStringLiteral(", ")));
         }
         if (addedColumn)
             return tr("The rel. L2 this op adds to the worst error it receives (its own minus its worst "

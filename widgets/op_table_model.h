@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/compare/metric_catalog.h"
+#include "core/compare/stage_ladder.h"
 #include "core/session/session.h"
 
 #include <QAbstractTableModel>
@@ -21,6 +22,9 @@ public:
         Share, // that time's share of Method::execute's, in %
         Gain,  // how much the op multiplies the error it receives, in dB (error introducers)
         Added, // the rel. L2 the op adds over its worst producer: the introducers' ranking
+        // The stage ladder's step that loses the most on the op (StageLadder,
+        // issue 59); sorted by that step's SNR, the most lost first. Empty without a ladder.
+        LostMost,
         Status
     };
     static int column(Metric metric); // -1: not a column of the table
@@ -38,6 +42,10 @@ public:
     // repainted and re-sorted; the model is not reset.
     void updateSession(std::shared_ptr<const Session> snapshot, std::size_t first = 0,
                        std::size_t last = SIZE_MAX);
+    // The stage ladder of the session shown (null: none): the LostMost column.
+    // Taken only when it is of the session's method and run.
+    void setLadder(std::shared_ptr<const StageLadder> ladder);
+    const StageLadder* ladder() const { return m_ladder.get(); }
     // Loading stopped before every row was measured: pending rows say so.
     void setMeasuringStopped(bool stopped);
     const ComparisonRow* comparisonRow(int row) const;
@@ -64,7 +72,10 @@ private:
     QVariant latencyData(const ComparisonRow& r, Tail tail, int role) const;
     void repaint(std::size_t first, std::size_t last);
 
+    const LadderRow* ladderRow(const ComparisonRow& r) const;
+
     std::shared_ptr<const Session> m_session;
+    std::shared_ptr<const StageLadder> m_ladder;
     quint64 m_generation = 0;
     bool m_measuringStopped = false;
     // By Comparison row index. Copies: the session's list is replaced when the findings arrive.

@@ -18,6 +18,7 @@
 #include "widgets/profile_view.h"
 #include "widgets/run_diff_view.h"
 #include "widgets/speed_accuracy_chart.h"
+#include "widgets/stage_ladder_view.h"
 #include "widgets/step_matrix_view.h"
 #include "widgets/tensor_panel.h"
 #include "widgets/threshold_editor.h"
@@ -49,9 +50,9 @@ InspectorView::InspectorView(SessionModel* sessions, QWidget* parent)
       m_table(new OpTableView), m_coverageView(new QTableView), m_chart(new GapChart),
       m_speed(new SpeedAccuracyChart), m_charts(new QTabWidget), m_tensors(new TensorPanel),
       m_graph(new GraphView), m_runDiff(new RunDiffView), m_steps(new StepMatrixView),
-      m_filter(new QLineEdit), m_shownCount(new QLabel), m_threshold(new ThresholdEditor),
-      m_selectors(new ComparisonSelectors), m_banners(new ComparisonBanners),
-      m_chartRefresh(new QTimer(this)) {
+      m_ladder(new StageLadderView), m_filter(new QLineEdit), m_shownCount(new QLabel),
+      m_threshold(new ThresholdEditor), m_selectors(new ComparisonSelectors),
+      m_banners(new ComparisonBanners), m_chartRefresh(new QTimer(this)) {
     m_proxy->setSourceModel(m_model);
     m_coverageView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_coverageView->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -142,6 +143,7 @@ InspectorView::InspectorView(SessionModel* sessions, QWidget* parent)
                 selectRow(static_cast<std::size_t>(current.data(OpTableModel::RowIndexRole).toULongLong()));
             });
     connect(m_chart, &GapChart::rowClicked, this, [this](std::size_t row) { selectRow(row); });
+    connect(m_ladder, &StageLadderView::rowSelected, this, [this](std::size_t row) { selectRow(row); });
     // Column choices are kept as they are made: a killed process loses none (issue 56).
     connect(m_table, &OpTableView::columnsChanged, this, [this] {
         m_savedHeader = m_table->horizontalHeader()->saveState();
@@ -199,6 +201,9 @@ QTabWidget* InspectorView::buildTabs() {
     tabs->addTab(m_profile, tr("Profile"));
     tabs->setTabToolTip(ProfileTab,
                         tr("Every timed event, p10/p50/p90 over the runs, as ExecuTorch's Inspector"));
+    tabs->addTab(m_ladder, tr("Stages"));
+    tabs->setTabToolTip(StagesTab, tr("Which stage loses the accuracy: every reference of this run, from the "
+                                      "float model to the device, and the SNR each step adds per op"));
     m_tabs = tabs;
     // The method, reference and run beside the tabs (the row they sit in has
     // room to spare), so that at 1024 px the filter row keeps the filter readable.
@@ -319,6 +324,9 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_tensors->setSession(m_session);
     m_graph->setSession(m_session);
     m_selectors->setSession(m_session);
+    // The ladder of the session before is not this one's (LadderController brings its own).
+    m_ladder->setLadder(nullptr, tr("The stage ladder is computed once the session is loaded."));
+    m_table->setColumnHidden(OpTableModel::column(OpTableModel::Tail::LostMost), true);
     showWarnings();
     if (sameFiles)
         m_table->fitIndexColumn(m_model->rowCount());
@@ -386,10 +394,20 @@ void InspectorView::measuringStopped() {
     m_tensors->measuringStopped();
 }
 
+void InspectorView::setLadder(std::shared_ptr<const StageLadder> ladder, const QString& why) {
+    m_ladder->setLadder(ladder, why);
+    m_model->setLadder(ladder);
+    m_chart->setLadder(m_model->ladder() ? ladder : nullptr); // the model refuses another run's
+    m_table->setColumnHidden(OpTableModel::column(OpTableModel::Tail::LostMost), !m_model->ladder());
+    if (m_model->ladder())
+        m_table->resizeColumnToContents(OpTableModel::column(OpTableModel::Tail::LostMost));
+}
+
 void InspectorView::selectRow(std::optional<std::size_t> row) {
     if (m_selecting)
         return;
     m_selecting = true;
+    m_ladder->setSelectedRow(row);
     m_chart->setSelectedRow(row);
     m_speed->setSelectedRow(row);
     m_tensors->setRow(row);

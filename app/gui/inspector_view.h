@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/gui/session_file.h"
+#include "core/compare/stage_ladder.h"
 #include "core/session/session.h"
 
 #include <QWidget>
@@ -34,6 +35,7 @@ class OpTableView;
 class TensorPanel;
 class RunDiffView;
 class StepMatrixView;
+class StageLadderView;
 class ThresholdEditor;
 
 // The page that inspects one session: the op table (and coverage) above the
@@ -86,8 +88,13 @@ public:
     GraphView* graphView() const { return m_graph; }
     RunDiffView* runDiffView() const { return m_runDiff; }
     StepMatrixView* stepsView() const { return m_steps; }
-    enum Tab { OpsTab, CoverageTab, GraphTab, AbTab, StepsTab, ProfileTab };
-    // Shows the Ops (0), Coverage (1), Graph (2), A/B (3), Steps (4) or Profile (5) tab.
+    StageLadderView* ladderView() const { return m_ladder; }
+    // The stage ladder of the session shown (LadderController): the Stages tab,
+    // the op table's "Lost most at" column, the gap chart's curves per stage.
+    // Null: none, and `why` in the Stages tab.
+    void setLadder(std::shared_ptr<const StageLadder> ladder, const QString& why = {});
+    enum Tab { OpsTab, CoverageTab, GraphTab, AbTab, StepsTab, ProfileTab, StagesTab };
+    // Shows the Ops (0), Coverage (1), Graph (2), A/B (3), Steps (4), Profile (5) or Stages (6) tab.
     void showTab(int tab);
     QComboBox* runSelector() const;
     QComboBox* methodSelector() const;
@@ -139,6 +146,7 @@ private:
     GraphView* m_graph;
     RunDiffView* m_runDiff;
     StepMatrixView* m_steps;
+    StageLadderView* m_ladder;
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_top = nullptr; // the tabs above the tensor panel
     QList<int> m_userSplit;     // its sizes before the Graph tab took more

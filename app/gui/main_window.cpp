@@ -5,6 +5,7 @@
 #include "app/gui/compare_controller.h"
 #include "app/gui/debug_buffer_picker.h"
 #include "app/gui/inspector_view.h"
+#include "app/gui/ladder_controller.h"
 #include "app/gui/load_status.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_banner.h"
@@ -44,7 +45,8 @@ namespace gapscope {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_sessions(new SessionController(this)), m_model(m_sessions->model()),
       m_compare(new CompareController(this)), m_steps(new StepsController(m_sessions->loader(), this)),
-      m_stepsB(new StepsController(m_compare->loaderB(), this)), m_inspector(new InspectorView(m_model)),
+      m_stepsB(new StepsController(m_compare->loaderB(), this)),
+      m_ladder(new LadderController(m_sessions->loader(), this)), m_inspector(new InspectorView(m_model)),
       m_banner(new SessionBanner), m_debugBufferPicker(new DebugBufferPicker), m_pages(new QStackedWidget),
       m_welcome(new WelcomePage), m_events(new EventBrowser) {
     setWindowTitle(tr("Gapscope"));
@@ -102,6 +104,11 @@ MainWindow::MainWindow(QWidget* parent)
     // A/B: B loads beside A on its own loader; each complete A is paired with it again.
     connect(m_model, &SessionModel::completed, m_compare, &CompareController::setA);
     connect(m_model, &SessionModel::completed, m_steps, &StepsController::sessionCompleted);
+    connect(m_model, &SessionModel::completed, m_ladder, &LadderController::sessionCompleted);
+    connect(m_ladder, &LadderController::ready, m_inspector,
+            [this](std::shared_ptr<const StageLadder> ladder) { m_inspector->setLadder(std::move(ladder)); });
+    connect(m_ladder, &LadderController::none, m_inspector,
+            [this](const QString& why) { m_inspector->setLadder(nullptr, why); });
     m_wiring = new AbStepsWiring(m_inspector, m_model, m_sessions, m_compare, m_steps, m_stepsB,
                                  m_load->line(), this);
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);

@@ -23,6 +23,7 @@ namespace gapscope {
 class AbStepsWiring;
 class CompareController;
 class StepsController;
+class LadderController;
 class DebugBufferPicker;
 class EventBrowser;
 class InspectorView;
@@ -80,6 +81,7 @@ public:
     StepsController* steps() const { return m_steps; }
     // B's steps, when B (the A/B comparison's) is a decode loop too.
     StepsController* stepsB() const { return m_stepsB; }
+    LadderController* ladder() const { return m_ladder; }
     void compareWith(const QStringList& paths);
     // A/B: B's files become the session, and A's are compared beside them.
     // False (nothing done) when there is no B, or A is the built-in demo.
@@ -128,6 +130,7 @@ private:
     CompareController* m_compare;
     StepsController* m_steps;
     StepsController* m_stepsB;
+    LadderController* m_ladder;
     AbStepsWiring* m_wiring = nullptr;
     InspectorView* m_inspector;
     SessionBanner* m_banner;

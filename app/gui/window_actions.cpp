@@ -204,6 +204,8 @@ WindowActions::WindowActions(MainWindow& window)
         [inspector] { inspector->showTab(InspectorView::StepsTab); });
     add(view, tr("Show the &profile (each event's time)"), QKeySequence(tr("Ctrl+6")), inspector,
         [inspector] { inspector->showTab(InspectorView::ProfileTab); });
+    add(view, tr("Show the stage &ladder (which stage loses the accuracy)"), QKeySequence(tr("Ctrl+7")),
+        inspector, [inspector] { inspector->showTab(InspectorView::StagesTab); });
 
     QMenu* help = window.menuBar()->addMenu(tr("&Help"));
     add(help, tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] { showShortcuts(); });

@@ -1,5 +1,7 @@
 #include "core/session/session_ladder.h"
 
+#include "core/session/session_steps.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -124,6 +126,22 @@ StageLadder openStageLadder(const Session& base, const SessionFiles& files,
     ladder.notes.insert(ladder.notes.begin(), notes.begin(), notes.end());
     if (base.etdump_file)
         ladder.device_path = base.etdump_file->path();
+    return ladder;
+}
+
+StageLadder ladderOfSession(const Session& session, const SessionOptions& options) {
+    const SessionFiles files = stepFiles(session, options);
+    std::string folder;
+    if (session.etdump_file) {
+        std::error_code ec;
+        const auto parent = std::filesystem::path(session.etdump_file->path()).parent_path();
+        if (!parent.empty() && std::filesystem::is_directory(parent, ec))
+            folder = parent.string();
+    }
+    std::vector<std::string> notes;
+    const auto captures = ladderCaptures(files, folder, notes);
+    auto ladder = openStageLadder(session, files, captures, options);
+    ladder.notes.insert(ladder.notes.end(), notes.begin(), notes.end());
     return ladder;
 }
 

@@ -27,4 +27,11 @@ StageLadder openStageLadder(const Session& base, const SessionFiles& files,
                             const std::vector<std::shared_ptr<const MappedFile>>& captures,
                             SessionOptions options);
 
+// The ladder of a complete session as the app shows it: its files taken from
+// `options.workspace`'s file set `options.file_set` (stepFiles), the
+// captures beside it and in the `stages/` folder beside its ETDump. Null
+// `cancelled` or unset: runs to the end; once set, what is built so far is
+// dropped by the caller.
+StageLadder ladderOfSession(const Session& session, const SessionOptions& options);
+
 } // namespace gapscope

@@ -4,6 +4,7 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/inspector_view.h"
+#include "app/gui/ladder_controller.h"
 #include "app/gui/main_window.h"
 #include "app/gui/production_checker.h"
 #include "app/gui/report_exporter.h"
@@ -17,6 +18,8 @@
 #include "widgets/op_filter_proxy.h"
 #include "widgets/op_table_model.h"
 #include "widgets/plot_export.h"
+#include "widgets/stage_ladder_model.h"
+#include "widgets/stage_ladder_view.h"
 #include "widgets/table_roles.h"
 #include "widgets/tap_fields_model.h"
 #include "widgets/tensor_panel.h"
@@ -36,6 +39,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QSvgRenderer>
 #include <QTableView>
@@ -144,6 +148,7 @@ private slots:
     void tapsListUnderTheirDelegateWithTheirBounds();
     void productionCheckRunsOffTheUiThreadAndSaysItsVerdict();
     void statsTapShowsItsFieldsAndItsBoundsStandApart();
+    void stageLadderFillsItsTabTheLostColumnAndTheChart();
 };
 
 namespace {
@@ -1127,3 +1132,65 @@ void GapscopeGuiTest::statsTapShowsItsFieldsAndItsBoundsStandApart() {
 
 QTEST_MAIN(GapscopeGuiTest)
 #include "tst_gapscope_gui.moc"
+
+// Issue 59: a folder with two references of one run (the tap fixture's quantised
+// simulation and float model) gets its stage ladder off the UI thread: the
+// Stages tab shows core's numbers, the op table's "Lost most at" column appears,
+// the gap chart draws a curve per stage on SNR, and an op chosen in the ladder
+// is the op shown everywhere.
+void GapscopeGuiTest::stageLadderFillsItsTabTheLostColumnAndTheChart() {
+    MainWindow window;
+    QSignalSpy ready(window.ladder(), &LadderController::ready);
+    window.openPaths({QString::fromStdString(kTapFixture)});
+    QVERIFY(ready.wait(30000));
+    const auto ladder = ready.front().at(0).value<std::shared_ptr<const StageLadder>>();
+    QVERIFY(ladder);
+    QCOMPARE(ladder->stages, (std::vector<LadderStage>{LadderStage::FloatModel, LadderStage::QuantAten,
+                                                       LadderStage::Device}));
+    auto* view = window.inspector()->ladderView();
+    StageLadderModel* model = view->model();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model->rowCount(), static_cast<int>(ladder->rows.size()));
+    QCOMPARE(model->columnCount(), 2 + static_cast<int>(ladder->step_labels.size()) + 1);
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const LadderRow& row = ladder->rows[std::size_t(r)];
+        QCOMPARE(model->index(r, 0).data().toString(), QString::fromStdString(row.name));
+        for (std::size_t s = 0; s < row.steps.size(); ++s)
+            QCOMPARE(model->index(r, int(s) + 1).data().toString(), ladderCellText(row.steps[s]));
+        QCOMPARE(model->index(r, model->lostMostColumn()).data().toString(),
+                 row.worst_step ? QString::fromStdString(ladder->step_labels[*row.worst_step])
+                                : QStringLiteral("—"));
+    }
+    // The op table's column, for the ops quantisation loses the most on.
+    const int lost = OpTableModel::column(OpTableModel::Tail::LostMost);
+    QVERIFY(!window.inspector()->opView()->isColumnHidden(lost));
+    int named = 0;
+    for (int r = 0; r < window.inspector()->opModel()->rowCount(); ++r)
+        named += window.inspector()->opModel()->index(r, lost).data().toString().startsWith(
+            QStringLiteral("quantisation ("));
+    QVERIFY(named > 3);
+    // The chart: a curve per stage on SNR, none on another metric.
+    const auto ladderCurves = [&] {
+        int curves = 0;
+        for (int g = 0; g < window.inspector()->chart()->plot()->graphCount(); ++g)
+            curves += window.inspector()->chart()->plot()->graph(g)->property("ladder").toBool();
+        return curves;
+    };
+    window.inspector()->chart()->setMetric(Metric::Snr);
+    QCOMPARE(ladderCurves(), 2); // the simulation and the device, each against the float model
+    window.inspector()->chart()->setMetric(Metric::RelL2);
+    QCOMPARE(ladderCurves(), 0);
+    // An op chosen in the ladder is the op shown.
+    window.inspector()->showTab(InspectorView::StagesTab);
+    int pick = -1;
+    for (int r = 0; r < model->rowCount() && pick < 0; ++r)
+        if (!ladder->rows[std::size_t(r)].output && ladder->rows[std::size_t(r)].row > 2)
+            pick = r;
+    QVERIFY(pick >= 0);
+    auto* table = view->table();
+    table->selectionModel()->setCurrentIndex(
+        static_cast<QSortFilterProxyModel*>(table->model())->mapFromSource(model->index(pick, 0)),
+        QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QCOMPARE(window.inspector()->chart()->selectedRow(),
+             std::optional<std::size_t>(ladder->rows[std::size_t(pick)].row));
+}
