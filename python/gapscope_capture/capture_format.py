@@ -315,6 +315,20 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
             raise CaptureFormatError(f"{path}: malformed capture document ({exc!r})") from exc
 
 
+def write_inputs(inputs: Sequence[torch.Tensor], path: str | os.PathLike[str]) -> None:
+    """Write model inputs as ``read_inputs`` reads them (``inputs/0``, ``inputs/1``, …), atomically."""
+    path = Path(path)
+    tensors = {f"inputs/{i}": t.detach().contiguous() for i, t in enumerate(inputs)}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    os.close(fd)
+    try:
+        save_file(tensors, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def read_inputs(path: str | os.PathLike[str]) -> list[torch.Tensor]:
     """Read model inputs from a safetensors file with tensors ``inputs/0``, ``inputs/1``, ….
 

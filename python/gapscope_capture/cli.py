@@ -197,6 +197,57 @@ def _run_stages(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_fix(args: argparse.Namespace) -> int:
+    from gapscope_capture.capture_format import read_inputs
+    from gapscope_capture.fix import Target, search_fix, write_fix
+    from gapscope_capture.fix_recipes import RECIPES
+
+    if args.output.exists() and not args.output.is_dir():
+        print(f"{PROG}: {args.output}: not a folder", file=sys.stderr)
+        return 2
+    target = Target.parse(args.target)
+    float_program = _load_program(args.float_program)
+    if float_program is None:
+        return 1
+    if args.inputs:
+        inputs = read_inputs(args.inputs)
+    elif float_program.example_inputs is not None:
+        inputs = list(float_program.example_inputs[0])
+    else:
+        print(f"{PROG}: error: {args.float_program} keeps no example inputs: give --inputs", file=sys.stderr)
+        return 1
+    calibration = [read_inputs(path) for path in args.calibration or []] or None
+    report = None
+    if args.report is not None:
+        import json
+
+        try:
+            report = json.loads(args.report.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            print(f"{PROG}: error: {args.report}: not a Gapscope JSON report: {exc}", file=sys.stderr)
+            return 1
+    result = search_fix(
+        float_program,
+        inputs,
+        RECIPES[args.recipe],
+        target,
+        calibration=calibration,
+        report=report,
+        budget_s=args.budget,
+        max_candidates=args.max_candidates,
+        progress=lambda line: print(f"  {line}", file=sys.stderr),
+    )
+    write_fix(result, args.output, float_program)
+    best = result.best or result.baseline
+    print(
+        f"{args.output}: {'target met' if result.met else result.stopped}: "
+        f"{', '.join(best.keep_float) or 'nothing'} kept in float "
+        f"(fix.md, snippet.py; the verified run: {args.output / 'fixed'})",
+        file=sys.stderr,
+    )
+    return 0 if result.met else 3
+
+
 def _load_program(path: Path):
     import torch
 
@@ -220,6 +271,32 @@ dataclasses.asdict of ExecuTorch's own).
 with torch.export.save; also writes OUTPUT's _float twin, the float model's
 values of the same taps (the gap each op inside a delegate adds to the float
 model).
+"""
+
+
+_FIX_HELP = """\
+Find what to keep in higher precision so that a quantised model meets its
+accuracy target, and verify it (docs/your-model.md, "What to change"): the
+recipe as it is (the baseline), then each candidate module kept in float on
+its own, then a greedy search over the best of them. Every configuration is
+quantised, lowered and run on this machine through ExecuTorch's runtime, and
+its program outputs compared with the float model's: no number is an estimate.
+
+FLOAT_PROGRAM: the model exported before quantisation (torch.export.save).
+--target snr=DB or top1=SHARE: the output's SNR (the worst output), or the
+share of rows whose arg-max agrees with the float model's.
+--recipe: xnnpack-int8 (XNNPACKQuantizer, symmetric, per tensor; the
+default) or xnnpack-int8-per-channel.
+--inputs FILE: the inputs compared on (default: the program's example inputs);
+--calibration FILE, repeated: the calibration batches (default: the inputs).
+--report JSON: a gapscope-cli compare --json report of the model: the ops it
+flags (first divergence, strongest gains, top of Added) are tried first.
+--budget SECONDS stops the search with the best found.
+
+Writes into OUTPUT: fix.json, fix.md (the ranked table), snippet.py (the
+quantiser's configuration that reached the best result) and fixed/, the
+verified run as a Gapscope session (open it as B beside the original).
+Exit status: 0 when the target is met, 3 when not (the best found is written).
 """
 
 
@@ -348,6 +425,23 @@ def _parser() -> argparse.ArgumentParser:
     stages.add_argument("--method", default="forward", help="method of a multi-method program (default: forward)")
     stages.add_argument("--no-host", action="store_true", help="leave out the host kernels (no re-lowering)")
     stages.set_defaults(run=_run_stages)
+
+    fix = commands.add_parser(
+        "fix",
+        help="what to keep in higher precision to meet an accuracy target, verified by runs",
+        description=_FIX_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fix.add_argument("float_program", metavar="FLOAT_PROGRAM", type=Path)
+    fix.add_argument("-o", "--output", metavar="OUTDIR", type=Path, required=True, help="folder to write")
+    fix.add_argument("--target", required=True, help="snr=DB or top1=SHARE")
+    fix.add_argument("--recipe", default="xnnpack-int8", choices=["xnnpack-int8", "xnnpack-int8-per-channel"])
+    fix.add_argument("--inputs", metavar="FILE", type=Path, help="the inputs compared on")
+    fix.add_argument("--calibration", metavar="FILE", type=Path, action="append", help="a calibration batch")
+    fix.add_argument("--report", metavar="JSON", type=Path, help="a gapscope-cli compare --json report")
+    fix.add_argument("--budget", type=float, default=300.0, help="seconds for the search (default 300)")
+    fix.add_argument("--max-candidates", type=int, default=12, help="modules tried (default 12)")
+    fix.set_defaults(run=_run_fix)
 
     taps = commands.add_parser(
         "taps",

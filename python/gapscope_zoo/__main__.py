@@ -22,13 +22,16 @@ PROG = "python -m gapscope_zoo"
 
 def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
     """Write every model × variant into ``outdir/<model>/<variant>/``; returns the directories."""
-    from gapscope_zoo import zoo, zoo_bn, zoo_multimethod, zoo_runs, zoo_taps, zoo_torchao
+    from gapscope_zoo import zoo, zoo_bn, zoo_fix, zoo_multimethod, zoo_runs, zoo_taps, zoo_torchao
 
     written = []
     for name in models or MODEL_NAMES:
         if name == zoo.CONV_BN:
             written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
             written.append(zoo_bn.write_fp32_session(Path(outdir) / name / zoo_bn.FP32))
+            continue
+        if name == zoo.FIX:
+            written.append(zoo_fix.write_session(Path(outdir) / name / zoo_fix.VARIANT))
             continue
         if name == zoo.TAPS:
             for variant in zoo_taps.VARIANTS:

@@ -281,6 +281,8 @@ CONV_BN = "bn-cnn"
 TORCHAO_8DA4W = "llm-8da4w"
 # ExecuTorch's intermediate-output tap on an int8 CNN (zoo_taps): whole tensors, and statistics.
 TAPS = "taps"
+# An int8 CNN with one culprit block, and gapscope-capture fix's verified answer (zoo_fix).
+FIX = "fix"
 
 
 def write_session(directory: Path, name: str, variant: str) -> Path:

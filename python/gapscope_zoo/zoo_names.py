@@ -16,4 +16,5 @@ MODEL_NAMES = (
     "bn-cnn",
     "llm-8da4w",
     "taps",
+    "fix",
 )

@@ -745,3 +745,50 @@ TEST_CASE("e2e: the stage ladder of an int8 and an fp32 CNN: where each op's los
         CHECK(*row.steps.back().snr > gapscope::kLadderLosslessDb);
     }
 }
+
+// Issue 59: gapscope-capture fix on an int8 CNN with one culprit block (python -m
+// gapscope_zoo zoo --model fix). The fix keeps that block in float and meets the
+// target, and the SNRs it reports from its own runs equal Gapscope's program-output
+// SNR on the sessions it wrote: the original run and the verified fixed run.
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+TEST_CASE("e2e: gapscope-capture fix finds the culprit block, and Gapscope measures what it says",
+          "[e2e][zoo][fix]") {
+    const std::string dir = zooRoot() + "/fix/int8";
+    std::ifstream in(dir + "/fix/fix.json");
+    REQUIRE(in);
+    const auto fix = nlohmann::json::parse(in);
+    INFO(fix.dump(1));
+    CHECK(fix["met"] == true);
+    CHECK(fix["target"] == "snr=35");
+    CHECK(fix["best"]["keep_float"] == nlohmann::json::array({"culprit"}));
+    const double before = fix["baseline"]["output_snr_db"].get<double>();
+    const double after = fix["fixed_session"]["output_snr_db"].get<double>();
+    CHECK(before < 35.0);
+    CHECK(after >= 35.0);
+    // Each candidate alone was lowered and run: the culprit block recovers the most.
+    double culprit = -1, others = -1e9;
+    for (const auto& c : fix["candidates"]) {
+        REQUIRE(c["trial"].is_object());
+        const double recovered = c["recovered_db"].get<double>();
+        if (c["module"] == "culprit")
+            culprit = recovered;
+        else
+            others = std::max(others, recovered);
+    }
+    CHECK(culprit > others);
+
+    const auto outputSnr = [](const std::string& session) {
+        std::vector<gapscope::Error> errors;
+        gapscope::SessionOptions options;
+        options.capture = session + "/capture_float.gscap.safetensors";
+        const auto s = gapscope::loadSession(gapscope::sessionInputsFromPaths({session}, errors), options);
+        REQUIRE(s->comparison);
+        REQUIRE(s->comparison->outputs.size() == 1);
+        REQUIRE(s->comparison->outputs.front().metrics);
+        return s->comparison->outputs.front().metrics->snr;
+    };
+    CHECK(outputSnr(dir) == Approx(before).epsilon(1e-9));
+    CHECK(outputSnr(dir + "/fix/fixed") == Approx(after).epsilon(1e-9));
+}

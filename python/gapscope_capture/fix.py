@@ -1,0 +1,473 @@
+"""Which parts to keep in higher precision, verified before the user applies it (issue 59).
+
+``gapscope-capture fix`` takes the float program (exported before
+quantisation), its inputs, calibration data and a quantisation recipe
+(``fix_recipes``), and answers "what do I change?":
+
+1. **Baseline.** The recipe as it is: quantised, lowered, run on this machine
+   through ExecuTorch's runtime, and its program outputs compared with the
+   float model's (the SNR of ``docs/metrics.md``, the worst output; or the
+   share of rows whose arg-max agrees).
+2. **Sensitivity.** Each candidate (a module holding ops the recipe quantises;
+   the ones a Gapscope report names first, when one is given) kept in float on
+   its own: quantised, lowered, run, compared. What it recovers is its output
+   SNR less the baseline's.
+3. **Greedy search.** Candidates added in order of what they recovered, each
+   set verified by a run of its own, a candidate kept only when the set gets
+   better, until the target is met, the candidates run out or the time budget
+   is spent.
+
+Every number is of a program that was lowered and run, never an estimate:
+the cost of each trial (the .pte's size, the ops left out of the delegate, the
+median of a few timed runs) is measured on it. Each trial reuses the exported
+float program and the calibration data. The best set found is written as a
+Gapscope session (``fixed/``: ETRecord, .pte, ETDump and debug buffer, its
+quantised simulation and float reference), openable as B beside the original,
+and as a snippet of the recipe's configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import torch
+from torch.export import ExportedProgram
+
+from gapscope_capture.capture_errors import CaptureFormatError
+
+log = logging.getLogger(__name__)
+
+FIXED_SESSION = "fixed"
+TIMED_RUNS = 5
+DEBUG_BUFFER_SIZE = 16 << 20
+
+
+@dataclass(frozen=True)
+class Target:
+    """``snr=30`` (output SNR in dB, at least) or ``top1=0.99`` (arg-max agreement, at least)."""
+
+    metric: str
+    value: float
+
+    @staticmethod
+    def parse(text: str) -> "Target":
+        name, sep, number = text.partition("=")
+        if not sep or name not in ("snr", "top1"):
+            raise CaptureFormatError(f"--target '{text}': give snr=DB or top1=SHARE (e.g. snr=30, top1=0.99)")
+        try:
+            value = float(number)
+        except ValueError:
+            raise CaptureFormatError(f"--target '{text}': '{number}' is not a number") from None
+        if not math.isfinite(value) or (name == "top1" and not 0 <= value <= 1):
+            raise CaptureFormatError(f"--target '{text}': out of range")
+        return Target(name, value)
+
+    def met(self, trial: "Trial") -> bool:
+        value = trial.output_snr_db if self.metric == "snr" else trial.top1
+        return value is not None and value >= self.value
+
+    def __str__(self) -> str:
+        return f"{self.metric}={self.value:g}"
+
+
+@dataclass
+class Trial:
+    """One configuration, lowered and run: its numbers and its cost."""
+
+    keep_float: list[str]
+    output_snr_db: float | None = None
+    top1: float | None = None
+    size_bytes: int = 0
+    ops_outside_delegates: int = 0
+    latency_ms: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class Candidate:
+    module: str
+    ops: list[str]
+    why: str  # "named by the report: first divergence", "holds quantised ops"
+    trial: Trial | None = None
+    recovered_db: float | None = None
+
+
+@dataclass
+class FixResult:
+    recipe: str
+    target: str
+    baseline: Trial
+    candidates: list[Candidate] = field(default_factory=list)
+    search: list[Trial] = field(default_factory=list)
+    best: Trial | None = None
+    met: bool = False
+    stopped: str = ""  # why the search stopped
+    snippet: str = ""
+    elapsed_s: float = 0.0
+    budget_s: float = 0.0
+    skipped: list[str] = field(default_factory=list)  # report ops no module holds
+
+    def to_json(self) -> dict[str, Any]:
+        def trial(t: Trial | None) -> dict[str, Any] | None:
+            return None if t is None else {k: _finite(v) for k, v in asdict(t).items()}
+
+        return {
+            "recipe": self.recipe,
+            "target": self.target,
+            "baseline": trial(self.baseline),
+            "candidates": [
+                {
+                    "module": c.module,
+                    "ops": c.ops,
+                    "why": c.why,
+                    "recovered_db": _finite(c.recovered_db),
+                    "trial": trial(c.trial),
+                }
+                for c in self.candidates
+            ],
+            "search": [trial(t) for t in self.search],
+            "best": trial(self.best),
+            "met": self.met,
+            "stopped": self.stopped,
+            "snippet": self.snippet,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "budget_s": self.budget_s,
+            "skipped": self.skipped,
+        }
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no infinity: an identical output's SNR is written as the string "inf"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "inf" if value > 0 else "-inf" if value < 0 else "nan"
+    return value
+
+
+def output_snr_db(reference: Sequence[torch.Tensor], runtime: Sequence[torch.Tensor]) -> float:
+    """The worst program output's SNR, 10·log10(Σa² / Σ(a − b)²) in float64 (Gapscope's and
+    ExecuTorch's formula; +inf when an output is identical)."""
+    worst = math.inf
+    for a, b in zip(reference, runtime):
+        a64, b64 = a.detach().double().flatten(), b.detach().double().flatten()
+        noise = float(((a64 - b64) ** 2).sum())
+        signal = float((a64**2).sum())
+        snr = math.inf if noise == 0 else (-math.inf if signal == 0 else 10 * math.log10(signal / noise))
+        worst = min(worst, snr)
+    return worst
+
+
+def top1_agreement(reference: torch.Tensor, runtime: torch.Tensor) -> float:
+    """Share of rows (every index but the last dimension's) whose arg-max agrees."""
+    a = reference.detach().reshape(-1, reference.shape[-1])
+    b = runtime.detach().reshape(-1, runtime.shape[-1])
+    return float((a.argmax(-1) == b.argmax(-1)).double().mean())
+
+
+def quantizable_modules(float_program: ExportedProgram, recipe: Any) -> dict[str, list[str]]:
+    """Every module holding nodes the recipe quantises, with those nodes, in graph order: each
+    innermost module, and each module above them that holds two or more (a block kept whole:
+    a range that is wide only inside it is never quantised then)."""
+    leaves: dict[str, list[str]] = {}
+    for node in float_program.graph.nodes:
+        if node.op != "call_function" or not recipe.quantizes(str(node.target)):
+            continue
+        stack = node.meta.get("nn_module_stack") or {}
+        if not stack:
+            continue
+        path = list(stack.values())[-1][0]
+        path = path[len("L['self'].") :] if path.startswith("L['self'].") else path
+        if path:
+            leaves.setdefault(path, []).append(node.name)
+    modules: dict[str, list[str]] = {}
+    for path, ops in leaves.items():
+        parts = path.split(".")
+        for depth in range(1, len(parts) + 1):
+            modules.setdefault(".".join(parts[:depth]), []).extend(ops)
+    return {m: ops for m, ops in modules.items() if m in leaves or sum(1 for p in leaves if p.startswith(m + ".")) >= 2}
+
+
+def report_candidates(report: dict[str, Any], modules: dict[str, list[str]]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The modules holding the ops a Gapscope JSON report flags (``gapscope-cli compare --json``),
+    most telling first: the first divergence, the strongest gains, the top of Added (its
+    ``introducers``). An op is found in the float program by its node name, which PT2E keeps.
+    Returns (module, why) pairs and the flagged ops no quantised module holds."""
+    owner = {op: module for module, ops in modules.items() for op in ops}
+    flagged: list[tuple[list[str], str]] = []
+    first = report.get("first_divergence")
+    if isinstance(first, dict):
+        flagged.append((list(first.get("aot_ops") or []), "first divergence"))
+    introducers = [i for i in report.get("introducers") or [] if isinstance(i, dict)]
+    gains = sorted((i for i in introducers if _number(i.get("gain_db"))), key=lambda i: -i["gain_db"])
+    flagged += [(list(i.get("aot_ops") or []), f"error grows {i['gain_db']:.0f} dB") for i in gains[:5]]
+    added = sorted((i for i in introducers if _number(i.get("added_rel_l2"))), key=lambda i: -i["added_rel_l2"])
+    flagged += [(list(i.get("aot_ops") or []), f"adds rel. L2 {i['added_rel_l2']:.3g}") for i in added[:5]]
+    out: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    for ops, why in flagged:
+        module = next((owner[op] for op in ops if op in owner), None)
+        if module is None:
+            skipped.extend(op for op in ops if op not in skipped)
+            continue
+        # The op's module, then each block holding it, nearest first: a range wide
+        # only inside a block is kept from quantisation by keeping the block.
+        parts = module.split(".")
+        for depth in range(len(parts), 0, -1):
+            enclosing = ".".join(parts[:depth])
+            if enclosing in modules and enclosing not in (m for m, _ in out):
+                out.append((enclosing, f"named by the report: {why}" + ("" if enclosing == module else f" (holds {module})")))
+    return out, skipped
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+class _Runner:
+    """Quantises, lowers and runs one configuration; the float outputs computed once."""
+
+    def __init__(self, float_program: ExportedProgram, inputs: Sequence[Any], calibration, recipe, target: Target):
+        self.float_program = float_program
+        self.inputs = tuple(inputs)
+        self.calibration = [tuple(b) for b in calibration]
+        self.recipe = recipe
+        self.target = target
+        with torch.no_grad():
+            self.reference = _flat_tensors(float_program.module()(*self.inputs))
+
+    def run(self, keep_float: Sequence[str], session: Path | None = None) -> Trial:
+        from executorch.exir import to_edge_transform_and_lower
+        from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
+
+        trial = Trial(keep_float=list(keep_float))
+        started = time.monotonic()
+        try:
+            quantized = self.recipe.quantize(self.float_program, self.calibration, keep_float)
+            edge = to_edge_transform_and_lower(
+                quantized, partitioner=self.recipe.partitioners(), generate_etrecord=session is not None
+            )
+            trial.ops_outside_delegates = _ops_outside_delegates(edge.exported_program())
+            program = edge.to_executorch()
+            trial.size_bytes = len(program.buffer)
+            if session is not None:
+                from gapscope_capture.host_run import save_and_run
+
+                session.mkdir(parents=True, exist_ok=True)
+                outputs = save_and_run(session, program, self.inputs, DEBUG_BUFFER_SIZE)
+            else:
+                module = _load_for_executorch_from_buffer(program.buffer)
+                outputs = list(module.forward(self.inputs))
+                times = []
+                for _ in range(TIMED_RUNS):
+                    t0 = time.perf_counter()
+                    module.forward(self.inputs)
+                    times.append((time.perf_counter() - t0) * 1000)
+                trial.latency_ms = statistics.median(times)
+            runtime = _flat_tensors(outputs)
+            trial.output_snr_db = output_snr_db(self.reference, runtime)
+            if self.reference and self.reference[0].dim() >= 1 and self.reference[0].shape[-1] >= 2:
+                trial.top1 = top1_agreement(self.reference[0], runtime[0])
+        except Exception as exc:  # a configuration the recipe cannot lower or run is a result, not a stop
+            trial.error = f"{type(exc).__name__}: {exc}"
+        trial.seconds = time.monotonic() - started
+        return trial
+
+
+def _flat_tensors(value: Any) -> list[torch.Tensor]:
+    from torch.utils._pytree import tree_leaves
+
+    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def _ops_outside_delegates(program: ExportedProgram) -> int:
+    """Ops the partitioner left to the CPU (not a delegate call, a getitem, or a quantise node)."""
+    count = 0
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        name = str(node.target)
+        if "executorch_call_delegate" in name or "getitem" in name or "quantize_per" in name:
+            continue
+        count += 1
+    return count
+
+
+def _score(target: Target, trial: Trial) -> float:
+    value = trial.output_snr_db if target.metric == "snr" else trial.top1
+    return -math.inf if value is None or trial.error else value
+
+
+def search_fix(
+    float_program: ExportedProgram,
+    inputs: Sequence[Any],
+    recipe: Any,
+    target: Target,
+    *,
+    calibration: Sequence[Sequence[Any]] | None = None,
+    report: dict[str, Any] | None = None,
+    budget_s: float = 300.0,
+    max_candidates: int = 12,
+    progress: Callable[[str], None] | None = None,
+) -> FixResult:
+    """The sensitivity of each candidate and the greedy search for a set that meets ``target``."""
+    say = progress or (lambda line: log.info("%s", line))
+    started = time.monotonic()
+    runner = _Runner(float_program, inputs, calibration or [inputs], recipe, target)
+    baseline = runner.run([])
+    if baseline.error:
+        raise CaptureFormatError(f"the recipe '{recipe.name}' does not lower or run as it is: {baseline.error}")
+    result = FixResult(recipe=recipe.name, target=str(target), baseline=baseline, budget_s=budget_s)
+    say(f"baseline ({recipe.name}): {_describe(target, baseline)}")
+    modules = quantizable_modules(float_program, recipe)
+    named: list[tuple[str, str]] = []
+    if report is not None:
+        named, result.skipped = report_candidates(report, modules)
+    chosen = named + [(m, "holds quantised ops") for m in modules if m not in {n for n, _ in named}]
+    result.candidates = [Candidate(m, modules[m], why) for m, why in chosen[:max_candidates]]
+
+    def spent() -> bool:
+        return time.monotonic() - started > budget_s
+
+    best = baseline
+    if target.met(baseline):
+        result.stopped = "the recipe as it is meets the target"
+    for i, c in enumerate(result.candidates):
+        if target.met(baseline) or spent():
+            break
+        c.trial = runner.run([c.module])
+        base, score = _score(target, baseline), _score(target, c.trial)
+        c.recovered_db = None if c.trial.error or not math.isfinite(base) else score - base
+        say(f"[{i + 1}/{len(result.candidates)}] {c.module} in float: {_describe(target, c.trial)}")
+        if _score(target, c.trial) > _score(target, best):
+            best = c.trial
+    # Greedy: the most recovering first; a candidate stays when the set gets better.
+    ranked = sorted(
+        (c for c in result.candidates if c.trial and not c.trial.error),
+        key=lambda c: -_score(target, c.trial),
+    )
+    kept: list[str] = []
+    current = baseline
+    for c in ranked:
+        if target.met(current) or spent():
+            break
+        if not kept:
+            trial = c.trial  # that set alone was run already
+        else:
+            trial = runner.run(kept + [c.module])
+            result.search.append(trial)
+            say(f"search: {', '.join(trial.keep_float)} in float: {_describe(target, trial)}")
+        if _score(target, trial) > _score(target, current):
+            kept, current = trial.keep_float, trial
+    if _score(target, current) > _score(target, best) or (current is not baseline and target.met(current)):
+        best = current
+    result.best = best
+    result.met = target.met(best)
+    if not result.stopped:
+        result.stopped = (
+            "target met"
+            if result.met
+            else "time budget spent"
+            if spent()
+            else "no set of the candidates meets the target; the best found is given"
+        )
+    note = (
+        f"gapscope-capture fix: output {_describe(target, baseline)} -> {_describe(target, best)}, "
+        f"verified by a run of this configuration"
+    )
+    result.snippet = recipe.snippet(best.keep_float, note)
+    result.elapsed_s = time.monotonic() - started
+    result.runner = runner  # type: ignore[attr-defined]  # for write_fix's session of the best set
+    return result
+
+
+def _describe(target: Target, trial: Trial) -> str:
+    if trial.error:
+        return f"failed ({trial.error})"
+    snr = "n/a" if trial.output_snr_db is None else f"{trial.output_snr_db:.1f} dB"
+    text = f"SNR {snr}"
+    if target.metric == "top1" and trial.top1 is not None:
+        text += f", top-1 {trial.top1:.3f}"
+    return text
+
+
+def write_fix(result: FixResult, outdir: Path, float_program: ExportedProgram) -> Path:
+    """fix.json, fix.md, snippet.py and the best set's session (fixed/) into ``outdir``."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    runner: _Runner = result.runner  # type: ignore[attr-defined]
+    best = result.best or result.baseline
+    session = outdir / FIXED_SESSION
+    verified = runner.run(best.keep_float, session)
+    if verified.error:
+        raise CaptureFormatError(f"the best configuration did not run again: {verified.error}")
+    from gapscope_capture.capture import capture_from_etrecord
+    from gapscope_capture.float_reference import capture_float_reference
+
+    capture = capture_from_etrecord(session / "etrecord.bin")
+    capture.write(session / "capture.gscap.safetensors")
+    capture_float_reference(float_program, capture).write(session / "capture_float.gscap.safetensors")
+    document = result.to_json()
+    document["fixed_session"] = {
+        "path": FIXED_SESSION,
+        "output_snr_db": _finite(verified.output_snr_db),
+        "keep_float": verified.keep_float,
+    }
+    _atomic_write(outdir / "fix.json", json.dumps(document, indent=1) + "\n")
+    _atomic_write(outdir / "fix.md", fix_markdown(result))
+    _atomic_write(outdir / "snippet.py", result.snippet)
+    return outdir
+
+
+def fix_markdown(result: FixResult) -> str:
+    def num(v: float | None, unit: str = "") -> str:
+        return "—" if v is None else ("inf" if math.isinf(v) else f"{v:.1f}{unit}")
+
+    b = result.baseline
+    lines = [
+        f"# gapscope-capture fix: {result.recipe}, target {result.target}",
+        "",
+        f"**{'Met' if result.met else 'Not met'}**: {result.stopped}. Baseline output SNR "
+        f"{num(b.output_snr_db, ' dB')}; best {num(result.best.output_snr_db if result.best else None, ' dB')} "
+        f"with {', '.join(result.best.keep_float) if result.best and result.best.keep_float else 'nothing'} "
+        "kept in float. Every number is of a program lowered and run on this machine.",
+        "",
+        "| candidate | why | output SNR before → after | recovered dB | size | ops outside delegates | latency ms |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in sorted(result.candidates, key=lambda c: -(c.recovered_db if c.recovered_db is not None else -1e9)):
+        t = c.trial
+        if t is None:
+            lines.append(f"| `{c.module}` | {c.why} | not run (budget) | | | | |")
+            continue
+        after = f"failed: {t.error}" if t.error else num(t.output_snr_db, " dB")
+        lines.append(
+            f"| `{c.module}` | {c.why} | {num(b.output_snr_db)} → {after} | {num(c.recovered_db)} | "
+            f"{t.size_bytes - b.size_bytes:+,} B | {t.ops_outside_delegates - b.ops_outside_delegates:+d} | "
+            f"{num(t.latency_ms)} |"
+        )
+    if result.search:
+        lines += ["", "Search (each set lowered and run):", ""]
+        lines += [f"- {', '.join(t.keep_float)}: {num(t.output_snr_db, ' dB')}" for t in result.search]
+    lines += ["", "The configuration (verified):", "", "```python", result.snippet.rstrip(), "```", ""]
+    if result.skipped:
+        lines += [f"Ops the report flags that no quantised module holds: {', '.join(result.skipped)}.", ""]
+    return "\n".join(lines)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
