@@ -1,12 +1,14 @@
 #include "widgets/stage_ladder_view.h"
 
 #include "widgets/bounded_text_delegate.h"
+#include "widgets/fix_view.h"
 #include "widgets/stage_ladder_model.h"
 
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -14,7 +16,7 @@ namespace gapscope {
 
 StageLadderView::StageLadderView(QWidget* parent)
     : QWidget(parent), m_model(new StageLadderModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_table(new QTableView(this)), m_header(new QLabel(this)) {
+      m_table(new QTableView(this)), m_header(new QLabel(this)), m_fix(new FixView(this)) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(StageLadderModel::SortRole);
     m_table->setModel(m_proxy);
@@ -30,10 +32,18 @@ StageLadderView::StageLadderView(QWidget* parent)
     m_header->setWordWrap(true);
     m_header->setTextFormat(Qt::PlainText); // names come from the inputs
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* ladder = new QWidget(this);
+    auto* ladderLayout = new QVBoxLayout(ladder);
+    ladderLayout->setContentsMargins(0, 0, 0, 0);
+    ladderLayout->addWidget(m_header);
+    ladderLayout->addWidget(m_table, 1);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(ladder);
+    split->addWidget(m_fix);
+    split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_header);
-    layout->addWidget(m_table, 1);
+    layout->addWidget(split);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (m_selecting || !current.isValid())

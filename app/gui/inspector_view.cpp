@@ -8,6 +8,7 @@
 #include "widgets/bounded_text_delegate.h"
 #include "widgets/comparison_banners.h"
 #include "widgets/coverage_model.h"
+#include "widgets/fix_view.h"
 #include "widgets/gap_chart.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_filter_proxy.h"
@@ -218,8 +219,11 @@ QTabWidget* InspectorView::buildTabs() {
         // leaving it gives the table its split back.
         // The Steps tab has its own chart (each op's drift over the steps): its heatmap
         // takes the gap chart's height (issue 56: its rows were 9 px tall).
-        m_charts->setVisible(tab != AbTab && tab != GraphTab && tab != ProfileTab && tab != StepsTab);
-        const bool tall = tab == GraphTab || tab == StepsTab; // a picture: it wants the height
+        // The Stages tab holds two tables (the ladder, the fix): the chart's height
+        // goes to them; its curves per stage show on the Ops tab's chart.
+        m_charts->setVisible(tab != AbTab && tab != GraphTab && tab != ProfileTab && tab != StepsTab &&
+                             tab != StagesTab);
+        const bool tall = tab == GraphTab || tab == StepsTab || tab == StagesTab; // they want the height
         if (tall && m_userSplit.isEmpty() && m_top) {
             m_userSplit = m_top->sizes();
             const int total = m_userSplit.value(0) + m_userSplit.value(1);
@@ -326,6 +330,7 @@ void InspectorView::showSession(std::shared_ptr<const Session> session) {
     m_selectors->setSession(m_session);
     // The ladder of the session before is not this one's (LadderController brings its own).
     m_ladder->setLadder(nullptr, tr("The stage ladder is computed once the session is loaded."));
+    m_ladder->fixView()->setReport(nullptr); // another session's, until the ladder's job reads this one's
     m_table->setColumnHidden(OpTableModel::column(OpTableModel::Tail::LostMost), true);
     showWarnings();
     if (sameFiles)

@@ -2,6 +2,7 @@
 
 #include "core/common/job_tracker.h"
 #include "core/compare/stage_ladder.h"
+#include "core/report/fix_report.h"
 #include "core/session/session.h"
 
 #include <QObject>
@@ -17,6 +18,7 @@ class SessionLoader;
 // offered and those in its stages/ folder) off the UI thread, over the loader's
 // workspace (no file read again), and handed out once; a later session
 // supersedes it. With fewer than two references there is no ladder, and why.
+// The same job reads what gapscope-capture fix wrote beside the session.
 class LadderController : public QObject {
     Q_OBJECT
 public:
@@ -28,6 +30,9 @@ public:
 signals:
     void ready(std::shared_ptr<const gapscope::StageLadder> ladder);
     void none(const QString& why);
+    // gapscope-capture fix's report beside the session (fix/fix.json), read off
+    // the UI thread; null without one, or with the reader's error.
+    void fixFound(std::shared_ptr<const gapscope::FixReport> report, const QString& error);
 
 private:
     const SessionLoader* m_files;

@@ -19,10 +19,12 @@
 #include "app/gui/window_actions.h"
 #include "app/gui/window_exports.h"
 #include "widgets/event_browser.h"
+#include "widgets/fix_view.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
 #include "widgets/run_diff_model.h"
 #include "widgets/run_diff_view.h"
+#include "widgets/stage_ladder_view.h"
 #include "widgets/step_matrix_view.h"
 
 #include <QDir>
@@ -109,6 +111,13 @@ MainWindow::MainWindow(QWidget* parent)
             [this](std::shared_ptr<const StageLadder> ladder) { m_inspector->setLadder(std::move(ladder)); });
     connect(m_ladder, &LadderController::none, m_inspector,
             [this](const QString& why) { m_inspector->setLadder(nullptr, why); });
+    connect(m_ladder, &LadderController::fixFound, m_inspector,
+            [this](std::shared_ptr<const FixReport> fix, const QString& error) {
+                m_inspector->ladderView()->fixView()->setReport(std::move(fix), error);
+            });
+    // The verified run of a fix, beside this session in the A/B tab.
+    connect(m_inspector->ladderView()->fixView(), &FixView::fixedSessionRequested, this,
+            &MainWindow::compareWithFixedRun);
     m_wiring = new AbStepsWiring(m_inspector, m_model, m_sessions, m_compare, m_steps, m_stepsB,
                                  m_load->line(), this);
     connect(m_inspector, &InspectorView::compareRequested, m_sessions, &SessionController::compare);
@@ -364,6 +373,20 @@ void MainWindow::compareWith(const QStringList& paths) {
     m_compare->openB(paths, loader()->workspace()); // B beside A, in A's workspace
     if (session())
         m_compare->setA(session());
+}
+
+void MainWindow::compareWithFixedRun(const QString& folder) {
+    // Both against the float model: the fix is judged on the loss to it. A's
+    // float capture is the ladder's first stage when it is the float model.
+    const StageLadder* ladder = m_inspector->opModel()->ladder();
+    if (ladder && !ladder->stages.empty() && ladder->stages.front() == LadderStage::FloatModel && session() &&
+        session()->capture_file && session()->capture_file->path() != ladder->capture_paths.front())
+        m_sessions->chooseCapture(QString::fromStdString(ladder->capture_paths.front()));
+    // B: the verified run with its float reference (gapscope-capture fix writes both).
+    const QDir dir(folder);
+    compareWith({dir.filePath(QStringLiteral("run.etdp")), dir.filePath(QStringLiteral("run.debug.bin")),
+                 dir.filePath(QStringLiteral("etrecord.bin")),
+                 dir.filePath(QStringLiteral("capture_float.gscap.safetensors"))});
 }
 
 void MainWindow::screenshotWhenLoaded(const QString& path, std::function<void(bool)> done) {

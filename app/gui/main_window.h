@@ -83,6 +83,9 @@ public:
     StepsController* stepsB() const { return m_stepsB; }
     LadderController* ladder() const { return m_ladder; }
     void compareWith(const QStringList& paths);
+    // B: the verified run gapscope-capture fix wrote (its folder), A and B both
+    // against the float model (the Stages tab's "Compare with the fixed run").
+    void compareWithFixedRun(const QString& folder);
     // A/B: B's files become the session, and A's are compared beside them.
     // False (nothing done) when there is no B, or A is the built-in demo.
     bool swapRuns();

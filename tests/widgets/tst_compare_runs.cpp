@@ -4,13 +4,17 @@
 // filters "B worse by more than"; selecting a pairing selects A's op everywhere.
 #include "app/gui/compare_controller.h"
 #include "app/gui/inspector_view.h"
+#include "app/gui/ladder_controller.h"
 #include "app/gui/main_window.h"
 #include "app/gui/report_exporter.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/session_loader.h"
 #include "app/gui/steps_controller.h"
+#include "core/capture/reference_kind.h"
 #include "core/compare/metric_catalog.h"
 #include "core/runs/run_summary.h"
+#include "widgets/fix_model.h"
+#include "widgets/fix_view.h"
 #include "widgets/frozen_columns_table_view.h"
 #include "widgets/graph_view.h"
 #include "widgets/op_table_model.h"
@@ -19,6 +23,7 @@
 #include "widgets/run_diff_model.h"
 #include "widgets/run_diff_proxy.h"
 #include "widgets/run_diff_view.h"
+#include "widgets/stage_ladder_view.h"
 #include "widgets/step_matrix_view.h"
 #include "widgets/tensor_panel.h"
 
@@ -86,6 +91,7 @@ private slots:
     void theAbResultIsExportedAndCopied();
     void differentReferencesAreSaidAboveTheTable();
     void bOpensBesideAInItsWorkspace();
+    void aFixOpensItsVerifiedRunAsBBothAgainstTheFloatModel();
 };
 
 void CompareRunsTest::modelAndProxyPassTheModelTester() {
@@ -621,3 +627,57 @@ void CompareRunsTest::bOpensBesideAInItsWorkspace() {
 
 QTEST_MAIN(CompareRunsTest)
 #include "tst_compare_runs.moc"
+
+// Issue 59: a session with gapscope-capture fix's report beside it (fix/fix.json,
+// the exporter's, with its verified run in fix/fixed) shows the fix under the
+// ladder, and "Compare with the fixed run" opens that run as B, A and B both
+// against the float model.
+void CompareRunsTest::aFixOpensItsVerifiedRunAsBBothAgainstTheFloatModel() {
+    QTemporaryDir dir;
+    const QDir session(QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/xnnpack_taps_int8"));
+    const QDir root(dir.path());
+    QVERIFY(root.mkpath(QStringLiteral("fix/fixed")));
+    for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin", "capture.gscap.safetensors",
+                             "float.gscap.safetensors"})
+        QVERIFY(QFile::copy(session.filePath(QString::fromLatin1(name)),
+                            root.filePath(QString::fromLatin1(name))));
+    // The verified run: the same session here, its float reference named as fix writes it.
+    for (const char* name : {"run.etdp", "run.debug.bin", "etrecord.bin"})
+        QVERIFY(QFile::copy(session.filePath(QString::fromLatin1(name)),
+                            root.filePath(QStringLiteral("fix/fixed/") + QString::fromLatin1(name))));
+    QVERIFY(QFile::copy(session.filePath(QStringLiteral("float.gscap.safetensors")),
+                        root.filePath(QStringLiteral("fix/fixed/capture_float.gscap.safetensors"))));
+    QVERIFY(QFile::copy(QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/fix_report/fix.json"),
+                        root.filePath(QStringLiteral("fix/fix.json"))));
+
+    MainWindow window;
+    QSignalSpy fix(window.ladder(), &LadderController::fixFound);
+    QSignalSpy ladder(window.ladder(), &LadderController::ready);
+    window.openPaths({dir.path()});
+    QVERIFY(fix.wait(30000));
+    QVERIFY(ladder.count() == 1 || ladder.wait(30000));
+    FixView* view = window.inspector()->ladderView()->fixView();
+    QAbstractItemModelTester tester(view->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(view->model()->report());
+    QCOMPARE(view->model()->rowCount(), 6);
+    QVERIFY2(
+        view->verdict()->text().contains(QStringLiteral("met. Output SNR 23.3 dB → 54.2 dB with culprit")),
+        qPrintable(view->verdict()->text()));
+    QVERIFY(view->snippet()->toPlainText().contains(QStringLiteral("get_module_name_filter")));
+    // Sorted by what each recovered, the culprit first.
+    QCOMPARE(view->table()->model()->index(0, FixModel::Module).data().toString(), QStringLiteral("culprit"));
+
+    QVERIFY(!view->openFixed()->isHidden());
+    view->openFixed()->click();
+    QVERIFY(waitCompared(window));
+    if (referenceKind(*window.session()->capture) != ReferenceKind::FloatModel) // A switches its reference
+        QVERIFY(waitCompared(window));
+    QCOMPARE(referenceKind(*window.session()->capture), ReferenceKind::FloatModel);
+    const auto runs = window.comparison()->runs();
+    QVERIFY(runs);
+    QVERIFY(window.comparison()
+                ->pathsB()
+                .join(QStringLiteral(";"))
+                .contains(QStringLiteral("fix/fixed/capture_float.gscap.safetensors")));
+    QVERIFY(window.inspector()->runDiffView()->summary()->text().contains(QStringLiteral("float model")));
+}
