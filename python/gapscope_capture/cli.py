@@ -200,7 +200,7 @@ def _run_stages(args: argparse.Namespace) -> int:
 def _run_fix(args: argparse.Namespace) -> int:
     from gapscope_capture.capture_format import read_inputs
     from gapscope_capture.fix import Target, search_fix, write_fix
-    from gapscope_capture.fix_recipes import RECIPES
+    from gapscope_capture.fix_recipes import RECIPES, QnnPT2E
 
     if args.output.exists() and not args.output.is_dir():
         print(f"{PROG}: {args.output}: not a folder", file=sys.stderr)
@@ -229,7 +229,7 @@ def _run_fix(args: argparse.Namespace) -> int:
     result = search_fix(
         float_program,
         inputs,
-        RECIPES[args.recipe],
+        QnnPT2E(soc=args.soc) if args.recipe == "qnn-8a8w" else RECIPES[args.recipe],
         target,
         calibration=calibration,
         report=report,
@@ -286,7 +286,9 @@ FLOAT_PROGRAM: the model exported before quantisation (torch.export.save).
 --target snr=DB or top1=SHARE: the output's SNR (the worst output), or the
 share of rows whose arg-max agrees with the float model's.
 --recipe: xnnpack-int8 (XNNPACKQuantizer, symmetric, per tensor; the
-default) or xnnpack-int8-per-channel.
+default), xnnpack-int8-per-channel, or qnn-8a8w (QnnQuantizer at 8a8w, the
+parts tried kept at 16a8w, run on the HTP simulator: with the QNN SDK set up,
+shared/qnn-x86).
 --inputs FILE: the inputs compared on (default: the program's example inputs);
 --calibration FILE, repeated: the calibration batches (default: the inputs).
 --report JSON: a gapscope-cli compare --json report of the model: the ops it
@@ -435,12 +437,15 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("float_program", metavar="FLOAT_PROGRAM", type=Path)
     fix.add_argument("-o", "--output", metavar="OUTDIR", type=Path, required=True, help="folder to write")
     fix.add_argument("--target", required=True, help="snr=DB or top1=SHARE")
-    fix.add_argument("--recipe", default="xnnpack-int8", choices=["xnnpack-int8", "xnnpack-int8-per-channel"])
+    fix.add_argument(
+        "--recipe", default="xnnpack-int8", choices=["xnnpack-int8", "xnnpack-int8-per-channel", "qnn-8a8w"]
+    )
+    fix.add_argument("--soc", default="SM8650", help="qnn-8a8w: the Qualcomm chipset (default SM8650)")
     fix.add_argument("--inputs", metavar="FILE", type=Path, help="the inputs compared on")
     fix.add_argument("--calibration", metavar="FILE", type=Path, action="append", help="a calibration batch")
     fix.add_argument("--report", metavar="JSON", type=Path, help="a gapscope-cli compare --json report")
     fix.add_argument("--budget", type=float, default=300.0, help="seconds for the search (default 300)")
-    fix.add_argument("--max-candidates", type=int, default=12, help="modules tried (default 12)")
+    fix.add_argument("--max-candidates", type=int, default=24, help="parts tried (default 24)")
     fix.set_defaults(run=_run_fix)
 
     taps = commands.add_parser(

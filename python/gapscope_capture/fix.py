@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 FIXED_SESSION = "fixed"
 TIMED_RUNS = 5
+MIN_GAIN_DB = 0.1  # what a part must add to the set's SNR to stay in it
 DEBUG_BUFFER_SIZE = 16 << 20
 
 
@@ -174,26 +175,37 @@ def top1_agreement(reference: torch.Tensor, runtime: torch.Tensor) -> float:
 
 
 def quantizable_modules(float_program: ExportedProgram, recipe: Any) -> dict[str, list[str]]:
-    """Every module holding nodes the recipe quantises, with those nodes, in graph order: each
-    innermost module, and each module above them that holds two or more (a block kept whole:
-    a range that is wide only inside it is never quantised then)."""
+    """Every part holding nodes the recipe quantises, with those nodes, in graph order: each
+    innermost module; each module above them that holds two or more (a block kept whole:
+    a range that is wide only inside it is never quantised then); and each op the model
+    calls outside any submodule, as ``op:<node name>`` (a softmax in forward())."""
+    from gapscope_capture.fix_recipes import OP_PREFIX
+
     leaves: dict[str, list[str]] = {}
+    order: list[str] = []
     for node in float_program.graph.nodes:
         if node.op != "call_function" or not recipe.quantizes(str(node.target)):
             continue
         stack = node.meta.get("nn_module_stack") or {}
-        if not stack:
-            continue
-        path = list(stack.values())[-1][0]
+        path = list(stack.values())[-1][0] if stack else ""
         path = path[len("L['self'].") :] if path.startswith("L['self'].") else path
-        if path:
-            leaves.setdefault(path, []).append(node.name)
+        part = path or OP_PREFIX + node.name
+        if part not in leaves:
+            order.append(part)
+        leaves.setdefault(part, []).append(node.name)
     modules: dict[str, list[str]] = {}
-    for path, ops in leaves.items():
-        parts = path.split(".")
+    for part in order:
+        if part.startswith(OP_PREFIX):
+            modules[part] = leaves[part]
+            continue
+        parts = part.split(".")
         for depth in range(1, len(parts) + 1):
-            modules.setdefault(".".join(parts[:depth]), []).extend(ops)
-    return {m: ops for m, ops in modules.items() if m in leaves or sum(1 for p in leaves if p.startswith(m + ".")) >= 2}
+            modules.setdefault(".".join(parts[:depth]), []).extend(leaves[part])
+    return {
+        m: ops
+        for m, ops in modules.items()
+        if m in leaves or sum(1 for p in leaves if p.startswith(m + ".")) >= 2
+    }
 
 
 def report_candidates(report: dict[str, Any], modules: dict[str, list[str]]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -220,7 +232,7 @@ def report_candidates(report: dict[str, Any], modules: dict[str, list[str]]) -> 
             continue
         # The op's module, then each block holding it, nearest first: a range wide
         # only inside a block is kept from quantisation by keeping the block.
-        parts = module.split(".")
+        parts = [module] if module.startswith("op:") else module.split(".")
         for depth in range(len(parts), 0, -1):
             enclosing = ".".join(parts[:depth])
             if enclosing in modules and enclosing not in (m for m, _ in out):
@@ -245,18 +257,15 @@ class _Runner:
             self.reference = _flat_tensors(float_program.module()(*self.inputs))
 
     def run(self, keep_float: Sequence[str], session: Path | None = None) -> Trial:
-        from executorch.exir import to_edge_transform_and_lower
         from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
 
         trial = Trial(keep_float=list(keep_float))
         started = time.monotonic()
         try:
             quantized = self.recipe.quantize(self.float_program, self.calibration, keep_float)
-            edge = to_edge_transform_and_lower(
-                quantized, partitioner=self.recipe.partitioners(), generate_etrecord=session is not None
-            )
+            edge = self.recipe.lower(quantized, self.inputs, session is not None)
             trial.ops_outside_delegates = _ops_outside_delegates(edge.exported_program())
-            program = edge.to_executorch()
+            program = self.recipe.to_executorch(edge)
             trial.size_bytes = len(program.buffer)
             if session is not None:
                 from gapscope_capture.host_run import save_and_run
@@ -315,7 +324,7 @@ def search_fix(
     calibration: Sequence[Sequence[Any]] | None = None,
     report: dict[str, Any] | None = None,
     budget_s: float = 300.0,
-    max_candidates: int = 12,
+    max_candidates: int = 24,
     progress: Callable[[str], None] | None = None,
 ) -> FixResult:
     """The sensitivity of each candidate and the greedy search for a set that meets ``target``."""
@@ -365,7 +374,9 @@ def search_fix(
             trial = runner.run(kept + [c.module])
             result.search.append(trial)
             say(f"search: {', '.join(trial.keep_float)} in float: {_describe(target, trial)}")
-        if _score(target, trial) > _score(target, current):
+        # A part stays only when the set gets measurably better: a rounding-level
+        # change (under MIN_GAIN_DB) is not worth its bytes.
+        if _score(target, trial) > _score(target, current) + (MIN_GAIN_DB if target.metric == "snr" else 0):
             kept, current = trial.keep_float, trial
     if _score(target, current) > _score(target, best) or (current is not baseline and target.met(current)):
         best = current
@@ -445,7 +456,8 @@ def fix_markdown(result: FixResult) -> str:
     for c in sorted(result.candidates, key=lambda c: -(c.recovered_db if c.recovered_db is not None else -1e9)):
         t = c.trial
         if t is None:
-            lines.append(f"| `{c.module}` | {c.why} | not run (budget) | | | | |")
+            why = "the baseline meets the target" if result.met and b is result.best else "the time budget ran out"
+            lines.append(f"| `{c.module}` | {c.why} | not run ({why}) | | | | |")
             continue
         after = f"failed: {t.error}" if t.error else num(t.output_snr_db, " dB")
         lines.append(
