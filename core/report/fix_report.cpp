@@ -136,7 +136,7 @@ FixReport parse(const json& doc, const std::string& path) {
         const fs::path resolved = (base / relative).lexically_normal();
         // Inside the report's folder: a report never points the app elsewhere.
         const auto rel = resolved.lexically_relative(base.lexically_normal());
-        if (fs::path(relative).is_absolute() || rel.empty() || *rel.begin() == "..")
+        if (fs::path(relative).is_absolute() || rel.empty() || rel == "." || *rel.begin() == "..")
             fault("fixed_session.path", "must name a folder inside the report's folder");
         r.fixed_session = resolved.string();
         r.fixed_output_snr_db = number(*it, "output_snr_db", "fixed_session");
@@ -146,20 +146,16 @@ FixReport parse(const json& doc, const std::string& path) {
 
 } // namespace
 
-Result<FixReport> readFixReport(const MappedFile& file) {
-    const std::string& path = file.path();
-    const auto bytes = file.bytes();
-    if (bytes.empty())
+Result<FixReport> parseFixReport(std::string_view text, const std::string& path) {
+    if (text.empty())
         return makeError(ErrorCode::Empty, "the fix report is empty", path);
-    if (bytes.size > kMaxFixReportBytes)
+    if (text.size() > kMaxFixReportBytes)
         return makeError(ErrorCode::TooLarge, "a fix report over 64 MiB is not read", path);
-    const std::string_view textView(reinterpret_cast<const char*>(bytes.data), bytes.size);
-    if (const auto deep = jsonTooDeep(textView))
-        return makeError(ErrorCode::Malformed, "JSON nested too deep", path, {},
-                         static_cast<std::int64_t>(*deep));
+    if (const auto deep = jsonTooDeep(text))
+        return makeError(ErrorCode::Malformed, "JSON nested too deep", path, {}, static_cast<std::int64_t>(*deep));
     json doc;
     try {
-        doc = json::parse(textView);
+        doc = json::parse(text);
     } catch (const json::parse_error& e) {
         return makeError(ErrorCode::Malformed, std::string("not JSON: ") + e.what(), path, {},
                          static_cast<std::int64_t>(e.byte));
@@ -169,6 +165,11 @@ Result<FixReport> readFixReport(const MappedFile& file) {
     } catch (const Fault& f) {
         return makeError(ErrorCode::Malformed, f.message, path, f.field);
     }
+}
+
+Result<FixReport> readFixReport(const MappedFile& file) {
+    const auto bytes = file.bytes();
+    return parseFixReport(std::string_view(reinterpret_cast<const char*>(bytes.data), bytes.size), file.path());
 }
 
 Result<FixReport> loadFixReport(const std::string& path) {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gapscope {
@@ -46,6 +47,9 @@ struct FixReport {
 // Reads fix.json: a JSON object of at most 64 MiB, nested no deeper than
 // kMaxJsonDepth; an error names the file and the field at fault. fixed_session
 // is resolved against the report's folder and must stay inside it.
+// Bytes in: `text` as read from `path` (which names the file in errors and
+// anchors fixed_session).
+Result<FixReport> parseFixReport(std::string_view text, const std::string& path);
 Result<FixReport> readFixReport(const MappedFile& file);
 Result<FixReport> loadFixReport(const std::string& path);
 

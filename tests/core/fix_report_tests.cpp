@@ -112,7 +112,7 @@ TEST_CASE("a bogus fix report is refused with the file and the field or byte", "
         CHECK(r.error().where.field == "met");
     }
     SECTION("a fixed session outside the report's folder") {
-        for (const char* path : {"\"../elsewhere\"", "\"/etc\"", "\"fixed/../../x\""}) {
+        for (const char* path : {"\"../elsewhere\"", "\"/etc\"", "\"fixed/../../x\"", "\".\"", "\"\""}) {
             auto r = readText(minimal("[]", std::string(R"({"path": )") + path + "}"));
             REQUIRE_FALSE(r);
             CHECK(r.error().where.field == "fixed_session.path");
