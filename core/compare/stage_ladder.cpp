@@ -12,12 +12,29 @@
 
 namespace gapscope {
 
+namespace {
+
+// torchao's quantize_ (8da4w, ExecuTorch's LLM recipes) leaves its own ops in the
+// graph, not PT2E's quantize_per_*: the graph simulates the quantisation all the same.
+bool holdsTorchaoQuantization(const AotCapture& capture) {
+    for (const auto& record : capture.records)
+        for (const auto& op : record.ops)
+            if (op.rfind("dequantize_affine", 0) == 0 || op.rfind("quantize_affine", 0) == 0)
+                return true;
+    return false;
+}
+
+} // namespace
+
 std::optional<LadderStage> ladderStageOf(const AotCapture& capture) {
     const std::string graph = keyingGraph(capture);
     const bool edge = graph.rfind("edge", 0) == 0;
     switch (referenceKind(capture)) {
     case ReferenceKind::FloatModel: return LadderStage::FloatModel;
-    case ReferenceKind::ExportedGraph: return edge ? LadderStage::EdgeGraph : LadderStage::AtenGraph;
+    case ReferenceKind::ExportedGraph:
+        if (holdsTorchaoQuantization(capture))
+            return edge ? LadderStage::QuantEdge : LadderStage::QuantAten;
+        return edge ? LadderStage::EdgeGraph : LadderStage::AtenGraph;
     case ReferenceKind::QnnGraph: return LadderStage::BackendGraph;
     case ReferenceKind::QuantSimulation: return edge ? LadderStage::QuantEdge : LadderStage::QuantAten;
     case ReferenceKind::HostTwin: return LadderStage::HostKernels;

@@ -152,7 +152,8 @@ Result<FixReport> parseFixReport(std::string_view text, const std::string& path)
     if (text.size() > kMaxFixReportBytes)
         return makeError(ErrorCode::TooLarge, "a fix report over 64 MiB is not read", path);
     if (const auto deep = jsonTooDeep(text))
-        return makeError(ErrorCode::Malformed, "JSON nested too deep", path, {}, static_cast<std::int64_t>(*deep));
+        return makeError(ErrorCode::Malformed, "JSON nested too deep", path, {},
+                         static_cast<std::int64_t>(*deep));
     json doc;
     try {
         doc = json::parse(text);
@@ -169,7 +170,8 @@ Result<FixReport> parseFixReport(std::string_view text, const std::string& path)
 
 Result<FixReport> readFixReport(const MappedFile& file) {
     const auto bytes = file.bytes();
-    return parseFixReport(std::string_view(reinterpret_cast<const char*>(bytes.data), bytes.size), file.path());
+    return parseFixReport(std::string_view(reinterpret_cast<const char*>(bytes.data), bytes.size),
+                          file.path());
 }
 
 Result<FixReport> loadFixReport(const std::string& path) {

@@ -193,3 +193,23 @@ TEST_CASE("a ladder leaves out, with a note, a second capture of a stage and one
     REQUIRE(withBad.notes.size() == 1);
     CHECK(withBad.notes.front().find("taps.json") != std::string::npos);
 }
+
+TEST_CASE("a torchao graph is the quantised simulation's stage, PT2E's too, a float one the ATen graph's",
+          "[ladder]") {
+    // torchao's quantize_ (tests/data/xnnpack_llama_8w: 8-bit weights) leaves
+    // dequantize_affine in the ETRecord's ATen graph, not PT2E's quantize_per_*.
+    const auto torchao = loadAotCapture(GAPSCOPE_TEST_DATA_DIR "/xnnpack_llama_8w/capture.gscap.safetensors");
+    REQUIRE(torchao);
+    CHECK(ladderStageOf(torchao.value()) == LadderStage::QuantAten);
+    const auto floatModel =
+        loadAotCapture(GAPSCOPE_TEST_DATA_DIR "/xnnpack_llama_8w/capture_float.gscap.safetensors");
+    REQUIRE(floatModel);
+    CHECK(ladderStageOf(floatModel.value()) == LadderStage::FloatModel);
+    const auto pt2e = loadAotCapture(kDir + "/capture.gscap.safetensors");
+    REQUIRE(pt2e);
+    CHECK(ladderStageOf(pt2e.value()) == LadderStage::QuantAten);
+    const auto fp32 =
+        loadAotCapture(GAPSCOPE_TEST_DATA_DIR "/xnnpack_decoder_fp32/capture.gscap.safetensors");
+    REQUIRE(fp32);
+    CHECK(ladderStageOf(fp32.value()) == LadderStage::AtenGraph);
+}

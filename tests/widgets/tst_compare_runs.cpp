@@ -659,7 +659,7 @@ void CompareRunsTest::aFixOpensItsVerifiedRunAsBBothAgainstTheFloatModel() {
     FixView* view = window.inspector()->ladderView()->fixView();
     QAbstractItemModelTester tester(view->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(view->model()->report());
-    QCOMPARE(view->model()->rowCount(), 6);
+    QCOMPARE(view->model()->rowCount(), 7);
     QVERIFY2(
         view->verdict()->text().contains(QStringLiteral("met. Output SNR 23.3 dB → 54.2 dB with culprit")),
         qPrintable(view->verdict()->text()));
