@@ -292,7 +292,9 @@ shared/qnn-x86).
 --inputs FILE: the inputs compared on (default: the program's example inputs);
 --calibration FILE, repeated: the calibration batches (default: the inputs).
 --report JSON: a gapscope-cli compare --json report of the model: the ops it
-flags (first divergence, strongest gains, top of Added) are tried first.
+flags (first divergence, strongest gains, top of Added) are tried first. A
+delegate that logs only its outputs (XNNPACK) flags whole groups: give the
+host twin's report (gapscope-capture twin), which names ops.
 --budget SECONDS stops the search with the best found.
 
 Writes into OUTPUT: fix.json, fix.md (the ranked table), snippet.py (the

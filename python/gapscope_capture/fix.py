@@ -226,7 +226,15 @@ def report_candidates(report: dict[str, Any], modules: dict[str, list[str]]) -> 
     out: list[tuple[str, str]] = []
     skipped: list[str] = []
     for ops, why in flagged:
-        module = next((owner[op] for op in ops if op in owner), None)
+        owners = list(dict.fromkeys(owner[op] for op in ops if op in owner))
+        if len(owners) > 2:
+            # A delegate's one row (XNNPACK logs only its outputs): it names the whole
+            # group, not a part; the host twin's report names ops.
+            note = f"a row of {len(ops)} ops ({why}): a delegate's output, not a part; give the host twin's report"
+            if note not in skipped:
+                skipped.append(note)
+            continue
+        module = owners[0] if owners else None
         if module is None:
             skipped.extend(op for op in ops if op not in skipped)
             continue

@@ -96,6 +96,9 @@ def test_metrics_targets_and_report_mapping() -> None:
         "introducers": [{"aot_ops": ["softmax"], "gain_db": 20.0, "added_rel_l2": 0.5}],
     }
     named, skipped = report_candidates(report, modules)
+    # A delegate's one row names a group, not a part: said, not tried.
+    _, coarse = report_candidates({"first_divergence": {"aot_ops": ["conv2d", "linear", "x"]}}, {"a": ["conv2d"], "b": ["linear"], "c": ["x"]})
+    assert coarse and "a delegate's output" in coarse[0]
     assert named == [
         ("b.c", "named by the report: first divergence"),
         ("b", "named by the report: first divergence (holds b.c)"),
