@@ -61,6 +61,19 @@ std::optional<double> number(const json& object, const char* key, const std::str
     fault(where + "." + key, "must be a number, null, or \"inf\", \"-inf\", \"nan\"");
 }
 
+// A whole count the exporter wrote (bytes, ops): 0 to 2^53, or absent (0). A
+// double past an integer's range converts to nothing defined (fuzz_fix_report).
+std::int64_t count(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null())
+        return 0;
+    constexpr double kMax = 9007199254740992.0; // 2^53: every whole number below is exact
+    const double v = it->is_number() ? it->get<double>() : -1;
+    if (!(v >= 0 && v <= kMax) || v != std::floor(v))
+        fault(where + "." + key, "must be a whole number from 0 to 2^53");
+    return static_cast<std::int64_t>(v);
+}
+
 std::vector<std::string> strings(const json& object, const char* key, const std::string& where) {
     const auto& v = member(object, key, where);
     if (!v.is_array())
@@ -81,12 +94,8 @@ FixTrial trialOf(const json& v, const std::string& where) {
     t.keep_float = strings(v, "keep_float", where);
     t.output_snr_db = number(v, "output_snr_db", where);
     t.top1 = number(v, "top1", where);
-    const auto size = number(v, "size_bytes", where);
-    if (size && (*size < 0 || !std::isfinite(*size)))
-        fault(where + ".size_bytes", "must be a size in bytes");
-    t.size_bytes = size ? static_cast<std::uint64_t>(*size) : 0;
-    const auto ops = number(v, "ops_outside_delegates", where);
-    t.ops_outside_delegates = ops && std::isfinite(*ops) ? static_cast<std::int64_t>(*ops) : 0;
+    t.size_bytes = static_cast<std::uint64_t>(count(v, "size_bytes", where));
+    t.ops_outside_delegates = count(v, "ops_outside_delegates", where);
     t.latency_ms = number(v, "latency_ms", where);
     t.error = text(v, "error", where, false);
     return t;
@@ -160,6 +169,10 @@ Result<FixReport> parseFixReport(std::string_view text, const std::string& path)
     } catch (const json::parse_error& e) {
         return makeError(ErrorCode::Malformed, std::string("not JSON: ") + e.what(), path, {},
                          static_cast<std::int64_t>(e.byte));
+    } catch (const json::exception& e) {
+        // A number past double's range is an out_of_range, not a parse_error
+        // (found by fuzz_fix_report: "54.1831e10840229922794").
+        return makeError(ErrorCode::Malformed, std::string("not JSON Gapscope reads: ") + e.what(), path);
     }
     try {
         return parse(doc, path);

@@ -85,6 +85,20 @@ TEST_CASE("a bogus fix report is refused with the file and the field or byte", "
         CHECK(r.error().where.file.find("fix.json") != std::string::npos);
         CHECK(r.error().where.byteOffset >= 0);
     }
+    SECTION("a number past double's range (fuzz_fix_report's finding)") {
+        auto r = readText(minimal(R"([{"module": "a", "recovered_db": 54.1831e10840229922794}])"));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().code == ErrorCode::Malformed);
+        CHECK(r.error().message.find("number overflow") != std::string::npos);
+    }
+    SECTION("a count past an integer's range (fuzz_fix_report's finding)") {
+        for (const char* n : {"1.8446744073709552e19", "-3", "2.5", "\"12\""}) {
+            auto r = readText(minimal(
+                std::string(R"([{"module": "a", "trial": {"keep_float": [], "size_bytes": )") + n + "}}]"));
+            REQUIRE_FALSE(r);
+            CHECK(r.error().where.field == "candidates[0].trial.size_bytes");
+        }
+    }
     SECTION("nested past the limit") {
         auto r = readText(std::string(100000, '[') + std::string(100000, ']'));
         REQUIRE_FALSE(r);
