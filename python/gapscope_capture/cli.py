@@ -111,18 +111,11 @@ def _run_from_etrecord(args: argparse.Namespace) -> int:
 
 
 def _run_twin(args: argparse.Namespace) -> int:
-    from gapscope_capture.capture_format import read_inputs
     from gapscope_capture.host_twin import HOST_OUTPUTS, write_host_twin
 
-    if args.outdir.exists() and not args.outdir.is_dir():
-        print(f"{PROG}: {args.outdir}: not a folder", file=sys.stderr)
-        return 2
-    inputs = read_inputs(args.inputs) if args.inputs else None
-    float_program = None
-    if args.float_program is not None:
-        float_program = _load_program(args.float_program)
-        if float_program is None:
-            return 1
+    refused, inputs, float_program = _folder_inputs_and_float_program(args, args.outdir)
+    if refused is not None:
+        return refused
     outdir = write_host_twin(args.etrecord, args.outdir, inputs, float_program)
     print(f"{outdir}: the program without delegates, run on this machine, one row per op", file=sys.stderr)
     if float_program is not None:
@@ -169,18 +162,11 @@ def _run_taps(args: argparse.Namespace) -> int:
 
 
 def _run_stages(args: argparse.Namespace) -> int:
-    from gapscope_capture.capture_format import read_inputs
     from gapscope_capture.stages import write_stages
 
-    if args.outdir.exists() and not args.outdir.is_dir():
-        print(f"{PROG}: {args.outdir}: not a folder", file=sys.stderr)
-        return 2
-    inputs = read_inputs(args.inputs) if args.inputs else None
-    float_program = None
-    if args.float_program is not None:
-        float_program = _load_program(args.float_program)
-        if float_program is None:
-            return 1
+    refused, inputs, float_program = _folder_inputs_and_float_program(args, args.outdir)
+    if refused is not None:
+        return refused
     written = write_stages(
         args.etrecord, args.outdir, inputs, float_program, method=args.method, host_twin=not args.no_host
     )
@@ -246,6 +232,24 @@ def _run_fix(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0 if result.met else 3
+
+
+def _folder_inputs_and_float_program(args: argparse.Namespace, outdir: Path):
+    """For the commands that write a folder from an ETRecord (twin, stages): the exit status
+    when OUTDIR is a file or the float program cannot be loaded (else None), --inputs
+    read, and the --float-program loaded (None when not given)."""
+    from gapscope_capture.capture_format import read_inputs
+
+    if outdir.exists() and not outdir.is_dir():
+        print(f"{PROG}: {outdir}: not a folder", file=sys.stderr)
+        return 2, None, None
+    inputs = read_inputs(args.inputs) if args.inputs else None
+    float_program = None
+    if args.float_program is not None:
+        float_program = _load_program(args.float_program)
+        if float_program is None:
+            return 1, None, None
+    return None, inputs, float_program
 
 
 def _load_program(path: Path):
