@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 FIXED_SESSION = "fixed"
 TIMED_RUNS = 5
 MIN_GAIN_DB = 0.1  # what a part must add to the set's SNR to stay in it
+MAX_BLOCK_SHARE = 0.25  # a block holding more of the quantised ops is no candidate
 DEBUG_BUFFER_SIZE = 16 << 20
 
 
@@ -176,36 +177,44 @@ def top1_agreement(reference: torch.Tensor, runtime: torch.Tensor) -> float:
 
 def quantizable_modules(float_program: ExportedProgram, recipe: Any) -> dict[str, list[str]]:
     """Every part holding nodes the recipe quantises, with those nodes, in graph order: each
-    innermost module; each module above them that holds two or more (a block kept whole:
-    a range that is wide only inside it is never quantised then); and each op the model
-    calls outside any submodule, as ``op:<node name>`` (a softmax in forward())."""
+    innermost module; each module called above them that holds two or more and at most
+    MAX_BLOCK_SHARE of the quantised nodes (a block kept whole: a range that is wide only
+    inside it is never quantised then; a quarter of the model in float is no advice); and
+    each op the model calls outside any submodule, as ``op:<node name>`` (a softmax in
+    forward()). Blocks are the modules the nodes' ``nn_module_stack`` names, so a
+    container that is never called (an ``nn.ModuleList``) is none."""
     from gapscope_capture.fix_recipes import OP_PREFIX
 
+    def normalized(path: str) -> str:
+        return path[len("L['self'].") :] if path.startswith("L['self'].") else path
+
     leaves: dict[str, list[str]] = {}
-    order: list[str] = []
+    blocks: dict[str, list[str]] = {}
+    total = 0
     for node in float_program.graph.nodes:
         if node.op != "call_function" or not recipe.quantizes(str(node.target)):
             continue
-        stack = node.meta.get("nn_module_stack") or {}
-        path = list(stack.values())[-1][0] if stack else ""
-        path = path[len("L['self'].") :] if path.startswith("L['self'].") else path
-        part = path or OP_PREFIX + node.name
-        if part not in leaves:
-            order.append(part)
-        leaves.setdefault(part, []).append(node.name)
-    modules: dict[str, list[str]] = {}
-    for part in order:
-        if part.startswith(OP_PREFIX):
-            modules[part] = leaves[part]
-            continue
-        parts = part.split(".")
-        for depth in range(1, len(parts) + 1):
-            modules.setdefault(".".join(parts[:depth]), []).extend(leaves[part])
-    return {
-        m: ops
-        for m, ops in modules.items()
-        if m in leaves or sum(1 for p in leaves if p.startswith(m + ".")) >= 2
+        total += 1
+        paths = [normalized(v[0]) for v in (node.meta.get("nn_module_stack") or {}).values()]
+        paths = [p for p in paths if p]
+        leaf = paths[-1] if paths else OP_PREFIX + node.name
+        for block in paths[:-1]:
+            blocks.setdefault(block, []).append(node.name)
+        blocks.setdefault(leaf, []).append(node.name)
+        leaves.setdefault(leaf, []).append(node.name)
+    cap = max(2, int(MAX_BLOCK_SHARE * total))
+    kept = {
+        part: ops
+        for part, ops in blocks.items()
+        if part in leaves or (sum(1 for leaf in leaves if leaf.startswith(part + ".")) >= 2 and len(ops) <= cap)
     }
+    # Nested blocks holding the same ops keep one run's worth: the innermost name.
+    innermost: dict[frozenset[str], str] = {}
+    for part, ops in kept.items():
+        key = frozenset(ops)
+        if key not in innermost or part.count(".") > innermost[key].count("."):
+            innermost[key] = part
+    return {part: ops for part, ops in kept.items() if innermost[frozenset(ops)] == part}
 
 
 def report_candidates(report: dict[str, Any], modules: dict[str, list[str]]) -> tuple[list[tuple[str, str]], list[str]]:

@@ -135,3 +135,44 @@ def test_a_configuration_that_does_not_lower_is_a_result_not_a_stop() -> None:
     # The recipe failing as it is: nothing to compare with, a located error.
     with pytest.raises(CaptureFormatError, match="does not lower or run as it is"):
         search_fix(program, inputs, _Refusing(per_channel=True), Target.parse("snr=35"))
+
+
+def test_parts_are_called_modules_never_a_quarter_of_the_model_and_nested_twins_once() -> None:
+    from gapscope_capture.fix import quantizable_modules
+
+    class Block(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 8))
+
+        def forward(self, x):
+            return self.inner(x)
+
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layers = torch.nn.ModuleList([Block() for _ in range(5)])  # a container never called
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    parts = quantizable_modules(export(Net().eval(), (torch.randn(2, 8),)), RECIPES["xnnpack-int8"])
+    # Each Linear, and each block once, by its innermost name (layers.0 and layers.0.inner
+    # hold the same two linears); never the ModuleList, which no node is called in.
+    assert "layers" not in parts
+    assert "layers.0.inner" in parts and "layers.0" not in parts
+    assert "layers.0.inner.0" in parts and len(parts) == 15
+    # A block holding more than a quarter of the quantised ops (and more than two) is no advice.
+    class Deep(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = torch.nn.Sequential(*(torch.nn.Linear(8, 8) for _ in range(3)))
+            self.b = torch.nn.Sequential(*(torch.nn.Linear(8, 8) for _ in range(3)))
+
+        def forward(self, x):
+            return self.b(self.a(x))
+
+    deep = quantizable_modules(export(Deep().eval(), (torch.randn(2, 8),)), RECIPES["xnnpack-int8"])
+    assert "a" not in deep and "b" not in deep and "a.0" in deep and len(deep) == 6
