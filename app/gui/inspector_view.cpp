@@ -3,6 +3,7 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/comparison_selectors.h"
 #include "app/gui/session_model.h"
+#include "app/gui/tab_panes.h"
 #include "core/compare/findings.h"
 #include "core/compare/metric_catalog.h"
 #include "widgets/bounded_text_delegate.h"
@@ -209,21 +210,12 @@ QTabWidget* InspectorView::buildTabs() {
     // The method, reference and run beside the tabs (the row they sit in has
     // room to spare), so that at 1024 px the filter row keeps the filter readable.
     tabs->setCornerWidget(m_selectors, Qt::TopRightCorner);
-    // The A/B tab has its own tensors (A's reference and runtime among them)
-    // and its own chart: A's alone below it would halve its height for nothing.
     connect(tabs, &QTabWidget::currentChanged, this, [this](int tab) {
-        // The Profile tab lists events, not ops: the op's tensors and chart give it their height.
-        m_tensors->setVisible(tab != AbTab && tab != ProfileTab);
-        // The graph's colours are the gap chart's: its height goes to the graph,
-        // which takes three quarters of the rest (issue 56: about 300 px at 768);
-        // leaving it gives the table its split back.
-        // The Steps tab has its own chart (each op's drift over the steps): its heatmap
-        // takes the gap chart's height (issue 56: its rows were 9 px tall).
-        // The Stages tab holds two tables (the ladder, the fix): the chart's height
-        // goes to them; its curves per stage show on the Ops tab's chart.
-        m_charts->setVisible(tab != AbTab && tab != GraphTab && tab != ProfileTab && tab != StepsTab &&
-                             tab != StagesTab);
-        const bool tall = tab == GraphTab || tab == StepsTab || tab == StagesTab; // they want the height
+        const TabPanes panes = tabPanes(tab);
+        m_tensors->setVisible(panes.tensors);
+        m_charts->setVisible(panes.chart);
+        // A tall tab takes three quarters of the split; leaving it gives the table its split back.
+        const bool tall = panes.tall;
         if (tall && m_userSplit.isEmpty() && m_top) {
             m_userSplit = m_top->sizes();
             const int total = m_userSplit.value(0) + m_userSplit.value(1);
