@@ -9,6 +9,7 @@ tested, read and written without importing it.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import math
@@ -19,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import torch
 from safetensors import SafetensorError, safe_open
@@ -315,18 +316,26 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
             raise CaptureFormatError(f"{path}: malformed capture document ({exc!r})") from exc
 
 
-def write_inputs(inputs: Sequence[torch.Tensor], path: str | os.PathLike[str]) -> None:
-    """Write model inputs as ``read_inputs`` reads them (``inputs/0``, ``inputs/1``, …), atomically."""
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; it replaces ``path`` when the block
+    ends without an exception, and is removed otherwise: a reader never sees half a file."""
     path = Path(path)
-    tensors = {f"inputs/{i}": t.detach().contiguous() for i, t in enumerate(inputs)}
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
     os.close(fd)
     try:
-        save_file(tensors, tmp)
+        yield Path(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_inputs(inputs: Sequence[torch.Tensor], path: str | os.PathLike[str]) -> None:
+    """Write model inputs as ``read_inputs`` reads them (``inputs/0``, ``inputs/1``, …), atomically."""
+    tensors = {f"inputs/{i}": t.detach().contiguous() for i, t in enumerate(inputs)}
+    with atomic_output(path) as tmp:
+        save_file(tensors, str(tmp))
 
 
 def read_inputs(path: str | os.PathLike[str]) -> list[torch.Tensor]:

@@ -185,7 +185,8 @@ def _run_stages(args: argparse.Namespace) -> int:
 
 def _run_fix(args: argparse.Namespace) -> int:
     from gapscope_capture.capture_format import read_inputs
-    from gapscope_capture.fix import Target, search_fix, write_fix
+    from gapscope_capture.fix import Target, search_fix
+    from gapscope_capture.fix_output import write_fix
     from gapscope_capture.fix_recipes import RECIPES, QnnPT2E
 
     if args.output.exists() and not args.output.is_dir():

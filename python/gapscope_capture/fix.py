@@ -23,17 +23,14 @@ median of a few timed runs) is measured on it. Each trial reuses the exported
 float program and the calibration data. The best set found is written as a
 Gapscope session (``fixed/``: ETRecord, .pte, ETDump and debug buffer, its
 quantised simulation and float reference), openable as B beside the original,
-and as a snippet of the recipe's configuration.
+and as a snippet of the recipe's configuration (``fix_output``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import os
 import statistics
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -118,6 +115,9 @@ class FixResult:
     elapsed_s: float = 0.0
     budget_s: float = 0.0
     skipped: list[str] = field(default_factory=list)  # report ops no module holds
+    # What ran the trials (float outputs computed once): fix_output runs the best set
+    # again through it to write the verified session.
+    runner: Any = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         def trial(t: Trial | None) -> dict[str, Any] | None:
@@ -351,7 +351,7 @@ def search_fix(
     baseline = runner.run([])
     if baseline.error:
         raise CaptureFormatError(f"the recipe '{recipe.name}' does not lower or run as it is: {baseline.error}")
-    result = FixResult(recipe=recipe.name, target=str(target), baseline=baseline, budget_s=budget_s)
+    result = FixResult(recipe=recipe.name, target=str(target), baseline=baseline, budget_s=budget_s, runner=runner)
     say(f"baseline ({recipe.name}): {_describe(target, baseline)}")
     modules = quantizable_modules(float_program, recipe)
     named: list[tuple[str, str]] = []
@@ -413,7 +413,6 @@ def search_fix(
     )
     result.snippet = recipe.snippet(best.keep_float, note)
     result.elapsed_s = time.monotonic() - started
-    result.runner = runner  # type: ignore[attr-defined]  # for write_fix's session of the best set
     return result
 
 
@@ -425,78 +424,3 @@ def _describe(target: Target, trial: Trial) -> str:
     if target.metric == "top1" and trial.top1 is not None:
         text += f", top-1 {trial.top1:.3f}"
     return text
-
-
-def write_fix(result: FixResult, outdir: Path, float_program: ExportedProgram) -> Path:
-    """fix.json, fix.md, snippet.py and the best set's session (fixed/) into ``outdir``."""
-    outdir.mkdir(parents=True, exist_ok=True)
-    runner: _Runner = result.runner  # type: ignore[attr-defined]
-    best = result.best or result.baseline
-    session = outdir / FIXED_SESSION
-    verified = runner.run(best.keep_float, session)
-    if verified.error:
-        raise CaptureFormatError(f"the best configuration did not run again: {verified.error}")
-    from gapscope_capture.capture import capture_from_etrecord
-    from gapscope_capture.float_reference import capture_float_reference
-
-    capture = capture_from_etrecord(session / "etrecord.bin")
-    capture.write(session / "capture.gscap.safetensors")
-    capture_float_reference(float_program, capture).write(session / "capture_float.gscap.safetensors")
-    document = result.to_json()
-    document["fixed_session"] = {
-        "path": FIXED_SESSION,
-        "output_snr_db": _finite(verified.output_snr_db),
-        "keep_float": verified.keep_float,
-    }
-    _atomic_write(outdir / "fix.json", json.dumps(document, indent=1) + "\n")
-    _atomic_write(outdir / "fix.md", fix_markdown(result))
-    _atomic_write(outdir / "snippet.py", result.snippet)
-    return outdir
-
-
-def fix_markdown(result: FixResult) -> str:
-    def num(v: float | None, unit: str = "") -> str:
-        return "—" if v is None else ("inf" if math.isinf(v) else f"{v:.1f}{unit}")
-
-    b = result.baseline
-    lines = [
-        f"# gapscope-capture fix: {result.recipe}, target {result.target}",
-        "",
-        f"**{'Met' if result.met else 'Not met'}**: {result.stopped}. Baseline output SNR "
-        f"{num(b.output_snr_db, ' dB')}; best {num(result.best.output_snr_db if result.best else None, ' dB')} "
-        f"with {', '.join(result.best.keep_float) if result.best and result.best.keep_float else 'nothing'} "
-        "kept in float. Every number is of a program lowered and run on this machine.",
-        "",
-        "| candidate | why | output SNR before → after | recovered dB | size | ops outside delegates | latency ms |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for c in sorted(result.candidates, key=lambda c: -(c.recovered_db if c.recovered_db is not None else -1e9)):
-        t = c.trial
-        if t is None:
-            why = "the baseline meets the target" if result.met and b is result.best else "the time budget ran out"
-            lines.append(f"| `{c.module}` | {c.why} | not run ({why}) | | | | |")
-            continue
-        after = f"failed: {t.error}" if t.error else num(t.output_snr_db, " dB")
-        lines.append(
-            f"| `{c.module}` | {c.why} | {num(b.output_snr_db)} → {after} | {num(c.recovered_db)} | "
-            f"{t.size_bytes - b.size_bytes:+,} B | {t.ops_outside_delegates - b.ops_outside_delegates:+d} | "
-            f"{num(t.latency_ms)} |"
-        )
-    if result.search:
-        lines += ["", "Search (each set lowered and run):", ""]
-        lines += [f"- {', '.join(t.keep_float)}: {num(t.output_snr_db, ' dB')}" for t in result.search]
-    lines += ["", "The configuration (verified):", "", "```python", result.snippet.rstrip(), "```", ""]
-    if result.skipped:
-        lines += [f"Ops the report flags that no quantised module holds: {', '.join(result.skipped)}.", ""]
-    return "\n".join(lines)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

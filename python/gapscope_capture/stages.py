@@ -31,7 +31,6 @@ the ladder is built from the others.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +40,7 @@ from torch.export import ExportedProgram
 from torch.fx import GraphModule
 
 from gapscope_capture.backend_conventions import QNN_REFERENCE_GRAPH
+from gapscope_capture.capture_format import atomic_output
 from gapscope_capture.etrecord_capture import (
     EDGE_DIALECT_PROGRAM,
     EXPORTED_PROGRAM,
@@ -151,7 +151,6 @@ def _host_kernels(
         return StageWritten("host", None, str(exc))
     path = outdir / "host.gscap.safetensors"
     # Copied beside the other references, atomically (the twin keeps its own).
-    partial = path.with_name(path.name + ".partial")
-    shutil.copyfile(twin / HOST_OUTPUTS, partial)
-    os.replace(partial, path)
+    with atomic_output(path) as tmp:
+        shutil.copyfile(twin / HOST_OUTPUTS, tmp)
     return StageWritten("host", path)

@@ -80,7 +80,8 @@ def write_session(directory: Path) -> Path:
 
     from gapscope_capture.capture import capture_from_etrecord
     from gapscope_capture.capture_format import write_inputs
-    from gapscope_capture.fix import Target, search_fix, write_fix
+    from gapscope_capture.fix import Target, search_fix
+    from gapscope_capture.fix_output import write_fix
     from gapscope_capture.fix_recipes import RECIPES
     from gapscope_capture.float_reference import capture_float_reference
     from gapscope_capture.host_run import lower_and_run
