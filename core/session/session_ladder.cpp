@@ -1,5 +1,6 @@
 #include "core/session/session_ladder.h"
 
+#include "core/session/file_kind.h"
 #include "core/session/session_steps.h"
 
 #include <algorithm>
@@ -11,12 +12,6 @@ namespace gapscope {
 namespace {
 
 constexpr const char* kStagesFolder = "stages";
-constexpr const char* kCaptureSuffix = ".gscap.safetensors";
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string fileName(const std::string& path) {
     return std::filesystem::path(path).filename().string();
 }
@@ -28,31 +23,24 @@ ladderCaptures(const SessionFiles& files, const std::string& folder, std::vector
     std::vector<std::shared_ptr<const MappedFile>> out = files.captures;
     if (out.empty() && files.capture)
         out.push_back(files.capture);
-    if (folder.empty())
-        return out;
-    namespace fs = std::filesystem;
-    const fs::path stages = fs::path(folder) / kStagesFolder;
+    const auto stages = std::filesystem::path(folder) / kStagesFolder;
     std::error_code ec;
-    if (!fs::is_directory(stages, ec))
+    if (folder.empty() || !std::filesystem::is_directory(stages, ec))
         return out;
-    std::vector<std::string> paths;
-    for (fs::directory_iterator it(stages, ec), end; !ec && it != end; it.increment(ec)) {
-        const auto path = it->path().string();
-        // Regular files only: a FIFO or a device named like a capture is never opened.
-        if (endsWith(path, kCaptureSuffix) && it->is_regular_file(ec))
-            paths.push_back(path);
-    }
-    if (ec)
-        notes.push_back(stages.string() + ": " + ec.message());
-    std::sort(paths.begin(), paths.end()); // directory order is the file system's
-    for (const auto& path : paths) {
-        auto mapped = MappedFile::open(path);
-        if (!mapped) {
-            notes.push_back(mapped.error().describe());
-            continue;
-        }
-        mapped.value()->protectFromOutputs();
-        out.push_back(mapped.value());
+    // The folder read as any session's (regular files only, the scan bounded) and
+    // captures told from their content, as sortSessionFiles tells them.
+    std::vector<Error> errors;
+    const auto inputs = sessionInputsFromPaths({stages.string()}, errors);
+    for (const auto& e : errors)
+        notes.push_back(e.describe());
+    std::vector<std::shared_ptr<const MappedFile>> found;
+    for (const auto& file : inputs.files)
+        if (detectFileKind(file->bytes()) == FileKind::Capture)
+            found.push_back(file);
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a->path() < b->path(); });
+    for (const auto& file : found) {
+        file->protectFromOutputs();
+        out.push_back(file);
     }
     return out;
 }

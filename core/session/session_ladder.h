@@ -13,8 +13,8 @@ namespace gapscope {
 // The captures a session's stage ladder reads (issue 59): every capture offered
 // beside the session, then those `gapscope-capture stages` wrote into its
 // `stages/` folder (`folder`: the session's folder; none when its files were
-// given one by one). Opened read-only and protected from every output; a file
-// that cannot be opened is a note, never a stop.
+// given one by one), told by content. Opened read-only and protected from every
+// output; a file that cannot be opened is a note, never a stop.
 std::vector<std::shared_ptr<const MappedFile>>
 ladderCaptures(const SessionFiles& files, const std::string& folder, std::vector<std::string>& notes);
 

@@ -10,6 +10,7 @@
 #include "core/report/ladder_report.h"
 #include "core/session/session.h"
 #include "core/session/session_ladder.h"
+#include "core/session/session_steps.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -40,13 +41,9 @@ std::shared_ptr<const MappedFile> mapped(const std::string& name) {
     return m.value();
 }
 
+// The session's own files, as the steps take them without a workspace (stepFiles).
 SessionFiles filesOf(const Session& s) {
-    SessionFiles files;
-    files.etdump = s.etdump_file;
-    files.debug_buffer = s.debug_buffer_file;
-    files.etrecord = s.etrecord_file;
-    files.capture = s.capture_file;
-    return files;
+    return stepFiles(s, {});
 }
 
 Operand outputOf(const AotCapture& capture, std::size_t index) {
