@@ -3,6 +3,7 @@
 #include "app/cli/compare_options.h"
 #include "app/cli/diff_command.h"
 #include "app/cli/gate_lines.h"
+#include "app/cli/make_capture.h"
 #include "app/cli/output_file.h"
 #include "core/capture/aot_capture.h"
 #include "core/common/atomic_file.h"
@@ -139,9 +140,29 @@ std::optional<int> gatherFiles(const CompareOptions& o, SessionFiles& files, Wor
             return compareFailed(files.unrecognized.empty() ? "no ETDump among " + join(o.paths, ", ") +
                                                                   " (its content is told, not its name)"
                                                             : files.unrecognized.front().describe());
+        if (!files.capture && o.makeCapture && files.etrecord) {
+            // The device's folder to its table in one command (issue 60): the
+            // exporter makes the reference beside the ETRecord, then the folder is read again.
+            const auto request = captureRequestFor(files.etrecord->path(), o.method);
+            if (const auto status = makeCapture(request))
+                return status;
+            CompareOptions again = o;
+            again.makeCapture = false;
+            std::error_code ec;
+            const auto beside = std::filesystem::path(request.output).parent_path();
+            if (std::none_of(o.paths.begin(), o.paths.end(), [&](const std::string& p) {
+                    return std::filesystem::is_directory(p, ec) && std::filesystem::equivalent(p, beside, ec);
+                }))
+                again.paths.push_back(request.output);
+            files = SessionFiles{};
+            events.reset();
+            return gatherFiles(again, files, workspace, events);
+        }
         if (!files.capture)
             return compareFailed("no AOT capture among " + join(o.paths, ", ") +
-                                 ": make one with gapscope-capture (python/README.md)");
+                                 (files.etrecord ? ": make one with --make-capture, or with gapscope-capture "
+                                                   "(python/README.md)"
+                                                 : ": make one with gapscope-capture (python/README.md)"));
         if (!files.debug_buffer && !files.debug_buffer_candidates.empty()) {
             std::string list;
             for (const auto& c : files.debug_buffer_candidates)
@@ -413,6 +434,10 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
         "session and in its stages/ folder, written by gapscope-capture stages), ordered float model, "
         "ATen, edge, backend passes, quantised simulation, host kernels, device; per op, the SNR each "
         "step adds and the step that loses the most (docs/metrics.md, \"Stage ladder\")");
+    cmd->add_flag("--make-capture", o->makeCapture,
+                  "Without a capture among PATHS: make it first with the exporter (gapscope-capture "
+                  "for-session; $GAPSCOPE_CAPTURE names its command), beside the ETRecord, on the inputs "
+                  "file found there");
     cmd->add_flag("--all-runs", o->allRuns,
                   "Compare every execution of the method in the ETDump, each with its own step capture where "
                   "the session has one per step (gapscope-capture from-etrecord with several --inputs); "

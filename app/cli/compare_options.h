@@ -25,9 +25,10 @@ struct CompareOptions {
     bool allRuns = false;
     std::string baseline; // a saved report to compare with (diff_command.h)
     std::vector<std::string> failIfWorse;
-    std::string production; // the production build beside a tapped session (production_build.h)
-    std::string outputs;    // the method's outputs as the user saved them (saved_outputs.h)
-    bool ladder = false;    // the stage ladder over every reference (session_ladder.h)
+    std::string production;   // the production build beside a tapped session (production_build.h)
+    std::string outputs;      // the method's outputs as the user saved them (saved_outputs.h)
+    bool ladder = false;      // the stage ladder over every reference (session_ladder.h)
+    bool makeCapture = false; // no capture: the exporter makes it first (make_capture.h)
 };
 
 // "gapscope-cli compare: MESSAGE" on stderr; returns 1, the exit status of an

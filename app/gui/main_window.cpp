@@ -2,6 +2,7 @@
 
 #include "app/gui/ab_steps_wiring.h"
 #include "app/gui/app_settings.h"
+#include "app/gui/capture_offer.h"
 #include "app/gui/compare_controller.h"
 #include "app/gui/debug_buffer_picker.h"
 #include "app/gui/inspector_view.h"
@@ -74,6 +75,9 @@ MainWindow::MainWindow(QWidget* parent)
     auto* central = new QWidget;
     auto* cl = new QVBoxLayout(central);
     cl->addWidget(m_banner);
+    m_captureOffer = new CaptureOffer;
+    cl->addWidget(m_captureOffer);
+    connect(m_captureOffer, &CaptureOffer::made, m_sessions, &SessionController::useNewCapture);
     cl->addWidget(m_debugBufferPicker);
     connect(m_debugBufferPicker, &DebugBufferPicker::picked, m_sessions,
             &SessionController::chooseDebugBuffer);
@@ -284,6 +288,7 @@ void MainWindow::showSession(std::shared_ptr<const Session> snapshot, const QStr
         candidates << QString::fromStdString(c);
     m_debugBufferPicker->setCandidates(candidates);
     showBanner(SessionBanner::linesFor(*snapshot, pathErrors));
+    m_captureOffer->setSession(snapshot.get());
     // The comparison; else what the ETDump holds; else the welcome page.
     m_events->setSession(snapshot->comparison ? nullptr : snapshot);
     m_pages->setCurrentWidget(snapshot->comparison ? static_cast<QWidget*>(m_inspector)

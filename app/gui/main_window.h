@@ -20,6 +20,7 @@ class QTableView;
 
 namespace gapscope {
 
+class CaptureOffer;
 class AbStepsWiring;
 class CompareController;
 class StepsController;
@@ -73,6 +74,7 @@ public:
     QLabel* statusLine() const;
     QLabel* worstOpLink() const;
     DebugBufferPicker* debugBufferPicker() const { return m_debugBufferPicker; }
+    CaptureOffer* captureOffer() const { return m_captureOffer; }
     SessionLoader* loader() const;
     QPushButton* cancelButton() const;
     SessionController* controller() const { return m_sessions; }
@@ -137,6 +139,7 @@ private:
     AbStepsWiring* m_wiring = nullptr;
     InspectorView* m_inspector;
     SessionBanner* m_banner;
+    CaptureOffer* m_captureOffer = nullptr;
     DebugBufferPicker* m_debugBufferPicker;
     LoadStatus* m_load = nullptr; // the status bar: progress, Cancel, the session's state
     QStackedWidget* m_pages;

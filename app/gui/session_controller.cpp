@@ -5,8 +5,10 @@
 #include "core/session/companion_files.h"
 #include "core/session/session.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QTimer>
+#include <algorithm>
 #include <utility>
 
 namespace gapscope {
@@ -195,6 +197,18 @@ void SessionController::compare(const QString& method, std::optional<std::size_t
 void SessionController::chooseCapture(const QString& path) {
     m_options.capture = path.toStdString();
     recompare();
+}
+
+void SessionController::useNewCapture(const QString& path) {
+    const QFileInfo made(path);
+    const bool inFolder = std::any_of(m_paths.begin(), m_paths.end(), [&](const QString& p) {
+        const QFileInfo given(p);
+        return given.isDir() && given.canonicalFilePath() == made.absoluteDir().canonicalPath();
+    });
+    if (!inFolder && !m_paths.contains(path))
+        m_paths << path;
+    m_options.capture = path.toStdString();
+    reload(); // a fresh look at the disk: the new file is among the inputs
 }
 
 void SessionController::chooseDebugBuffer(const QString& path) {

@@ -46,6 +46,9 @@ public:
     void compare(const QString& method, std::optional<std::size_t> run);
     // Compares against another of the captures given (its path).
     void chooseCapture(const QString& path);
+    // A capture just made beside the session's files (CaptureOffer): read from disk
+    // with them, as one of its inputs, and chosen.
+    void useNewCapture(const QString& path);
     // Reads the file at this path as the debug buffer (one of several candidates).
     void chooseDebugBuffer(const QString& path);
     void cancel();

@@ -1,6 +1,7 @@
 #include "core/session/capture_advice.h"
 
 #include "core/backends/backend_conventions.h"
+#include "core/session/capture_request.h"
 #include "core/session/session.h"
 
 #include <filesystem>
@@ -8,17 +9,6 @@
 namespace gapscope {
 
 namespace {
-
-// The conventions of a backend the program delegates to whose reference is made
-// in the lowering script (its capture_hint names the function), or null: the
-// backend's name lives in core/backends, not here (issue 57).
-const BackendConventions* capturedInScript(const EtRecord& record) {
-    for (const auto& [method, maps] : record.methods)
-        for (const auto& [instruction, mapping] : maps.delegate_map)
-            if (const auto& c = backendConventions(mapping.backend); !c.capture_hint.empty())
-                return &c;
-    return nullptr;
-}
 
 std::string quoted(const std::string& path) {
     // Shell-quoted, so that the command can be pasted as it is.
@@ -35,7 +25,7 @@ std::optional<std::string> captureAdvice(const Session& s) {
         return std::nullopt;
     const std::filesystem::path etrecord(s.etrecord_file->path());
     const std::string out = (etrecord.parent_path() / "capture.gscap.safetensors").string();
-    if (const BackendConventions* c = capturedInScript(*s.etrecord)) {
+    if (const BackendConventions* c = scriptCaptureBackend(*s.etrecord)) {
         const std::string hint(c->capture_hint), label(c->label);
         const auto dot = hint.rfind('.');
         const std::string module = hint.substr(0, dot), function = hint.substr(dot + 1);

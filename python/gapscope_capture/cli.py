@@ -399,6 +399,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     from_etrecord.set_defaults(run=_run_from_etrecord)
 
+    from gapscope_capture.cli_session import add_session_commands
+
+    add_session_commands(commands)
+
     twin = commands.add_parser(
         "twin",
         help="run the program without delegates on this machine: one row per op",

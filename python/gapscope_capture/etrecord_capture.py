@@ -13,14 +13,15 @@ helper, debug-handle back-propagation) and mirrors its reference-graph choice.
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from executorch.devtools.etrecord import ETRecord, parse_etrecord
+from executorch.devtools.etrecord import ETRecord
 from executorch.devtools.inspector._inspector_utils import (
     NodeFilter,
     get_aot_debug_handle_to_op_name_mapping,
@@ -31,13 +32,15 @@ from executorch.devtools.inspector._intermediate_output_capturer import (
 )
 from executorch.exir import EdgeProgramManager, ExecutorchProgramManager
 from torch.export import ExportedProgram
-from torch.fx import GraphModule, Interpreter, Node
+from torch.fx import GraphModule, Node
 from torch import Tensor
 from torch.utils._pytree import tree_leaves, tree_map
 
+from gapscope_capture.capture_errors import CaptureError
 from gapscope_capture.capture_format import CaptureRecord, TapRecord, write_capture
 from gapscope_capture.backend_conventions import QNN_BACKEND, QNN_REFERENCE_GRAPH
 from gapscope_capture.etrecord_digest import etrecord_entries_sha256, file_sha256
+from gapscope_capture.etrecord_reader import LazyETRecord, read_etrecord
 from gapscope_capture.handle_propagation import symbolic_nodes_without_ancestor
 from gapscope_capture.provenance import node_provenance
 from gapscope_capture.quantization import output_axis_order, output_quantization
@@ -50,10 +53,6 @@ EDGE_DIALECT_PROGRAM = "edge_dialect_exported_program"
 FLOAT_EXPORTED_PROGRAM = "float_exported_program"
 
 DebugHandle = tuple[int, ...]
-
-
-class CaptureError(Exception):
-    """A problem with the ETRecord, program or inputs the user gave, worded for them."""
 
 
 @dataclass
@@ -147,11 +146,16 @@ def capture_etrecord_graph(
     inputs: Sequence[Any] | None = None,
     reference_graph: str | None = None,
     method: str = FORWARD,
+    progress: Callable[[str, float], None] | None = None,
 ) -> tuple[CaptureResult, ExportedProgram]:
     """``capture_from_etrecord``, and the ETRecord program it captured (with the
-    debug handles the capture keyed it by)."""
+    debug handles the capture keyed it by). ``progress(stage, fraction)`` hears
+    each stage, and the run node by node, up to 0.9 of the whole."""
     path = Path(etrecord_path)
+    report = progress or (lambda stage, fraction: None)
+    report("reading the ETRecord", 0.02)
     etrecord, digest, entries = open_etrecord(path)
+    report("reading the reference graph", 0.05)
     if reference_graph is None and lowered_to_qnn(etrecord):
         # QNN's delegate_map handles are those of the graph it lowered, not the ATen
         # program's: without this choice every row would pair different ops.
@@ -165,13 +169,16 @@ def capture_etrecord_graph(
         )
     method = method_of(reference_graph, method)
     program, graph_name = resolve_reference_graph(etrecord, reference_graph, method)
+    module = program.module()
+    report("running the reference graph", 0.4)
     result = capture_program(
-        program.module(),
+        module,
         inputs_or_representative(inputs, etrecord, path, method),
         reference_graph=graph_name,
         method=method,
+        progress=lambda done: report("running the reference graph", 0.4 + 0.5 * done),
     )
-    result.etrecord_sha256 = digest
+    result.etrecord_sha256 = digest.result()
     result.etrecord_entries_sha256 = entries
     return result, program
 
@@ -244,16 +251,20 @@ def resolve_reference_graph(
     method's edge dialect program, since the ETRecord's ATen program is
     ``forward``'s only.
     """
-    edge_program = etrecord.edge_dialect_program
-    if isinstance(edge_program, dict):
-        if method not in edge_program:
-            raise CaptureError(
-                f"the ETRecord has no method '{method}'; its methods: "
-                + ", ".join(f"'{m}'" for m in sorted(edge_program))
-            )
-        edge_program = edge_program[method]
-    elif method != FORWARD:
+    methods = _edge_methods(etrecord)
+    if methods is not None and method not in methods:
+        raise CaptureError(
+            f"the ETRecord has no method '{method}'; its methods: "
+            + ", ".join(f"'{m}'" for m in sorted(methods))
+        )
+    if methods is None and method != FORWARD:
         raise CaptureError(f"the ETRecord holds one method ('{FORWARD}'), not '{method}'")
+    # Back-propagation reads the edge graph's nodes only: a file's ETRecord gives
+    # it without deserialising its weights (etrecord_reader.LazyETRecord.edge_graph).
+    if isinstance(etrecord, LazyETRecord):
+        edge_program = etrecord.edge_graph(method)
+    else:
+        edge_program = _edge_program(etrecord, method)
     name = reference_graph
     if reference_graph is None and method != FORWARD:
         name = EDGE_DIALECT_PROGRAM
@@ -283,6 +294,8 @@ def resolve_reference_graph(
             # nothing comparable is lost, and the handles are applied without
             # ExecuTorch's all-or-nothing check (which its Inspector skips too for
             # re-exported symbolic shapes, per its docstring).
+            if isinstance(etrecord, LazyETRecord):  # the check reads each node's value too
+                edge_program = etrecord.edge_graph(method, values=True)
             symbolic = symbolic_nodes_without_ancestor(etrecord, edge_program)
             if symbolic:
                 propagated = propagate_back_debug_handle(
@@ -311,7 +324,7 @@ def resolve_reference_graph(
     if name == EDGE_DIALECT_PROGRAM:
         if edge_program is None:
             raise CaptureError(f"the ETRecord has no edge dialect program for '{method}'")
-        return edge_program, name
+        return _edge_program(etrecord, method), name
     lookup = name if "/" in name else f"{name}/{method}"
     graph_map = etrecord.graph_map or {}
     if lookup not in graph_map:
@@ -322,20 +335,40 @@ def resolve_reference_graph(
     return graph_map[lookup], lookup
 
 
+def _edge_methods(etrecord: ETRecord) -> list[str] | None:
+    """The methods of a multi-method ETRecord's edge programs; None for one program."""
+    if isinstance(etrecord, LazyETRecord):
+        methods = etrecord.edge_methods()
+        return methods if methods is None or len(methods) > 1 else None
+    programs = etrecord.edge_dialect_program
+    return list(programs) if isinstance(programs, dict) else None
+
+
+def _edge_program(etrecord: ETRecord, method: str) -> ExportedProgram | None:
+    """``method``'s edge dialect program, whole (to run)."""
+    programs = etrecord.edge_dialect_program
+    return programs.get(method) if isinstance(programs, dict) else programs
+
+
 def capture_program(
-    graph_module: GraphModule, inputs: Sequence[Any], *, reference_graph: str | None, method: str
+    graph_module: GraphModule,
+    inputs: Sequence[Any],
+    *,
+    reference_graph: str | None,
+    method: str,
+    progress: Callable[[float], None] | None = None,
 ) -> CaptureResult:
     flat_inputs = tree_leaves(list(inputs))
     try:
         # Not under torch.no_grad(): ExecuTorch's Inspector runs the capturer with
         # autograd on, and some kernels differ with it (aten.lstm's output by
         # ~1e-7), so ExecuTorch's numbers would no longer be reproducible.
-        # The outputs come from a run on a copy made before the capturing run: a
-        # model that updates its buffers (a counter, a cache) would otherwise give
-        # the outputs of a second step, not of the step the intermediates show.
-        fresh = copy.deepcopy(graph_module)
-        captured = IntermediateOutputCapturer(graph_module).run_and_capture(*flat_inputs)
-        outputs = Interpreter(fresh).run(*flat_inputs)
+        # The outputs are the capturing run's own: the step the intermediates show,
+        # also for a model that updates its buffers (a counter, a cache). Issue 60:
+        # they came from a second run on a deep copy, which was a fifth of a capture.
+        capturer = _CapturerKeepingOutputs(graph_module, progress)
+        captured = capturer.run_and_capture(*flat_inputs)
+        outputs = capturer.outputs
     except Exception as exc:  # the graph rejects these inputs (count, shape, dtype)
         raise CaptureError(
             f"running the reference graph on the inputs failed: {type(exc).__name__}: {exc}"
@@ -359,6 +392,36 @@ def capture_program(
         etrecord_sha256=None,
         provenance=node_provenance(graph_module),
     )
+
+
+class _CapturerKeepingOutputs(IntermediateOutputCapturer):
+    """ExecuTorch's capturer, which drops the graph's outputs, keeping them, and
+    telling ``progress`` the share of nodes run (every 64th node)."""
+
+    outputs: Any = None
+
+    def __init__(self, module: GraphModule, progress: Callable[[float], None] | None = None) -> None:
+        super().__init__(module)
+        self._progress = progress
+        self._nodes = max(1, len(module.graph.nodes))
+        self._done = 0
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        # run_and_capture has set run_node to its capturing function: counted around it.
+        capturing = self.run_node
+
+        def counted(n: Node) -> Any:
+            self._done += 1
+            if self._progress is not None and self._done % 64 == 0:
+                self._progress(self._done / self._nodes)
+            return capturing(n)
+
+        self.run_node = counted
+        try:
+            self.outputs = super().run(*args, **kwargs)
+        finally:
+            self.run_node = capturing
+        return self.outputs
 
 
 def _detached(value: Any) -> Any:
@@ -461,15 +524,36 @@ def method_of(graph_name: str | None, method: str) -> str:
     return graph_name.split("/", 1)[1] if graph_name and "/" in graph_name else method
 
 
-def open_etrecord(path: Path) -> tuple[ETRecord, str, str]:
-    """The ETRecord at ``path``, its SHA-256 and its entries' SHA-256, or a CaptureError worded for the user."""
+def open_etrecord(path: Path, hash_file: bool = True) -> tuple[ETRecord, Future[str] | None, str]:
+    """The ETRecord at ``path``, its SHA-256 and its entries' SHA-256, or a CaptureError worded for the user.
+
+    The file's SHA-256 is computed on a thread of its own while the programs are
+    deserialised and run (``hashlib`` lets go of the GIL): ``.result()`` it when
+    writing. The programs are deserialised when first used (``read_etrecord``).
+    """
     try:
-        digest = file_sha256(path)
+        with path.open("rb"):
+            pass
     except OSError as exc:
         raise CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}") from exc
     try:
-        etrecord = parse_etrecord(str(path))
+        etrecord = read_etrecord(str(path))
         entries = etrecord_entries_sha256(path)
-    except Exception as exc:  # parse_etrecord raises bare RuntimeError/KeyError/… for bad files
+    except CaptureError:
+        raise
+    except Exception as exc:  # the reader raises bare RuntimeError/KeyError/… for bad files
         raise CaptureError(f"{path}: not a readable ETRecord: {exc}") from exc
+    digest = None
+    if hash_file:
+        digest = Future()
+        threading.Thread(target=_hash_into, args=(path, digest), daemon=True).start()
     return etrecord, digest, entries
+
+
+def _hash_into(path: Path, digest: Future) -> None:
+    try:
+        digest.set_result(file_sha256(path))
+    except OSError as exc:
+        digest.set_exception(
+            CaptureError(f"{path}: cannot read the ETRecord: {exc.strerror or exc}")
+        )

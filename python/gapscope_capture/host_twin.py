@@ -71,7 +71,7 @@ def write_host_twin(
 
     etrecord_path = Path(etrecord_path)
     outdir = Path(outdir)
-    etrecord, _, _ = open_etrecord(etrecord_path)
+    etrecord, _, _ = open_etrecord(etrecord_path, hash_file=False)
     program = etrecord.exported_program
     if isinstance(program, dict):
         program = program.get(FORWARD)

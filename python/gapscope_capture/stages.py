@@ -94,7 +94,7 @@ def write_stages(
             written.append(StageWritten(stage, None, str(exc)))
             return None
         result = capture_program(program.module(), model_inputs, reference_graph=graph_name, method=method)
-        result.etrecord_sha256 = digest
+        result.etrecord_sha256 = digest.result()
         result.etrecord_entries_sha256 = entries
         path = outdir / f"{stage}.gscap.safetensors"
         result.write(path)

@@ -68,7 +68,7 @@ def iter_steps_from_etrecord(
     del program
     for step, inputs in enumerate(steps):
         result = capture_program(module, list(inputs), reference_graph=graph_name, method=method)
-        result.etrecord_sha256 = digest
+        result.etrecord_sha256 = digest.result()
         result.etrecord_entries_sha256 = entries
         result.step = step
         # The capture runs with autograd on (as ExecuTorch's Inspector does), so a buffer
@@ -77,8 +77,9 @@ def iter_steps_from_etrecord(
             buffer.detach_()
         yield result
         del result
-        # Each step's run leaves reference cycles (the deep-copied GraphModule's
-        # graph and nodes point at each other): freed only by the cyclic
-        # collector, whose full passes are rare, so 65 steps grew to 4x one
-        # step's memory before one came. Collected here, memory stays flat.
+        # Each step's run may leave reference cycles (an interpreter and the
+        # values it holds): freed only by the cyclic collector, whose full passes
+        # are rare, so 65 steps grew to 4x one step's memory before one came
+        # (issue 54, when each step also ran a deep copy). Collected here, memory
+        # stays flat.
         gc.collect()

@@ -254,7 +254,7 @@ def iter_tap_steps(
     compare each execution's taps with its own step. Yields one step at a time."""
     from gapscope_capture.steps import iter_steps_from_etrecord
 
-    etrecord, _, _ = open_etrecord(Path(etrecord_path))
+    etrecord, _, _ = open_etrecord(Path(etrecord_path), hash_file=False)
     program, _ = resolve_reference_graph(etrecord, reference_graph, method)
     taps = tap_records(program, specs)
     tap_names = {n.name for n in program.graph.nodes if _is_tap(n)}
@@ -294,7 +294,7 @@ def _quantized_outputs(etrecord_path: Any, inputs: Sequence[Any] | None, method:
     ETRecord's ATen program, the program ``tap_compare`` compares with; the tap
     handles stay the transformed graph's, so each tap nests in its delegate.
     """
-    etrecord, _, _ = open_etrecord(Path(etrecord_path))
+    etrecord, _, _ = open_etrecord(Path(etrecord_path), hash_file=False)
     program, _ = resolve_reference_graph(etrecord, EXPORTED_PROGRAM, method)
     with torch.no_grad():
         outputs = tree_leaves(program.module()(*inputs_or_representative(inputs, etrecord, etrecord_path, method)))

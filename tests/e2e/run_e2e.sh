@@ -68,6 +68,20 @@ wait "$pytest_pid" || pytest_status=$?
 tail -n 30 "$work/pytest.log"
 [ "$pytest_status" -eq 0 ] || { echo "e2e: the Python exporter tests failed (exit $pytest_status)"; exit 1; }
 
+echo "e2e: a device's folder without a capture to its table in one command (compare --make-capture)"
+# The demo's fp32 run without its capture: the exporter (the installed wheel's
+# gapscope-capture for-session) makes it beside the ETRecord, and the table equals
+# the one made from the demo's own capture (issue 60).
+rm -rf "$work/make-capture" && mkdir "$work/make-capture"
+for f in etrecord.bin run.etdp run.debug.bin; do cp "$work/demo/fp32/$f" "$work/make-capture/"; done
+GAPSCOPE_CAPTURE="$venv/bin/gapscope-capture" "$cli" compare "$work/make-capture" --make-capture \
+  --csv "$work/make-capture.csv" > "$work/make-capture.txt" 2> "$work/make-capture.err" ||
+  { cat "$work/make-capture.err"; exit 1; }
+test -f "$work/make-capture/capture.gscap.safetensors"
+"$cli" compare "$work/demo/fp32" --csv "$work/demo-fp32.csv" > /dev/null
+cmp "$work/make-capture.csv" "$work/demo-fp32.csv" ||
+  { echo "e2e: --make-capture's table differs from the demo's"; diff "$work/make-capture.csv" "$work/demo-fp32.csv" | head; exit 1; }
+
 echo "e2e: docs/your-model.md, its script and its CI gates as the page gives them"
 rm -rf "$work/your-model"
 (cd "$work" && "$venv/bin/python" "$src/docs/examples/your_model.py" your-model > your-model.txt)
