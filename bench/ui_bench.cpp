@@ -25,8 +25,11 @@
 #include <QThread>
 #include <QTimer>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <functional>
+#include <thread>
 
 using namespace gapscope;
 using gapscope::bench::median;
@@ -146,6 +149,25 @@ std::string switchRun(const QString& dir) {
            ",\"switch_run_reads_no_file\":" + (readNothing ? "true" : "false");
 }
 
+// Five clicks on cells of other steps of the steps matrix: from each click to
+// that step's table shown (the loader's `opened`), in ms.
+std::vector<qint64> clickOtherSteps(MainWindow& window, StepMatrixView& view) {
+    std::vector<qint64> switches;
+    QElapsedTimer t;
+    for (std::size_t k = 1; k <= 5; ++k) {
+        qint64 tableAt = -1;
+        const auto c = QObject::connect(window.loader(), &SessionLoader::opened, &window,
+                                        [&] { tableAt = t.elapsed(); });
+        QSignalSpy done(&window, &MainWindow::sessionShown);
+        t.start();
+        emit view.cellClicked(k * 7 % view.matrix().ops.size(), k * 11 % view.matrix().steps);
+        done.wait(600000);
+        QObject::disconnect(c);
+        switches.push_back(tableAt);
+    }
+    return switches;
+}
+
 // A decode loop of 64 steps × 500 ops (8x8 float32), a capture per step: how
 // long after the session is shown the steps matrix is ready (every step
 // compared with its own capture), and how long a click on a cell of another
@@ -168,18 +190,7 @@ std::string stepsView(const QString& dir) {
         ready.wait(600000);
     const qint64 matrix = readyAt;
     StepMatrixView* view = window->inspector()->stepsView();
-    std::vector<qint64> switches;
-    for (std::size_t k = 1; k <= 5; ++k) {
-        qint64 tableAt = -1;
-        const auto c = QObject::connect(window->loader(), &SessionLoader::opened, window.get(),
-                                        [&] { tableAt = t.elapsed(); });
-        QSignalSpy done(window.get(), &MainWindow::sessionShown);
-        t.start();
-        emit view->cellClicked(k * 7 % view->matrix().ops.size(), k * 11 % view->matrix().steps);
-        done.wait(600000);
-        QObject::disconnect(c);
-        switches.push_back(tableAt);
-    }
+    std::vector<qint64> switches = clickOtherSteps(*window, *view);
     std::sort(switches.begin(), switches.end());
     std::fprintf(stderr,
                  "steps: %zu steps x %zu ops ready %lld ms after the session; a step switched in %lld ms\n",
@@ -187,6 +198,139 @@ std::string stepsView(const QString& dir) {
                  static_cast<long long>(switches[2]));
     return ",\"steps_matrix_ms_64x500\":" + std::to_string(matrix) +
            ",\"switch_step_ms_64x500\":" + std::to_string(switches[2]);
+}
+
+// The peak of RssAnon (heap and stacks, not mapped inputs) over a stretch of
+// this process, polled every 2 ms on a thread of its own (bench/peak_anon.py's
+// measure, from inside: the app is this process).
+class AnonPeak {
+public:
+    AnonPeak()
+        : m_thread([this] {
+              while (!m_stop.load()) {
+                  m_peak = std::max(m_peak.load(), rssAnonKib());
+                  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+              }
+          }) {}
+    ~AnonPeak() { stop(); }
+    long stop() {
+        m_stop = true;
+        if (m_thread.joinable())
+            m_thread.join();
+        return m_peak;
+    }
+    static long rssAnonKib() {
+        std::FILE* f = std::fopen("/proc/self/status", "r");
+        if (!f)
+            return 0;
+        char line[256];
+        long kib = 0;
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "RssAnon: %ld kB", &kib) == 1)
+                break;
+        std::fclose(f);
+        return kib;
+    }
+
+private:
+    std::atomic<bool> m_stop{false};
+    std::atomic<long> m_peak{0};
+    std::thread m_thread;
+};
+
+// Issue 60: the app on an LLM session (bench/run writes it: 65 steps x 239 ops
+// over a debug buffer of more than 1 GiB, a capture per step). From the request
+// to open: the first table shown, the steps matrix complete (every step against
+// its own capture); then five clicks on other steps (the median from the click
+// to that step's table); the longest the event loop stalled over all of it (a
+// 5 ms probe); and the peak anonymous memory of the process over all of it.
+struct LlmFigures {
+    qint64 table = 0, matrix = 0, switchStep = 0, stall = 0;
+    double anonMib = 0;
+    std::size_t steps = 0, ops = 0;
+};
+
+LlmFigures llmLoad(const QString& dir) {
+    auto window = std::make_unique<MainWindow>();
+    window->resize(1400, 900);
+    window->show();
+    QApplication::processEvents();
+    const long anonBefore = AnonPeak::rssAnonKib();
+    AnonPeak anon;
+    QElapsedTimer sinceTick;
+    qint64 maxStall = 0;
+    QTimer probe;
+    probe.setInterval(5);
+    QObject::connect(&probe, &QTimer::timeout, [&] { maxStall = std::max(maxStall, sinceTick.restart()); });
+    QElapsedTimer t;
+    qint64 tableAt = -1, matrixAt = -1;
+    const auto opened = QObject::connect(window->loader(), &SessionLoader::opened, window.get(), [&] {
+        if (tableAt < 0)
+            tableAt = t.elapsed();
+    });
+    QObject::connect(window->steps(), &StepsController::ready, window.get(), [&] {
+        if (matrixAt < 0)
+            matrixAt = t.elapsed();
+    });
+    sinceTick.start();
+    probe.start();
+    t.start();
+    QSignalSpy shown(window.get(), &MainWindow::sessionShown);
+    window->openPaths({dir});
+    shown.wait(600000);
+    QSignalSpy ready(window->steps(), &StepsController::ready);
+    if (matrixAt < 0)
+        ready.wait(600000);
+    QObject::disconnect(opened);
+    const qint64 loadStall = maxStall - 5;
+    StepMatrixView* view = window->inspector()->stepsView();
+    std::vector<qint64> switches = clickOtherSteps(*window, *view);
+    probe.stop();
+    const long peakKib = anon.stop();
+    std::sort(switches.begin(), switches.end());
+    std::fprintf(
+        stderr,
+        "llm: %zu steps x %zu ops: table %lld ms, matrix %lld ms, step switch %lld ms (median of 5), "
+        "longest stall %lld ms (%lld ms while loading), peak anonymous %.1f MiB (%.1f before)\n",
+        view->matrix().steps, view->matrix().ops.size(), static_cast<long long>(tableAt),
+        static_cast<long long>(matrixAt), static_cast<long long>(switches[2]),
+        static_cast<long long>(maxStall - 5), static_cast<long long>(loadStall), peakKib / 1024.0,
+        anonBefore / 1024.0);
+    return {tableAt,
+            matrixAt,
+            switches[2],
+            maxStall - 5,
+            peakKib / 1024.0,
+            view->matrix().steps,
+            view->matrix().ops.size()};
+}
+
+// Three loads, each in a fresh window: the median of each figure, and the
+// longest stall's lowest and highest (one load's longest stall is the maximum
+// of a few hundred turns; the first load of a process also pays for its fonts).
+std::string llmSession(const QString& dir) {
+    std::vector<LlmFigures> loads;
+    for (int i = 0; i < 3; ++i)
+        loads.push_back(llmLoad(dir));
+    const auto med = [&](auto field) {
+        std::vector<double> v;
+        for (const auto& l : loads)
+            v.push_back(static_cast<double>(l.*field));
+        return median(v);
+    };
+    std::vector<qint64> stalls;
+    for (const auto& l : loads)
+        stalls.push_back(l.stall);
+    std::sort(stalls.begin(), stalls.end());
+    return ",\"llm_steps\":" + std::to_string(loads[0].steps) +
+           ",\"llm_ops\":" + std::to_string(loads[0].ops) +
+           ",\"llm_first_table_ms\":" + std::to_string(med(&LlmFigures::table)) +
+           ",\"llm_steps_matrix_ms\":" + std::to_string(med(&LlmFigures::matrix)) +
+           ",\"llm_switch_step_ms\":" + std::to_string(med(&LlmFigures::switchStep)) +
+           ",\"llm_max_stall_ms\":" + std::to_string(stalls[1]) +
+           ",\"llm_max_stall_ms_min\":" + std::to_string(stalls.front()) +
+           ",\"llm_max_stall_ms_max\":" + std::to_string(stalls.back()) +
+           ",\"llm_peak_anon_mib\":" + std::to_string(med(&LlmFigures::anonMib));
 }
 
 // A/B: opening a session as B beside another (File → Compare With…) against
@@ -306,6 +450,10 @@ int main(int argc, char** argv) {
     }
     if (argc > 1 && std::string(argv[1]) == "--steps") {
         std::printf("%s%s}\n", json.c_str(), stepsView(dir.filePath(QStringLiteral("steps"))).c_str());
+        return 0;
+    }
+    if (argc > 2 && std::string(argv[1]) == "--llm") { // the LLM session bench/run writes
+        std::printf("%s%s}\n", json.c_str(), llmSession(QString::fromLocal8Bit(argv[2])).c_str());
         return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "--cancel") {
