@@ -118,12 +118,14 @@ double sumFloats(const Ranges& ranges, unsigned threads) {
     return overShares(
         ranges, valuesIn(ranges), threads,
         [&](unsigned t, const unsigned char* data, std::size_t first, std::size_t last, std::size_t) {
+            std::array<float, 8> lanes = acc[t]; // in registers: the threads' arrays share a cache line
             for (std::size_t i = first; i + 8 <= last; i += 8) {
                 float v[8];
                 std::memcpy(v, data + 4 * i, sizeof v);
-                for (int k = 0; k < 8; ++k)
-                    acc[t][static_cast<std::size_t>(k)] += v[k];
+                for (std::size_t k = 0; k < 8; ++k)
+                    lanes[k] += v[k];
             }
+            acc[t] = lanes;
         },
         [&](unsigned t) {
             double s = 0;

@@ -294,13 +294,13 @@ LlmFigures llmLoad(const QString& dir) {
         "longest stall %lld ms (%lld ms while loading), peak anonymous %.1f MiB (%.1f before)\n",
         view->matrix().steps, view->matrix().ops.size(), static_cast<long long>(tableAt),
         static_cast<long long>(matrixAt), static_cast<long long>(switches[2]),
-        static_cast<long long>(maxStall - 5), static_cast<long long>(loadStall), peakKib / 1024.0,
-        anonBefore / 1024.0);
+        static_cast<long long>(maxStall - 5), static_cast<long long>(loadStall),
+        static_cast<double>(peakKib) / 1024.0, static_cast<double>(anonBefore) / 1024.0);
     return {tableAt,
             matrixAt,
             switches[2],
             maxStall - 5,
-            peakKib / 1024.0,
+            static_cast<double>(peakKib) / 1024.0,
             view->matrix().steps,
             view->matrix().ops.size()};
 }

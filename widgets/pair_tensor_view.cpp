@@ -225,7 +225,7 @@ void PairTensorView::refresh() {
             .arg(m_slice.cols)
             .arg(m_leading->value())
             .arg(m_slice.slices)
-            .arg(m_slice.stride > 1 ? tr(", every %1th element").arg(m_slice.stride) : QString()));
+            .arg(m_slice.stride > 1 ? tr(", one element in %1").arg(m_slice.stride) : QString()));
 }
 
 void PairTensorView::showValueAt(int which, const QPointF& pixel) {

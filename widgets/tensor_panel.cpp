@@ -341,7 +341,7 @@ void TensorPanel::refresh() {
         reader ? tr("%1 × %2 slice%3%4")
                      .arg(h)
                      .arg(w)
-                     .arg(m_stride > 1 ? tr(", every %1th element").arg(m_stride) : QString(), layout)
+                     .arg(m_stride > 1 ? tr(", one element in %1").arg(m_stride) : QString(), layout)
         : plan->measurable()
             ? tr("Runtime shape differs from the reference: only the reference is shown.")
             : tr("No runtime tensor data for this op (%1).").arg(QString::fromStdString(plan->reason)));
