@@ -105,18 +105,6 @@ def build_decoder(work: Path) -> None:
     (work / "ready").write_text(DECODER_VERSION)
 
 
-def run_inspector(work: Path) -> None:
-    from executorch.devtools import Inspector
-
-    inspector = Inspector(
-        etdump_path=str(work / "run.etdp"),
-        etrecord=str(work / "etrecord.bin"),
-        debug_buffer_path=str(work / "run.debug.bin"),
-    )
-    rows = [len(inspector.calculate_numeric_gap(m)) for m in ("MSE", "L1", "SNR")]
-    print(json.dumps({"rows": rows}))
-
-
 def measure(command: list[str]) -> dict[str, float]:
     """Wall and CPU seconds (user + system) and peak RSS (MiB) of one process."""
     started = time.monotonic()
@@ -218,6 +206,9 @@ def main() -> int:
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inspector_only:
+        sys.path.insert(0, str(HERE))
+        from vit_scale import run_inspector  # the same three calls as the ViT-S/16 benchmark
+
         run_inspector(args.work)
         return 0
     if args.build_only:

@@ -14,17 +14,18 @@ module back (issue 57).
 
 from __future__ import annotations
 
+from gapscope_capture.backend_conventions import QNN_BACKEND, QNN_REFERENCE_GRAPH
 from gapscope_capture.etrecord_capture import (
-    EDGE_DIALECT_PROGRAM,
-    EXPORTED_PROGRAM,
     FLOAT_EXPORTED_PROGRAM,
-    FORWARD,
-    QNN_BACKEND,
-    QNN_REFERENCE_GRAPH,
     CaptureError,
     CaptureResult,
     capture_from_etrecord,
     capture_from_program,
+)
+from gapscope_capture.reference_graph import (
+    EDGE_DIALECT_PROGRAM,
+    EXPORTED_PROGRAM,
+    FORWARD,
     resolve_reference_graph,
 )
 from gapscope_capture.float_reference import capture_float_reference
