@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
+#include <QSplitter>
 #include <algorithm>
 #include <cmath>
 
@@ -27,11 +28,17 @@ QByteArray AppSettings::windowState() const {
 void AppSettings::setWindowState(const QByteArray& s) {
     QSettings().setValue(kState, s);
 }
-QByteArray AppSettings::splitterState(const QString& name) const {
-    return QSettings().value(QStringLiteral("window/splitter/") + name).toByteArray();
+void AppSettings::restoreSplitters(const QWidget& root) const {
+    for (auto* splitter : root.findChildren<QSplitter*>())
+        if (const auto state = QSettings().value(QStringLiteral("window/splitter/") + splitter->objectName());
+            !splitter->objectName().isEmpty() && !state.toByteArray().isEmpty())
+            splitter->restoreState(state.toByteArray());
 }
-void AppSettings::setSplitterState(const QString& name, const QByteArray& state) {
-    QSettings().setValue(QStringLiteral("window/splitter/") + name, state);
+void AppSettings::saveSplitters(const QWidget& root) {
+    for (auto* splitter : root.findChildren<QSplitter*>())
+        if (!splitter->objectName().isEmpty())
+            QSettings().setValue(QStringLiteral("window/splitter/") + splitter->objectName(),
+                                 splitter->saveState());
 }
 QByteArray AppSettings::tableHeaderState(int columns) const {
     // A state saved for another set of columns (an older Gapscope) would put widths

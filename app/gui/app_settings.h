@@ -3,6 +3,8 @@
 #include "core/compare/metric_catalog.h"
 
 #include <QByteArray>
+
+class QWidget;
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -20,8 +22,9 @@ public:
     QByteArray windowState() const;
     void setWindowState(const QByteArray& state);
 
-    QByteArray splitterState(const QString& name) const;
-    void setSplitterState(const QString& name, const QByteArray& state);
+    // Every named QSplitter under `root`, as it was left (each by its object name).
+    void restoreSplitters(const QWidget& root) const;
+    void saveSplitters(const QWidget& root);
     // The op table's header, for the table's column count (empty when saved for another).
     QByteArray tableHeaderState(int columns) const;
     void setTableHeaderState(const QByteArray& state, int columns);

@@ -11,8 +11,7 @@ CaptureMaker::~CaptureMaker() {
 }
 
 bool CaptureMaker::preparedFor(const CaptureRequest& r) const {
-    return m_process && m_request.etrecord == r.etrecord && m_request.output == r.output &&
-           m_request.method == r.method;
+    return m_process && m_request == r;
 }
 
 bool CaptureMaker::prepare(const CaptureRequest& request, QString* why) {

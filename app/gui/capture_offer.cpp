@@ -78,8 +78,7 @@ void CaptureOffer::setSession(const Session* session) {
         hide();
         return;
     }
-    if (m_request && m_request->etrecord == request->etrecord && m_request->output == request->output &&
-        m_request->method == request->method && isVisible())
+    if (m_request == request && isVisible())
         return; // the same session again (a snapshot of its load)
     m_request = request;
     m_unavailable.clear();

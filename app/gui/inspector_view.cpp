@@ -236,16 +236,12 @@ void InspectorView::showChart(int chart) {
 }
 
 void InspectorView::restoreLayout(const AppSettings& settings) {
-    for (auto* splitter : findChildren<QSplitter*>())
-        if (const auto state = settings.splitterState(splitter->objectName()); !state.isEmpty())
-            splitter->restoreState(state);
+    settings.restoreSplitters(*this);
     m_savedHeader = settings.tableHeaderState(OpTableModel::columns());
 }
 
 void InspectorView::saveLayout(AppSettings& settings) const {
-    for (auto* splitter : findChildren<QSplitter*>())
-        if (!splitter->objectName().isEmpty())
-            settings.setSplitterState(splitter->objectName(), splitter->saveState());
+    settings.saveSplitters(*this);
     if (m_model->rowCount() > 0)
         settings.setTableHeaderState(m_table->horizontalHeader()->saveState(), OpTableModel::columns());
 }
@@ -443,19 +439,9 @@ SessionFile InspectorView::viewState() const {
 
 void InspectorView::restoreViewState(const SessionFile& view) {
     m_filter->setText(view.filter);
-    if (!view.selectedRow || !m_session || !m_session->comparison)
+    if (!m_session || !m_session->comparison)
         return;
-    const auto& rows = m_session->comparison->rows;
-    const auto holds = [&](std::size_t r) {
-        return view.selectedOp.isEmpty() || QString::fromStdString(displayOpName(rows[r])) == view.selectedOp;
-    };
-    std::optional<std::size_t> row;
-    if (std::size_t(*view.selectedRow) < rows.size() && holds(std::size_t(*view.selectedRow)))
-        row = std::size_t(*view.selectedRow);
-    for (std::size_t r = 0; !row && !view.selectedOp.isEmpty() && r < rows.size(); ++r)
-        if (holds(r))
-            row = r;
-    if (row) {
+    if (const auto row = savedSelection(view, *m_session->comparison)) {
         m_autoSelectPending = false; // the user's op, not the first one
         m_autoSelected.reset();
         selectRow(row);

@@ -1,6 +1,7 @@
 #include "app/gui/session_file.h"
 
 #include "core/common/atomic_file.h"
+#include "core/compare/row_name.h"
 #include "core/session/file_kind.h"
 #include "core/session/session_document.h"
 
@@ -100,6 +101,22 @@ QString sessionFileName(const QString& chosen) {
     if (chosen.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
         return chosen.left(chosen.size() - 5) + suffix;
     return chosen + suffix;
+}
+
+std::optional<std::size_t> savedSelection(const SessionFile& view, const Comparison& comparison) {
+    if (!view.selectedRow)
+        return std::nullopt;
+    const auto& rows = comparison.rows;
+    const auto holds = [&](std::size_t r) {
+        return view.selectedOp.isEmpty() || QString::fromStdString(displayOpName(rows[r])) == view.selectedOp;
+    };
+    if (*view.selectedRow >= 0 && std::size_t(*view.selectedRow) < rows.size() &&
+        holds(std::size_t(*view.selectedRow)))
+        return std::size_t(*view.selectedRow);
+    for (std::size_t r = 0; !view.selectedOp.isEmpty() && r < rows.size(); ++r)
+        if (holds(r))
+            return r;
+    return std::nullopt;
 }
 
 } // namespace gapscope

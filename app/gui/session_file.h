@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/compare/comparison.h"
 #include "core/compare/metric_catalog.h"
 
 #include <QString>
@@ -26,6 +27,11 @@ struct SessionFile {
     QString selectedOp;      // the row's op name: a row index alone may name another op if the files changed
     QStringList compareWith; // B's files (the A/B tab), reopened beside the session
 };
+
+// The row a saved view selected, among the comparison's rows: its index while that row still
+// holds the saved op, else the first row that does (the files may have changed
+// since it was saved); none when no row holds it.
+std::optional<std::size_t> savedSelection(const SessionFile& view, const Comparison& comparison);
 
 // Error message (which file, which key, what was wrong), or empty.
 QString writeSessionFile(const QString& path, const SessionFile& session);

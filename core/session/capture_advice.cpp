@@ -24,7 +24,8 @@ std::optional<std::string> captureAdvice(const Session& s) {
     if (s.capture || !s.etrecord || !s.etrecord_file)
         return std::nullopt;
     const std::filesystem::path etrecord(s.etrecord_file->path());
-    const std::string out = (etrecord.parent_path() / "capture.gscap.safetensors").string();
+    const std::string out =
+        captureRequestFor(etrecord.string(), {}).output; // where --make-capture writes it too
     if (const BackendConventions* c = scriptCaptureBackend(*s.etrecord)) {
         const std::string hint(c->capture_hint), label(c->label);
         const auto dot = hint.rfind('.');

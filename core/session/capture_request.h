@@ -18,6 +18,10 @@ struct CaptureRequest {
     std::string etrecord; // the ETRecord's path
     std::string output;   // where the capture goes: capture.gscap.safetensors beside the ETRecord
     std::string method;   // empty: forward
+    bool operator==(const CaptureRequest& o) const {
+        return etrecord == o.etrecord && output == o.output && method == o.method;
+    }
+    bool operator!=(const CaptureRequest& o) const { return !(*this == o); }
 };
 
 // The request for an ETRecord at `etrecordPath` (its method, empty for forward).

@@ -25,6 +25,12 @@ QString deviceFolder(const QTemporaryDir& dir) {
     return dir.path();
 }
 
+// The device's folder opened in `window`, shown.
+bool openDevice(MainWindow& window, const QTemporaryDir& dir) {
+    window.openPaths({deviceFolder(dir)});
+    return test::waitShown(window);
+}
+
 void useWorker(const char* flags) {
     const QByteArray command = QByteArray("python3 " GAPSCOPE_FAKE_WORKER " ") +
                                (kSession + QStringLiteral("/capture.gscap.safetensors")).toUtf8() + " " +
@@ -47,8 +53,7 @@ void CaptureOfferTest::aFolderWithoutCaptureIsOneClickFromItsTable() {
     useWorker("");
     QTemporaryDir dir;
     MainWindow window;
-    window.openPaths({deviceFolder(dir)});
-    QVERIFY(test::waitShown(window));
+    QVERIFY(openDevice(window, dir));
     CaptureOffer* offer = window.captureOffer();
     QVERIFY(!window.session()->comparison);
     QVERIFY(offer->isVisibleTo(&window));
@@ -70,8 +75,7 @@ void CaptureOfferTest::cancelEndsTheWorkerAndWritesNothing() {
     useWorker("--slow");
     QTemporaryDir dir;
     MainWindow window;
-    window.openPaths({deviceFolder(dir)});
-    QVERIFY(test::waitShown(window));
+    QVERIFY(openDevice(window, dir));
     CaptureOffer* offer = window.captureOffer();
     QTRY_VERIFY(offer->maker()->ready());
     QSignalSpy progressed(offer->maker(), &CaptureMaker::progressed);
@@ -91,8 +95,7 @@ void CaptureOfferTest::aFailureSaysWhy() {
     useWorker("--fail");
     QTemporaryDir dir;
     MainWindow window;
-    window.openPaths({deviceFolder(dir)});
-    QVERIFY(test::waitShown(window));
+    QVERIFY(openDevice(window, dir));
     CaptureOffer* offer = window.captureOffer();
     QSignalSpy failed(offer->maker(), &CaptureMaker::failed);
     QTest::mouseClick(offer->makeButton(), Qt::LeftButton);
@@ -108,8 +111,7 @@ void CaptureOfferTest::withoutAnExporterTheOfferSaysHowToGetOne() {
     qputenv("PATH", "/nonexistent");
     QTemporaryDir dir;
     MainWindow window;
-    window.openPaths({deviceFolder(dir)});
-    QVERIFY(test::waitShown(window));
+    QVERIFY(openDevice(window, dir));
     CaptureOffer* offer = window.captureOffer();
     qputenv("PATH", path);
     QVERIFY(offer->isVisibleTo(&window));
