@@ -45,41 +45,59 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
     AotCapture capture;
     capture.producer = {{"gapscope_make_session", "0.1.0"}};
     capture.reference_graph = "synthetic";
+    const auto opName = [&](int i) { return std::string(kinds[i % 8]) + "_" + std::to_string(i); };
+    // Execution r of op i: the reference plus (r + 1) times the op's noise,
+    // appended to the debug buffer as the runtime does, one execution after
+    // the other (so a step's rows are neighbours there, as on a device).
+    std::vector<float> rt;
+    const auto appendRun = [&](std::size_t r, int i, const float* ref, const float* noise) {
+        const std::int64_t handle = i + 1;
+        rt.resize(static_cast<std::size_t>(side * side));
+        for (std::size_t k = 0; k < rt.size(); ++k)
+            rt[k] = ref[k] + static_cast<float>(r + 1) * noise[k];
+        Tensor t;
+        t.scalar_type = static_cast<std::int8_t>(ScalarType::Float);
+        t.sizes = {1, side, side};
+        t.strides = {side * side, side, 1};
+        t.offset = sink.append(rt.data(), rt.size() * sizeof(float));
+        Value v;
+        v.val = static_cast<std::int8_t>(ValueType::Tensor);
+        v.tensors.push_back(t);
+        DebugEvent d;
+        d.instruction_id = 0;
+        d.delegate_debug_id_str = opName(i) + "__debugID_" + std::to_string(handle);
+        d.debug_entry = v;
+        executions[r].events.push_back(d);
+        if (profiled) {
+            ProfileEvent p;
+            p.name = *d.delegate_debug_id_str + ":OpId_" + std::to_string(i) + " (cycles)";
+            p.instruction_id = 0;
+            p.delegate_debug_id_str = p.name;
+            p.start_time = static_cast<std::uint64_t>(i) * 100;
+            p.end_time = p.start_time + 50 + static_cast<std::uint64_t>(i % 7) * 10 + r;
+            executions[r].events.push_back(p);
+        }
+    };
+    // Every op's reference and noise, kept when there are several executions
+    // to lay out one after the other (a few tens of MB for an LLM step; the
+    // one-execution sessions of many GB append as they go).
+    const bool severalRuns = executions.size() > 1;
+    std::vector<float> refs, noises;
     double drift = 1e-7;
     for (int i = 0; i < ops; ++i) {
         const std::int64_t handle = i + 1;
-        const std::string op = std::string(kinds[i % 8]) + "_" + std::to_string(i);
+        const std::string op = opName(i);
         drift *= (i == ops / 3) ? 200.0 : 1.03; // one op introduces a jump
-        std::vector<float> ref(static_cast<std::size_t>(side * side)), noise(ref.size()), rt(ref.size());
+        std::vector<float> ref(static_cast<std::size_t>(side * side)), noise(ref.size());
         for (std::size_t k = 0; k < ref.size(); ++k) {
             ref[k] = next();
             noise[k] = static_cast<float>(drift) * next();
         }
-        for (std::size_t r = 0; r < executions.size(); ++r) {
-            for (std::size_t k = 0; k < ref.size(); ++k)
-                rt[k] = ref[k] + static_cast<float>(r + 1) * noise[k];
-            Tensor t;
-            t.scalar_type = static_cast<std::int8_t>(ScalarType::Float);
-            t.sizes = {1, side, side};
-            t.strides = {side * side, side, 1};
-            t.offset = sink.append(rt.data(), rt.size() * sizeof(float));
-            Value v;
-            v.val = static_cast<std::int8_t>(ValueType::Tensor);
-            v.tensors.push_back(t);
-            DebugEvent d;
-            d.instruction_id = 0;
-            d.delegate_debug_id_str = op + "__debugID_" + std::to_string(handle);
-            d.debug_entry = v;
-            executions[r].events.push_back(d);
-            if (profiled) {
-                ProfileEvent p;
-                p.name = *d.delegate_debug_id_str + ":OpId_" + std::to_string(i) + " (cycles)";
-                p.instruction_id = 0;
-                p.delegate_debug_id_str = p.name;
-                p.start_time = static_cast<std::uint64_t>(i) * 100;
-                p.end_time = p.start_time + 50 + static_cast<std::uint64_t>(i % 7) * 10 + r;
-                executions[r].events.push_back(p);
-            }
+        if (severalRuns) {
+            refs.insert(refs.end(), ref.begin(), ref.end());
+            noises.insert(noises.end(), noise.begin(), noise.end());
+        } else {
+            appendRun(0, i, ref.data(), noise.data());
         }
 
         const std::string name = "records/" + std::to_string(i) + "/0";
@@ -96,6 +114,11 @@ std::optional<Error> writeSyntheticSession(const std::string& out, int ops, int 
         r.outputs = {cv};
         capture.records.push_back(r);
     }
+    for (std::size_t r = 0; severalRuns && r < executions.size(); ++r)
+        for (int i = 0; i < ops; ++i) {
+            const auto at = static_cast<std::size_t>(i) * static_cast<std::size_t>(side * side);
+            appendRun(r, i, refs.data() + at, noises.data() + at);
+        }
     for (std::size_t r = 0; profiled && r < executions.size(); ++r) {
         const auto end = static_cast<std::uint64_t>(ops) * 100 + 1000 + r;
         for (const char* name : {"DELEGATE_CALL", "Method::execute"}) {

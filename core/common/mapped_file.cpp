@@ -70,13 +70,18 @@ std::shared_ptr<const MappedFile> MappedFile::fromBytes(std::string name, const 
     return file;
 }
 
-void MappedFile::release(ByteSpan part) const {
+bool MappedFile::holds(ByteSpan part) const {
     if (!m_mapped || !part.data || part.size == 0)
-        return;
+        return false;
     const auto base = reinterpret_cast<std::uintptr_t>(m_data);
     const auto first = reinterpret_cast<std::uintptr_t>(part.data);
-    if (first < base || first - base > m_size || part.size > m_size - (first - base))
+    return first >= base && first - base <= m_size && part.size <= m_size - (first - base);
+}
+
+void MappedFile::release(ByteSpan part) const {
+    if (!holds(part))
         return; // not this mapping's bytes
+    const auto first = reinterpret_cast<std::uintptr_t>(part.data);
     static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     // Whole pages only: the pages at either end may hold bytes of a neighbour
     // still being read (released, they would only be read again, but for nothing).

@@ -38,6 +38,8 @@ public:
     // and for bytes outside this mapping: anonymous memory would read back as
     // zeros, so only this file's own mapping is ever released.
     void release(ByteSpan part) const;
+    // Whether `part` lies in this file's mapped bytes (what release gives back).
+    bool holds(ByteSpan part) const;
     // The file on disk is no longer what was mapped: a page vanished under a
     // read (the file was truncated; the read saw zeros instead of SIGBUS), or
     // its size or modification time changed since it was opened. Numbers read

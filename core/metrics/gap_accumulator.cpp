@@ -2,6 +2,8 @@
 
 #include "core/common/cpu_features.h"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -81,6 +83,7 @@ bool haveAvx512() {
 struct DoubleAt {
     const double* p;
     ALWAYS_INLINE double operator()(std::size_t i) const { return p[i]; }
+    DoubleAt from(std::size_t i) const { return {p + i}; }
 };
 // Element i of raw little-endian float32 bytes (unaligned-safe).
 ALWAYS_INLINE double floatAt(const std::uint8_t* base, std::size_t i) {
@@ -91,6 +94,7 @@ ALWAYS_INLINE double floatAt(const std::uint8_t* base, std::size_t i) {
 struct FloatAt {
     const std::uint8_t* p;
     ALWAYS_INLINE double operator()(std::size_t i) const { return floatAt(p, i); }
+    FloatAt from(std::size_t i) const { return {p + i * sizeof(float)}; }
 };
 
 // One chunk: the four sums of non-negative terms in the lanes of one vector.
@@ -157,7 +161,8 @@ Largest addNarrow(GapAccumulator& acc, const double* a, const double* b, std::si
 // read in place (no decoding pass), four consecutive floats of each source
 // converted together and transposed.
 struct DoubleLanes {
-    const double* const* p;
+    std::array<const double*, 4> p;
+    DoubleLanes from(std::size_t i) const { return {{p[0] + i, p[1] + i, p[2] + i, p[3] + i}}; }
     ALWAYS_INLINE void get(std::size_t i, V4& out) const { out = V4{p[0][i], p[1][i], p[2][i], p[3][i]}; }
     ALWAYS_INLINE void four(std::size_t i, V4 out[4]) const {
         for (int k = 0; k < 4; ++k)
@@ -166,7 +171,11 @@ struct DoubleLanes {
 };
 struct FloatLanes {
     using F4 = float __attribute__((vector_size(16)));
-    const std::uint8_t* const* p;
+    std::array<const std::uint8_t*, 4> p;
+    FloatLanes from(std::size_t i) const {
+        const std::size_t bytes = i * sizeof(float);
+        return {{p[0] + bytes, p[1] + bytes, p[2] + bytes, p[3] + bytes}};
+    }
     ALWAYS_INLINE static void row(const std::uint8_t* base, std::size_t i, V4& out) {
         F4 f;
         std::memcpy(&f, base + i * sizeof(float), sizeof f);
@@ -311,20 +320,37 @@ void GapAccumulator::merge(const GapAccumulator& o) {
 namespace {
 
 #ifdef GAPSCOPE_HAVE_AVX2_PATH
+// The elements every block starts with that take the exact sums whatever
+// their values. fastTwoSum misses wherever a term exceeds the sum so far,
+// which the first few terms of a fresh sum do about half the time: the whole
+// block was then summed twice (a quarter of the summing of a tensor of 17,424
+// elements). After a few dozen terms a miss takes an outlier.
+constexpr std::size_t kExactPrologue = 32;
+
 // addWide with its speculation undone where it missed, and the largest |d| kept.
 template <typename At>
 void addWideExact(GapAccumulator& acc, At a, At b, std::size_t n, std::uint64_t flat0) {
-    Largest largest{acc.maxAbs, n};
+    const auto keep = [&](const Largest& largest, std::size_t end, std::uint64_t first) {
+        if (largest.at < end) {
+            acc.maxAbs = largest.value;
+            acc.maxAt = first + largest.at;
+        }
+    };
+    const std::size_t exact = std::min(n, kExactPrologue);
+    Largest largest{acc.maxAbs, exact};
+    addWide<false>(acc, a, b, exact, largest);
+    keep(largest, exact, flat0);
+    if (exact == n)
+        return;
+    a = a.from(exact), b = b.from(exact), n -= exact, flat0 += exact;
+    largest = {acc.maxAbs, n};
     const GapAccumulator saved = acc;
     if (!addWide<true>(acc, a, b, n, largest)) {
         acc = saved;
         largest = {acc.maxAbs, n};
         addWide<false>(acc, a, b, n, largest);
     }
-    if (largest.at < n) {
-        acc.maxAbs = largest.value;
-        acc.maxAt = flat0 + largest.at;
-    }
+    keep(largest, n, flat0);
 }
 #endif
 
@@ -361,22 +387,32 @@ bool addFour(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n, cons
 #ifdef GAPSCOPE_HAVE_AVX2_PATH
     if (!haveAvx2())
         return false;
-    std::size_t mostAt[4];
-    // Each chunk's first element (s = 0) and the rare term larger than the sum
-    // so far take the exact path again; the rest is the faster form.
-    const GapAccumulator saved[4] = {*acc[0], *acc[1], *acc[2], *acc[3]};
     const bool wider = haveAvx512();
-    if (!(wider ? addFourWide512<true>(acc, a, b, n, mostAt) : addFourWide<true>(acc, a, b, n, mostAt))) {
+    // Lanes [from, from + count): false when speculation missed.
+    const auto add = [&](bool speculate, Lanes x, Lanes y, std::size_t from, std::size_t count) {
+        std::size_t mostAt[4];
+        const bool exact = speculate ? (wider ? addFourWide512<true>(acc, x, y, count, mostAt)
+                                              : addFourWide<true>(acc, x, y, count, mostAt))
+                                     : (wider ? addFourWide512<false>(acc, x, y, count, mostAt)
+                                              : addFourWide<false>(acc, x, y, count, mostAt));
         for (int j = 0; j < 4; ++j)
-            *acc[j] = saved[j];
-        if (wider)
-            addFourWide512<false>(acc, a, b, n, mostAt);
-        else
-            addFourWide<false>(acc, a, b, n, mostAt);
+            if (mostAt[j] < count)
+                acc[j]->maxAt = flat0[j] + from + mostAt[j];
+        return exact;
+    };
+    // Each chunk's first elements take the exact path (kExactPrologue), as does
+    // the rest when a term exceeded its sum so far; the rest is the faster form.
+    const std::size_t exact = std::min(n, kExactPrologue);
+    add(false, a, b, 0, exact);
+    if (exact < n) {
+        const GapAccumulator saved[4] = {*acc[0], *acc[1], *acc[2], *acc[3]};
+        const Lanes x = a.from(exact), y = b.from(exact);
+        if (!add(true, x, y, exact, n - exact)) {
+            for (int j = 0; j < 4; ++j)
+                *acc[j] = saved[j];
+            add(false, x, y, exact, n - exact);
+        }
     }
-    for (int j = 0; j < 4; ++j)
-        if (mostAt[j] < n)
-            acc[j]->maxAt = flat0[j] + mostAt[j];
     return true;
 #else
     (void)acc, (void)a, (void)b, (void)n, (void)flat0;
@@ -388,13 +424,14 @@ bool addFour(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n, cons
 
 bool GapAccumulator::addFiniteFour(GapAccumulator* const acc[4], const double* const a[4],
                                    const double* const b[4], std::size_t n, const std::uint64_t flat0[4]) {
-    return addFour(acc, DoubleLanes{a}, DoubleLanes{b}, n, flat0);
+    return addFour(acc, DoubleLanes{{a[0], a[1], a[2], a[3]}}, DoubleLanes{{b[0], b[1], b[2], b[3]}}, n,
+                   flat0);
 }
 
 bool GapAccumulator::addFiniteFourFloat(GapAccumulator* const acc[4], const std::uint8_t* const a[4],
                                         const std::uint8_t* const b[4], std::size_t n,
                                         const std::uint64_t flat0[4]) {
-    return addFour(acc, FloatLanes{a}, FloatLanes{b}, n, flat0);
+    return addFour(acc, FloatLanes{{a[0], a[1], a[2], a[3]}}, FloatLanes{{b[0], b[1], b[2], b[3]}}, n, flat0);
 }
 
 void GapAccumulator::allowWideVectors(bool allowed) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -63,6 +64,32 @@ __attribute__((target("avx2"))) std::size_t scanAvx2(const float* v, std::size_t
     return i;
 }
 
+// The k-th largest (k ≤ 16) of sixteen values in two vectors, broadcast:
+// the least of the values that fewer than k others exceed. Sixteen broadcast
+// compares, no branch; std::nth_element on the same sixteen was most of the
+// cost of a row of 132 (a synthetic LLM's, bench/all_runs_bench.cpp).
+__attribute__((target("avx2"))) __m256 kthLargestOf16(__m256 lo, __m256 hi, std::size_t k) {
+    alignas(32) float values[16];
+    _mm256_store_ps(values, lo);
+    _mm256_store_ps(values + 8, hi);
+    __m256i aboveLo = _mm256_setzero_si256(), aboveHi = _mm256_setzero_si256();
+    for (const float value : values) {
+        const __m256 x = _mm256_set1_ps(value);
+        // A true compare is all ones, -1: subtracting it counts.
+        aboveLo = _mm256_sub_epi32(aboveLo, _mm256_castps_si256(_mm256_cmp_ps(x, lo, _CMP_GT_OQ)));
+        aboveHi = _mm256_sub_epi32(aboveHi, _mm256_castps_si256(_mm256_cmp_ps(x, hi, _CMP_GT_OQ)));
+    }
+    const __m256i wanted = _mm256_set1_epi32(static_cast<int>(k));
+    const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+    const __m256 keptLo = _mm256_blendv_ps(inf, lo, _mm256_castsi256_ps(_mm256_cmpgt_epi32(wanted, aboveLo)));
+    const __m256 keptHi = _mm256_blendv_ps(inf, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(wanted, aboveHi)));
+    __m256 least = _mm256_min_ps(keptLo, keptHi);
+    least = _mm256_min_ps(least, _mm256_permute2f128_ps(least, least, 1));
+    least = _mm256_min_ps(least, _mm256_shuffle_ps(least, least, _MM_SHUFFLE(1, 0, 3, 2)));
+    least = _mm256_min_ps(least, _mm256_shuffle_ps(least, least, _MM_SHUFFLE(2, 3, 0, 1)));
+    return least;
+}
+
 // Long rows in two passes over the row, which stays in cache. The first
 // keeps, lane by lane, the largest value of each of the 16 positions a block
 // of 16 has (a vector max a block); those are values of 16 distinct elements,
@@ -90,12 +117,8 @@ __attribute__((target("avx2"))) bool topKByBlocks(const float* v, std::size_t n,
     for (std::size_t i = full; i < n; ++i)
         if (std::isnan(v[i]))
             return false;
-    float lanes[16];
-    _mm256_storeu_ps(lanes, mostLo);
-    _mm256_storeu_ps(lanes + 8, mostHi);
-    std::nth_element(lanes, lanes + (k - 1), lanes + 16, [](float a, float b) { return a > b; });
+    const __m256 floor = kthLargestOf16(mostLo, mostHi, k);
     Ranking<float> best(out, k);
-    const __m256 floor = _mm256_set1_ps(lanes[k - 1]);
     for (std::size_t i = 0; i < full; i += 16) {
         const __m256 lo = _mm256_loadu_ps(v + i), hi = _mm256_loadu_ps(v + i + 8);
         auto mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(lo, floor, _CMP_GE_OQ))) |
@@ -109,9 +132,54 @@ __attribute__((target("avx2"))) bool topKByBlocks(const float* v, std::size_t n,
         best.offer(v[i], i);
     return true;
 }
+
+// How many values of v[i, n) reach `least`, NaN counted too, up to more than
+// `most`: sixteen compares a step.
+__attribute__((target("avx2"))) std::size_t reachingAvx2(const float* v, std::size_t i, std::size_t n,
+                                                         float least, std::size_t most, std::size_t& at) {
+    const __m256 floor = _mm256_set1_ps(least);
+    std::size_t count = 0;
+    for (; i + 16 <= n && count <= most; i += 16) {
+        const __m256 lo = _mm256_loadu_ps(v + i), hi = _mm256_loadu_ps(v + i + 8);
+        // NOT_LT_UQ: at least `least`, or unordered (a NaN).
+        const auto mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(lo, floor, _CMP_NLT_UQ))) |
+                          static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(hi, floor, _CMP_NLT_UQ)))
+                              << 8;
+        count += static_cast<std::size_t>(__builtin_popcount(mask));
+    }
+    at = i;
+    return count;
+}
 #endif
 
 } // namespace
+
+bool isTopKFloat(const float* v, std::size_t n, const std::size_t* indices, std::size_t k, std::size_t* out) {
+    if (k == 0 || k > 8 || k > n)
+        return false;
+    float least = std::numeric_limits<float>::infinity();
+    for (std::size_t j = 0; j < k; ++j) {
+        if (indices[j] >= n || std::isnan(v[indices[j]]))
+            return false;
+        least = std::min(least, v[indices[j]]);
+    }
+    // The k given reach `least`; any other value that does (or a NaN) may
+    // rank among them.
+    std::size_t i = 0, count = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (cpuHasAvx2())
+        count = reachingAvx2(v, 0, n, least, k, i);
+#endif
+    for (; i < n && count <= k; ++i)
+        count += !(v[i] < least) ? 1 : 0;
+    if (count != k)
+        return false;
+    // Every other value is below all of theirs: best first among the k alone.
+    std::copy(indices, indices + k, out);
+    std::sort(out, out + k,
+              [v](std::size_t a, std::size_t b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
+    return true;
+}
 
 std::size_t topK(const double* v, std::size_t n, std::size_t k, std::size_t* out) {
     if (k == 0) // nothing to rank, and Ranking's floor() would read before held[0]

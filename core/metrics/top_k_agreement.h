@@ -33,7 +33,7 @@ public:
 
 private:
     void rankDecoded(std::uint64_t r);
-    void count(std::size_t* a, std::size_t* b);
+    void count(const std::size_t* a, const std::size_t* b);
 
     const Operand& m_aot;
     const Operand& m_runtime;

@@ -2,6 +2,7 @@
 // bytes read: measured tensors and hashed inputs stop counting in resident
 // memory (issue 29), and nothing but the file's own mapping is ever released.
 #include "core/common/mapped_file.h"
+#include "core/common/page_releaser.h"
 #include "core/common/sha256.h"
 
 #include <catch2/catch.hpp>
@@ -82,4 +83,55 @@ TEST_CASE("releasing bytes held in memory changes nothing", "[mapped]") {
     const auto file = MappedFile::fromBytes("in memory", bytes.data(), bytes.size());
     file->release(file->bytes());
     CHECK(std::vector<std::uint8_t>(file->bytes().data, file->bytes().data + file->bytes().size) == bytes);
+}
+
+TEST_CASE("the page releaser merges touching spans into one call a run and keeps every byte", "[mapped]") {
+    auto opened = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
+    REQUIRE(opened);
+    const auto& file = *opened.value();
+    const ByteSpan all = file.bytes();
+    REQUIRE(all.size > 110000);
+    const std::vector<std::uint8_t> copy(all.data, all.data + all.size);
+    touch(all);
+    const long before = residentKiB(all.data);
+
+    PageReleaser releaser;
+    // Tensors of 5,000 bytes measured out of order on several threads: one
+    // run [0, 50144) with 16-byte padding between them, then one far away.
+    std::vector<std::size_t> order = {5, 0, 9, 3, 7, 1, 8, 2, 6, 4};
+    for (const std::size_t k : order)
+        releaser.add(file, all.subspan(k * 5016, 5000));
+    releaser.add(file, all.subspan(100000, 10000));
+    // Bytes held in memory are added too, and released by nothing.
+    releaser.add(file, ByteSpan{copy.data(), 50000});
+    CHECK(releaser.held() == 10 * 5000 + 10000 + 50000);
+    CHECK(residentKiB(all.data) == before); // nothing given back before flush
+    releaser.flush();
+    CHECK(releaser.held() == 0);
+    // The run, the far span and the heap span: three calls, not twelve.
+    CHECK(releaser.calls() == 3);
+    CHECK(residentKiB(all.data) <= before - 48); // [0, 50144): 12 whole pages
+    CHECK(std::vector<std::uint8_t>(all.data, all.data + all.size) == copy);
+    releaser.flush(); // nothing held: no call
+    CHECK(releaser.calls() == 3);
+}
+
+TEST_CASE("the page releaser keeps spans a page apart and spans of two files in calls of their own",
+          "[mapped]") {
+    auto a = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
+    auto b = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
+    REQUIRE(a);
+    REQUIRE(b);
+    const ByteSpan x = a.value()->bytes(), y = b.value()->bytes();
+    {
+        PageReleaser releaser;
+        releaser.add(*a.value(), x.subspan(0, 8192));
+        releaser.add(*a.value(), x.subspan(8192 + PageReleaser::kMergeGap + 1, 8192)); // too far: apart
+        releaser.add(*b.value(), y.subspan(8192, 8192));                               // the other mapping
+        releaser.flush();
+        CHECK(releaser.calls() == 3);
+        releaser.add(*a.value(), x.subspan(40000, 8192));
+    } // the destructor gives back what is still held
+    touch(x);
+    touch(y);
 }

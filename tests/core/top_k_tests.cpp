@@ -123,6 +123,65 @@ TEST_CASE("topKFloat on long rows of ties, zeros of both signs and infinities ra
         }
 }
 
+TEST_CASE(
+    "isTopKFloat says yes exactly when the given indices are the row's top k, first as topKFloat ranks") {
+    using gapscope::isTopKFloat;
+    // Rows of ties, signed zeros and infinities, and rows of distinct values;
+    // the indices offered are the row's own top k, or another's (a runtime
+    // row that agrees or not), or the top k with one swapped for the next.
+    std::mt19937 rng(31);
+    const float pool[] = {-INFINITY, -2.0f, -0.0f, 0.0f, 0.5f, 1.0f, 3.0f, INFINITY};
+    std::uniform_int_distribution<int> pick(0, 7);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::size_t yes = 0, no = 0;
+    for (std::size_t n : {5u, 6u, 17u, 31u, 32u, 33u, 132u, 200u})
+        for (int round = 0; round < 60; ++round) {
+            std::vector<float> f(n), g(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                f[i] = round % 3 == 0 ? pool[pick(rng)] : normal(rng);
+                g[i] = round % 2 ? f[i] : (round % 3 == 0 ? pool[pick(rng)] : normal(rng));
+            }
+            const std::vector<double> d(f.begin(), f.end()), e(g.begin(), g.end());
+            for (std::size_t k : {1u, 3u, 5u}) {
+                INFO("n " << n << " round " << round << " k " << k);
+                const auto truth = referenceTop(d, k);
+                std::vector<std::size_t> sorted = truth;
+                std::sort(sorted.begin(), sorted.end());
+                for (const auto& offered : {referenceTop(e, k), referenceTop(d, k + 1)}) {
+                    std::vector<std::size_t> indices(offered.begin(),
+                                                     offered.begin() + static_cast<std::ptrdiff_t>(k));
+                    std::reverse(indices.begin(), indices.end()); // any order in
+                    std::vector<std::size_t> mine = indices;
+                    std::sort(mine.begin(), mine.end());
+                    std::size_t out[8];
+                    const bool said = isTopKFloat(f.data(), n, indices.data(), k, out);
+                    if (mine == sorted) {
+                        // Equal sets: yes, unless ties at the k-th value let an
+                        // equal value in (then "rank it" is the honest answer).
+                        const float kth = f[truth.back()];
+                        const auto reaching =
+                            std::count_if(f.begin(), f.end(), [&](float x) { return !(x < kth); });
+                        CHECK(said == (static_cast<std::size_t>(reaching) == k));
+                    } else {
+                        CHECK_FALSE(said);
+                    }
+                    if (said) {
+                        ++yes;
+                        CHECK(std::vector<std::size_t>(out, out + k) == truth);
+                    } else {
+                        ++no;
+                    }
+                }
+                std::vector<float> h = f;
+                h[n / 2] = NAN;
+                std::size_t out[8];
+                CHECK_FALSE(isTopKFloat(h.data(), n, truth.data(), k, out));
+            }
+        }
+    CHECK(yes > 100); // both answers were given, many times
+    CHECK(no > 100);
+}
+
 // finitePass ranks the rows each block completes (rankThrough), finish the
 // rest: wherever the blocks end (mid-row, twice at one place, past the end),
 // and whichever rows hold a NaN (deferred to the decoding path), the counts
