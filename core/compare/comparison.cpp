@@ -13,6 +13,7 @@
 #include "core/compare/run_checks.h"
 #include "core/compare/run_choice.h"
 #include "core/compare/tap_rows.h"
+#include "core/metrics/gap_lanes.h"
 
 #include <algorithm>
 #include <set>
@@ -322,10 +323,18 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
 }
 
 RowMeasurement measureRow(const RowPlan& plan, unsigned threads, const std::atomic<bool>* cancelled) {
+    return measureRow(plan, {}, threads, cancelled);
+}
+
+RowMeasurement measureRow(const RowPlan& plan, std::vector<GapResult> gaps, unsigned threads,
+                          const std::atomic<bool>* cancelled) {
     RowMeasurement m;
     m.row = plan.row;
-    for (const auto& e : plan.elements())
-        m.elements.push_back(measureElement(e, threads, cancelled));
+    for (std::size_t k = 0; k < plan.elements().size(); ++k) {
+        const auto& e = plan.elements()[k];
+        m.elements.push_back(k < gaps.size() ? measureElement(e, std::move(gaps[k]), threads, cancelled)
+                                             : measureElement(e, threads, cancelled));
+    }
     // ExecuTorch compared another reference: its numbers are that comparison's.
     for (std::size_t k = 0; k < plan.executorch_elements.size() && k < m.elements.size(); ++k) {
         auto theirs = measureElement(plan.executorch_elements[k], threads, cancelled);
@@ -340,11 +349,41 @@ std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
                                         const std::atomic<bool>* cancelled,
                                         const std::function<void(const RowPlan&)>& rowMeasured) {
     std::vector<RowMeasurement> measured(count);
-    const unsigned inner = count >= defaultThreadCount() ? 1u : 0u;
-    parallelFor(count, [&](std::size_t i) {
-        measured[i] = measureRow(first[i], inner, cancelled);
+    const unsigned threads = defaultThreadCount();
+    const unsigned inner = count >= threads ? 1u : 0u;
+    // Rows a few at a time once every core has some: their pairs are measured
+    // together (computeGaps puts four float32 tensors of one chunk in the lanes
+    // of one vector), each row as measureRow would alone.
+    const std::size_t group = std::clamp<std::size_t>(count / threads, 1, kRowsMeasuredTogether);
+    parallelFor((count + group - 1) / group, [&](std::size_t g) {
+        const std::size_t begin = g * group, end = std::min(count, begin + group);
+        if (end - begin == 1) {
+            measured[begin] = measureRow(first[begin], inner, cancelled);
+        } else {
+            std::vector<GapOptions> options;
+            std::vector<GapPair> pairs;
+            for (std::size_t i = begin; i < end; ++i)
+                for (const auto& e : first[i].elements())
+                    options.push_back(measuringOptions(e, inner, cancelled));
+            std::size_t at = 0;
+            for (std::size_t i = begin; i < end; ++i)
+                for (const auto& e : first[i].elements()) {
+                    if (e.measurable())
+                        pairs.push_back({&e.reference, &e.runtime, &options[at]});
+                    ++at;
+                }
+            auto gaps = computeGaps(pairs);
+            std::size_t next = 0;
+            for (std::size_t i = begin; i < end; ++i) {
+                std::vector<GapResult> mine;
+                for (const auto& e : first[i].elements())
+                    mine.push_back(e.measurable() ? std::move(gaps[next++]) : GapResult{});
+                measured[i] = measureRow(first[i], std::move(mine), inner, cancelled);
+            }
+        }
         if (rowMeasured)
-            rowMeasured(first[i]);
+            for (std::size_t i = begin; i < end; ++i)
+                rowMeasured(first[i]);
     });
     return measured;
 }

@@ -35,6 +35,13 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
 // `cancelled`: see measureElement.
 RowMeasurement measureRow(const RowPlan& plan, unsigned threads = 0,
                           const std::atomic<bool>* cancelled = nullptr);
+// The same with the pairs of plan.elements() already measured (computeGaps),
+// in order; an element past the end of `gaps` is measured here.
+RowMeasurement measureRow(const RowPlan& plan, std::vector<GapResult> gaps, unsigned threads,
+                          const std::atomic<bool>* cancelled);
+// How many rows measureRows measures together at most: enough for computeGaps
+// to fill its four lanes where a few rows do not fit them.
+constexpr std::size_t kRowsMeasuredTogether = 8;
 // Measures [first, first + count), rows in parallel (big tensors also split inside
 // when rows are few); a staged load measures a batch at a time. `rowMeasured`, when
 // set, is called with each row's plan on the thread that measured it, as soon

@@ -268,17 +268,29 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
     return out;
 }
 
+GapOptions measuringOptions(const ElementPlan& plan, unsigned threads, const std::atomic<bool>* cancelled) {
+    GapOptions options = plan.options;
+    options.threads = threads;
+    options.cancelled = cancelled;
+    return options;
+}
+
 ElementResult measureElement(const ElementPlan& plan, unsigned threads, const std::atomic<bool>* cancelled) {
+    if (!plan.measurable())
+        return measureElement(plan, GapResult{}, threads, cancelled);
+    return measureElement(
+        plan, computeGap(plan.reference, plan.runtime, measuringOptions(plan, threads, cancelled)), threads,
+        cancelled);
+}
+
+ElementResult measureElement(const ElementPlan& plan, GapResult gap, unsigned threads,
+                             const std::atomic<bool>* cancelled) {
     ElementResult out;
     if (!plan.measurable()) {
         out.status = plan.status;
         out.reason = plan.reason;
         return out;
     }
-    GapOptions options = plan.options;
-    options.threads = threads;
-    options.cancelled = cancelled;
-    auto gap = computeGap(plan.reference, plan.runtime, options);
     if (!gap.metrics) {
         out.status = RowStatus::Invalid;
         out.reason = gap.problem + " (ExecuTorch raises here)";

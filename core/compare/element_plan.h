@@ -75,5 +75,12 @@ ElementPlan planElement(const EtDump& dump, const AotCapture& capture, const Cap
 // caller that cancelled drops.
 ElementResult measureElement(const ElementPlan& plan, unsigned threads = 0,
                              const std::atomic<bool>* cancelled = nullptr);
+// The same with the plan's pair already measured (computeGaps, several rows'
+// pairs at once): `gap` is computeGap(plan.reference, plan.runtime,
+// measuringOptions(plan, threads, cancelled)).
+ElementResult measureElement(const ElementPlan& plan, GapResult gap, unsigned threads = 0,
+                             const std::atomic<bool>* cancelled = nullptr);
+// The options measureElement measures the plan's pair with.
+GapOptions measuringOptions(const ElementPlan& plan, unsigned threads, const std::atomic<bool>* cancelled);
 
 } // namespace gapscope

@@ -6,6 +6,7 @@
 #include "core/metrics/element_rule.h"
 #include "core/metrics/finite_pass.h"
 #include "core/metrics/gap_accumulator.h"
+#include "core/metrics/gap_finish.h"
 #include "core/metrics/top_k_agreement.h"
 
 #include <algorithm>
@@ -22,46 +23,6 @@ constexpr std::size_t kBlock = kGapBlock;
 
 // Large contiguous tensors are reduced in fixed-size chunks on several threads.
 constexpr std::uint64_t kChunk = kGapChunk;
-
-// The metrics from the sums, and the top-k agreement of logits-shaped outputs.
-void finish(GapMetrics& m, const GapAccumulator& acc, const std::vector<GapAccumulator>& channels,
-            std::uint64_t total, const std::vector<std::int64_t>& out, std::optional<std::size_t> breakdown,
-            TopKAgreement& ranks, const GapOptions& options) {
-    const auto& tf = options.runtime_transform;
-    const double n = static_cast<double>(total);
-    for (const auto& ch : channels) {
-        const double per = breakdown ? n / static_cast<double>(out[*breakdown]) : n;
-        const double cd2 = ch.d2.value(), ca2 = ch.a2.value();
-        m.per_channel.push_back(
-            {cd2 / per, std::max(0.0, ch.maxAbs), 10.0 * std::log10((ca2 / per) / (cd2 / per))});
-    }
-    const double d2 = acc.d2.value(), a2 = acc.a2.value(), b2 = acc.b2.value();
-    m.mse = d2 / n;
-    m.l1 = acc.d1.value();
-    m.snr = 10.0 * std::log10((a2 / n) / (d2 / n));
-    m.mean_abs = m.l1 / n;
-    m.max_abs = total > 0 && !(acc.maxAbs < 0) ? acc.maxAbs : 0; // -1: every position agreed
-    if (total > 0)
-        m.max_abs_index = unravelIndex(acc.maxAt, out);
-    m.rel_l2 =
-        a2 > 0 ? std::sqrt(d2) / std::sqrt(a2) : (d2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-    const double norms = std::sqrt(a2) * std::sqrt(b2);
-    m.cosine = norms > 0 ? acc.ab.value() / norms : (a2 == 0 && b2 == 0 ? 1.0 : 0.0);
-    m.sqnr = 20.0 * std::log10(std::sqrt(a2) / std::sqrt(d2));
-    m.runtime_sqnr = 20.0 * std::log10(std::sqrt(b2) / std::sqrt(d2));
-    const std::optional<double> step =
-        options.step
-            ? options.step
-            : (tf.dequantizes() && tf.scale.size() == 1 ? std::optional<double>(tf.scale[0]) : std::nullopt);
-    if (step && *step > 0) {
-        m.rmse_steps = std::sqrt(m.mse) / *step;
-        m.max_abs_steps = m.max_abs / *step;
-    }
-    if (options.qmin && options.qmax && total > 0)
-        m.saturation = static_cast<double>(acc.saturated) / n;
-
-    ranks.finish(m);
-}
 
 bool breakdownRequested(const GapOptions& options) {
     return options.breakdown_axis.has_value();
@@ -166,7 +127,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
             GapMetrics m;
             m.elements = total;
             m.compared_shape = out;
-            finish(m, *fast, {}, total, out, std::nullopt, ranks, options);
+            finishGap(m, *fast, {}, total, out, std::nullopt, ranks, options);
             result.metrics = std::move(m);
             return result;
         }
@@ -259,7 +220,7 @@ GapResult computeGap(const Operand& aot, const Operand& runtime, const GapOption
         return result;
     }
     m.agreeing_infinities = acc.agreeing;
-    finish(m, acc, channels, total, out, breakdown, ranks, options);
+    finishGap(m, acc, channels, total, out, breakdown, ranks, options);
     result.metrics = m;
     return result;
 }

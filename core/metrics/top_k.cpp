@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -90,6 +91,34 @@ __attribute__((target("avx2"))) __m256 kthLargestOf16(__m256 lo, __m256 hi, std:
     return least;
 }
 
+// For each 8-bit mask, the positions of its set bits packed to the front:
+// _mm256_permutevar8x32 then moves the lanes a compare selected together.
+struct PackLeft {
+    alignas(32) std::int32_t lanes[256][8];
+    constexpr PackLeft() : lanes{} {
+        for (int mask = 0; mask < 256; ++mask) {
+            int at = 0;
+            for (int lane = 0; lane < 8; ++lane)
+                if (mask & (1 << lane))
+                    lanes[mask][at++] = lane;
+        }
+    }
+};
+constexpr PackLeft kPackLeft;
+
+// The lanes of x at least `floor`, in lane order, to values and their
+// indices (first + lane) to indices; writes eight of each, returns how many
+// count.
+__attribute__((target("avx2"))) inline std::size_t packAtLeast(__m256 x, __m256 floor, std::size_t first,
+                                                               float* values, std::int32_t* indices) {
+    const auto mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(x, floor, _CMP_GE_OQ)));
+    const __m256i order = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPackLeft.lanes[mask]));
+    _mm256_storeu_ps(values, _mm256_permutevar8x32_ps(x, order));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(indices),
+                        _mm256_add_epi32(order, _mm256_set1_epi32(static_cast<int>(first))));
+    return static_cast<std::size_t>(__builtin_popcount(mask));
+}
+
 // Long rows in two passes over the row, which stays in cache. The first
 // keeps, lane by lane, the largest value of each of the 16 positions a block
 // of 16 has (a vector max a block); those are values of 16 distinct elements,
@@ -119,14 +148,26 @@ __attribute__((target("avx2"))) bool topKByBlocks(const float* v, std::size_t n,
             return false;
     const __m256 floor = kthLargestOf16(mostLo, mostHi, k);
     Ranking<float> best(out, k);
-    for (std::size_t i = 0; i < full; i += 16) {
-        const __m256 lo = _mm256_loadu_ps(v + i), hi = _mm256_loadu_ps(v + i + 8);
-        auto mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(lo, floor, _CMP_GE_OQ))) |
-                    static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(hi, floor, _CMP_GE_OQ))) << 8;
-        for (; mask != 0; mask &= mask - 1) {
-            const auto j = i + static_cast<std::size_t>(__builtin_ctz(mask));
-            best.offer(v[j], j);
+    // The values at least T, packed in index order without a branch a value
+    // (a branch on each block's candidates mispredicted most of a short row's
+    // time), then offered.
+    constexpr std::size_t kHeld = 64;
+    float heldValue[kHeld + 16];
+    std::int32_t heldIndex[kHeld + 16];
+    std::size_t held = 0;
+    for (std::size_t i = 0;; i += 16) {
+        // Offered when many values tie at T, and at the end.
+        if (held >= kHeld || i >= full) {
+            for (std::size_t c = 0; c < held; ++c)
+                best.offer(heldValue[c], static_cast<std::size_t>(heldIndex[c]));
+            held = 0;
         }
+        if (i >= full)
+            break;
+        const std::size_t lo =
+            packAtLeast(_mm256_loadu_ps(v + i), floor, i, heldValue + held, heldIndex + held);
+        held += lo + packAtLeast(_mm256_loadu_ps(v + i + 8), floor, i + 8, heldValue + held + lo,
+                                 heldIndex + held + lo);
     }
     for (std::size_t i = full; i < n; ++i)
         best.offer(v[i], i);
@@ -174,10 +215,13 @@ bool isTopKFloat(const float* v, std::size_t n, const std::size_t* indices, std:
         count += !(v[i] < least) ? 1 : 0;
     if (count != k)
         return false;
-    // Every other value is below all of theirs: best first among the k alone.
+    // Every other value is below all of theirs: the best of the k first.
     std::copy(indices, indices + k, out);
-    std::sort(out, out + k,
-              [v](std::size_t a, std::size_t b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < k; ++j)
+        if (v[out[j]] > v[out[best]] || (v[out[j]] == v[out[best]] && out[j] < out[best]))
+            best = j;
+    std::swap(out[0], out[best]);
     return true;
 }
 

@@ -18,8 +18,9 @@ bool topKFloat(const float* v, std::size_t n, std::size_t k, std::size_t* out);
 
 // Whether the k given indices (distinct, k ≤ 8) are the k largest of a float32
 // row by topK's order: true when the row holds no NaN and no other value
-// reaches the least of theirs. Then out gets them best first, as topKFloat
-// would (its first is the row's first). A row ranked on one side is checked
+// reaches the least of theirs. Then out gets them, the best first (the row's
+// first, as topKFloat ranks it), the others in no promised order (the
+// agreement compares them as a set). A row ranked on one side is checked
 // on the other with one compare a value (TopKAgreement): rows whose ranks
 // agree, most rows of a healthy model, are not ranked twice. False says
 // nothing: rank the row.

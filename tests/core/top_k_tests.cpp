@@ -124,7 +124,7 @@ TEST_CASE("topKFloat on long rows of ties, zeros of both signs and infinities ra
 }
 
 TEST_CASE(
-    "isTopKFloat says yes exactly when the given indices are the row's top k, first as topKFloat ranks") {
+    "isTopKFloat says yes exactly when the given indices are the row's top k, the first as topKFloat ranks") {
     using gapscope::isTopKFloat;
     // Rows of ties, signed zeros and infinities, and rows of distinct values;
     // the indices offered are the row's own top k, or another's (a runtime
@@ -167,7 +167,10 @@ TEST_CASE(
                     }
                     if (said) {
                         ++yes;
-                        CHECK(std::vector<std::size_t>(out, out + k) == truth);
+                        std::vector<std::size_t> set(out, out + k);
+                        std::sort(set.begin(), set.end());
+                        CHECK(out[0] == truth[0]);
+                        CHECK(set == sorted);
                     } else {
                         ++no;
                     }
