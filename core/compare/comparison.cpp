@@ -330,6 +330,7 @@ RowMeasurement measureRow(const RowPlan& plan, std::vector<GapResult> gaps, unsi
                           const std::atomic<bool>* cancelled) {
     RowMeasurement m;
     m.row = plan.row;
+    m.reference_probe = std::make_shared<const ReferenceProbe>(probeReferences(plan.elements()));
     for (std::size_t k = 0; k < plan.elements().size(); ++k) {
         const auto& e = plan.elements()[k];
         m.elements.push_back(k < gaps.size() ? measureElement(e, std::move(gaps[k]), threads, cancelled)
@@ -391,6 +392,7 @@ std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
 void applyMeasurement(Comparison& c, const RowMeasurement& m) {
     ComparisonRow& row = c.rows.at(m.row);
     row.gaps.clear();
+    row.reference_probe = m.reference_probe;
     std::vector<ExecutorchGap> theirs;
     for (const auto& e : m.elements) {
         if (e.status > row.status || (e.status == row.status && row.reason.empty())) {

@@ -3,6 +3,7 @@
 #include "core/align/alignment.h"
 #include "core/capture/capture_tap.h"
 #include "core/compare/element_plan.h"
+#include "core/compare/reference_probe.h"
 #include "core/compare/row_status.h"
 #include "core/metrics/gap_metrics.h"
 
@@ -88,6 +89,9 @@ struct ComparisonRow {
     // `gaps` holds what a STATS tap's statistics prove (statsBounds): every
     // number a bound, never a measurement.
     bool bounds = false;
+    // The reference values a run comparison matches rows by (referenceProbe),
+    // read when the row was measured; null before, or for a row built by hand.
+    std::shared_ptr<const ReferenceProbe> reference_probe;
 };
 
 } // namespace gapscope

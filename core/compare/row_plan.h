@@ -23,6 +23,8 @@ struct RowPlan {
 struct RowMeasurement {
     std::size_t row = 0;
     std::vector<ElementResult> elements;
+    // Read beside the measurement, while the row's pages are still resident.
+    std::shared_ptr<const ReferenceProbe> reference_probe;
 };
 struct PlannedComparison {
     Comparison comparison;        // rows in `pending` have measured == false

@@ -204,10 +204,13 @@ struct FloatLanes {
 // The five sums of four accumulators, lane j holding accumulator j.
 template <bool Speculate> struct LaneSums {
     using M4 = long long __attribute__((vector_size(32)));
-    V4 sd2, cd2, sd1, cd1, sa2, ca2, sb2, cb2, sab, cab, most, at;
-    M4 missed = {};
-
-    LaneSums(GapAccumulator* const acc[4], double none) {
+    V4 sd2, cd2, sd1, cd1, sa2, ca2, sb2, cb2, sab, cab, most;
+    // Where each lane's maximum is (an element count from the call's start;
+    // `none` when it kept the one it came with), and the element the next
+    // add takes: integer lanes, counted without a conversion a step.
+    M4 at, position = {};
+    M4 missed = {}; // with Speculate: a step where a term exceeded its sum
+    LaneSums(GapAccumulator* const acc[4], long long none) {
         for (int j = 0; j < 4; ++j) {
             sd2[j] = acc[j]->d2.s, cd2[j] = acc[j]->d2.c, sd1[j] = acc[j]->d1.s, cd1[j] = acc[j]->d1.c;
             sa2[j] = acc[j]->a2.s, ca2[j] = acc[j]->a2.c, sb2[j] = acc[j]->b2.s, cb2[j] = acc[j]->b2.c;
@@ -215,7 +218,7 @@ template <bool Speculate> struct LaneSums {
         }
     }
 
-    ALWAYS_INLINE void add(const V4& x, const V4& y, double here) {
+    ALWAYS_INLINE void add(const V4& x, const V4& y) {
         const M4 absMask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
                             0x7fffffffffffffffLL};
         const V4 d = x - y;
@@ -232,10 +235,14 @@ template <bool Speculate> struct LaneSums {
             twoSum(sb2, cb2, y * y);
         }
         twoSum(sab, cab, x * y);
-        const M4 larger = size > most; // strictly: the first of equal maxima stays
-        most = larger ? size : most;
-        at = larger ? V4{here, here, here, here} : at;
+        const M4 grew = size > most; // strictly: the first of equal maxima stays
+        most = grew ? size : most;
+        at = grew ? position : at;
+        position += 1;
     }
+
+    // Whether a speculative pass took fastTwoSum's branch at every step.
+    bool exact() const { return !(missed[0] | missed[1] | missed[2] | missed[3]); }
 
     // Back into the accumulators; mostAt[j] = n when lane j kept its maximum.
     void store(GapAccumulator* const acc[4], std::size_t n, std::size_t mostAt[4]) const {
@@ -261,23 +268,23 @@ template <bool Speculate> struct LaneSums {
 template <bool Speculate, typename Lanes>
 ALWAYS_INLINE bool addFourBody(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n,
                                std::size_t mostAt[4]) {
-    LaneSums<Speculate> sums(acc, static_cast<double>(n));
+    LaneSums<Speculate> sums(acc, static_cast<long long>(n));
     std::size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         V4 x[4], y[4];
         a.four(i, x);
         b.four(i, y);
         for (std::size_t k = 0; k < 4; ++k)
-            sums.add(x[k], y[k], static_cast<double>(i + k));
+            sums.add(x[k], y[k]);
     }
     for (; i < n; ++i) {
         V4 x, y;
         a.get(i, x);
         b.get(i, y);
-        sums.add(x, y, static_cast<double>(i));
+        sums.add(x, y);
     }
     sums.store(acc, n, mostAt);
-    return !(sums.missed[0] | sums.missed[1] | sums.missed[2] | sums.missed[3]);
+    return sums.exact();
 }
 
 // The same body compiled twice. The lanes' twelve sums and the eight values a

@@ -3,6 +3,7 @@
 #include "core/align/alignment.h"
 #include "core/capture/aot_capture.h"
 #include "core/compare/comparison_value.h"
+#include "core/compare/reference_probe.h"
 #include "core/compare/row_status.h"
 #include "core/profile/op_latency.h"
 
@@ -13,20 +14,6 @@
 #include <vector>
 
 namespace gapscope {
-
-// A few of a row's reference values at fixed places: enough to tell whether two
-// runs' rows compare one tensor (issue 56: an XNNPACK group's output paired with
-// QNN's linear "op, in order" was ranked worst by ∞, though the two references
-// differed by 2.35 on values of about ±2). Reports keep it, so a saved baseline
-// is judged as a session is (docs/compare-runs.md).
-struct ReferenceProbe {
-    // Every compared element of the row (all its outputs, in order); 0: unknown.
-    std::uint64_t elements = 0;
-    // The values at positions ⌊i·elements/kReferenceProbeSize⌋ (all of them when
-    // fewer), as float64.
-    std::vector<double> values;
-};
-constexpr std::size_t kReferenceProbeSize = 16;
 
 // How closely two probes agree, in dB: 10·log10(Σa² / Σ(a − b)²) over the probed
 // values; +∞ when equal. Null when either is unknown. −∞ when the element counts
@@ -108,7 +95,8 @@ std::string comparedNode(const ComparisonRow& row);
 std::int64_t comparedHandle(const ComparisonRow& row);
 std::string summarizeStackTrace(const std::string& trace);
 
-// The row's reference probe, from its measurable elements' reference operands.
+// The row's reference probe: the one read when it was measured, else from its
+// measurable elements' reference operands.
 ReferenceProbe referenceProbe(const ComparisonRow& row);
 
 // The rows of a comparison as a RunSummary, with their times when `latency` is given.
