@@ -9,13 +9,23 @@ PageReleaser::~PageReleaser() {
     flush();
 }
 
+PageReleaser::PageReleaser(std::size_t flushAt) : m_flushAt(flushAt) {}
+
 void PageReleaser::add(const MappedFile& file, ByteSpan bytes) {
     if (!bytes.data || bytes.size == 0)
         return;
     const auto from = reinterpret_cast<std::uintptr_t>(bytes.data);
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_held.push_back({&file, from, from + bytes.size});
-    m_bytes += bytes.size;
+    std::vector<Held> full;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_held.push_back({&file, from, from + bytes.size});
+        m_bytes += bytes.size;
+        if (m_flushAt == 0 || m_bytes < m_flushAt)
+            return;
+        full.swap(m_held);
+        m_bytes = 0;
+    }
+    give(std::move(full)); // on this thread, beside the others' measuring
 }
 
 std::size_t PageReleaser::held() const {
@@ -30,6 +40,10 @@ void PageReleaser::flush() {
         spans.swap(m_held);
         m_bytes = 0;
     }
+    give(std::move(spans));
+}
+
+void PageReleaser::give(std::vector<Held> spans) {
     std::sort(spans.begin(), spans.end(), [](const Held& a, const Held& b) {
         return std::tie(a.file, a.from, a.to) < std::tie(b.file, b.from, b.to);
     });

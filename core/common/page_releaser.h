@@ -14,14 +14,15 @@ namespace gapscope {
 // few calls. Each madvise on a process with several threads makes the kernel
 // interrupt every other core to flush its TLB; a call per measured tensor was
 // a third of `compare --all-runs` on a 65-step LLM session (31,000 calls, 0.4 s
-// of 1.4 s wall). Spans are collected from any thread (add) and given back at
-// flush(), sorted and merged where they touch: a batch's rows are neighbours
-// in the debug buffer, and a capture's tensors, stored by name, are by the
-// end of a step. The caller flushes where no span held is still being read
-// (between batches). Every file must outlive the releaser.
+// of 1.4 s wall). Spans are collected from any thread (add) and given back,
+// sorted and merged where they touch, once `flushAt` bytes are held (by the
+// thread whose add reached it) and at flush(): a batch's rows are neighbours
+// in the debug buffer. Only spans no longer read may be added. Every file
+// must outlive the releaser.
 class PageReleaser {
 public:
-    PageReleaser() = default;
+    // flushAt: the bytes held that make add give them back; 0: only flush() does.
+    explicit PageReleaser(std::size_t flushAt = 0);
     ~PageReleaser();
     PageReleaser(const PageReleaser&) = delete;
     PageReleaser& operator=(const PageReleaser&) = delete;
@@ -44,6 +45,9 @@ private:
         std::uintptr_t from = 0, to = 0;
     };
 
+    void give(std::vector<Held> spans);
+
+    const std::size_t m_flushAt;
     mutable std::mutex m_mutex;
     std::vector<Held> m_held;
     std::size_t m_bytes = 0;

@@ -135,3 +135,20 @@ TEST_CASE("the page releaser keeps spans a page apart and spans of two files in 
     touch(x);
     touch(y);
 }
+
+TEST_CASE("the page releaser gives back on its own once it holds its threshold", "[mapped]") {
+    auto opened = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
+    REQUIRE(opened);
+    const ByteSpan all = opened.value()->bytes();
+    PageReleaser releaser(20000);
+    releaser.add(*opened.value(), all.subspan(0, 10000));
+    CHECK(releaser.calls() == 0);
+    CHECK(releaser.held() == 10000);
+    releaser.add(*opened.value(), all.subspan(10000, 10000)); // 20,000 held: given back, merged
+    CHECK(releaser.calls() == 1);
+    CHECK(releaser.held() == 0);
+    releaser.add(*opened.value(), all.subspan(40000, 5000));
+    CHECK(releaser.calls() == 1);
+    releaser.flush();
+    CHECK(releaser.calls() == 2);
+}
