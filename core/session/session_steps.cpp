@@ -1,15 +1,13 @@
 #include "core/session/session_steps.h"
 
+#include "core/common/ordered_pipeline.h"
 #include "core/common/parallel.h"
 #include "core/compare/run_checks.h"
 #include "core/session/workspace.h"
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <filesystem>
-#include <mutex>
-#include <thread>
 
 namespace gapscope {
 
@@ -43,89 +41,43 @@ StepWalk forEachStep(const Session& first, const SessionFiles& files, SessionOpt
     options.progress = {};
     const auto stopped = [&] { return cancelled && cancelled->load(); };
     const bool reusable = reuse && reuse->complete && reuse->comparison;
+    // Steps loaded on every core (each with its rows measured on that core),
+    // visited in order on this thread (orderedPipeline); at most a window of
+    // them loaded and not yet visited, whatever the loop's length.
     const std::size_t n = walk.runs.size();
-    // A pipeline: every core loads steps (each with its rows measured on that
-    // core) while the calling thread visits the loaded ones in step order
-    // between its own loads. Steps were loaded a window at a time and visited
-    // after the window, so a core idled at each window's end and through the
-    // visits (`compare --all-runs` on 65 steps ran at 1.35 cores of 2). At most
-    // a window of steps is loaded and not yet visited, whatever the loop's length.
     const std::size_t window = std::max<std::size_t>(4, 2 * std::size_t(defaultThreadCount()));
-    std::mutex mutex;
-    std::condition_variable changed;
     std::vector<std::unique_ptr<Session>> loaded(n);
-    std::vector<char> ready(n, 0);
-    std::size_t nextLoad = 0, nextVisit = 0, done = 0;
-    bool stop = false;
-    const auto caller = std::this_thread::get_id();
-    // Visits step nextVisit (ready); false to stop the walk.
-    const auto visitNext = [&](std::unique_lock<std::mutex>& lock) {
-        const std::size_t k = nextVisit;
-        std::unique_ptr<Session> own = std::move(loaded[k]);
+    std::atomic<std::size_t> done{0};
+    const auto isReused = [&](std::size_t k) { return reusable && reuse->comparison->run == walk.runs[k]; };
+    const auto load = [&](std::size_t i) {
+        if (stopped() || isReused(i))
+            return;
+        SessionOptions own = options;
+        own.comparison.run = walk.runs[i];
+        own.comparison.cancelled = cancelled; // a quit does not wait for a whole step
+        auto step = loadSessionFiles(files, own);
+        if (stopped())
+            return; // a step cut short is no step
+        loaded[i] = std::move(step);
+        if (progress)
+            progress(++done, n);
+    };
+    const auto visitStep = [&](std::size_t k) {
+        const std::unique_ptr<Session> own = std::move(loaded[k]);
         const Session* step = own.get();
-        if (!step && reusable && reuse->comparison->run == walk.runs[k] && !stopped()) {
+        if (!step && isReused(k)) {
             step = reuse;
             if (progress)
                 progress(++done, n);
         }
-        lock.unlock();
-        bool go = step && !stopped();
-        if (!go)
+        if (!step || stopped()) {
             walk.cancelled = true;
-        else {
-            ++walk.visited;
-            go = visit(k, walk.runs[k], *step);
+            return false;
         }
-        own.reset();
-        lock.lock();
-        ++nextVisit;
-        stop = stop || !go;
-        changed.notify_all();
+        ++walk.visited;
+        return visit(k, walk.runs[k], *step);
     };
-    const auto load = [&](std::unique_lock<std::mutex>& lock) {
-        const std::size_t i = nextLoad++;
-        lock.unlock();
-        std::unique_ptr<Session> step;
-        const std::size_t run = walk.runs[i];
-        if (!stopped() && !(reusable && reuse->comparison->run == run)) {
-            SessionOptions own = options;
-            own.comparison.run = run;
-            own.comparison.cancelled = cancelled; // a quit does not wait for a whole step
-            step = loadSessionFiles(files, own);
-            if (stopped())
-                step.reset(); // a step cut short is no step
-        }
-        lock.lock();
-        if (step && progress)
-            progress(++done, n);
-        loaded[i] = std::move(step);
-        ready[i] = 1;
-        changed.notify_all();
-    };
-    const auto work = [&](std::size_t) {
-        const bool visiting = std::this_thread::get_id() == caller;
-        std::unique_lock<std::mutex> lock(mutex);
-        while (!stop) {
-            if (visiting && nextVisit < n && ready[nextVisit])
-                visitNext(lock);
-            else if (visiting && nextVisit >= n)
-                break;
-            else if (nextLoad < n && nextLoad < nextVisit + window)
-                load(lock);
-            else if (!visiting && nextLoad >= n)
-                break;
-            else
-                changed.wait(lock);
-        }
-    };
-    parallelFor(defaultThreadCount(), work);
-    // Helpers may have taken every turn of the loop: the calling thread then
-    // visits what they loaded.
-    std::unique_lock<std::mutex> lock(mutex);
-    while (!stop && nextVisit < n && ready[nextVisit])
-        visitNext(lock);
-    if (!stop && nextVisit < n)
-        walk.cancelled = true;
+    orderedPipeline(n, window, load, visitStep);
     return walk;
 }
 

@@ -22,9 +22,9 @@ SessionFiles stepFiles(const Session& session, const SessionOptions& options);
 //
 // Every execution of `first`'s method is compared over `files` (stepFiles, or
 // the CLI's), each against its own step capture where the files offer one per
-// step (AotCapture::step). A few steps at a time run in parallel (their rows in
-// parallel inside, too), over the shared, guarded workspace of `options`; each
-// is handed to `visit` in step order on the calling thread, with its position
+// step (AotCapture::step). Steps are compared on every core, one step a core
+// (its rows measured there), over the shared, guarded workspace of `options`,
+// while the calling thread hands each to `visit` in step order, with its position
 // k, its RunData index and its session, so a report can stream step by step.
 // `reuse`, when given, is a complete session of one of the runs: it serves that
 // run instead of a comparison made again.
