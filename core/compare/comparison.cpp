@@ -358,29 +358,25 @@ std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
     const std::size_t group = std::clamp<std::size_t>(count / threads, 1, kRowsMeasuredTogether);
     parallelFor((count + group - 1) / group, [&](std::size_t g) {
         const std::size_t begin = g * group, end = std::min(count, begin + group);
-        if (end - begin == 1) {
-            measured[begin] = measureRow(first[begin], inner, cancelled);
-        } else {
-            std::vector<GapOptions> options;
-            std::vector<GapPair> pairs;
-            for (std::size_t i = begin; i < end; ++i)
-                for (const auto& e : first[i].elements())
+        std::size_t elements = 0;
+        for (std::size_t i = begin; i < end; ++i)
+            elements += first[i].elements().size();
+        std::vector<GapOptions> options; // the pairs point into it: never grown past this
+        options.reserve(elements);
+        std::vector<GapPair> pairs;
+        for (std::size_t i = begin; i < end; ++i)
+            for (const auto& e : first[i].elements())
+                if (e.measurable()) {
                     options.push_back(measuringOptions(e, inner, cancelled));
-            std::size_t at = 0;
-            for (std::size_t i = begin; i < end; ++i)
-                for (const auto& e : first[i].elements()) {
-                    if (e.measurable())
-                        pairs.push_back({&e.reference, &e.runtime, &options[at]});
-                    ++at;
+                    pairs.push_back({&e.reference, &e.runtime, &options.back()});
                 }
-            auto gaps = computeGaps(pairs);
-            std::size_t next = 0;
-            for (std::size_t i = begin; i < end; ++i) {
-                std::vector<GapResult> mine;
-                for (const auto& e : first[i].elements())
-                    mine.push_back(e.measurable() ? std::move(gaps[next++]) : GapResult{});
-                measured[i] = measureRow(first[i], std::move(mine), inner, cancelled);
-            }
+        auto gaps = computeGaps(pairs);
+        std::size_t next = 0;
+        for (std::size_t i = begin; i < end; ++i) {
+            std::vector<GapResult> mine;
+            for (const auto& e : first[i].elements())
+                mine.push_back(e.measurable() ? std::move(gaps[next++]) : GapResult{});
+            measured[i] = measureRow(first[i], std::move(mine), inner, cancelled);
         }
         if (rowMeasured)
             for (std::size_t i = begin; i < end; ++i)

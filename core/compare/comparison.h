@@ -42,11 +42,11 @@ RowMeasurement measureRow(const RowPlan& plan, std::vector<GapResult> gaps, unsi
 // How many rows measureRows measures together at most: enough for computeGaps
 // to fill its four lanes where a few rows do not fit them.
 constexpr std::size_t kRowsMeasuredTogether = 8;
-// Measures [first, first + count), rows in parallel (big tensors also split inside
-// when rows are few); a staged load measures a batch at a time. `rowMeasured`, when
-// set, is called with each row's plan on the thread that measured it, as soon
-// as it is measured: the stage runner gives the row's input pages back there,
-// beside the other rows' work, not after the batch on one core.
+// Measures [first, first + count), rows in parallel, up to kRowsMeasuredTogether
+// rows a task (big tensors also split inside when rows are few); a staged load
+// measures a batch at a time. `rowMeasured`, when set, is called with each row's
+// plan on the thread that measured it, once its task is done: the stage runner
+// hands the row's input pages to its releaser there, beside the other rows' work.
 std::vector<RowMeasurement> measureRows(const RowPlan* first, std::size_t count,
                                         const std::atomic<bool>* cancelled = nullptr,
                                         const std::function<void(const RowPlan&)>& rowMeasured = {});

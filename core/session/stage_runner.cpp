@@ -16,8 +16,9 @@ namespace {
 // resident to the end (ViT-S/16: 520 MB of its 720 MB peak). A later read (a
 // heatmap, a report's second pass, a row of the same batch sharing a tensor)
 // reads them again from the page cache. Each measuring thread adds its row's
-// spans; they are given back between batches, merged (PageReleaser): a call
-// per tensor was 0.4 s of 1.4 s on a 65-step LLM session.
+// spans; once kReleaseBytes are held, the thread that reached it gives them
+// back merged (PageReleaser): a call per tensor was 0.4 s of 1.4 s on a
+// 65-step LLM session.
 void releaseMeasured(const Session& session, const RowPlan& plan, PageReleaser& releaser) {
     const MappedFile* files[] = {session.debug_buffer_file.get(), session.capture_file.get(),
                                  session.etdump_file.get()};
@@ -85,8 +86,8 @@ void runStages(const Session& session, const std::vector<RowPlan>& pending, cons
                           : CaptureProvenance{};
     });
     std::size_t batch = defaultThreadCount();
-    // Given back between batches, once a few batches' worth is held: a step's
-    // first batches hold a few rows each.
+    // Across batches: a step's first batches hold a few rows each. What is
+    // held at the end is given back when the releaser goes.
     PageReleaser releaser(kReleaseBytes);
     for (std::size_t begin = 0; begin < pending.size();) {
         if (stopped())

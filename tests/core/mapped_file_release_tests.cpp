@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,12 +45,18 @@ unsigned touch(ByteSpan bytes) {
     return sum;
 }
 
+// The demo's ETRecord, mapped afresh (a mapping of its own each call).
+std::shared_ptr<const MappedFile> openDemoRecord() {
+    auto opened = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
+    REQUIRE(opened);
+    return opened.value();
+}
+
 } // namespace
 
 TEST_CASE("releasing a mapped file's pages drops them from resident memory and keeps its bytes", "[mapped]") {
-    auto opened = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
-    REQUIRE(opened);
-    const auto& file = *opened.value();
+    const auto opened = openDemoRecord();
+    const auto& file = *opened;
     const ByteSpan all = file.bytes();
     REQUIRE(all.size > 100000);
     const std::vector<std::uint8_t> copy(all.data, all.data + all.size);
@@ -86,9 +93,8 @@ TEST_CASE("releasing bytes held in memory changes nothing", "[mapped]") {
 }
 
 TEST_CASE("the page releaser merges touching spans into one call a run and keeps every byte", "[mapped]") {
-    auto opened = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
-    REQUIRE(opened);
-    const auto& file = *opened.value();
+    const auto opened = openDemoRecord();
+    const auto& file = *opened;
     const ByteSpan all = file.bytes();
     REQUIRE(all.size > 110000);
     const std::vector<std::uint8_t> copy(all.data, all.data + all.size);
@@ -118,36 +124,32 @@ TEST_CASE("the page releaser merges touching spans into one call a run and keeps
 
 TEST_CASE("the page releaser keeps spans a page apart and spans of two files in calls of their own",
           "[mapped]") {
-    auto a = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
-    auto b = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
-    REQUIRE(a);
-    REQUIRE(b);
-    const ByteSpan x = a.value()->bytes(), y = b.value()->bytes();
+    const auto a = openDemoRecord(), b = openDemoRecord();
+    const ByteSpan x = a->bytes(), y = b->bytes();
     {
         PageReleaser releaser;
-        releaser.add(*a.value(), x.subspan(0, 8192));
-        releaser.add(*a.value(), x.subspan(8192 + PageReleaser::kMergeGap + 1, 8192)); // too far: apart
-        releaser.add(*b.value(), y.subspan(8192, 8192));                               // the other mapping
+        releaser.add(*a, x.subspan(0, 8192));
+        releaser.add(*a, x.subspan(8192 + PageReleaser::kMergeGap + 1, 8192)); // too far: apart
+        releaser.add(*b, y.subspan(8192, 8192));                               // the other mapping
         releaser.flush();
         CHECK(releaser.calls() == 3);
-        releaser.add(*a.value(), x.subspan(40000, 8192));
+        releaser.add(*a, x.subspan(40000, 8192));
     } // the destructor gives back what is still held
     touch(x);
     touch(y);
 }
 
 TEST_CASE("the page releaser gives back on its own once it holds its threshold", "[mapped]") {
-    auto opened = MappedFile::open(std::string(GAPSCOPE_DEMO_DIR) + "/etrecord.bin");
-    REQUIRE(opened);
-    const ByteSpan all = opened.value()->bytes();
+    const auto opened = openDemoRecord();
+    const ByteSpan all = opened->bytes();
     PageReleaser releaser(20000);
-    releaser.add(*opened.value(), all.subspan(0, 10000));
+    releaser.add(*opened, all.subspan(0, 10000));
     CHECK(releaser.calls() == 0);
     CHECK(releaser.held() == 10000);
-    releaser.add(*opened.value(), all.subspan(10000, 10000)); // 20,000 held: given back, merged
+    releaser.add(*opened, all.subspan(10000, 10000)); // 20,000 held: given back, merged
     CHECK(releaser.calls() == 1);
     CHECK(releaser.held() == 0);
-    releaser.add(*opened.value(), all.subspan(40000, 5000));
+    releaser.add(*opened, all.subspan(40000, 5000));
     CHECK(releaser.calls() == 1);
     releaser.flush();
     CHECK(releaser.calls() == 2);
