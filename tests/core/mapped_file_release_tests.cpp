@@ -52,16 +52,22 @@ std::shared_ptr<const MappedFile> openDemoRecord() {
     return opened.value();
 }
 
+// The demo's ETRecord mapped and every page read once: its bytes, a copy of
+// them, and the mapping's resident kB before anything is released.
+struct ReadRecord {
+    std::shared_ptr<const MappedFile> file = openDemoRecord();
+    ByteSpan all = file->bytes();
+    std::vector<std::uint8_t> copy{all.data, all.data + all.size};
+    long before = (touch(all), residentKiB(all.data));
+};
+
 } // namespace
 
 TEST_CASE("releasing a mapped file's pages drops them from resident memory and keeps its bytes", "[mapped]") {
-    const auto opened = openDemoRecord();
-    const auto& file = *opened;
-    const ByteSpan all = file.bytes();
+    const ReadRecord record;
+    const auto& [mapped, all, copy, before] = record;
+    const auto& file = *mapped;
     REQUIRE(all.size > 100000);
-    const std::vector<std::uint8_t> copy(all.data, all.data + all.size);
-    touch(all);
-    const long before = residentKiB(all.data);
     REQUIRE(before >= static_cast<long>(all.size / 1024));
 
     // Pages 2 … 23 lie wholly inside [5000, 100000): 88 kB of 4 kB pages.
@@ -93,13 +99,10 @@ TEST_CASE("releasing bytes held in memory changes nothing", "[mapped]") {
 }
 
 TEST_CASE("the page releaser merges touching spans into one call a run and keeps every byte", "[mapped]") {
-    const auto opened = openDemoRecord();
-    const auto& file = *opened;
-    const ByteSpan all = file.bytes();
+    const ReadRecord record;
+    const auto& [mapped, all, copy, before] = record;
+    const auto& file = *mapped;
     REQUIRE(all.size > 110000);
-    const std::vector<std::uint8_t> copy(all.data, all.data + all.size);
-    touch(all);
-    const long before = residentKiB(all.data);
 
     PageReleaser releaser;
     // Tensors of 5,000 bytes measured out of order on several threads: one
