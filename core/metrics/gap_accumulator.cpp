@@ -31,32 +31,66 @@ namespace {
 // in SSE2 pairs, which every x86-64 machine has. Each lane is its own sum
 // taking the same values in the same order as Sum::add: vectorising across
 // the sums, not across the elements, keeps every result bit-identical on every
-// machine and either path. (Only plain adds and multiplies: no FMA is enabled,
-// and C++17 without GNU extensions does not contract.)
+// machine and either path. (Only plain adds and multiplies: C++17 without GNU
+// extensions does not contract a multiply and an add into an FMA, and the
+// one FMA written, FusedAdds, multiplies by one: an exact add.)
 using V2 = double __attribute__((vector_size(16)));
 using V4 = double __attribute__((vector_size(32)));
+
+// The adds of twoSum and fastTwoSum that may run elsewhere: plainly, or on
+// the multiply-add units (FusedAdds).
+struct PlainAdds {
+    template <typename V> static ALWAYS_INLINE V add(const V& a, const V& b) { return a + b; }
+    template <typename V> static ALWAYS_INLINE V sub(const V& a, const V& b) { return a - b; }
+};
 
 // Sum::add, lane by lane, without branches. Knuth's TwoSum gives the exact
 // rounding error of s + x whatever the magnitudes, which is the very value
 // Neumaier's two branches compute, so c takes the same additions. Sum::add
 // skips the compensation once s is infinite or NaN; here it is not skipped,
 // and the caller discards sums that left the finite range (allFinite).
-template <typename V> ALWAYS_INLINE void twoSum(V& s, V& c, const V& x) {
+template <typename V, typename Adds = PlainAdds> ALWAYS_INLINE void twoSum(V& s, V& c, const V& x) {
     const V t = s + x;
     const V z = t - s;
-    c += (s - (t - z)) + (x - z);
+    c = Adds::add(c, (s - (t - z)) + Adds::sub(x, z));
     s = t;
 }
 
 // Neumaier's first branch alone, for sums of non-negative terms: exact (and
 // Sum::add's very arithmetic) while s ≥ x. `missed` records any step where it
 // was not, and the caller then redoes the elements with twoSum.
-template <typename V, typename M> ALWAYS_INLINE void fastTwoSum(V& s, V& c, const V& x, M& missed) {
+template <typename V, typename M, typename Adds = PlainAdds>
+ALWAYS_INLINE void fastTwoSum(V& s, V& c, const V& x, M& missed) {
     missed |= s < x;
     const V t = s + x;
-    c += (s - t) + x;
+    c = Adds::add(c, Adds::add(s - t, x));
     s = t;
 }
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) // GAPSCOPE_HAVE_AVX2_PATH's test
+// The four-lane sums take some twenty adds an element and a handful of
+// multiplies: the add units were the bottleneck while the multiply-add units
+// idled. fma(a, 1, b) rounds a·1 + b, which is exactly a + b, once: the same
+// sum to the bit, on the other units (and -(b·1) + a is a - b). Written as
+// assembly because compilers may fold a multiply by one back into an add;
+// only the AVX-512 build takes it (every AVX-512 core has FMA). Moving ten of
+// the twenty-four adds an element made the sums 12% faster on Zen 4
+// (docs/performance.md).
+struct FusedAdds {
+    static ALWAYS_INLINE V4 add(const V4& a, const V4& b) {
+        const V4 one = {1.0, 1.0, 1.0, 1.0};
+        V4 r = b;
+        asm("vfmadd231pd %1, %2, %0" : "+v"(r) : "v"(a), "v"(one));
+        return r;
+    }
+    static ALWAYS_INLINE V4 sub(const V4& a, const V4& b) {
+        const V4 one = {1.0, 1.0, 1.0, 1.0};
+        V4 r = a;
+        asm("vfnmadd231pd %1, %2, %0" : "+v"(r) : "v"(b), "v"(one));
+        return r;
+    }
+};
+#endif
 
 struct Largest {
     double value;
@@ -202,7 +236,7 @@ struct FloatLanes {
 };
 
 // The five sums of four accumulators, lane j holding accumulator j.
-template <bool Speculate> struct LaneSums {
+template <bool Speculate, typename Adds> struct LaneSums {
     using M4 = long long __attribute__((vector_size(32)));
     V4 sd2, cd2, sd1, cd1, sa2, ca2, sb2, cb2, sab, cab, most;
     // Where each lane's maximum is (an element count from the call's start;
@@ -224,17 +258,17 @@ template <bool Speculate> struct LaneSums {
         const V4 d = x - y;
         const V4 size = reinterpret_cast<V4>(reinterpret_cast<M4>(d) & absMask);
         if constexpr (Speculate) {
-            fastTwoSum(sd2, cd2, d * d, missed);
-            fastTwoSum(sd1, cd1, size, missed);
-            fastTwoSum(sa2, ca2, x * x, missed);
-            fastTwoSum(sb2, cb2, y * y, missed);
+            fastTwoSum<V4, M4, Adds>(sd2, cd2, d * d, missed);
+            fastTwoSum<V4, M4, Adds>(sd1, cd1, size, missed);
+            fastTwoSum<V4, M4, Adds>(sa2, ca2, x * x, missed);
+            fastTwoSum<V4, M4, Adds>(sb2, cb2, y * y, missed);
         } else {
-            twoSum(sd2, cd2, d * d);
-            twoSum(sd1, cd1, size);
-            twoSum(sa2, ca2, x * x);
-            twoSum(sb2, cb2, y * y);
+            twoSum<V4, Adds>(sd2, cd2, d * d);
+            twoSum<V4, Adds>(sd1, cd1, size);
+            twoSum<V4, Adds>(sa2, ca2, x * x);
+            twoSum<V4, Adds>(sb2, cb2, y * y);
         }
-        twoSum(sab, cab, x * y);
+        twoSum<V4, Adds>(sab, cab, x * y);
         const M4 grew = size > most; // strictly: the first of equal maxima stays
         most = grew ? size : most;
         at = grew ? position : at;
@@ -265,10 +299,10 @@ template <bool Speculate> struct LaneSums {
 // With Speculate, the four sums of non-negative terms take fastTwoSum and the
 // result is false when some step needed the other branch: the caller then
 // restores the accumulators and calls again without.
-template <bool Speculate, typename Lanes>
+template <bool Speculate, typename Adds, typename Lanes>
 ALWAYS_INLINE bool addFourBody(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n,
                                std::size_t mostAt[4]) {
-    LaneSums<Speculate> sums(acc, static_cast<long long>(n));
+    LaneSums<Speculate, Adds> sums(acc, static_cast<long long>(n));
     std::size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         V4 x[4], y[4];
@@ -296,12 +330,12 @@ ALWAYS_INLINE bool addFourBody(GapAccumulator* const acc[4], Lanes a, Lanes b, s
 template <bool Speculate, typename Lanes>
 __attribute__((target("avx2"))) bool addFourWide(GapAccumulator* const acc[4], Lanes a, Lanes b,
                                                  std::size_t n, std::size_t mostAt[4]) {
-    return addFourBody<Speculate>(acc, a, b, n, mostAt);
+    return addFourBody<Speculate, PlainAdds>(acc, a, b, n, mostAt);
 }
 template <bool Speculate, typename Lanes>
 __attribute__((target("avx2,avx512f,avx512vl"))) bool
 addFourWide512(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n, std::size_t mostAt[4]) {
-    return addFourBody<Speculate>(acc, a, b, n, mostAt);
+    return addFourBody<Speculate, FusedAdds>(acc, a, b, n, mostAt);
 }
 #endif
 
