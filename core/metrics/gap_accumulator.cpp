@@ -40,8 +40,10 @@ using V4 = double __attribute__((vector_size(32)));
 // The adds of twoSum and fastTwoSum that may run elsewhere: plainly, or on
 // the multiply-add units (FusedAdds).
 struct PlainAdds {
-    template <typename V> static ALWAYS_INLINE V add(const V& a, const V& b) { return a + b; }
-    template <typename V> static ALWAYS_INLINE V sub(const V& a, const V& b) { return a - b; }
+    // a += b; out = a - b. (In place, no vector returned: a call between code
+    // built for different targets would pass one differently, -Wpsabi.)
+    template <typename V> static ALWAYS_INLINE void add(V& a, const V& b) { a += b; }
+    template <typename V> static ALWAYS_INLINE void sub(V& out, const V& a, const V& b) { out = a - b; }
 };
 
 // Sum::add, lane by lane, without branches. Knuth's TwoSum gives the exact
@@ -52,7 +54,9 @@ struct PlainAdds {
 template <typename V, typename Adds = PlainAdds> ALWAYS_INLINE void twoSum(V& s, V& c, const V& x) {
     const V t = s + x;
     const V z = t - s;
-    c = Adds::add(c, (s - (t - z)) + Adds::sub(x, z));
+    V xz;
+    Adds::sub(xz, x, z);
+    Adds::add(c, (s - (t - z)) + xz);
     s = t;
 }
 
@@ -63,31 +67,37 @@ template <typename V, typename M, typename Adds = PlainAdds>
 ALWAYS_INLINE void fastTwoSum(V& s, V& c, const V& x, M& missed) {
     missed |= s < x;
     const V t = s + x;
-    c = Adds::add(c, Adds::add(s - t, x));
+    V e = s - t;
+    Adds::add(e, x);
+    Adds::add(c, e);
     s = t;
 }
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) // GAPSCOPE_HAVE_AVX2_PATH's test
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#define GAPSCOPE_FUSED_ADDS 1
 // The four-lane sums take some twenty adds an element and a handful of
 // multiplies: the add units were the bottleneck while the multiply-add units
 // idled. fma(a, 1, b) rounds a·1 + b, which is exactly a + b, once: the same
 // sum to the bit, on the other units (and -(b·1) + a is a - b). Written as
 // assembly because compilers may fold a multiply by one back into an add;
-// only the AVX-512 build takes it (every AVX-512 core has FMA). Moving ten of
+// only the AVX-512 build takes it (every AVX-512 core has FMA), and only
+// GCC's: Clang checks a 256-bit operand against the helper's own target, not
+// the caller's it is inlined into, and keeps the plain adds. Moving ten of
 // the twenty-four adds an element made the sums 12% faster on Zen 4
 // (docs/performance.md).
 struct FusedAdds {
-    static ALWAYS_INLINE V4 add(const V4& a, const V4& b) {
+    static ALWAYS_INLINE void add(V4& a, const V4& b) {
+        // b·1 + a would tie the running sum a to the instruction's
+        // destination: measurably slower than a·1 + b into a copy of b.
         const V4 one = {1.0, 1.0, 1.0, 1.0};
         V4 r = b;
         asm("vfmadd231pd %1, %2, %0" : "+v"(r) : "v"(a), "v"(one));
-        return r;
+        a = r;
     }
-    static ALWAYS_INLINE V4 sub(const V4& a, const V4& b) {
+    static ALWAYS_INLINE void sub(V4& out, const V4& a, const V4& b) {
         const V4 one = {1.0, 1.0, 1.0, 1.0};
-        V4 r = a;
-        asm("vfnmadd231pd %1, %2, %0" : "+v"(r) : "v"(b), "v"(one));
-        return r;
+        out = a;
+        asm("vfnmadd231pd %1, %2, %0" : "+v"(out) : "v"(b), "v"(one));
     }
 };
 #endif
@@ -335,7 +345,11 @@ __attribute__((target("avx2"))) bool addFourWide(GapAccumulator* const acc[4], L
 template <bool Speculate, typename Lanes>
 __attribute__((target("avx2,avx512f,avx512vl"))) bool
 addFourWide512(GapAccumulator* const acc[4], Lanes a, Lanes b, std::size_t n, std::size_t mostAt[4]) {
+#ifdef GAPSCOPE_FUSED_ADDS
     return addFourBody<Speculate, FusedAdds>(acc, a, b, n, mostAt);
+#else
+    return addFourBody<Speculate, PlainAdds>(acc, a, b, n, mostAt);
+#endif
 }
 #endif
 
