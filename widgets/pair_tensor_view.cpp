@@ -167,7 +167,7 @@ void PairTensorView::refresh() {
         m_leading->setRange(0, 0);
         for (const auto& h : m_maps) {
             drawHeatmap(h, {}, 0, 0, 1, nullptr);
-            h.plot->replot();
+            h.plot->replot(QCustomPlot::rpQueuedReplot);
         }
         m_hover->setText(QString());
         return;
@@ -217,7 +217,9 @@ void PairTensorView::refresh() {
                                                                      : nullptr;
         drawHeatmap(m_maps[static_cast<std::size_t>(which)], m_values[which], m_slice.width, m_slice.height,
                     m_slice.stride, range);
-        m_maps[static_cast<std::size_t>(which)].plot->replot();
+        // Drawn when the event loop is back: a pairing chosen in the A/B
+        // table's handler drew four maps inside it (a 25 ms stall).
+        m_maps[static_cast<std::size_t>(which)].plot->replot(QCustomPlot::rpQueuedReplot);
     }
     m_hover->setText(
         tr("%1 × %2 slice %3 of %4%5")

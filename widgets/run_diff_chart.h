@@ -2,12 +2,14 @@
 
 #include "core/runs/run_diff.h"
 
+#include <QVector>
 #include <QWidget>
 #include <memory>
 #include <optional>
 #include <vector>
 
 class QCustomPlot;
+class QCPGraph;
 class QMouseEvent;
 
 namespace gapscope {
@@ -31,12 +33,16 @@ signals:
 
 private:
     void rebuild();
+    void markSelected();
 
     QCustomPlot* m_plot;
     std::shared_ptr<const ComparedRuns> m_runs;
     Metric m_metric = Metric::Snr;
     std::vector<std::size_t> m_plotted;
     std::optional<std::size_t> m_selected;
+    // The values plotted for A and B (the lines), and the selection's mark.
+    QVector<double> m_a, m_b;
+    QCPGraph* m_mark = nullptr;
 };
 
 } // namespace gapscope
