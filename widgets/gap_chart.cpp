@@ -4,6 +4,7 @@
 #include "core/compare/metric_catalog.h"
 #include "core/compare/row_name.h"
 #include "widgets/metric_box.h"
+#include "widgets/new_plot.h"
 #include "widgets/plot_export.h"
 #include "widgets/scatter_sprite.h"
 
@@ -22,8 +23,7 @@
 namespace gapscope {
 
 GapChart::GapChart(QWidget* parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)),
-      m_resized(new QTimer(this)) {
+    : QWidget(parent), m_plot(newPlot(this)), m_metricBox(new QComboBox(this)), m_resized(new QTimer(this)) {
     m_resized->setSingleShot(true);
     m_resized->setInterval(120);
     connect(m_resized, &QTimer::timeout, this, [this] { rebuild(); }); // the selection too

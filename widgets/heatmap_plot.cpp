@@ -1,6 +1,7 @@
 #include "widgets/heatmap_plot.h"
 
 #include "widgets/metric_colors.h"
+#include "widgets/new_plot.h"
 #include "widgets/plot_export.h"
 #include "widgets/plot_title.h"
 
@@ -13,7 +14,7 @@ namespace gapscope {
 
 HeatmapPlot makeHeatmapPlot(QWidget* parent, const QString& title, bool diverging,
                             const QString& exportName) {
-    auto* plot = new QCustomPlot(parent);
+    auto* plot = newPlot(parent);
     plot->setMinimumSize(140, 80);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new PlotTitle(plot, title, QFont(parent->font().family(), 9)));

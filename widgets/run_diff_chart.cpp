@@ -1,5 +1,6 @@
 #include "widgets/run_diff_chart.h"
 
+#include "widgets/new_plot.h"
 #include "widgets/plot_export.h"
 
 #include <QMouseEvent>
@@ -13,7 +14,7 @@ namespace {
 constexpr int kCircledPairings = 300;
 } // namespace
 
-RunDiffChart::RunDiffChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+RunDiffChart::RunDiffChart(QWidget* parent) : QWidget(parent), m_plot(newPlot(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);

@@ -48,6 +48,34 @@ bool RunDiffModel::paired(int row) const {
     return p.a && p.b;
 }
 
+RunDiffModel::Times RunDiffModel::times(const RowPairing& p) const {
+    Times t{p.a ? m_runs->a.rows[*p.a].time_ms : std::nullopt,
+            p.b ? m_runs->b.rows[*p.b].time_ms : std::nullopt, std::nullopt};
+    if (t.a && t.b && *t.a > 0)
+        t.ratio = *t.b / *t.a;
+    return t;
+}
+
+std::optional<double> RunDiffModel::sortNumber(int row, int column) const {
+    if (!m_runs || row < 0 || row >= rowCount())
+        return std::nullopt;
+    const auto& p = m_runs->match.pairs[static_cast<std::size_t>(row)];
+    const MetricDelta& d = m_deltas[static_cast<std::size_t>(row)];
+    const auto key = [](const std::optional<double>& v) { return v ? *v : std::nan(""); };
+    switch (column) {
+    case A: return p.a ? static_cast<double>(m_runs->a.rows[*p.a].index) : -1.0;
+    case B: return p.b ? static_cast<double>(m_runs->b.rows[*p.b].index) : -1.0;
+    case ValueA: return key(d.a);
+    case ValueB: return key(d.b);
+    case Delta: return key(d.delta);
+    case WorseBy: return key(d.worse_by);
+    case TimeA: return key(times(p).a);
+    case TimeB: return key(times(p).b);
+    case TimeRatio: return key(times(p).ratio);
+    default: return std::nullopt;
+    }
+}
+
 int RunDiffModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_deltas.size());
 }
@@ -86,27 +114,10 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
     const MetricInfo& m = metricInfo(m_metric);
     if (role == PairRole)
         return index.row();
-    const auto timeA = p.a ? m_runs->a.rows[*p.a].time_ms : std::nullopt;
-    const auto timeB = p.b ? m_runs->b.rows[*p.b].time_ms : std::nullopt;
-    std::optional<double> ratio;
-    if (timeA && timeB && *timeA > 0)
-        ratio = *timeB / *timeA;
+    const auto [timeA, timeB, ratio] = times(p);
     if (role == SortRole) {
-        const auto key = [](const std::optional<double>& v) {
-            return v ? QVariant(*v) : QVariant(std::nan(""));
-        };
-        switch (index.column()) {
-        case A: return p.a ? QVariant(qulonglong(m_runs->a.rows[*p.a].index)) : QVariant(-1);
-        case B: return p.b ? QVariant(qulonglong(m_runs->b.rows[*p.b].index)) : QVariant(-1);
-        case ValueA: return key(d.a);
-        case ValueB: return key(d.b);
-        case Delta: return key(d.delta);
-        case WorseBy: return key(d.worse_by);
-        case TimeA: return key(timeA);
-        case TimeB: return key(timeB);
-        case TimeRatio: return key(ratio);
-        default: return data(index, Qt::DisplayRole);
-        }
+        const auto v = sortNumber(index.row(), index.column());
+        return v ? QVariant(*v) : data(index, Qt::DisplayRole);
     }
     if (role == kCopyTextRole) { // full precision, as the reports write numbers
         const auto exact = [](const std::optional<double>& v) {

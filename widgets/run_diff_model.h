@@ -28,6 +28,10 @@ public:
     // row of one run only, or no value.
     std::optional<double> worseBy(int row) const;
     bool paired(int row) const;
+    // The number column `column` of `row` sorts by (NaN: no value), or nullopt
+    // for a column sorted by its text: what SortRole holds, without a QVariant
+    // (sorting 3,000 pairings compares some 36,000 times).
+    std::optional<double> sortNumber(int row, int column) const;
     // The model row of pairing `pair`, or -1.
     int modelRow(std::size_t pair) const { return pair < m_deltas.size() ? static_cast<int>(pair) : -1; }
 
@@ -37,6 +41,10 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    struct Times {
+        std::optional<double> a, b, ratio; // each side's time, B's over A's
+    };
+    Times times(const RowPairing& p) const;
     void computeDeltas();
 
     std::shared_ptr<const ComparedRuns> m_runs;

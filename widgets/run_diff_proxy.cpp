@@ -33,10 +33,20 @@ bool RunDiffProxy::filterAcceptsRow(int sourceRow, const QModelIndex&) const {
 }
 
 bool RunDiffProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    const auto* model = qobject_cast<const RunDiffModel*>(sourceModel());
+    if (model && left.column() == right.column()) {
+        const auto l = model->sortNumber(left.row(), left.column()),
+                   r = model->sortNumber(right.row(), right.column());
+        if (l && r)
+            return numberLess(*l, *r);
+    }
     const QVariant l = left.data(RunDiffModel::SortRole), r = right.data(RunDiffModel::SortRole);
     if (l.typeId() == QMetaType::QString || r.typeId() == QMetaType::QString)
         return QString::localeAwareCompare(l.toString(), r.toString()) < 0;
-    const double a = l.toDouble(), b = r.toDouble();
+    return numberLess(l.toDouble(), r.toDouble());
+}
+
+bool RunDiffProxy::numberLess(double a, double b) const {
     // A missing value (NaN) sorts after every number, whichever the order.
     if (std::isnan(a) || std::isnan(b))
         return !std::isnan(a) && std::isnan(b)

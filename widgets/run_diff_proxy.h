@@ -22,6 +22,8 @@ protected:
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
+    bool numberLess(double a, double b) const;
+
     std::optional<double> m_margin;
     bool m_showUnpaired = true;
 };

@@ -59,6 +59,10 @@ RunDiffView::RunDiffView(QWidget* parent)
     m_table->horizontalHeader()->setResizeContentsPrecision(100);
     m_table->setObjectName(QStringLiteral("abTable"));
     m_summary->setWordWrap(true);
+    // The summary's two lines, held while B loads (one line then): the tab
+    // does not move when B arrives, and its chart and maps are not resized
+    // and drawn a second time for it.
+    m_summary->setMinimumHeight(2 * m_summary->fontMetrics().lineSpacing());
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_warning->setObjectName(QStringLiteral("abWarning"));
     m_warning->setWordWrap(true);

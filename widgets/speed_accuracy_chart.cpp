@@ -3,6 +3,7 @@
 #include "core/compare/findings.h"
 #include "core/compare/row_name.h"
 #include "widgets/metric_box.h"
+#include "widgets/new_plot.h"
 #include "widgets/plot_export.h"
 #include "widgets/scatter_sprite.h"
 
@@ -40,8 +41,7 @@ QCPGraph* pointsGraph(QCustomPlot* plot, const QColor& color, double size) {
 } // namespace
 
 SpeedAccuracyChart::SpeedAccuracyChart(QWidget* parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_metricBox(new QComboBox(this)),
-      m_note(new QLabel(this)) {
+    : QWidget(parent), m_plot(newPlot(this)), m_metricBox(new QComboBox(this)), m_note(new QLabel(this)) {
     addMetrics(m_metricBox, charted);
     setMetric(Metric::Snr);
     auto* top = new QHBoxLayout;

@@ -3,6 +3,7 @@
 #include "core/report/text_format.h"
 #include "widgets/metric_box.h"
 #include "widgets/metric_colors.h"
+#include "widgets/new_plot.h"
 #include "widgets/plot_export.h"
 
 #include <QComboBox>
@@ -19,9 +20,9 @@
 namespace gapscope {
 
 StepMatrixView::StepMatrixView(QWidget* parent)
-    : QWidget(parent), m_summary(new QLabel(this)), m_metricBox(new QComboBox(this)),
-      m_heat(new QCustomPlot(this)), m_map(new QCPColorMap(m_heat->xAxis, m_heat->yAxis)),
-      m_drift(new QCustomPlot(this)), m_showBox(new QComboBox(this)), m_marginBox(new QDoubleSpinBox(this)) {
+    : QWidget(parent), m_summary(new QLabel(this)), m_metricBox(new QComboBox(this)), m_heat(newPlot(this)),
+      m_map(new QCPColorMap(m_heat->xAxis, m_heat->yAxis)), m_drift(newPlot(this)),
+      m_showBox(new QComboBox(this)), m_marginBox(new QDoubleSpinBox(this)) {
     m_showBox->addItem(tr("A"), ShowA);
     m_showBox->addItem(tr("B"), ShowB);
     m_showBox->addItem(tr("B worse than A by"), ShowDifference);

@@ -8,6 +8,7 @@
 #include "widgets/elided_label.h"
 #include "widgets/heatmap_plot.h"
 #include "widgets/metric_colors.h"
+#include "widgets/new_plot.h"
 #include "widgets/plot_export.h"
 #include "widgets/plot_grid.h"
 #include "widgets/plot_title.h"
@@ -45,8 +46,8 @@ double referenceAt(const ElementPlan& plan, std::uint64_t flat) {
 TensorPanel::TensorPanel(QWidget* parent)
     : QWidget(parent), m_title(new ElidedLabel(this)), m_hover(new ElidedLabel(this)),
       m_element(new QSpinBox(this)), m_leading(new QSpinBox(this)),
-      m_shared(new QCheckBox(tr("shared colour scale"), this)), m_histogram(new QCustomPlot(this)),
-      m_scatter(new QCustomPlot(this)), m_channels(new QCustomPlot(this)), m_worst(new ElidedLabel(this)),
+      m_shared(new QCheckBox(tr("shared colour scale"), this)), m_histogram(newPlot(this)),
+      m_scatter(newPlot(this)), m_channels(newPlot(this)), m_worst(new ElidedLabel(this)),
       m_rowAxis(new QComboBox(this)), m_colAxis(new QComboBox(this)), m_pages(new QStackedWidget(this)),
       m_fieldsView(new TapFieldsView(this)) {
     auto* controls = new QHBoxLayout;

@@ -86,6 +86,7 @@ private slots:
     void theTensorsOfBothRunsSideBySide();
     void twoDecodeLoopsStepByStep();
     void everyMetricChooserNamesTheMetricsAsTheCatalog();
+    void bArrivingDrawsTheAbTabOnce();
     void openingAnotherSessionClosesB();
     void aSavedSessionKeepsBAndAAndBSwap();
     void theAbResultIsExportedAndCopied();
@@ -122,6 +123,29 @@ void CompareRunsTest::modelAndProxyPassTheModelTester() {
         QVERIFY(v <= previous);
         previous = v;
     }
+    // Every number column, both ways: the proxy reads RunDiffModel::sortNumber,
+    // which is SortRole's value without a QVariant; missing values last.
+    for (const int column : {int(RunDiffModel::A), int(RunDiffModel::B), int(RunDiffModel::ValueA),
+                             int(RunDiffModel::ValueB), int(RunDiffModel::Delta), int(RunDiffModel::WorseBy)})
+        for (const auto order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+            proxy.sort(column, order);
+            bool seenMissing = false;
+            double last = order == Qt::AscendingOrder ? -INFINITY : INFINITY;
+            for (int r = 0; r < proxy.rowCount(); ++r) {
+                const QModelIndex index = proxy.mapToSource(proxy.index(r, column));
+                const double v = index.data(RunDiffModel::SortRole).toDouble();
+                const auto n = model.sortNumber(index.row(), column);
+                QVERIFY(n && (std::isnan(*n) ? std::isnan(v) : *n == v));
+                if (std::isnan(v)) {
+                    seenMissing = true;
+                    continue;
+                }
+                QVERIFY2(!seenMissing, "a pairing with a value after one without");
+                QVERIFY(order == Qt::AscendingOrder ? v >= last : v <= last);
+                last = v;
+            }
+        }
+    QVERIFY(!model.sortNumber(0, RunDiffModel::Basis)); // a text column sorts by its text
     proxy.setShowUnpaired(false);
     QCOMPARE(proxy.rowCount(), static_cast<int>(runs.match.matched));
     proxy.setShowUnpaired(true);
@@ -451,6 +475,34 @@ void CompareRunsTest::everyMetricChooserNamesTheMetricsAsTheCatalog() {
                 }
         QCOMPARE(offered, 1);
     }
+}
+
+// Issue 60: B arriving in the A/B tab (its message replaced by the pairing)
+// drew the chart twice and the whole window twice: the summary grew from one
+// line to two, which moved the chart, and every plot's replot repainted the
+// window at once. The chart now keeps its place and is drawn once, and no plot
+// of the window repaints at once.
+void CompareRunsTest::bArrivingDrawsTheAbTabOnce() {
+    // Two runs with nothing to warn about (a warning above the table moves it, rightly).
+    const auto a = load(kDemo), b = load(kDemo);
+    QVERIFY(a->comparison && b->comparison);
+    MainWindow window;
+    for (const auto* plot : window.findChildren<QCustomPlot*>())
+        QVERIFY2(!plot->plottingHints().testFlag(QCP::phImmediateRefresh), "a plot made without newPlot");
+    RunDiffView view;
+    view.resize(1200, 800);
+    view.setMessage(QStringLiteral("Loading B: somewhere…"));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QApplication::processEvents();
+    const QRect before = view.chart()->geometry();
+    QSignalSpy replots(view.chart()->plot(), &QCustomPlot::afterReplot);
+    view.setRuns(pairOf(*a, *b));
+    QTRY_VERIFY(replots.count() >= 1);
+    QApplication::processEvents();
+    QApplication::processEvents();
+    QCOMPARE(view.chart()->geometry(), before);
+    QCOMPARE(replots.count(), 1);
 }
 
 // Issue 56: with A and B open, File → Open of another session, "Open instead",
