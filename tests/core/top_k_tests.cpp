@@ -76,11 +76,18 @@ TEST_CASE("topKFloat ranks long rows of distinct values as partial_sort does, re
     // rows, none after the first k; random rows, a few per block early on.
     std::mt19937 rng(11);
     std::normal_distribution<float> normal(0.0f, 3.0f);
-    for (int shape = 0; shape < 3; ++shape)
-        for (std::size_t n : {197u, 384u, 1000u}) {
+    // Peaked rows hold their best values in the last full blocks, before the
+    // tail: the last of a long row's masks (partial when its blocks are not a
+    // multiple of four).
+    for (int shape = 0; shape < 4; ++shape)
+        for (std::size_t n : {197u, 384u, 511u, 512u, 1000u, 2048u, 4111u}) {
             std::vector<float> f(n);
             for (std::size_t i = 0; i < n; ++i)
-                f[i] = shape == 0 ? normal(rng) : (shape == 1 ? 1.0f : -1.0f) * static_cast<float>(i);
+                f[i] = shape == 0 || shape == 3 ? normal(rng)
+                                                : (shape == 1 ? 1.0f : -1.0f) * static_cast<float>(i);
+            if (shape == 3)
+                for (std::size_t j = 0; j < 8; ++j)
+                    f[n / 16 * 16 - 1 - 3 * j] = 100.0f + static_cast<float>(j);
             const std::vector<double> d(f.begin(), f.end());
             for (std::size_t k : {1u, 5u, 8u}) {
                 INFO("shape " << shape << " n " << n << " k " << k);
@@ -99,7 +106,10 @@ TEST_CASE("topKFloat on long rows of ties, zeros of both signs and infinities ra
     std::mt19937 rng(29);
     const float pool[] = {-INFINITY, -2.0f, -0.0f, 0.0f, 0.5f, 1.0f, 3.0f, INFINITY};
     std::uniform_int_distribution<int> pick(0, 7), few(0, 2);
-    for (std::size_t n : {16u, 31u, 32u, 33u, 47u, 64u, 127u, 128u, 129u, 143u, 200u, 384u, 1000u})
+    // Rows of 512 and more offer from masks of 64 values (the last one partial
+    // when the row's full blocks are not a multiple of four).
+    for (std::size_t n : {16u, 31u, 32u, 33u, 47u, 64u, 127u, 128u, 129u, 143u, 200u, 384u, 511u, 512u, 527u,
+                          1000u, 2048u, 4111u})
         for (int round = 0; round < 40; ++round) {
             std::vector<float> f(n);
             for (auto& x : f) // mostly ties among three values, now and then any of the pool
