@@ -34,7 +34,7 @@ rm -rf "$work/dist"
 wheel=$(ls "$work"/dist/gapscope_capture-*-py3-none-any.whl)
 if [ ! -f "$stamp" ]; then
   # A clean venv (on a fresh machine, as in CI): the wheel with its extras.
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheel}[executorch,test]"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheel}[executorch,test,arm]"
   touch "$stamp"
 else
   # Dependencies are in place; pick up changes to the exporter's own code.

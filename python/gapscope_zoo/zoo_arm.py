@@ -1,0 +1,120 @@
+"""Arm sessions (issue 61): a model lowered with ExecuTorch's Arm backend to TOSA, run on the TOSA reference model.
+
+The route is ExecuTorch's own Arm tests' (backends/arm/test): a
+``TosaCompileSpec`` for the FP or INT profile, PT2E with ``TOSAQuantizer`` for
+INT, ``to_edge_transform_and_lower`` with ``TOSAPartitioner``, and the lowered
+program run in torch with each TOSA delegate call handed to the reference
+model (``TosaReferenceModelDispatch``). The delegate's graph runs with every op
+kept (``gapscope_capture.tosa_run``). A session folder holds:
+
+- ``etrecord.bin``, ``model.pte``: ExecuTorch's, as for any backend;
+- ``tosa/``: what the Arm backend dumped, ``output_tag0_TOSA-1.0+<profile>.tosa`` and
+  ``debug.json`` (each TOSA op's ATen node, docs/arm.md);
+- ``tosa_run.safetensors``: every op's tensor as the reference model computed it;
+- ``capture.gscap.safetensors``: the AOT capture from the ETRecord, and, for
+  INT, ``capture_float.gscap.safetensors``: the float model under the same keys;
+- ``inputs.safetensors``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+from torch.export import export
+
+ARM_PROFILES = ("FP", "INT")
+TOSA_DIR = "tosa"
+
+
+class ArmConvNet(torch.nn.Module):
+    """The design note's toy (shared/design/arm-tosa-in-practice.md): conv2d, relu, flatten, linear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8 * 16 * 16, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+
+def arm_conv_net(seed: int = 0) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(seed)
+    return ArmConvNet().eval(), (torch.randn(1, 3, 16, 16),)
+
+
+def lower_for_tosa(
+    model: torch.nn.Module,
+    inputs: Sequence[torch.Tensor],
+    profile: str,
+    tosa_dir: Path,
+    calibration: Sequence[Sequence[torch.Tensor]] | None = None,
+) -> tuple[Any, torch.nn.Module, Any]:
+    """Lower ``model`` to TOSA as ExecuTorch's Arm tests do; the Arm backend dumps into ``tosa_dir``.
+
+    Returns the lowered ``EdgeProgramManager``, the module the program
+    computes in torch (the fake-quantised one for INT), and the float program
+    exported before quantisation (None for FP).
+    """
+    from executorch.backends.arm.quantizer.arm_quantizer import (
+        TOSAQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from executorch.backends.arm.tosa.compile_spec import TosaCompileSpec
+    from executorch.backends.arm.tosa.partitioner import TOSAPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    if profile not in ARM_PROFILES:
+        raise ValueError(f"profile {profile!r}: one of {', '.join(ARM_PROFILES)}")
+    tosa_dir.mkdir(parents=True, exist_ok=True)
+    spec = (
+        TosaCompileSpec(f"TOSA-1.0+{profile}")
+        .dump_intermediate_artifacts_to(str(tosa_dir))
+        .dump_debug_info(TosaCompileSpec.DebugMode.JSON)
+    )
+    inputs = tuple(inputs)
+    exported = export(model, inputs)
+    computed: torch.nn.Module = model
+    float_program = None
+    if profile == "INT":
+        float_program = exported
+        quantizer = TOSAQuantizer(spec).set_global(get_symmetric_quantization_config(is_per_channel=True))
+        prepared = prepare_pt2e(exported.module(), quantizer)
+        for sample in calibration or [inputs]:
+            prepared(*sample)
+        computed = convert_pt2e(prepared)
+        exported = export(computed, inputs)
+    lowered = to_edge_transform_and_lower(exported, partitioner=[TOSAPartitioner(spec)], generate_etrecord=True)
+    return lowered, computed, float_program
+
+
+def write_arm_session(directory: str | Path, profile: str, seed: int = 0) -> Path:
+    """Lower the toy conv net for ``profile``, run it on the reference model, capture it: one session folder."""
+    from gapscope_capture.capture import capture_float_reference, capture_from_etrecord, capture_from_program
+    from gapscope_capture.capture_format import write_inputs
+    from gapscope_capture.tosa_run import TOSA_RUN_FILE, run_program
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    model, inputs = arm_conv_net(seed)
+    lowered, _, float_program = lower_for_tosa(model, inputs, profile, directory / TOSA_DIR)
+    _, runs = run_program(lowered.exported_program(), inputs)
+    if len(runs) != 1:
+        raise RuntimeError(f"{directory}: {len(runs)} TOSA delegate calls; the toy lowers to one")
+    runs[0].write(directory / TOSA_RUN_FILE, debug_json=directory / TOSA_DIR / "debug.json")
+
+    program = lowered.to_executorch()
+    etrecord = program.get_etrecord()
+    etrecord.update_representative_inputs(inputs)
+    etrecord.save(str(directory / "etrecord.bin"))
+    (directory / "model.pte").write_bytes(program.buffer)
+    write_inputs(inputs, directory / "inputs.safetensors")
+    capture = capture_from_etrecord(directory / "etrecord.bin")
+    capture.fill_quantization(capture_from_program(program))
+    capture.write(directory / "capture.gscap.safetensors")
+    if float_program is not None:
+        capture_float_reference(float_program, capture).write(directory / "capture_float.gscap.safetensors")
+    return directory
