@@ -1,9 +1,10 @@
 #include "core/session/session_document.h"
 
+#include "core/common/strict_json.h"
+
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
 
 namespace gapscope {
 
@@ -13,61 +14,8 @@ using nlohmann::json;
 
 constexpr std::size_t kMaxDepth = 32; // the format nests two levels; anything deeper is not ours
 
-// Before the document is built: a key given twice in one object, and nesting
-// past kMaxDepth.
-class StructureCheck : public json::json_sax_t {
-public:
-    std::string problem;
-
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return open(); }
-    bool end_object() override { return close(); }
-    bool start_array(std::size_t) override { return open(); }
-    bool end_array() override { return close(); }
-    bool key(string_t& k) override {
-        if (!m_keys.back().insert(k).second) {
-            problem = "the key \"" + k + "\" appears twice in one object";
-            return false;
-        }
-        return true;
-    }
-    bool parse_error(std::size_t position, const std::string&, const json::exception& e) override {
-        problem = "not JSON at byte " + std::to_string(position) + " (" + e.what() + ")";
-        return false;
-    }
-
-private:
-    bool open() {
-        if (m_keys.size() >= kMaxDepth) {
-            problem = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
-            return false;
-        }
-        m_keys.emplace_back(); // arrays too: the depth counts them, their keys stay empty
-        return true;
-    }
-    bool close() {
-        m_keys.pop_back();
-        return true;
-    }
-    std::vector<std::set<std::string>> m_keys{{}};
-};
-
 Error problem(std::string message) {
     return Error{ErrorCode::Malformed, std::move(message), {}};
-}
-
-// A key's value shown in a message: short, and never the whole of a huge string.
-std::string shown(const json& v) {
-    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (text.size() > 60)
-        text = text.substr(0, 57) + "...";
-    return text;
 }
 
 std::optional<Error> optionalString(const json& o, const char* key, std::string& out) {
@@ -75,7 +23,7 @@ std::optional<Error> optionalString(const json& o, const char* key, std::string&
     if (it == o.end() || it->is_null())
         return std::nullopt;
     if (!it->is_string())
-        return problem("\"" + std::string(key) + "\": " + shown(*it) + " is not a string");
+        return problem("\"" + std::string(key) + "\": " + shownJson(*it) + " is not a string");
     out = it->get<std::string>();
     return std::nullopt;
 }
@@ -101,10 +49,10 @@ std::optional<Error> readThreshold(const json& t, SessionDocument& s) {
                             ? findMetric(t["metric"].get<std::string>())
                             : std::nullopt;
     if (!metric)
-        return problem("\"threshold\": " + shown(t) + " names no metric Gapscope knows");
+        return problem("\"threshold\": " + shownJson(t) + " names no metric Gapscope knows");
     const auto value = t.find("value");
     if (value == t.end() || !value->is_number() || !std::isfinite(value->get<double>()))
-        return problem("\"threshold\": " + shown(t) + " has no finite \"value\"");
+        return problem("\"threshold\": " + shownJson(t) + " has no finite \"value\"");
     s.threshold = MetricThreshold{metric->id, value->get<double>()};
     return std::nullopt;
 }
@@ -116,7 +64,7 @@ std::optional<Error> readFields(const json& o, SessionDocument& s) {
     for (std::size_t i = 0; i < files->size(); ++i) {
         const json& f = (*files)[i];
         if (!f.is_string() || f.get<std::string>().empty())
-            return problem("\"files\"[" + std::to_string(i) + "]: " + shown(f) + " is not a path");
+            return problem("\"files\"[" + std::to_string(i) + "]: " + shownJson(f) + " is not a path");
         s.files.push_back(f.get<std::string>());
     }
     if (s.files.empty())
@@ -124,7 +72,7 @@ std::optional<Error> readFields(const json& o, SessionDocument& s) {
     if (const auto run = o.find("run"); run != o.end() && !run->is_null()) {
         s.run = wholeNumber(*run);
         if (!s.run)
-            return problem("\"run\": " + shown(*run) + " is not a run number (a whole number from 0)");
+            return problem("\"run\": " + shownJson(*run) + " is not a run number (a whole number from 0)");
     }
     for (const auto& [key, out] : {std::pair<const char*, std::string*>{"method", &s.method},
                                    {inputRoleKey(InputRole::Capture), &s.capture},
@@ -137,18 +85,19 @@ std::optional<Error> readFields(const json& o, SessionDocument& s) {
             return err;
     if (const auto with = o.find("compare_with"); with != o.end() && !with->is_null()) {
         if (!with->is_array())
-            return problem("\"compare_with\": " + shown(*with) + " is not a list of paths");
+            return problem("\"compare_with\": " + shownJson(*with) + " is not a list of paths");
         for (std::size_t i = 0; i < with->size(); ++i) {
             const json& f = (*with)[i];
             if (!f.is_string() || f.get<std::string>().empty())
-                return problem("\"compare_with\"[" + std::to_string(i) + "]: " + shown(f) + " is not a path");
+                return problem("\"compare_with\"[" + std::to_string(i) + "]: " + shownJson(f) +
+                               " is not a path");
             s.compare_with.push_back(f.get<std::string>());
         }
     }
     if (const auto sel = o.find("selected_op"); sel != o.end() && !sel->is_null()) {
         const auto row = sel->is_object() && sel->contains("row") ? wholeNumber((*sel)["row"]) : std::nullopt;
         if (!row)
-            return problem("\"selected_op\": " + shown(*sel) + " has no row number");
+            return problem("\"selected_op\": " + shownJson(*sel) + " has no row number");
         s.selected_row = row;
         if (auto err = optionalString(*sel, "name", s.selected_op))
             return problem("\"selected_op\": " + err->message);
@@ -171,10 +120,10 @@ bool SessionDocument::operator==(const SessionDocument& o) const {
 Result<SessionDocument> parseSessionDocument(std::string_view text) {
     if (text.size() > kMaxSessionDocument)
         return problem(std::to_string(text.size()) + " bytes, over the 1 MiB a session file can be");
-    StructureCheck check;
-    if (!json::sax_parse(text, &check))
-        return problem(check.problem);
-    const json o = json::parse(text, nullptr, false);
+    const StrictJson parsed = parseStrictJson(text, kMaxDepth);
+    if (!parsed.value)
+        return problem(parsed.problem);
+    const json& o = *parsed.value;
     if (!o.is_object())
         return problem("not a JSON object");
     const auto version = o.find(kSessionDocumentKey);

@@ -19,7 +19,9 @@ inline std::vector<std::shared_ptr<const MappedFile>> committedCaptures() {
                                       std::string(GAPSCOPE_QNN_DEMO_DIR) + "/capture.gscap.safetensors"};
     for (const auto& dir : std::filesystem::directory_iterator(GAPSCOPE_TEST_DATA_DIR))
         for (const auto& f : std::filesystem::directory_iterator(dir.path()))
-            if (f.path().extension() == ".safetensors")
+            // Captures only: a session may hold other safetensors (an Arm run's tosa_run.safetensors).
+            if (f.path().string().size() > 18 &&
+                f.path().string().compare(f.path().string().size() - 18, 18, ".gscap.safetensors") == 0)
                 paths.push_back(f.path().string());
     REQUIRE(paths.size() >= 8);
     std::vector<std::shared_ptr<const MappedFile>> files;

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/common/result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gapscope {
+
+// One entry of the debug.json ExecuTorch's Arm backend writes beside a TOSA
+// graph (TosaCompileSpec.dump_debug_info(DebugMode.JSON);
+// backends/arm/debug/schema.py, DebugSchema): a non-constant TOSA op and the
+// ATen node it was lowered from (docs/arm.md).
+struct ArmDebugEvent {
+    std::int64_t event_id = 0;
+    std::string tosa_tensor; // tosa_info.node_name: the op's output tensor, TOSA's name for it
+    std::string tosa_op;     // tosa_info.operator_name without TOSA's "Op." ("CONV2D")
+    std::string aten_node;   // aten_info.node_name: the node as lowered (after the Arm passes)
+    std::string aten_op;     // aten_info.operator_name ("tosa.CONV2D.default")
+    // torch_info.node_trace's node names, from the node as lowered back to the
+    // node of the program the user exported, each once, in that order: a pass
+    // that renamed a node ("conv2d" decomposed to "convolution") adds a name.
+    std::vector<std::string> trace;
+    std::vector<std::string> stack_trace; // torch_info.stack_trace, line by line
+
+    // The exported program's node this op comes from: the trace's last name
+    // (the AOT capture names its rows by it).
+    const std::string& origin() const { return trace.empty() ? aten_node : trace.back(); }
+};
+
+struct ArmDebugMap {
+    std::string path;
+    std::vector<ArmDebugEvent> events; // in the file's order
+};
+
+// Reads debug.json's text (`path` names it in errors). Every entry must be an
+// object with the fields above of the types the schema writes; an error names
+// the entry and the field ("[3].tosa_info.node_name"). A node_trace that is a
+// string (the schema's "No node trace available.") leaves the trace empty.
+// Larger than kMaxArmDebugMapBytes, or nested deeper than the schema's few
+// levels, is refused before it is parsed.
+Result<ArmDebugMap> readArmDebugMap(std::string_view text, const std::string& path);
+
+constexpr std::size_t kMaxArmDebugMapBytes = 256u << 20;
+
+} // namespace gapscope
