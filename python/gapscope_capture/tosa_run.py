@@ -35,6 +35,7 @@ import numpy as np
 
 from gapscope_capture import __version__
 from gapscope_capture.capture_format import atomic_output
+from gapscope_capture.etrecord_digest import file_sha256
 
 TOSA_RUN_FORMAT = "gapscope.tosa_run"
 TOSA_RUN_VERSION = 1
@@ -96,7 +97,7 @@ class TosaRun:
             ],
         }
         if debug_json is not None:
-            document["debug_json"] = {"name": Path(debug_json).name, "sha256": _sha256(Path(debug_json))}
+            document["debug_json"] = {"name": Path(debug_json).name, "sha256": file_sha256(Path(debug_json))}
         tensors = {name: np.ascontiguousarray(array) for name, array in {**self.inputs, **self.tensors}.items()}
         with atomic_output(path) as tmp:
             save_file(tensors, str(tmp), metadata={TOSA_RUN_FORMAT: json.dumps(document)})
@@ -254,14 +255,6 @@ def _computed_ops(block: dict[str, Any], name: str) -> list[TosaOp]:
             )
         )
     return ops
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _producer_versions() -> dict[str, str]:
