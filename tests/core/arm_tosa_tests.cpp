@@ -2,7 +2,9 @@
 // model's run (tosa_run.safetensors), read from sessions ExecuTorch's Arm
 // backend and tosa-tools wrote (tests/data/arm_tosa_*), and every way either
 // can be bogus, each refused with the field it names.
+#include "core/align/debug_handle_resolver.h"
 #include "core/backends/arm_debug_map.h"
+#include "core/backends/arm_delegate_map.h"
 #include "core/backends/tosa_run.h"
 #include "core/capture/aot_capture.h"
 #include "core/capture/safetensors_writer.h"
@@ -114,6 +116,70 @@ TEST_CASE("a TOSA run holds every op the debug map names, and each origin is a r
             CHECK(recordOf(capture.value(), e.origin()) != nullptr);
         }
     }
+}
+
+TEST_CASE("the Arm delegate map ties each TOSA tensor to its node's handle, and ExecuTorch's resolver "
+          "finds each exactly",
+          "[arm]") {
+    for (const std::string session : {"arm_tosa_int8", "arm_tosa_fp32"}) {
+        INFO(session);
+        const ArmDebugMap debug = debugMapOf(session);
+        auto capture = loadAotCapture(kData + "/" + session + "/capture.gscap.safetensors");
+        REQUIRE(capture);
+        const ArmDelegateMap arm = armDelegateMap(debug, capture.value());
+        CHECK(arm.unmapped.empty());
+        REQUIRE(arm.mapping.identifiers.size() == debug.events.size());
+        // As ExecuTorch's Inspector resolves a delegate's string ids (the substring
+        // rule included), on the delegate call's instruction of the ETRecord.
+        MethodMaps maps;
+        maps.debug_handle_map[1] = InstructionHandles{{1, 2, 3, 4, 5, 6, 7, 8, 9}, true};
+        maps.delegate_map[1] = arm.mapping;
+        for (const auto& e : debug.events) {
+            INFO(e.tosa_tensor);
+            EventKey key;
+            key.instruction_id = 1;
+            key.delegate_debug_id_str = e.tosa_tensor;
+            const ResolvedHandles resolved = resolveDebugHandles(&maps, key);
+            CHECK(resolved.source == HandleSource::DelegateExact);
+            CHECK(resolved.handles == recordOf(capture.value(), e.origin())->debug_handle);
+            CHECK(resolved.backend == kArmTosaBackend);
+        }
+    }
+    // One TOSA name inside another ("t" in "t_1", as tosa_transpose_default in
+    // tosa_transpose_default_1) of two nodes: the exact key wins, whatever the order.
+    ArmDebugMap two;
+    for (const auto& [tensor, origin] : {std::pair<std::string, std::string>{"t_1", "b"}, {"t", "a"}}) {
+        ArmDebugEvent e;
+        e.tosa_tensor = tensor;
+        e.trace = {origin};
+        two.events.push_back(e);
+    }
+    AotCapture capture;
+    capture.records.push_back(CaptureRecord{{4}, {"a"}, {}, false, {}, {}, std::nullopt, std::nullopt});
+    capture.records.push_back(CaptureRecord{{5}, {"b"}, {}, false, {}, {}, std::nullopt, std::nullopt});
+    capture.records.push_back(CaptureRecord{{6}, {"c", "c"}, {}, false, {}, {}, std::nullopt, std::nullopt});
+    capture.records.push_back(CaptureRecord{{7}, {"c"}, {}, false, {}, {}, std::nullopt, std::nullopt});
+    const ArmDelegateMap arm = armDelegateMap(two, capture);
+    MethodMaps maps;
+    maps.delegate_map[1] = arm.mapping;
+    maps.debug_handle_map[1] = InstructionHandles{{4, 5}, true};
+    EventKey key;
+    key.instruction_id = 1;
+    key.delegate_debug_id_str = "t_1";
+    CHECK(resolveDebugHandles(&maps, key).handles == std::vector<std::int64_t>{5});
+    // An origin no row names, or two rows name, is left out, with why.
+    ArmDebugEvent lost;
+    lost.tosa_tensor = "u";
+    lost.trace = {"nowhere"};
+    ArmDebugEvent twice;
+    twice.tosa_tensor = "v";
+    twice.trace = {"c"};
+    two.events = {lost, twice};
+    const ArmDelegateMap partial = armDelegateMap(two, capture);
+    CHECK(partial.mapping.identifiers.empty());
+    REQUIRE(partial.unmapped.size() == 2);
+    CHECK_THAT(partial.unmapped[0].second, Catch::Contains("'nowhere' is no op"));
+    CHECK_THAT(partial.unmapped[1].second, Catch::Contains("2 of the capture's rows"));
 }
 
 TEST_CASE("the TOSA run's tensors are the reference model's: int8 and int32 kept, float as torch's",

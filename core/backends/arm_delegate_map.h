@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/backends/arm_debug_map.h"
+#include "core/capture/aot_capture.h"
+#include "core/etrecord/etrecord_model.h"
+
+#include <string>
+#include <vector>
+
+namespace gapscope {
+
+// The delegate map ExecuTorch's Arm backend leaves empty in the ETRecord
+// ({"name": "TOSABackend", "delegate_map": null}), made from its debug map:
+// each TOSA tensor → the debug handle of the AOT capture's row whose ops name
+// the tensor's origin (the exported program's node; docs/arm.md, section 3).
+struct ArmDelegateMap {
+    // Backend "TOSABackend"; the identifiers in the debug map's order. The ids
+    // are strings, so ExecuTorch's resolver ends at the exact key before its
+    // substring rule could give "tosa_transpose_default_1" the key
+    // "tosa_transpose_default" (debug_handle_resolver.cpp).
+    DelegateMapping mapping;
+    // The TOSA tensors no row of the capture names the origin of, each with why.
+    std::vector<std::pair<std::string, std::string>> unmapped;
+};
+
+constexpr const char* kArmTosaBackend = "TOSABackend";
+
+ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const AotCapture& capture);
+
+} // namespace gapscope
