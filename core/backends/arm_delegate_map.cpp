@@ -21,7 +21,12 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const AotCapture& capture)
         }
     ArmDelegateMap out;
     out.mapping.backend = kArmTosaBackend;
-    for (const auto& event : map.events) {
+    // Each node's last op, found from the end.
+    std::unordered_map<std::string, std::size_t> lastOf;
+    for (std::size_t i = map.events.size(); i-- > 0;)
+        lastOf.emplace(map.events[i].origin(), i);
+    for (std::size_t i = 0; i < map.events.size(); ++i) {
+        const ArmDebugEvent& event = map.events[i];
         const std::string& origin = event.origin();
         const auto row = rowOf.find(origin);
         if (row == rowOf.end())
@@ -31,6 +36,8 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const AotCapture& capture)
             out.unmapped.emplace_back(event.tosa_tensor, "its node '" + origin + "' is an op of " +
                                                              std::to_string(times[origin]) +
                                                              " of the capture's rows");
+        else if (lastOf.at(origin) != i)
+            out.inside.emplace_back(event.tosa_tensor, origin);
         else
             out.mapping.identifiers.emplace_back(event.tosa_tensor, *row->second);
     }

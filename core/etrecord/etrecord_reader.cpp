@@ -173,10 +173,13 @@ private:
         DelegateMapping d;
         if (v.contains("name") && v["name"].is_string())
             d.backend = v["name"].get<std::string>();
-        if (v.contains("delegate_map")) {
+        // null: the backend gave no map (ExecuTorch's Arm backend writes
+        // {"name": "TOSABackend", "delegate_map": null}); the Inspector reads it
+        // as an empty one (`delegate_metadata.get("delegate_map") or {}`).
+        if (v.contains("delegate_map") && !v["delegate_map"].is_null()) {
             const auto& dm = v["delegate_map"];
             if (!dm.is_object())
-                return std::string("'delegate_map' must be an object");
+                return std::string("'delegate_map' must be an object or null");
             for (auto it = dm.begin(); it != dm.end(); ++it) {
                 std::vector<std::int64_t> hs;
                 if (it.value().is_number()) {

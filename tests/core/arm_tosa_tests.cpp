@@ -2,12 +2,16 @@
 // model's run (tosa_run.safetensors), read from sessions ExecuTorch's Arm
 // backend and tosa-tools wrote (tests/data/arm_tosa_*), and every way either
 // can be bogus, each refused with the field it names.
+#include "core/align/alignment.h"
 #include "core/align/debug_handle_resolver.h"
+#include "core/align/inspector_events.h"
 #include "core/backends/arm_debug_map.h"
 #include "core/backends/arm_delegate_map.h"
+#include "core/backends/arm_run_events.h"
 #include "core/backends/tosa_run.h"
 #include "core/capture/aot_capture.h"
 #include "core/capture/safetensors_writer.h"
+#include "core/etrecord/etrecord_reader.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -128,22 +132,39 @@ TEST_CASE("the Arm delegate map ties each TOSA tensor to its node's handle, and 
         REQUIRE(capture);
         const ArmDelegateMap arm = armDelegateMap(debug, capture.value());
         CHECK(arm.unmapped.empty());
-        REQUIRE(arm.mapping.identifiers.size() == debug.events.size());
+        REQUIRE(arm.mapping.identifiers.size() + arm.inside.size() == debug.events.size());
         // As ExecuTorch's Inspector resolves a delegate's string ids (the substring
         // rule included), on the delegate call's instruction of the ETRecord.
         MethodMaps maps;
         maps.debug_handle_map[1] = InstructionHandles{{1, 2, 3, 4, 5, 6, 7, 8, 9}, true};
         maps.delegate_map[1] = arm.mapping;
+        std::set<std::string> mappedOrigins;
         for (const auto& e : debug.events) {
             INFO(e.tosa_tensor);
             EventKey key;
             key.instruction_id = 1;
             key.delegate_debug_id_str = e.tosa_tensor;
             const ResolvedHandles resolved = resolveDebugHandles(&maps, key);
+            const bool inside = std::any_of(arm.inside.begin(), arm.inside.end(),
+                                            [&](const auto& i) { return i.first == e.tosa_tensor; });
+            if (inside) { // an op before its node's last: no handle of its own
+                CHECK(resolved.source == HandleSource::None);
+                continue;
+            }
+            CHECK(mappedOrigins.insert(e.origin()).second); // one op a node
             CHECK(resolved.source == HandleSource::DelegateExact);
             CHECK(resolved.handles == recordOf(capture.value(), e.origin())->debug_handle);
             CHECK(resolved.backend == kArmTosaBackend);
         }
+        // Each node's output is its last op: the convolution's TRANSPOSE back to
+        // NCHW, the linear's RESHAPE after its 1x1 CONV2D.
+        std::map<std::string, std::string> outputOf;
+        for (const auto& [tensor, handles] : arm.mapping.identifiers)
+            for (const auto& e : debug.events)
+                if (e.tosa_tensor == tensor)
+                    outputOf[e.origin()] = tensor;
+        CHECK(outputOf["conv2d"] == "tosa_transpose_default_1");
+        CHECK(outputOf["linear"] == "tosa_reshape_default_1");
     }
     // One TOSA name inside another ("t" in "t_1", as tosa_transpose_default in
     // tosa_transpose_default_1) of two nodes: the exact key wins, whatever the order.
@@ -177,6 +198,7 @@ TEST_CASE("the Arm delegate map ties each TOSA tensor to its node's handle, and 
     two.events = {lost, twice};
     const ArmDelegateMap partial = armDelegateMap(two, capture);
     CHECK(partial.mapping.identifiers.empty());
+    CHECK(partial.inside.empty());
     REQUIRE(partial.unmapped.size() == 2);
     CHECK_THAT(partial.unmapped[0].second, Catch::Contains("'nowhere' is no op"));
     CHECK_THAT(partial.unmapped[1].second, Catch::Contains("2 of the capture's rows"));
@@ -325,4 +347,52 @@ TEST_CASE("Bogus TOSA runs are refused with the field they fail at", "[arm][bogu
     doc["ops"][0]["index"] = -1;
     CHECK_THAT(refusal(doc), Catch::Contains("ops[0].index"));
     CHECK_THAT(refusal(nlohmann::json::array()), Catch::Contains("not an object"));
+}
+
+TEST_CASE("a TOSA run as the delegate's events aligns with the AOT capture by ExecuTorch's rules", "[arm]") {
+    for (const std::string session : {"arm_tosa_int8", "arm_tosa_fp32"}) {
+        INFO(session);
+        const TosaRun run = runOf(session);
+        auto etrecord = loadEtRecord(kData + "/" + session + "/etrecord.bin");
+        REQUIRE(etrecord);
+        MethodMaps maps = *etrecord.value().maps();
+        // The ETRecord's own entry for the delegate: TOSABackend, no map.
+        REQUIRE(maps.delegate_map.size() == 1);
+        const std::int64_t instruction = maps.delegate_map.begin()->first;
+        CHECK(maps.delegate_map.begin()->second.backend == kArmTosaBackend);
+        CHECK(maps.delegate_map.begin()->second.identifiers.empty());
+        auto capture = loadAotCapture(kData + "/" + session + "/capture.gscap.safetensors");
+        REQUIRE(capture);
+        const ArmDelegateMap arm = armDelegateMap(debugMapOf(session), capture.value());
+        maps.delegate_map[instruction] = arm.mapping;
+
+        const EtDump dump = armRunEtDump(run, static_cast<std::int32_t>(instruction));
+        REQUIRE(dump.runs.size() == 1);
+        REQUIRE(dump.runs[0].events.size() == run.ops.size());
+        for (const auto& e : dump.runs[0].events) { // each tensor read in place is the run's
+            const auto& d = std::get<DebugEvent>(e);
+            const Tensor& t = d.debug_entry->tensors[0];
+            const TosaRunOp* op = run.find(*d.delegate_debug_id_str);
+            REQUIRE(op);
+            const ByteSpan a = dump.tensorBytes(t), b = run.file.bytes(op->tensor);
+            REQUIRE(a.size == b.size);
+            CHECK(a.data == b.data);
+        }
+        const auto events = buildInspectorEvents(dump.runs[0], &maps, OpHandles::every());
+        for (const auto& e : events) {
+            INFO(e.name);
+            const bool inside = std::any_of(arm.inside.begin(), arm.inside.end(),
+                                            [&](const auto& i) { return i.first == e.name; });
+            CHECK(e.resolved.source == (inside ? HandleSource::None : HandleSource::DelegateExact));
+        }
+        const Alignment alignment = alignRuntimeWithCapture(events, capture.value());
+        std::map<std::string, std::string> compared; // the capture's node → the TOSA tensor compared with it
+        for (const auto& p : alignment.pairs)
+            if (p.runtime && p.runtime->event && p.aot.record)
+                compared[p.aot.record->ops.front()] = p.runtime->event->name;
+        // Each delegated node is compared with the last TOSA op lowered from it.
+        CHECK(compared["conv2d"] == "tosa_transpose_default_1");
+        CHECK(compared["linear"] == "tosa_reshape_default_1");
+        CHECK(compared.count("flatten") == 1);
+    }
 }

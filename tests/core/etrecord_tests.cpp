@@ -259,6 +259,23 @@ TEST_CASE("ETRecord bad input: each gives a specific error", "[etrecord][bogus]"
         REQUIRE_FALSE(r);
         CHECK_THAT(r.error().describe(), Catch::Contains("delegate_map") && Catch::Contains("integers"));
     }
+    SECTION("a delegate map that is neither an object nor null") {
+        auto entries = currentLayout();
+        entries[5].second = R"({"forward": {"0": {"name": "X", "delegate_map": [1]}}})";
+        auto r = readZip("listdelegate.etrecord", entries);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().describe(), Catch::Contains("'delegate_map' must be an object or null"));
+    }
+    SECTION("a null delegate map is the backend with no map, as the Inspector reads it") {
+        // ExecuTorch's Arm backend writes it (tests/data/arm_tosa_*/etrecord.bin).
+        auto entries = currentLayout();
+        entries[5].second = R"({"forward": {"0": {"name": "TOSABackend", "delegate_map": null}}})";
+        auto r = readZip("nulldelegate.etrecord", entries);
+        REQUIRE(r);
+        const auto& d = r.value().maps("forward")->delegate_map.at(0);
+        CHECK(d.backend == "TOSABackend");
+        CHECK(d.identifiers.empty());
+    }
     SECTION("a missing debug_handle_map is a warning") {
         auto entries = currentLayout();
         entries.erase(entries.begin() + 4);
