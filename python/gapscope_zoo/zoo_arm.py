@@ -45,6 +45,25 @@ def arm_conv_net(seed: int = 0) -> tuple[torch.nn.Module, tuple[torch.Tensor, ..
     return ArmConvNet().eval(), (torch.randn(1, 3, 16, 16),)
 
 
+class ArmAttentionBlock(torch.nn.Module):
+    """A transformer block (multi-head attention, LayerNorm, a GELU feed-forward) on 1x8x32."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attn = torch.nn.MultiheadAttention(32, 4, batch_first=True)
+        self.norm = torch.nn.LayerNorm(32)
+        self.ff = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 32))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.norm(x + self.attn(x, x, x, need_weights=False)[0])
+        return y + self.ff(y)
+
+
+def arm_attention_block(seed: int = 1) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(seed)
+    return ArmAttentionBlock().eval(), (torch.randn(1, 8, 32),)
+
+
 def lower_for_tosa(
     model: torch.nn.Module,
     inputs: Sequence[torch.Tensor],

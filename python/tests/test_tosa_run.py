@@ -18,7 +18,7 @@ import torch
 from safetensors import safe_open
 
 from gapscope_capture.tosa_run import TOSA_RUN_FORMAT, TosaRunError, run_every_op, run_program
-from gapscope_zoo.zoo_arm import TOSA_DIR, arm_conv_net, lower_for_tosa, write_arm_session
+from gapscope_zoo.zoo_arm import TOSA_DIR, arm_attention_block, arm_conv_net, lower_for_tosa, write_arm_session
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +105,26 @@ def test_the_run_is_written_with_its_document(lowered: dict[str, tuple], tmp_pat
         for name in runs[0].graph_inputs:
             assert np.array_equal(f.get_tensor(name), runs[0].inputs[name])
     assert not list(tmp_path.glob("*.partial"))
+
+
+@pytest.mark.parametrize("profile", ["FP", "INT"])
+def test_an_attention_block_runs_whole_in_both_profiles(profile: str, tmp_path: Path) -> None:
+    # A model the route was not written around: attention, LayerNorm, GELU
+    # (INT: table lookups and int32 accumulators), in one delegate.
+    model, inputs = arm_attention_block()
+    program, computed, _ = lower_for_tosa(model, inputs, profile, tmp_path / TOSA_DIR)
+    outputs, runs = run_program(program.exported_program(), inputs)
+    assert len(runs) == 1
+    with torch.no_grad():
+        expected = computed(*inputs)
+    got = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
+    if profile == "FP":
+        assert torch.allclose(got, expected, atol=1e-5)
+    else:
+        assert torch.equal(got, expected)
+    debug = json.loads((tmp_path / TOSA_DIR / "debug.json").read_text())
+    assert sorted(e["tosa_info"]["node_name"] for e in debug) == sorted(op.output for op in runs[0].ops)
+    assert len(runs[0].ops) > 50
 
 
 def test_a_file_that_is_not_tosa_is_refused_by_name() -> None:
