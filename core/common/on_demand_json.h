@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/diagnostics.h"
+#include "core/common/json_fault.h"
 
 #include <cstdint>
 #include <optional>
@@ -44,14 +45,6 @@ private:
     simdjson::ondemand::parser m_parser;
     simdjson::ondemand::document m_document;
     simdjson::error_code m_error = simdjson::SUCCESS; // of the first pass
-};
-
-// A fault in what a document means: the JSON path of the field and what is
-// wrong with it. The readers throw it; the entry points turn it into an Error.
-struct JsonFault {
-    std::string field;
-    std::string message;
-    ErrorCode code = ErrorCode::Malformed;
 };
 
 // The integer a number holds when it fits a signed 64-bit integer exactly

@@ -73,4 +73,38 @@ std::string shownJson(const nlohmann::json& value) {
     return text;
 }
 
+const nlohmann::json& jsonMember(const nlohmann::json& object, const FieldPath& at, const char* key) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        throw JsonFault{FieldPath(at, key).str(), "missing"};
+    return *it;
+}
+
+const nlohmann::json& jsonObject(const nlohmann::json& value, const FieldPath& at) {
+    if (!value.is_object())
+        throw JsonFault{at.str(), shownJson(value) + " is not an object"};
+    return value;
+}
+
+std::string jsonText(const nlohmann::json& object, const FieldPath& at, const char* key) {
+    const nlohmann::json& v = jsonMember(object, at, key);
+    if (!v.is_string())
+        throw JsonFault{FieldPath(at, key).str(), shownJson(v) + " is not a string"};
+    return v.get<std::string>();
+}
+
+std::vector<std::string> jsonTexts(const nlohmann::json& object, const FieldPath& at, const char* key) {
+    const FieldPath here(at, key);
+    const nlohmann::json& v = jsonMember(object, at, key);
+    if (!v.is_array())
+        throw JsonFault{here.str(), shownJson(v) + " is not a list"};
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_string())
+            throw JsonFault{FieldPath(here, i).str(), shownJson(v[i]) + " is not a string"};
+        out.push_back(v[i].get<std::string>());
+    }
+    return out;
+}
+
 } // namespace gapscope
