@@ -1,24 +1,22 @@
 #include "core/backends/arm_run_events.h"
 
+#include "core/metrics/operand.h"
+
 namespace gapscope {
 
 EtDump armRunEtDump(const TosaRun& run, std::int32_t instruction) {
     EtDump dump;
-    dump.etdump_path = run.mapped ? run.mapped->path() : std::string();
-    dump.debug_buffer = run.mapped;
+    dump.debug_buffer = run.file.mappedFile();
+    dump.etdump_path = run.file.path();
     RunData data;
     data.name = run.tosa_name;
-    // A safetensors tensor's offsets count from its data section, after the
-    // 8-byte header length and the header.
-    const std::uint64_t dataStart = 8 + run.file.headerSize();
     for (const auto& op : run.ops) {
         Tensor tensor;
         tensor.scalar_type = static_cast<std::int8_t>(op.tensor.scalar_type);
         tensor.sizes = op.shape;
-        tensor.strides.assign(op.shape.size(), 1);
-        for (std::size_t d = op.shape.size(); d-- > 1;)
-            tensor.strides[d - 1] = tensor.strides[d] * op.shape[d];
-        tensor.offset = static_cast<std::int64_t>(dataStart + op.tensor.begin);
+        for (const std::uint64_t stride : rowMajorStrides(op.shape))
+            tensor.strides.push_back(static_cast<std::int64_t>(stride));
+        tensor.offset = static_cast<std::int64_t>(run.file.offsetInFile(op.tensor));
         tensor.numel = op.tensor.numel;
         tensor.nbytes = op.tensor.end - op.tensor.begin;
         tensor.data = *tensor.nbytes == 0 ? TensorData::Empty : TensorData::Present;

@@ -90,10 +90,10 @@ Result<TosaRun> readTosaRun(std::shared_ptr<const MappedFile> file) {
         where.field = std::move(field);
         return Error{ErrorCode::Malformed, std::move(message), std::move(where)};
     };
-    auto read = SafetensorsFile::read(file);
+    auto read = SafetensorsFile::read(std::move(file));
     if (!read)
         return read.error();
-    TosaRun run{std::move(read.value()), std::move(file), {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    TosaRun run{std::move(read.value()), {}, {}, {}, {}, {}, {}, {}, {}, {}};
     const auto key = run.file.metadata().find(kTosaRunMetadataKey);
     if (key == run.file.metadata().end())
         return problem(

@@ -29,9 +29,7 @@ struct TosaRunOp {
 // written by gapscope_capture.tosa_run from the reference model's outputs.
 struct TosaRun {
     SafetensorsFile file;
-    std::shared_ptr<const MappedFile>
-        mapped;                         // the file's bytes (a delegate's debug buffer, arm_run_events.h)
-    std::string tosa_name, tosa_sha256; // the graph as lowered
+    std::string tosa_name, tosa_sha256;             // the graph as lowered
     std::string debug_json_name, debug_json_sha256; // the Arm backend's debug.json for it, when named
     std::map<std::string, std::string> producer;
     std::vector<std::string> graph_inputs, graph_outputs;

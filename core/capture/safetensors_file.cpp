@@ -178,8 +178,12 @@ std::optional<std::size_t> SafetensorsFile::indexNames() {
     return std::nullopt;
 }
 
+std::uint64_t SafetensorsFile::offsetInFile(const SafetensorsTensor& tensor) const {
+    return 8 + m_headerSize + tensor.begin; // after the header's length and the header
+}
+
 ByteSpan SafetensorsFile::bytes(const SafetensorsTensor& tensor) const {
-    return m_file->bytes().subspan(static_cast<std::size_t>(8 + m_headerSize + tensor.begin),
+    return m_file->bytes().subspan(static_cast<std::size_t>(offsetInFile(tensor)),
                                    static_cast<std::size_t>(tensor.end - tensor.begin));
 }
 

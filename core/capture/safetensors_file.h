@@ -63,6 +63,9 @@ public:
     // A tensor by name, hashed: 50,000 lookups on opening a capture.
     const SafetensorsTensor* find(std::string_view name) const;
     ByteSpan bytes(const SafetensorsTensor& tensor) const;
+    // Where the tensor's bytes start in the file (its offsets count from the data section).
+    std::uint64_t offsetInFile(const SafetensorsTensor& tensor) const;
+    const std::shared_ptr<const MappedFile>& mappedFile() const { return m_file; }
     std::uint64_t headerSize() const { return m_headerSize; }
 
     // "F32" ↔ ScalarType; nullopt for names/types safetensors does not have.
