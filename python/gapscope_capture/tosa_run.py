@@ -22,6 +22,7 @@ reader dequantises them), and a ``gapscope.tosa_run`` metadata document
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import subprocess
@@ -176,8 +177,10 @@ def run_program(program: Any, inputs: Sequence[Any]) -> tuple[Any, list[TosaRun]
     return outputs, runs
 
 
+@functools.lru_cache(maxsize=None)
 def _tosa_tools_file(suffix: str) -> Path:
-    """A file tosa-tools installs (``bin/flatc``, ``bin/tosa.fbs``), found by its package record."""
+    """A file tosa-tools installs (``bin/flatc``, ``bin/tosa.fbs``), found by its package record
+    (once: each delegate's run asks for both twice, and the record lists every file of the package)."""
     try:
         distribution = importlib_metadata.distribution("tosa-tools")
     except importlib_metadata.PackageNotFoundError as exc:
