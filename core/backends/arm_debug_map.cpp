@@ -43,9 +43,11 @@ ArmDebugEvent event(const json& e, const FieldPath& at) {
     if (trace.is_array()) {
         for (std::size_t i = 0; i < trace.size(); ++i) {
             const FieldPath entryAt(traceAt, i);
-            const std::string name = jsonText(jsonObject(trace[i], entryAt), entryAt, "name");
-            if (out.trace.empty() || out.trace.back() != name)
-                out.trace.push_back(name);
+            jsonObject(trace[i], entryAt);
+            ArmDebugEvent::TraceNode node{jsonText(trace[i], entryAt, "name"),
+                                          jsonText(trace[i], entryAt, "target")};
+            if (out.trace.empty() || !(out.trace.back() == node))
+                out.trace.push_back(std::move(node));
         }
     } else if (!trace.is_string()) {
         throw JsonFault{traceAt.str(), shownJson(trace) + " is neither a list nor the schema's note"};

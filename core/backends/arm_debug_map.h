@@ -20,15 +20,22 @@ struct ArmDebugEvent {
     std::string tosa_op;     // tosa_info.operator_name without TOSA's "Op." ("CONV2D")
     std::string aten_node;   // aten_info.node_name: the node as lowered (after the Arm passes)
     std::string aten_op;     // aten_info.operator_name ("tosa.CONV2D.default")
-    // torch_info.node_trace's node names, from the node as lowered back to the
-    // node of the program the user exported, each once, in that order: a pass
-    // that renamed a node ("conv2d" decomposed to "convolution") adds a name.
-    std::vector<std::string> trace;
+    // torch_info.node_trace: the nodes this op's node came from, newest first
+    // (the schema pops torch.fx's from_node chain depth first), back to the
+    // node of the first program exported; a node seen again in the next
+    // graph under the same name and target is kept once. A model quantised
+    // with PT2E is exported twice, so the trace crosses both programs: the
+    // ETRecord's exported program is the newer one (arm_delegate_map).
+    struct TraceNode {
+        std::string name, target; // "conv2d", "aten.conv2d.default"
+        bool operator==(const TraceNode& o) const { return name == o.name && target == o.target; }
+    };
+    std::vector<TraceNode> trace;
     std::vector<std::string> stack_trace; // torch_info.stack_trace, line by line
 
-    // The exported program's node this op comes from: the trace's last name
-    // (the AOT capture names its rows by it).
-    const std::string& origin() const { return trace.empty() ? aten_node : trace.back(); }
+    // The oldest node of the trace (the first export's), or the node as lowered
+    // when there is no trace: for messages.
+    const std::string& oldest() const { return trace.empty() ? aten_node : trace.back().name; }
 };
 
 struct ArmDebugMap {

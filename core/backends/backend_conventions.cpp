@@ -9,8 +9,8 @@ namespace gapscope {
 namespace {
 
 // Every backend with conventions of its own; add a new one's table here.
-const std::array<const BackendConventions*, 1>& known() {
-    static const std::array<const BackendConventions*, 1> kKnown = {&qnnConventions()};
+const std::array<const BackendConventions*, 2>& known() {
+    static const std::array<const BackendConventions*, 2> kKnown = {&qnnConventions(), &armConventions()};
     return kKnown;
 }
 

@@ -15,7 +15,7 @@ constexpr std::size_t kMaxDepth = 8; // the document nests three levels
 
 // {"name": …, "sha256": …}, when the key is there.
 void fileEntry(const json& doc, const FieldPath& at, const char* key, std::string& name, std::string& sha256,
-               bool required) {
+               bool required, std::string* path = nullptr) {
     const auto it = doc.find(key);
     if (it == doc.end()) {
         if (required)
@@ -26,6 +26,8 @@ void fileEntry(const json& doc, const FieldPath& at, const char* key, std::strin
     jsonObject(*it, here);
     name = jsonText(*it, here, "name");
     sha256 = jsonText(*it, here, "sha256");
+    if (path && it->contains("path"))
+        *path = jsonText(*it, here, "path");
 }
 
 TosaRunOp op(const json& o, const FieldPath& at, const SafetensorsFile& file) {
@@ -50,6 +52,26 @@ TosaRunOp op(const json& o, const FieldPath& at, const SafetensorsFile& file) {
         if (!shape[i].is_number_unsigned() || shape[i].get<std::uint64_t>() > (1ull << 40))
             throw JsonFault{FieldPath(shapeAt, i).str(), shownJson(shape[i]) + " is not a size"};
         out.shape.push_back(shape[i].get<std::int64_t>());
+    }
+    if (const auto perms = o.find("perms"); perms != o.end()) {
+        const FieldPath permsAt(at, "perms");
+        if (out.op != "TRANSPOSE")
+            throw fault("perms", "only a TRANSPOSE has a permutation, not " + out.op);
+        if (!perms->is_array() || perms->size() != out.shape.size())
+            throw fault("perms", shownJson(*perms) + " is not a permutation of the output's " +
+                                     std::to_string(out.shape.size()) + " axes");
+        std::vector<bool> seen(out.shape.size(), false);
+        for (std::size_t i = 0; i < perms->size(); ++i) {
+            const json& p = (*perms)[i];
+            if (!p.is_number_unsigned() || p.get<std::uint64_t>() >= seen.size() ||
+                seen[p.get<std::size_t>()])
+                throw JsonFault{FieldPath(permsAt, i).str(),
+                                shownJson(p) + " is not an axis, or names one axis twice"};
+            seen[p.get<std::size_t>()] = true;
+            out.perms.push_back(p.get<std::int64_t>());
+        }
+    } else if (out.op == "TRANSPOSE") {
+        throw fault("perms", "missing: a TRANSPOSE's permutation tells its tensor's layout");
     }
     const auto dtype = tosaSafetensorsDtype(out.dtype);
     if (!dtype)
@@ -93,7 +115,7 @@ Result<TosaRun> readTosaRun(std::shared_ptr<const MappedFile> file) {
     auto read = SafetensorsFile::read(std::move(file));
     if (!read)
         return read.error();
-    TosaRun run{std::move(read.value()), {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    TosaRun run{std::move(read.value()), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     const auto key = run.file.metadata().find(kTosaRunMetadataKey);
     if (key == run.file.metadata().end())
         return problem(
@@ -114,7 +136,8 @@ Result<TosaRun> readTosaRun(std::shared_ptr<const MappedFile> file) {
         if (version != 1)
             throw fault("version", shownJson(version) + ": only version 1 is read");
         fileEntry(doc, root, "tosa_file", run.tosa_name, run.tosa_sha256, true);
-        fileEntry(doc, root, "debug_json", run.debug_json_name, run.debug_json_sha256, false);
+        fileEntry(doc, root, "debug_json", run.debug_json_name, run.debug_json_sha256, false,
+                  &run.debug_json_path);
         if (const auto producer = doc.find("producer"); producer != doc.end() && producer->is_object())
             for (const auto& [k, v] : producer->items())
                 if (v.is_string())

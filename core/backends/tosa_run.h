@@ -22,6 +22,9 @@ struct TosaRunOp {
     std::string dtype;     // TOSA's type of it: "FP32", "INT8", "INT32", …
     std::vector<std::int64_t> shape;
     std::vector<std::string> inputs;
+    // A TRANSPOSE's permutation (output axis i is input axis perms[i]); empty
+    // for every other op. arm_layout reads each tensor's layout from it.
+    std::vector<std::int64_t> perms;
     SafetensorsTensor tensor; // where its values are in the file
 };
 
@@ -31,6 +34,9 @@ struct TosaRun {
     SafetensorsFile file;
     std::string tosa_name, tosa_sha256;             // the graph as lowered
     std::string debug_json_name, debug_json_sha256; // the Arm backend's debug.json for it, when named
+    // Where that debug.json lies from the run's folder ("tosa/debug.json"), as
+    // written; empty when the document does not say (the name, beside the run).
+    std::string debug_json_path;
     std::map<std::string, std::string> producer;
     std::vector<std::string> graph_inputs, graph_outputs;
     std::map<std::string, SafetensorsTensor> inputs; // what the graph was run with, by input name

@@ -57,6 +57,11 @@ struct CaptureRecord {
     // reference whose float counterpart could not be established. The row is
     // invalid with this reason, never a number.
     std::optional<std::string> invalid_reason;
+    // Why the runtime tensor paired with this record cannot be compared, as a
+    // backend that reads its own run knows it (core/backends/backend_run.h: a
+    // TOSA tensor whose layout against torch's cannot be told). Never in the
+    // file: set in memory, on a copy of the capture. The row is invalid with it.
+    std::optional<std::string> runtime_problem;
 };
 
 struct AotCapture {

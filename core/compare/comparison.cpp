@@ -297,6 +297,9 @@ Result<PlannedComparison> planComparison(const EtDump& dump, const EtRecord* etr
             if (rec.invalid_reason && pair.runtime_value_valid) {
                 placed.status = RowStatus::Invalid;
                 placed.reason = "the reference has no value for this op: " + *rec.invalid_reason;
+            } else if (rec.runtime_problem && pair.runtime_value_valid) {
+                placed.status = RowStatus::Invalid;
+                placed.reason = *rec.runtime_problem;
             } else if (pair.ambiguous_selection) {
                 placed.status = RowStatus::Invalid;
                 placed.reason = pair.selection + ": which runtime output corresponds to the reference cannot "

@@ -1,5 +1,6 @@
 #include "core/session/file_kind.h"
 
+#include "core/backends/backend_run.h"
 #include "core/capture/aot_capture.h"
 #include "core/capture/safetensors_file.h"
 #include "core/common/mapped_file.h"
@@ -81,6 +82,7 @@ const char* fileKindName(FileKind kind) {
     case FileKind::EtDump: return "ETDump";
     case FileKind::EtRecord: return "ETRecord";
     case FileKind::Capture: return "AOT capture";
+    case FileKind::BackendRun: return "TOSA run";
     case FileKind::Program: return "ExecuTorch program";
     case FileKind::TorchArchive: return "torch.save archive";
     case FileKind::SavedSession: return "saved session";
@@ -109,8 +111,9 @@ FileKind detectFileKind(ByteSpan b) {
             // allocate, fault in and copy before the opening read anything.
             const std::string_view text(reinterpret_cast<const char*>(b.data) + 8,
                                         static_cast<std::size_t>(header));
-            return text.find(AotCapture::kMetadataKey) != std::string_view::npos ? FileKind::Capture
-                                                                                 : FileKind::Other;
+            if (text.find(AotCapture::kMetadataKey) != std::string_view::npos)
+                return FileKind::Capture;
+            return isBackendRunHeader(text) ? FileKind::BackendRun : FileKind::Other;
         }
     }
     if (startsWith(b, "\x89PNG", 4) || startsWith(b, "%PDF", 4) ||

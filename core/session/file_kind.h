@@ -17,6 +17,7 @@ enum class FileKind {
     Capture,      // safetensors with Gapscope's metadata
     Program,      // an ExecuTorch program (.pte, identifier ET12) or bundled program (BP08)
     TorchArchive, // torch.save / torch.export.save: a ZIP holding data.pkl (inputs.pt, model.pt2)
+    BackendRun,   // safetensors with a backend's own run (a TOSA run): read in the ETDump's place
     SavedSession, // text holding the "gapscope_session" key in its first MiB (session_document.h)
     Text,         // JSON, CSV, logs, scripts: printable text
     Other,        // a known format that is no session input (PNG, PDF, ELF, gzip, a plain safetensors)

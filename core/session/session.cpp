@@ -1,12 +1,14 @@
 #include "core/session/session.h"
 
 #include "core/align/debug_handle_resolver.h"
+#include "core/backends/backend_run.h"
 #include "core/common/sha256.h"
 #include "core/compare/delegate_granularity.h"
 #include "core/compare/run_checks.h"
 #include "core/etdump/etdump_reader.h"
 #include "core/etrecord/etrecord_reader.h"
 #include "core/runs/run_summary.h"
+#include "core/session/file_kind.h"
 #include "core/session/stage_runner.h"
 
 #include <algorithm>
@@ -233,7 +235,10 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     // same files (another run, method or capture) parsed them already.
     const auto own = options.workspace ? nullptr : std::make_shared<Workspace>();
     Workspace& workspace = options.workspace ? *options.workspace : *own;
-    if (s->etdump_file) {
+    // A backend's own record of the run (a TOSA run) in the ETDump's place: read
+    // once the ETRecord and the capture it is tied to are (below).
+    const bool backendRun = s->etdump_file && detectFileKind(s->etdump_file->bytes()) == FileKind::BackendRun;
+    if (s->etdump_file && !backendRun) {
         auto d = workspace.etdump(s->etdump_file, s->debug_buffer_file, options.progress);
         if (d)
             s->dump = d.value();
@@ -242,7 +247,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             return staged;
         } else
             s->errors.push_back(d.error());
-    } else {
+    } else if (!s->etdump_file) {
         s->missing.push_back(InputRole::EtDump);
     }
     // A dump of timings only (no debug event: logged without a debug buffer, its
@@ -290,7 +295,22 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     } else {
         s->missing.push_back(InputRole::Capture);
     }
-    if (s->capture && !s->dump)
+    std::vector<std::string> backendNotes;
+    if (backendRun && s->etrecord && s->capture) {
+        const std::string method =
+            options.comparison.method.empty() ? s->capture->method : options.comparison.method;
+        auto run = openBackendRun(s->etdump_file, *s->etrecord, *s->capture,
+                                  referenceGraphFor(*s->etrecord, *s->capture), method);
+        if (run) {
+            s->dump = run.value().dump;
+            s->etrecord = run.value().etrecord;
+            s->capture = run.value().capture;
+            backendNotes = std::move(run.value().notes);
+        } else {
+            s->errors.push_back(run.error());
+        }
+    }
+    if (s->capture && !s->dump && !backendRun)
         explainHalfPrecisionEtdump(*s);
 
     // The device's outputs as the user saved them, read once for every step.
@@ -321,6 +341,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             if (s->etrecord)
                 for (const auto& w : s->etrecord->warnings)
                     s->comparison->warnings.push_back(w.describe());
+            s->comparison->notes.insert(s->comparison->notes.end(), backendNotes.begin(), backendNotes.end());
             staged.pending = std::move(c.value().pending);
             s->complete = false;
         } else {
@@ -404,9 +425,15 @@ std::vector<InputProvenance> hashInputs(const SessionFiles& files,
         {InputRole::EtRecord, &files.etrecord},
         {InputRole::Capture, &files.capture}};
     for (const auto& [role, file] : roles)
-        if (*file)
+        if (*file) {
+            // A backend's run is its own debug buffer (backend_run.h): hashed once.
+            const auto same = std::find_if(
+                out.begin(), out.end(), [&](const InputProvenance& p) { return p.path == (*file)->path(); });
             out.push_back({role, (*file)->path(), (*file)->size(),
-                           file == &files.etrecord && etrecordSha256 ? *etrecordSha256 : sha256Hex(**file)});
+                           same != out.end()                           ? same->sha256
+                           : file == &files.etrecord && etrecordSha256 ? *etrecordSha256
+                                                                       : sha256Hex(**file)});
+        }
     return out;
 }
 

@@ -164,7 +164,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
     if (!workspace)
         workspace = &local;
     SessionFiles s;
-    std::vector<std::shared_ptr<const MappedFile>> raw, other;
+    std::vector<std::shared_ptr<const MappedFile>> raw, other, backendRuns;
     std::vector<CaptureCandidate> captures;
     for (const auto& f : inputs.files) {
         // A file picked for the debug buffer fills it, whatever it looks like.
@@ -192,6 +192,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
                 s.etrecord = f;
             break;
         case FileKind::Capture: s.captures.push_back(f); break; // read below
+        case FileKind::BackendRun: backendRuns.push_back(f); break;
         case FileKind::Raw: raw.push_back(f); break;
         // ExecuTorch's model.pte and inputs.pt, notes, logs, charts: never a debug
         // buffer, but said when named like an input (a log saved as run.etdp).
@@ -202,6 +203,18 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         case FileKind::Other: other.push_back(f); break;
         }
     }
+    // A backend's own record of its run (a TOSA run) stands where the ETDump
+    // does, and holds its tensors itself (core/backends/backend_run.h).
+    for (const auto& run : backendRuns)
+        if (!s.etdump) {
+            s.etdump = s.debug_buffer = run;
+        } else {
+            s.unrecognized.push_back(makeError(ErrorCode::Unsupported,
+                                               "a record of the run besides " + s.etdump->path() +
+                                                   ", which is the one read: not used",
+                                               run->path()));
+        }
+    const bool backendRun = !backendRuns.empty() && s.etdump == backendRuns.front();
     if (s.etdump && !s.debug_buffer) {
         auto choice = chooseDebugBuffer(s.etdump->path(), raw, inputs.named);
         s.debug_buffer = choice.file;
@@ -215,7 +228,7 @@ SessionFiles sortSessionFiles(const SessionInputs& inputs, const std::string& me
         // every event (2 ms of 50,000 ops) the opening would otherwise wait for.
         std::optional<SideTask<std::optional<bool>>> etdump;
         std::optional<EventsBuilt> built; // written by the side task, read after it joins
-        if (keeps && s.etdump)
+        if (keeps && s.etdump && !backendRun)
             etdump.emplace([&, etrecordFile = s.etrecord, anyCapture = !s.captures.empty()] {
                 auto d = workspace->etdump(s.etdump, s.debug_buffer, etdumpProgress);
                 if (!d)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -60,6 +61,9 @@ class TosaOp:
     dtype: str  # the output's TOSA type ("FP32", "INT8", "INT32")
     shape: tuple[int, ...]
     inputs: tuple[str, ...]
+    # A TRANSPOSE's permutation (its TransposeAttribute): how a reader tells
+    # each tensor's layout against torch's (NHWC around convolutions).
+    perms: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -93,12 +97,20 @@ class TosaRun:
                     "dtype": op.dtype,
                     "shape": list(op.shape),
                     "inputs": list(op.inputs),
+                    **({"perms": list(op.perms)} if op.perms is not None else {}),
                 }
                 for op in self.ops
             ],
         }
         if debug_json is not None:
-            document["debug_json"] = {"name": Path(debug_json).name, "sha256": file_sha256(Path(debug_json))}
+            # Where it lies from the run's folder, so that a reader finds it (the
+            # Arm backend writes it into its dump folder, tosa/ in a session).
+            where = Path(os.path.relpath(Path(debug_json).resolve(), Path(path).resolve().parent)).as_posix()
+            document["debug_json"] = {
+                "name": Path(debug_json).name,
+                "path": where,
+                "sha256": file_sha256(Path(debug_json)),
+            }
         tensors = {name: np.ascontiguousarray(array) for name, array in {**self.inputs, **self.tensors}.items()}
         with atomic_output(path) as tmp:
             save_file(tensors, str(tmp), metadata={TOSA_RUN_FORMAT: json.dumps(document)})
@@ -255,9 +267,19 @@ def _computed_ops(block: dict[str, Any], name: str) -> list[TosaOp]:
                 dtype=str(tensor.get("type")),
                 shape=tuple(int(d) for d in tensor.get("shape", [])),
                 inputs=tuple(operator.get("inputs", [])),
+                perms=_transpose_perms(operator, index, name),
             )
         )
     return ops
+
+
+def _transpose_perms(operator: dict[str, Any], index: int, name: str) -> tuple[int, ...] | None:
+    if operator.get("op") != "TRANSPOSE":
+        return None
+    perms = (operator.get("attribute") or {}).get("perms")
+    if not isinstance(perms, list) or not all(isinstance(p, int) for p in perms):
+        raise TosaRunError(f"{name}: operator {index} (TRANSPOSE) has no permutation (attribute.perms)")
+    return tuple(perms)
 
 
 def _producer_versions() -> dict[str, str]:

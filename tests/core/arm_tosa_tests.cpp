@@ -7,20 +7,25 @@
 #include "core/align/inspector_events.h"
 #include "core/backends/arm_debug_map.h"
 #include "core/backends/arm_delegate_map.h"
+#include "core/backends/arm_layout.h"
 #include "core/backends/arm_run_events.h"
 #include "core/backends/tosa_run.h"
 #include "core/capture/aot_capture.h"
 #include "core/capture/safetensors_writer.h"
+#include "core/compare/findings.h"
 #include "core/etrecord/etrecord_reader.h"
+#include "core/session/session.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 using namespace gapscope;
 
@@ -65,6 +70,80 @@ std::vector<float> floats(ByteSpan bytes) {
     return out;
 }
 
+// A TOSA run built in memory: ops of [2,2] INT8 tensors unless given, read
+// back through readTosaRun (the synthetic cases of the delegate map's rules).
+struct SyntheticOp {
+    std::string output, op;
+    std::vector<std::string> inputs;
+    std::vector<std::int64_t> shape = {2, 2};
+    std::vector<std::int64_t> perms = {};
+};
+struct SyntheticRun {
+    explicit SyntheticRun(const std::vector<SyntheticOp>& ops,
+                          const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& inputs = {
+                              {"x", {2, 2}}}) {
+        SafetensorsWriter w;
+        nlohmann::json doc{{"format", "gapscope.tosa_run"},
+                           {"version", 1},
+                           {"tosa_file", {{"name", "g.tosa"}, {"sha256", "00"}}},
+                           {"graph_inputs", nlohmann::json::array()},
+                           {"graph_outputs", nlohmann::json::array()},
+                           {"ops", nlohmann::json::array()}};
+        const auto add = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
+            std::size_t n = 1;
+            for (const auto d : shape)
+                n *= static_cast<std::size_t>(d);
+            REQUIRE_FALSE(w.add(name, ScalarType::Char, shape, std::vector<std::uint8_t>(n, 1)));
+        };
+        for (const auto& [name, shape] : inputs) {
+            add(name, shape);
+            doc["graph_inputs"].push_back(name);
+        }
+        std::size_t index = 0;
+        for (const auto& o : ops) {
+            add(o.output, o.shape);
+            nlohmann::json op{{"index", index++}, {"op", o.op},       {"output", o.output},
+                              {"dtype", "INT8"},  {"shape", o.shape}, {"inputs", o.inputs}};
+            if (!o.perms.empty())
+                op["perms"] = o.perms;
+            doc["ops"].push_back(op);
+        }
+        w.setMetadata(kTosaRunMetadataKey, doc.dump());
+        bytes = w.serialize();
+        auto file = MappedFile::fromBytes("run.safetensors", bytes.data(), bytes.size());
+        auto read = readTosaRun(file);
+        if (!read)
+            FAIL(read.error().describe());
+        run = std::move(read.value());
+    }
+    std::vector<std::uint8_t> bytes;
+    TosaRun run{};
+};
+
+// A committed session's run tied to its ETRecord and capture, as the session does.
+struct Tied {
+    TosaRun run;
+    MethodMaps maps;
+    std::int64_t instruction = 0;
+    ArmDelegateMap arm;
+};
+Tied tie(const std::string& session, const std::string& captureName = "capture.gscap.safetensors") {
+    auto etrecord = loadEtRecord(kData + "/" + session + "/etrecord.bin");
+    REQUIRE(etrecord);
+    auto capture = loadAotCapture(kData + "/" + session + "/" + captureName);
+    REQUIRE(capture);
+    Tied t{runOf(session), *etrecord.value().maps(), 0, {}};
+    // The ETRecord's own entry for the delegate: TOSABackend, no map.
+    REQUIRE(t.maps.delegate_map.size() == 1);
+    t.instruction = t.maps.delegate_map.begin()->first;
+    CHECK(t.maps.delegate_map.begin()->second.backend == kArmTosaBackend);
+    CHECK(t.maps.delegate_map.begin()->second.identifiers.empty());
+    t.arm = armDelegateMap(debugMapOf(session), t.run, capture.value(),
+                           referenceGraphFor(etrecord.value(), capture.value()),
+                           &t.maps.debug_handle_map.at(t.instruction).handles);
+    return t;
+}
+
 std::string debugRefusal(const std::string& text) {
     const auto map = readArmDebugMap(text, "debug.json");
     REQUIRE_FALSE(map);
@@ -73,13 +152,12 @@ std::string debugRefusal(const std::string& text) {
 
 } // namespace
 
-TEST_CASE("the Arm backend's debug map names each TOSA op's output and the node it was lowered from",
-          "[arm]") {
+TEST_CASE("the Arm backend's debug map names each TOSA op's output and the nodes it came from", "[arm]") {
     const ArmDebugMap map = debugMapOf("arm_tosa_int8");
-    std::vector<std::string> ops, origins;
+    std::vector<std::string> ops, oldest;
     for (const auto& e : map.events) {
         ops.push_back(e.tosa_op);
-        origins.push_back(e.origin());
+        oldest.push_back(e.oldest());
         CHECK(e.event_id == static_cast<std::int64_t>(&e - map.events.data()));
         CHECK_FALSE(e.stack_trace.empty());
     }
@@ -87,20 +165,22 @@ TEST_CASE("the Arm backend's debug map names each TOSA op's output and the node 
     // a linear is a 1x1 CONV2D between RESHAPEs.
     CHECK(ops == std::vector<std::string>{"TRANSPOSE", "CONV2D", "RESCALE", "TRANSPOSE", "RESHAPE", "CONV2D",
                                           "RESCALE", "RESHAPE"});
-    CHECK(origins == std::vector<std::string>{"conv2d", "conv2d", "conv2d", "conv2d", "flatten", "linear",
-                                              "linear", "linear"});
-    // The trace runs from the node as lowered back to the exported one, each name once.
-    CHECK(map.events[0].trace == std::vector<std::string>{"convolution", "conv2d"});
+    CHECK(oldest == std::vector<std::string>{"conv2d", "conv2d", "conv2d", "conv2d", "flatten", "linear",
+                                             "linear", "linear"});
+    // The trace runs newest first: the Edge program's convolution, back to the
+    // exported conv2d, each node once per name and target.
+    using Node = ArmDebugEvent::TraceNode;
+    CHECK(map.events[0].trace ==
+          std::vector<Node>{{"convolution", "aten.convolution.default"}, {"conv2d", "aten.conv2d.default"}});
     // FP: the ReLU is a CLAMP, moved after the flatten's RESHAPE.
     const ArmDebugMap fp = debugMapOf("arm_tosa_fp32");
     const auto clamp = std::find_if(fp.events.begin(), fp.events.end(),
                                     [](const ArmDebugEvent& e) { return e.tosa_op == "CLAMP"; });
     REQUIRE(clamp != fp.events.end());
-    CHECK(clamp->origin() == "relu");
+    CHECK(clamp->oldest() == "relu");
 }
 
-TEST_CASE("a TOSA run holds every op the debug map names, and each origin is a row of the AOT capture",
-          "[arm]") {
+TEST_CASE("a TOSA run holds every op the debug map names, and says where the map lies", "[arm]") {
     for (const std::string session : {"arm_tosa_int8", "arm_tosa_fp32"}) {
         INFO(session);
         const ArmDebugMap map = debugMapOf(session);
@@ -112,96 +192,220 @@ TEST_CASE("a TOSA run holds every op the debug map names, and each origin is a r
             run_ops.insert(o.output);
         CHECK(named == run_ops);
         CHECK(run.debug_json_name == "debug.json");
+        CHECK(run.debug_json_path == "tosa/debug.json");
         CHECK(run.tosa_name.find("delegate 0") == 0);
-        auto capture = loadAotCapture(kData + "/" + session + "/capture.gscap.safetensors");
-        REQUIRE(capture);
-        for (const auto& e : map.events) {
-            INFO(e.tosa_tensor);
-            CHECK(recordOf(capture.value(), e.origin()) != nullptr);
+        // The convolution's TRANSPOSEs to channels-last and back, with their permutations.
+        std::vector<std::vector<std::int64_t>> perms;
+        for (const auto& o : run.ops)
+            if (o.op == "TRANSPOSE")
+                perms.push_back(o.perms);
+            else
+                CHECK(o.perms.empty());
+        CHECK(perms == std::vector<std::vector<std::int64_t>>{{0, 2, 3, 1}, {0, 3, 1, 2}});
+    }
+}
+
+TEST_CASE("the Arm delegate map gives each group's last TOSA op its rows' handles, and ExecuTorch's "
+          "resolver finds each exactly",
+          "[arm]") {
+    // session → the TOSA tensor compared → the handles it carries; and the note's words.
+    const std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> expected = {
+        // INT: the ReLU, with no TOSA op, is folded into the convolution's RESCALE.
+        {"arm_tosa_int8",
+         {{"tosa_transpose_default_1", {6, 7}},
+          {"tosa_reshape_default", {8}},
+          {"tosa_reshape_default_1", {9}}}},
+        // FP: the flatten's RESHAPE runs before the ReLU's CLAMP: one group.
+        {"arm_tosa_fp32",
+         {{"tosa_transpose_default_1", {1}},
+          {"tosa_clamp_default", {2, 3}},
+          {"tosa_reshape_default_1", {4}}}}};
+    const std::map<std::string, std::string> why = {{"arm_tosa_int8", "relu has no TOSA op of its own"},
+                                                    {"arm_tosa_fp32", "the Arm backend reordered them"}};
+    for (const auto& [session, mapped] : expected) {
+        INFO(session);
+        const Tied tied = tie(session);
+        const ArmDelegateMap& arm = tied.arm;
+        CHECK(arm.unmapped.empty());
+        CHECK(arm.runtime_problems.empty());
+        CHECK(arm.axis_orders.empty()); // every compared tensor is back in torch's order
+        REQUIRE(arm.notes.size() == 1);
+        CHECK_THAT(arm.notes[0], Catch::Contains(why.at(session)));
+        std::map<std::string, std::vector<std::int64_t>> got(arm.mapping.identifiers.begin(),
+                                                             arm.mapping.identifiers.end());
+        CHECK(got == mapped);
+        REQUIRE(arm.mapping.identifiers.size() + arm.inside.size() == tied.run.ops.size());
+        // As ExecuTorch's Inspector resolves a delegate's string ids (the substring
+        // rule included), on the delegate call's instruction of the ETRecord.
+        MethodMaps maps = tied.maps;
+        maps.delegate_map[tied.instruction] = arm.mapping;
+        for (const auto& op : tied.run.ops) {
+            INFO(op.output);
+            EventKey key;
+            key.instruction_id = static_cast<std::int32_t>(tied.instruction);
+            key.delegate_debug_id_str = op.output;
+            const ResolvedHandles resolved = resolveDebugHandles(&maps, key);
+            if (!mapped.count(op.output)) { // an op before its group's last: no handle of its own
+                CHECK(resolved.source == HandleSource::None);
+                continue;
+            }
+            CHECK(resolved.source == HandleSource::DelegateExact);
+            CHECK(resolved.handles == mapped.at(op.output));
+            CHECK(resolved.backend == kArmTosaBackend);
         }
     }
 }
 
-TEST_CASE("the Arm delegate map ties each TOSA tensor to its node's handle, and ExecuTorch's resolver "
-          "finds each exactly",
-          "[arm]") {
-    for (const std::string session : {"arm_tosa_int8", "arm_tosa_fp32"}) {
-        INFO(session);
-        const ArmDebugMap debug = debugMapOf(session);
-        auto capture = loadAotCapture(kData + "/" + session + "/capture.gscap.safetensors");
-        REQUIRE(capture);
-        const ArmDelegateMap arm = armDelegateMap(debug, capture.value());
-        CHECK(arm.unmapped.empty());
-        REQUIRE(arm.mapping.identifiers.size() + arm.inside.size() == debug.events.size());
-        // As ExecuTorch's Inspector resolves a delegate's string ids (the substring
-        // rule included), on the delegate call's instruction of the ETRecord.
-        MethodMaps maps;
-        maps.debug_handle_map[1] = InstructionHandles{{1, 2, 3, 4, 5, 6, 7, 8, 9}, true};
-        maps.delegate_map[1] = arm.mapping;
-        std::set<std::string> mappedOrigins;
-        for (const auto& e : debug.events) {
-            INFO(e.tosa_tensor);
-            EventKey key;
-            key.instruction_id = 1;
-            key.delegate_debug_id_str = e.tosa_tensor;
-            const ResolvedHandles resolved = resolveDebugHandles(&maps, key);
-            const bool inside = std::any_of(arm.inside.begin(), arm.inside.end(),
-                                            [&](const auto& i) { return i.first == e.tosa_tensor; });
-            if (inside) { // an op before its node's last: no handle of its own
-                CHECK(resolved.source == HandleSource::None);
-                continue;
-            }
-            CHECK(mappedOrigins.insert(e.origin()).second); // one op a node
-            CHECK(resolved.source == HandleSource::DelegateExact);
-            CHECK(resolved.handles == recordOf(capture.value(), e.origin())->debug_handle);
-            CHECK(resolved.backend == kArmTosaBackend);
+TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
+    // Nodes a, b, c in a chain; rows 4, 5, 6 keyed by them.
+    const auto capture = [] {
+        AotCapture c;
+        for (const auto& [h, n] : {std::pair<std::int64_t, std::string>{4, "a"}, {5, "b"}, {6, "c"}})
+            c.records.push_back(
+                CaptureRecord{{h}, {n}, {}, false, {}, {}, std::nullopt, std::nullopt, std::nullopt});
+        return c;
+    }();
+    const auto graphOf = [](std::vector<std::pair<std::string, std::string>> chain) {
+        ExportGraph g;
+        for (const auto& [name, input] : chain) {
+            GraphNode n;
+            n.name = name;
+            n.target = "torch.ops.aten." + name + ".default";
+            n.input_tensors = {input};
+            n.output_tensors = {name};
+            g.nodes.push_back(n);
         }
-        // Each node's output is its last op: the convolution's TRANSPOSE back to
-        // NCHW, the linear's RESHAPE after its 1x1 CONV2D.
-        std::map<std::string, std::string> outputOf;
-        for (const auto& [tensor, handles] : arm.mapping.identifiers)
-            for (const auto& e : debug.events)
-                if (e.tosa_tensor == tensor)
-                    outputOf[e.origin()] = tensor;
-        CHECK(outputOf["conv2d"] == "tosa_transpose_default_1");
-        CHECK(outputOf["linear"] == "tosa_reshape_default_1");
-    }
-    // One TOSA name inside another ("t" in "t_1", as tosa_transpose_default in
-    // tosa_transpose_default_1) of two nodes: the exact key wins, whatever the order.
-    ArmDebugMap two;
-    for (const auto& [tensor, origin] : {std::pair<std::string, std::string>{"t_1", "b"}, {"t", "a"}}) {
+        return g;
+    };
+    const ExportGraph chain = graphOf({{"a", "x"}, {"b", "a"}, {"c", "b"}});
+    const auto event = [](const std::string& tensor, const std::string& node) {
         ArmDebugEvent e;
         e.tosa_tensor = tensor;
-        e.trace = {origin};
-        two.events.push_back(e);
+        e.trace = {{node, "aten." + node + ".default"}};
+        return e;
+    };
+    SECTION("one TOSA name inside another: the exact key wins") {
+        const SyntheticRun run({{"t", "CLAMP", {"x"}}, {"t_1", "CLAMP", {"t"}}, {"t_2", "CLAMP", {"t_1"}}});
+        ArmDebugMap map;
+        map.events = {event("t", "a"), event("t_1", "b"), event("t_2", "c")};
+        const ArmDelegateMap arm = armDelegateMap(map, run.run, capture, &chain, nullptr);
+        MethodMaps maps;
+        maps.delegate_map[1] = arm.mapping;
+        maps.debug_handle_map[1] = InstructionHandles{{4, 5, 6}, true};
+        EventKey key;
+        key.instruction_id = 1;
+        key.delegate_debug_id_str = "t_1";
+        CHECK(resolveDebugHandles(&maps, key).handles == std::vector<std::int64_t>{5});
+        CHECK(arm.notes.empty());
     }
-    AotCapture capture;
-    capture.records.push_back(CaptureRecord{{4}, {"a"}, {}, false, {}, {}, std::nullopt, std::nullopt});
-    capture.records.push_back(CaptureRecord{{5}, {"b"}, {}, false, {}, {}, std::nullopt, std::nullopt});
-    capture.records.push_back(CaptureRecord{{6}, {"c", "c"}, {}, false, {}, {}, std::nullopt, std::nullopt});
-    capture.records.push_back(CaptureRecord{{7}, {"c"}, {}, false, {}, {}, std::nullopt, std::nullopt});
-    const ArmDelegateMap arm = armDelegateMap(two, capture);
-    MethodMaps maps;
-    maps.delegate_map[1] = arm.mapping;
-    maps.debug_handle_map[1] = InstructionHandles{{4, 5}, true};
-    EventKey key;
-    key.instruction_id = 1;
-    key.delegate_debug_id_str = "t_1";
-    CHECK(resolveDebugHandles(&maps, key).handles == std::vector<std::int64_t>{5});
-    // An origin no row names, or two rows name, is left out, with why.
-    ArmDebugEvent lost;
-    lost.tosa_tensor = "u";
-    lost.trace = {"nowhere"};
-    ArmDebugEvent twice;
-    twice.tosa_tensor = "v";
-    twice.trace = {"c"};
-    two.events = {lost, twice};
-    const ArmDelegateMap partial = armDelegateMap(two, capture);
-    CHECK(partial.mapping.identifiers.empty());
-    CHECK(partial.inside.empty());
-    REQUIRE(partial.unmapped.size() == 2);
-    CHECK_THAT(partial.unmapped[0].second, Catch::Contains("'nowhere' is no op"));
-    CHECK_THAT(partial.unmapped[1].second, Catch::Contains("2 of the capture's rows"));
+    SECTION("a trace's node of another target is another graph's, not the row's") {
+        const SyntheticRun run({{"t", "CLAMP", {"x"}}});
+        ArmDebugMap map;
+        map.events = {event("t", "a")};
+        map.events[0].trace = {{"b", "aten.conv2d.default"}, {"a", "aten.a.default"}};
+        const ArmDelegateMap arm = armDelegateMap(map, run.run, capture, &chain, nullptr);
+        REQUIRE(arm.mapping.identifiers.size() == 1);
+        CHECK(arm.mapping.identifiers[0].second == std::vector<std::int64_t>{4});
+    }
+    SECTION("an op whose trace names no node of the graph takes its neighbours' row, or the node "
+            "between them with no op of its own") {
+        // t (a) → u (a pass's TABLE) → v (a): inside a's ops.
+        const SyntheticRun inside({{"t", "CLAMP", {"x"}}, {"u", "TABLE", {"t"}}, {"v", "CLAMP", {"u"}}});
+        ArmDebugMap map;
+        map.events = {event("t", "a"), event("u", "tosa_table_default"), event("v", "a")};
+        ArmDelegateMap arm = armDelegateMap(map, inside.run, capture, &chain, nullptr);
+        CHECK(arm.unmapped.empty());
+        CHECK(arm.inside.size() == 2);
+        // t (a) → u (TABLE) → v (c): u computes b, the node between with no op.
+        map.events[2] = event("v", "c");
+        arm = armDelegateMap(map, inside.run, capture, &chain, nullptr);
+        CHECK(arm.unmapped.empty());
+        std::map<std::string, std::vector<std::int64_t>> got(arm.mapping.identifiers.begin(),
+                                                             arm.mapping.identifiers.end());
+        CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"u", {5}}, {"v", {6}}});
+        // With no graph, the node between cannot be told: said, never guessed.
+        arm = armDelegateMap(map, inside.run, capture, nullptr, nullptr);
+        REQUIRE(arm.unmapped.size() == 1);
+        CHECK(arm.unmapped[0].first == "u");
+        CHECK_THAT(arm.unmapped[0].second, Catch::Contains("tosa_table_default") &&
+                                               Catch::Contains("do not tell which node it computes"));
+    }
+    SECTION("a node two rows name is never guessed") {
+        AotCapture twice = capture;
+        twice.records[2].ops = {"c", "a"};
+        const SyntheticRun run({{"t", "CLAMP", {"x"}}});
+        ArmDebugMap map;
+        map.events = {event("t", "a")};
+        const ArmDelegateMap arm = armDelegateMap(map, run.run, twice, &chain, nullptr);
+        REQUIRE(arm.unmapped.size() == 1);
+        CHECK_THAT(arm.unmapped[0].second, Catch::Contains("several of the capture's rows"));
+    }
+    SECTION("a row with no op of its own joins the row before it only when its shape is that row's") {
+        // a, b: both [2,2] (b folded into a's ops); c has ops.
+        const SyntheticRun run({{"t", "CLAMP", {"x"}}, {"v", "CLAMP", {"t"}}});
+        ArmDebugMap map;
+        map.events = {event("t", "a"), event("v", "c")};
+        AotCapture shaped = capture;
+        const SyntheticRun shapes({{"ra", "CLAMP", {"x"}}, {"rb", "CLAMP", {"x"}}});
+        for (std::size_t i = 0; i < 2; ++i) {
+            shaped.records[i].outputs = {CaptureValue{}};
+            shaped.records[i].outputs[0].kind = CaptureValue::Kind::Tensor;
+            shaped.records[i].outputs[0].resolved = &shapes.run.ops[i].tensor;
+        }
+        ArmDelegateMap arm = armDelegateMap(map, run.run, shaped, &chain, nullptr);
+        std::map<std::string, std::vector<std::int64_t>> got(arm.mapping.identifiers.begin(),
+                                                             arm.mapping.identifiers.end());
+        CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4, 5}}, {"v", {6}}});
+        REQUIRE(arm.notes.size() == 1);
+        CHECK_THAT(arm.notes[0], Catch::Contains("b has no TOSA op of its own (folded into a's)"));
+        // b outside the delegate's handles: not folded.
+        const std::vector<std::int64_t> delegated{4, 6};
+        arm = armDelegateMap(map, run.run, shaped, &chain, &delegated);
+        got = {arm.mapping.identifiers.begin(), arm.mapping.identifiers.end()};
+        CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"v", {6}}});
+    }
+    SECTION("two rows whose ops a pass swapped are one group") {
+        // The graph is a → b → c; the TOSA graph runs a, then c's op, then b's.
+        const SyntheticRun run({{"t", "CLAMP", {"x"}}, {"u", "CLAMP", {"t"}}, {"v", "CLAMP", {"u"}}});
+        ArmDebugMap map;
+        map.events = {event("t", "a"), event("u", "c"), event("v", "b")};
+        const ArmDelegateMap arm = armDelegateMap(map, run.run, capture, &chain, nullptr);
+        std::map<std::string, std::vector<std::int64_t>> got(arm.mapping.identifiers.begin(),
+                                                             arm.mapping.identifiers.end());
+        CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"v", {5, 6}}});
+        REQUIRE(arm.notes.size() == 1);
+        CHECK_THAT(arm.notes[0], Catch::Contains("b, c: compared as one") &&
+                                     Catch::Contains("the Arm backend reordered them"));
+    }
+}
+
+TEST_CASE("a TOSA tensor's layout against torch's follows from the graph", "[arm]") {
+    // x [1,3,4,5] NCHW → TRANSPOSE (NHWC) → CONV2D → CLAMP → TRANSPOSE back → RESHAPE.
+    const SyntheticRun run({{"t", "TRANSPOSE", {"x"}, {1, 4, 5, 3}, {0, 2, 3, 1}},
+                            {"c", "CONV2D", {"t", "w"}, {1, 4, 5, 8}},
+                            {"r", "CLAMP", {"c"}, {1, 4, 5, 8}},
+                            {"b", "TRANSPOSE", {"r"}, {1, 8, 4, 5}, {0, 3, 1, 2}},
+                            {"s", "RESHAPE", {"b"}, {1, 160}},
+                            {"bad", "RESHAPE", {"r"}, {1, 160}},
+                            {"odd", "CONV2D", {"b", "w"}, {1, 4, 5, 8}},
+                            {"lin", "RESHAPE", {"s"}, {1, 1, 1, 160}},
+                            {"fc", "CONV2D", {"lin", "w"}, {1, 1, 1, 10}},
+                            {"fco", "RESHAPE", {"fc"}, {1, 10}}},
+                           {{"x", {1, 3, 4, 5}}});
+    const std::vector<AxisOrder> orders = tosaAxisOrders(run.run);
+    using Order = std::vector<std::int64_t>;
+    REQUIRE(orders.size() == 10);
+    CHECK(orders[0] == Order{0, 2, 3, 1});
+    CHECK(orders[1] == Order{0, 2, 3, 1}); // channels-last by TOSA's definition
+    CHECK(orders[2] == Order{0, 2, 3, 1}); // elementwise: as its input
+    CHECK(orders[3] == Order{0, 1, 2, 3}); // composed: back in torch's order
+    CHECK(orders[4] == Order{0, 1});
+    CHECK_FALSE(orders[5]);                // a reshape of a channels-last tensor is not torch's reshape
+    CHECK_FALSE(orders[6]);                // a CONV2D of a tensor not channels-last
+    CHECK(orders[8] == Order{0, 2, 3, 1}); // a linear's 1x1 CONV2D: size-1 axes make both orders one
+    CHECK(orders[9] == Order{0, 1});
+    CHECK(keepsElementOrder({0, 2, 3, 1}, {1, 1, 1, 10}));
+    CHECK_FALSE(keepsElementOrder({0, 2, 3, 1}, {1, 4, 5, 8}));
 }
 
 TEST_CASE("the TOSA run's tensors are the reference model's: int8 and int32 kept, float as torch's",
@@ -270,13 +474,13 @@ TEST_CASE("Bogus Arm debug maps are refused with the entry and field they fail a
                Catch::Contains("[0].torch_info.stack_trace"));
     CHECK_THAT(refused([](auto& j) { j[5]["tosa_info"]["node_name"] = j[1]["tosa_info"]["node_name"]; }),
                Catch::Contains("[5].tosa_info.node_name") && Catch::Contains("entry 1 too"));
-    // The schema's note where no trace was kept is no error: the origin is the node itself.
+    // The schema's note where no trace was kept is no error: the oldest node is the node itself.
     nlohmann::json noted = entries;
     noted[0]["torch_info"]["node_trace"] = "No node trace available.";
     const auto read = readArmDebugMap(noted.dump(), "debug.json");
     REQUIRE(read);
     CHECK(read.value().events[0].trace.empty());
-    CHECK(read.value().events[0].origin() == read.value().events[0].aten_node);
+    CHECK(read.value().events[0].oldest() == read.value().events[0].aten_node);
 }
 
 TEST_CASE("Bogus TOSA runs are refused with the field they fail at", "[arm][bogus]") {
@@ -352,21 +556,14 @@ TEST_CASE("Bogus TOSA runs are refused with the field they fail at", "[arm][bogu
 TEST_CASE("a TOSA run as the delegate's events aligns with the AOT capture by ExecuTorch's rules", "[arm]") {
     for (const std::string session : {"arm_tosa_int8", "arm_tosa_fp32"}) {
         INFO(session);
-        const TosaRun run = runOf(session);
-        auto etrecord = loadEtRecord(kData + "/" + session + "/etrecord.bin");
-        REQUIRE(etrecord);
-        MethodMaps maps = *etrecord.value().maps();
-        // The ETRecord's own entry for the delegate: TOSABackend, no map.
-        REQUIRE(maps.delegate_map.size() == 1);
-        const std::int64_t instruction = maps.delegate_map.begin()->first;
-        CHECK(maps.delegate_map.begin()->second.backend == kArmTosaBackend);
-        CHECK(maps.delegate_map.begin()->second.identifiers.empty());
+        const Tied tied = tie(session);
+        const TosaRun& run = tied.run;
+        MethodMaps maps = tied.maps;
+        maps.delegate_map[tied.instruction] = tied.arm.mapping;
         auto capture = loadAotCapture(kData + "/" + session + "/capture.gscap.safetensors");
         REQUIRE(capture);
-        const ArmDelegateMap arm = armDelegateMap(debugMapOf(session), capture.value());
-        maps.delegate_map[instruction] = arm.mapping;
 
-        const EtDump dump = armRunEtDump(run, static_cast<std::int32_t>(instruction));
+        const EtDump dump = armRunEtDump(run, static_cast<std::int32_t>(tied.instruction));
         REQUIRE(dump.runs.size() == 1);
         REQUIRE(dump.runs[0].events.size() == run.ops.size());
         for (const auto& e : dump.runs[0].events) { // each tensor read in place is the run's
@@ -381,7 +578,7 @@ TEST_CASE("a TOSA run as the delegate's events aligns with the AOT capture by Ex
         const auto events = buildInspectorEvents(dump.runs[0], &maps, OpHandles::every());
         for (const auto& e : events) {
             INFO(e.name);
-            const bool inside = std::any_of(arm.inside.begin(), arm.inside.end(),
+            const bool inside = std::any_of(tied.arm.inside.begin(), tied.arm.inside.end(),
                                             [&](const auto& i) { return i.first == e.name; });
             CHECK(e.resolved.source == (inside ? HandleSource::None : HandleSource::DelegateExact));
         }
@@ -390,9 +587,85 @@ TEST_CASE("a TOSA run as the delegate's events aligns with the AOT capture by Ex
         for (const auto& p : alignment.pairs)
             if (p.runtime && p.runtime->event && p.aot.record)
                 compared[p.aot.record->ops.front()] = p.runtime->event->name;
-        // Each delegated node is compared with the last TOSA op lowered from it.
-        CHECK(compared["conv2d"] == "tosa_transpose_default_1");
+        // Each delegated node (or group, compared at its last row) is compared with
+        // the last TOSA op lowered from it.
+        CHECK(compared[session == "arm_tosa_int8" ? "relu" : "conv2d"] == "tosa_transpose_default_1");
         CHECK(compared["linear"] == "tosa_reshape_default_1");
-        CHECK(compared.count("flatten") == 1);
     }
+}
+
+TEST_CASE("a folder with a TOSA run opens as a session: every row compared, the groups said", "[arm]") {
+    const auto open = [](const std::string& session, const std::string& capture = {}) {
+        std::vector<Error> errors;
+        const SessionInputs inputs = sessionInputsFromPaths({kData + "/" + session}, errors);
+        REQUIRE(errors.empty());
+        SessionOptions options;
+        if (!capture.empty())
+            options.capture = kData + "/" + session + "/" + capture;
+        auto s = loadSession(inputs, options);
+        REQUIRE(s);
+        if (!s->errors.empty())
+            FAIL(s->errors.front().describe());
+        REQUIRE(s->comparison);
+        return s;
+    };
+    const auto snrs = [](const Session& s) {
+        std::map<std::string, double> out; // the row's first op → its SNR
+        for (const auto& row : s.comparison->rows) {
+            INFO(row.id().aot_ops.front() << ": " << row.reason);
+            CHECK(row.status == RowStatus::Ok);
+            REQUIRE(row.gaps.size() == 1);
+            out[row.id().aot_ops.front()] = row.gaps[0].snr;
+        }
+        return out;
+    };
+    // The run is the ETDump and its own debug buffer; nothing is missing.
+    const auto fp = open("arm_tosa_fp32");
+    CHECK(fp->missing.empty());
+    CHECK(fp->etdump_file == fp->debug_buffer_file);
+    CHECK_THAT(fp->etdump_file->path(), Catch::EndsWith("tosa_run.safetensors"));
+    // FP: the reference model computes in float32 as torch does: rounding only.
+    for (const auto& [op, snr] : snrs(*fp))
+        CHECK(snr > 100);
+    CHECK(snrs(*fp).size() == 3); // conv2d; relu and flatten as one; linear
+    REQUIRE(fp->comparison->notes.size() == 1);
+    CHECK_THAT(fp->comparison->notes[0], Catch::Contains("relu, flatten: compared as one"));
+    // INT against the fake-quantised program it was lowered from: the same integers.
+    const auto int8 = open("arm_tosa_int8", "capture.gscap.safetensors");
+    for (const auto& [op, snr] : snrs(*int8))
+        CHECK(snr > 100);
+    // INT against the float model: the quantisation gap, which the fake-quantised
+    // reference above explains (the integers are the program's own).
+    const auto gap = open("arm_tosa_int8", "capture_float.gscap.safetensors");
+    for (const auto& [op, snr] : snrs(*gap)) {
+        INFO(op);
+        CHECK(snr > 25);
+        CHECK(snr < 60);
+    }
+}
+
+TEST_CASE("a TOSA run whose debug.json is missing, or of another lowering, is refused by name",
+          "[arm][bogus]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("gapscope-arm-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::copy(kData + "/arm_tosa_fp32", dir, fs::copy_options::recursive);
+    const auto firstError = [&] {
+        std::vector<Error> errors;
+        auto s = loadSession(sessionInputsFromPaths({dir.string()}, errors));
+        REQUIRE(errors.empty());
+        REQUIRE_FALSE(s->comparison);
+        REQUIRE_FALSE(s->errors.empty());
+        return s->errors.front().describe();
+    };
+    {
+        std::ofstream(dir / "tosa" / "debug.json", std::ios::app) << " ";
+        CHECK_THAT(firstError(), Catch::Contains("tosa_run.safetensors") &&
+                                     Catch::Contains("not the debug.json this run was written with") &&
+                                     Catch::Contains("debug_json.sha256"));
+    }
+    fs::remove(dir / "tosa" / "debug.json");
+    CHECK_THAT(firstError(),
+               Catch::Contains("debug.json it names is not at") && Catch::Contains("debug_json.path"));
+    fs::remove_all(dir);
 }

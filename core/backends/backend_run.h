@@ -1,0 +1,51 @@
+#pragma once
+
+#include "core/capture/aot_capture.h"
+#include "core/common/mapped_file.h"
+#include "core/common/result.h"
+#include "core/etdump/etdump_model.h"
+#include "core/etrecord/etrecord_model.h"
+#include "core/etrecord/export_graph.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gapscope {
+
+// A backend's own record of one run of a delegate, read where ExecuTorch's
+// ETDump and debug buffer stand when the delegate does not run in ExecuTorch's
+// runtime (issue 61; docs/arm.md). Today one kind: a TOSA run
+// (tosa_run.safetensors, docs/formats/tosa-run.md) of an Arm TOSA delegate,
+// with the Arm backend's debug.json it names. The session opens it as it opens
+// an ETDump, and everything after (alignment, metrics, views, reports, A/B)
+// reads what this returns as it reads any session: the seam between a backend
+// and the rest of Gapscope is this one call.
+struct BackendRun {
+    // The run as the delegate's debug events would be: one execution, each
+    // op's tensor read in place from the run's file (its debug buffer).
+    std::shared_ptr<const EtDump> dump;
+    // The ETRecord given, with the map the delegate left empty filled.
+    std::shared_ptr<const EtRecord> etrecord;
+    // The capture given, with each row's runtime layout (axis_order) where the
+    // backend holds it otherwise, or why its tensor cannot be compared.
+    std::shared_ptr<const AotCapture> capture;
+    // What the comparison should say beside its rows: rows compared as one and
+    // why, ops that belong to no row.
+    std::vector<std::string> notes;
+};
+
+// Whether a safetensors header's text is a backend run's (FileKind).
+bool isBackendRunHeader(std::string_view header);
+
+// Reads `run` with the files it names beside it, and ties it to `etrecord`'s
+// delegate call of `method` and to `capture`'s rows (keyed by `graph`, the
+// ETRecord graph the capture was taken of; may be null). Every refusal names
+// the file and what is wrong: a debug.json missing or of another lowering
+// (its digest), an ETRecord with no such delegate or several.
+Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& run, const EtRecord& etrecord,
+                                  const AotCapture& capture, const ExportGraph* graph,
+                                  const std::string& method);
+
+} // namespace gapscope
