@@ -113,19 +113,49 @@ def lower_for_tosa(
     return lowered, computed, float_program
 
 
-def write_arm_session(directory: str | Path, profile: str, seed: int = 0) -> Path:
-    """Lower the toy conv net for ``profile``, run it on the reference model, capture it: one session folder."""
+class ArmResidualConvNet(torch.nn.Module):
+    """Two convolutions with a residual, a mean and a linear: channels-last
+    (NHWC) between the convolutions, with channels, height and width all 8, so
+    that only the layout, not the shape, tells NHWC from NCHW."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv1(x))
+        y = self.conv2(y) + y
+        return self.fc(y.mean((2, 3)))
+
+
+def arm_residual_conv_net(seed: int = 2) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(seed)
+    return ArmResidualConvNet().eval(), (torch.randn(1, 3, 8, 8),)
+
+
+ARM_MODELS = {"conv": arm_conv_net, "attention": arm_attention_block, "residual": arm_residual_conv_net}
+# The e2e zoo's Arm sessions (python -m gapscope_zoo zoo --model arm): each
+# model in both profiles, written into <model>-<profile>.
+ZOO_SESSIONS = tuple((model, profile) for model in ("conv", "residual", "attention") for profile in ARM_PROFILES)
+
+
+def write_arm_session(directory: str | Path, profile: str, seed: int = 0, model_name: str = "conv") -> Path:
+    """Lower a model of ``ARM_MODELS`` for ``profile``, run it on the reference model, capture it: one session folder."""
     from gapscope_capture.capture import capture_float_reference, capture_from_etrecord, capture_from_program
     from gapscope_capture.capture_format import write_inputs
+    from gapscope_capture.taps import save_outputs
     from gapscope_capture.tosa_run import TOSA_RUN_FILE, run_program
+    from torch.utils._pytree import tree_leaves
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    model, inputs = arm_conv_net(seed)
+    model, inputs = ARM_MODELS[model_name](seed)
     lowered, _, float_program = lower_for_tosa(model, inputs, profile, directory / TOSA_DIR)
-    _, runs = run_program(lowered.exported_program(), inputs)
+    outputs, runs = run_program(lowered.exported_program(), inputs)
     if len(runs) != 1:
-        raise RuntimeError(f"{directory}: {len(runs)} TOSA delegate calls; the toy lowers to one")
+        raise RuntimeError(f"{directory}: {len(runs)} TOSA delegate calls; the zoo's models lower to one")
     runs[0].write(directory / TOSA_RUN_FILE, debug_json=directory / TOSA_DIR / "debug.json")
 
     program = lowered.to_executorch()
@@ -134,6 +164,9 @@ def write_arm_session(directory: str | Path, profile: str, seed: int = 0) -> Pat
     etrecord.save(str(directory / "etrecord.bin"))
     (directory / "model.pte").write_bytes(program.buffer)
     write_inputs(inputs, directory / "inputs.safetensors")
+    # The program's outputs as it ran (the delegate on the reference model): the
+    # device's outputs, which Gapscope compares with the reference's.
+    save_outputs([tree_leaves(outputs)], directory / "outputs.safetensors")
     capture = capture_from_etrecord(directory / "etrecord.bin")
     capture.fill_quantization(capture_from_program(program))
     capture.write(directory / "capture.gscap.safetensors")

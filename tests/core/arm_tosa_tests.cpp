@@ -634,6 +634,11 @@ TEST_CASE("a folder with a TOSA run opens as a session: every row compared, the 
     const auto int8 = open("arm_tosa_int8", "capture.gscap.safetensors");
     for (const auto& [op, snr] : snrs(*int8))
         CHECK(snr > 100);
+    // The program's output as it ran (outputs.safetensors) is compared too.
+    for (const auto* s : {fp.get(), int8.get()}) {
+        REQUIRE(s->comparison->outputs.size() == 1);
+        CHECK(s->comparison->outputs[0].status == RowStatus::Ok);
+    }
     // INT against the float model: the quantisation gap, which the fake-quantised
     // reference above explains (the integers are the program's own).
     const auto gap = open("arm_tosa_int8", "capture_float.gscap.safetensors");
@@ -642,6 +647,37 @@ TEST_CASE("a folder with a TOSA run opens as a session: every row compared, the 
         CHECK(snr > 25);
         CHECK(snr < 60);
     }
+}
+
+TEST_CASE("channels-last tensors of the reference's very shape are laid back by the graph's layout, "
+          "not taken as they are",
+          "[arm]") {
+    // Between the convolutions the tensors are [1,8,8,8] NHWC, the reference's
+    // [1,8,8,8] NCHW shape: only the layout tells them apart.
+    const Tied tied = tie("arm_tosa_nhwc_fp32");
+    CHECK(tied.arm.unmapped.empty());
+    CHECK(tied.arm.runtime_problems.empty());
+    auto capture = loadAotCapture(kData + "/arm_tosa_nhwc_fp32/capture.gscap.safetensors");
+    REQUIRE(capture);
+    std::set<std::string> laid;
+    for (const auto& [r, order] : tied.arm.axis_orders) {
+        CHECK(order == std::vector<std::int64_t>{0, 2, 3, 1});
+        laid.insert(capture.value().records[r].ops.front());
+    }
+    CHECK(laid == std::set<std::string>{"conv2d", "relu", "conv2d_1", "add"});
+    std::vector<Error> errors;
+    auto s = loadSession(sessionInputsFromPaths({kData + "/arm_tosa_nhwc_fp32"}, errors));
+    REQUIRE(s->comparison);
+    REQUIRE(s->comparison->rows.size() == 6);
+    for (const auto& row : s->comparison->rows) {
+        INFO(row.id().aot_ops.front() << ": " << row.reason);
+        REQUIRE(row.status == RowStatus::Ok);
+        // Rounding only. Taken as they are, the four channels-last rows are other
+        // elements altogether (an SNR near 0 dB).
+        CHECK(row.gaps[0].snr > 100);
+    }
+    REQUIRE(s->comparison->outputs.size() == 1);
+    CHECK(s->comparison->outputs[0].status == RowStatus::Ok);
 }
 
 TEST_CASE("a TOSA run whose debug.json is missing, or of another lowering, is refused by name",
