@@ -99,15 +99,36 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const 
         return records[r].ops.empty() ? none : records[r].ops.front();
     };
 
-    // Indexes: a node's row (kAmbiguous when two rows name it), the graph's
-    // nodes, debug.json's entries and the run's ops by name.
+    // Indexes: a node's row (kAmbiguous when two rows hold it), the graph's
+    // nodes, debug.json's entries and the run's ops by name. A graph whose nodes
+    // carry debug handles ties a node to the record of its handle; ExecuTorch
+    // 1.5's ETRecord keeps none in its exported program, so there the
+    // capture's op names do (the exported program's node names).
     std::unordered_map<std::string, std::size_t> rowOfName;
-    for (std::size_t r = 0; r < rows; ++r)
-        for (const auto& op : records[r].ops) {
-            const auto [it, fresh] = rowOfName.emplace(op, r);
-            if (!fresh && it->second != r)
-                it->second = kAmbiguous;
-        }
+    const auto tieName = [&](const std::string& name, std::size_t r) {
+        const auto [it, fresh] = rowOfName.emplace(name, r);
+        if (!fresh && it->second != r)
+            it->second = kAmbiguous;
+    };
+    const bool handled = graph && std::any_of(graph->nodes.begin(), graph->nodes.end(),
+                                              [](const GraphNode& n) { return !n.debug_handles.empty(); });
+    if (handled) {
+        std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (const auto h : records[r].debug_handle) {
+                const auto [it, fresh] = rowOfHandle.emplace(h, r);
+                if (!fresh && it->second != r)
+                    it->second = kAmbiguous;
+            }
+        for (const auto& n : graph->nodes)
+            for (const auto h : n.debug_handles)
+                if (const auto r = rowOfHandle.find(h); r != rowOfHandle.end())
+                    tieName(n.name, r->second);
+    } else {
+        for (std::size_t r = 0; r < rows; ++r)
+            for (const auto& op : records[r].ops)
+                tieName(op, r);
+    }
     std::unordered_map<std::string, const GraphNode*> nodeOf;
     if (graph)
         for (const auto& n : graph->nodes)

@@ -15,8 +15,7 @@ bool isBackendRunHeader(std::string_view header) {
 }
 
 Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& file, const EtRecord& etrecord,
-                                  const AotCapture& capture, const ExportGraph* graph,
-                                  const std::string& method) {
+                                  const AotCapture& capture, const std::string& method) {
     auto read = readTosaRun(file);
     if (!read)
         return read.error();
@@ -69,6 +68,8 @@ Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& file,
                          etrecord.path, "delegate_map");
     const std::int64_t instruction = calls.front();
     const auto handles = maps->debug_handle_map.find(instruction);
+    const ExportGraph* graph =
+        etrecord.exported_program ? &*etrecord.exported_program : etrecord.edgeProgram(method);
     ArmDelegateMap arm =
         armDelegateMap(debug.value(), run, capture, graph,
                        handles == maps->debug_handle_map.end() ? nullptr : &handles->second.handles);

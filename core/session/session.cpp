@@ -299,8 +299,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     if (backendRun && s->etrecord && s->capture) {
         const std::string method =
             options.comparison.method.empty() ? s->capture->method : options.comparison.method;
-        auto run = openBackendRun(s->etdump_file, *s->etrecord, *s->capture,
-                                  referenceGraphFor(*s->etrecord, *s->capture), method);
+        auto run = openBackendRun(s->etdump_file, *s->etrecord, *s->capture, method);
         if (run) {
             s->dump = run.value().dump;
             s->etrecord = run.value().etrecord;

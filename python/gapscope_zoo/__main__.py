@@ -30,6 +30,16 @@ def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
             written.append(zoo_bn.write_session(Path(outdir) / name / zoo_bn.VARIANT))
             written.append(zoo_bn.write_fp32_session(Path(outdir) / name / zoo_bn.FP32))
             continue
+        if name == "arm":
+            from gapscope_zoo import zoo_arm
+
+            for model, profile in zoo_arm.ZOO_SESSIONS:
+                written.append(
+                    zoo_arm.write_arm_session(
+                        Path(outdir) / name / f"{model}-{profile.lower()}", profile, model_name=model
+                    )
+                )
+            continue
         if name == zoo.FIX:
             written.append(zoo_fix.write_session(Path(outdir) / name / zoo_fix.VARIANT))
             continue

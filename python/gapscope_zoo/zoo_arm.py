@@ -18,6 +18,8 @@ kept (``gapscope_capture.tosa_run``). A session folder holds:
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -170,6 +172,47 @@ def write_arm_session(directory: str | Path, profile: str, seed: int = 0, model_
     capture = capture_from_etrecord(directory / "etrecord.bin")
     capture.fill_quantization(capture_from_program(program))
     capture.write(directory / "capture.gscap.safetensors")
+    captures = ["capture.gscap.safetensors"]
     if float_program is not None:
         capture_float_reference(float_program, capture).write(directory / "capture_float.gscap.safetensors")
+        captures.append("capture_float.gscap.safetensors")
+    write_arm_referee(directory, tree_leaves(outputs), captures)
     return directory
+
+
+REFEREE_FILE = "executorch_arm_referee.json"
+
+
+def write_arm_referee(directory: Path, outputs: Sequence[torch.Tensor], captures: Sequence[str]) -> None:
+    """ExecuTorch's own Arm test comparison of the program's outputs against each capture's reference outputs.
+
+    ``calculate_rel_frobenius_and_cosine_similarity`` is what ExecuTorch's Arm
+    tester reports when a model's TOSA output is compared with its reference
+    (backends/arm/test/tester/analyze_output_utils.py): the referee Gapscope's
+    program-output numbers (relative L2, cosine) are held to, on the same tensors.
+    """
+    from executorch.backends.arm.test.tester.analyze_output_utils import (
+        calculate_rel_frobenius_and_cosine_similarity,
+    )
+    from safetensors.torch import load_file
+
+    table: dict[str, Any] = {}
+    for name in captures:
+        references = load_file(str(directory / name))
+        table[name] = []
+        for index, output in enumerate(outputs):
+            relative, cosine = calculate_rel_frobenius_and_cosine_similarity(
+                references[f"reference_outputs/{index}"], output
+            )
+            table[name].append({"output": index, "relative_frobenius_error": relative, "cosine_similarity": cosine})
+    (directory / REFEREE_FILE).write_text(
+        json.dumps(
+            {
+                "referee": "executorch.backends.arm.test.tester.analyze_output_utils."
+                "calculate_rel_frobenius_and_cosine_similarity",
+                "captures": table,
+            },
+            indent=1,
+        )
+        + "\n"
+    )

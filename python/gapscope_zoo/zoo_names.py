@@ -17,4 +17,5 @@ MODEL_NAMES = (
     "llm-8da4w",
     "taps",
     "fix",
+    "arm",
 )

@@ -138,8 +138,7 @@ Tied tie(const std::string& session, const std::string& captureName = "capture.g
     t.instruction = t.maps.delegate_map.begin()->first;
     CHECK(t.maps.delegate_map.begin()->second.backend == kArmTosaBackend);
     CHECK(t.maps.delegate_map.begin()->second.identifiers.empty());
-    t.arm = armDelegateMap(debugMapOf(session), t.run, capture.value(),
-                           referenceGraphFor(etrecord.value(), capture.value()),
+    t.arm = armDelegateMap(debugMapOf(session), t.run, capture.value(), &*etrecord.value().exported_program,
                            &t.maps.debug_handle_map.at(t.instruction).handles);
     return t;
 }
@@ -269,6 +268,7 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         ExportGraph g;
         for (const auto& [name, input] : chain) {
             GraphNode n;
+            n.debug_handles = {static_cast<std::int64_t>(4 + g.nodes.size())};
             n.name = name;
             n.target = "torch.ops.aten." + name + ".default";
             n.input_tensors = {input};
@@ -331,8 +331,8 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
                                                Catch::Contains("do not tell which node it computes"));
     }
     SECTION("a node two rows name is never guessed") {
-        AotCapture twice = capture;
-        twice.records[2].ops = {"c", "a"};
+        AotCapture twice = capture; // handle 4 is a's row's and c's
+        twice.records[2].debug_handle = {6, 4};
         const SyntheticRun run({{"t", "CLAMP", {"x"}}});
         ArmDebugMap map;
         map.events = {event("t", "a")};

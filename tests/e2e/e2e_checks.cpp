@@ -792,3 +792,77 @@ TEST_CASE("e2e: gapscope-capture fix finds the culprit block, and Gapscope measu
     CHECK(outputSnr(dir) == Approx(before).epsilon(1e-9));
     CHECK(outputSnr(dir + "/fix/fixed") == Approx(after).epsilon(1e-9));
 }
+
+// Issue 61: the Arm TOSA sessions (python -m gapscope_zoo zoo --model arm): a conv
+// net, a residual conv net (channels-last between its convolutions, C = H = W)
+// and a transformer block (attention, LayerNorm, GELU MLP), each lowered by
+// ExecuTorch's Arm backend for TOSA's FP and INT profiles and run on the TOSA
+// reference model with every op kept. Each opens as a session with no special
+// case; its rows map to the capture's ATen nodes; every row compared reads
+// rounding only against the program it was lowered from (a row laid out or
+// paired wrongly reads near 0 dB), and every other row says why; against the
+// float model the INT sessions show the quantisation gap; the program's output
+// equals ExecuTorch's own Arm test comparison (relative Frobenius error, cosine).
+TEST_CASE("e2e: Arm TOSA sessions open, compare each op, and match ExecuTorch's Arm referee on the outputs",
+          "[e2e][zoo][arm]") {
+    const std::string zoo = zooRoot();
+    // Rows compared at least: against the program lowered, and against the float
+    // model, whose capture has no value where the quantised program has no
+    // counterpart of a float op (the mean, the attention's core), said by row.
+    const std::map<std::string, std::pair<std::size_t, std::size_t>> minCompared = {
+        {"conv-fp", {3, 0}},      {"conv-int", {3, 3}},     {"residual-fp", {6, 0}},
+        {"residual-int", {5, 3}}, {"attention-fp", {8, 0}}, {"attention-int", {8, 5}}};
+    std::size_t refereed = 0;
+    for (const auto& [name, atLeast] : minCompared) {
+        const std::string dir = zoo + "/arm/" + name;
+        INFO("Arm session " << dir);
+        std::ifstream refereeFile(dir + "/executorch_arm_referee.json");
+        REQUIRE(refereeFile);
+        const auto referee = nlohmann::json::parse(refereeFile);
+        for (const auto& [captureName, expected] : referee.at("captures").items()) {
+            INFO("capture " << captureName);
+            std::vector<gapscope::Error> errors;
+            gapscope::SessionOptions options;
+            options.capture = dir + "/" + captureName;
+            auto s = gapscope::loadSession(gapscope::sessionInputsFromPaths({dir}, errors), options);
+            REQUIRE(errors.empty());
+            REQUIRE(s->errors.empty());
+            REQUIRE(s->comparison);
+            CHECK(s->missing.empty());
+            const bool floatReference = captureName.find("float") != std::string::npos;
+            std::size_t compared = 0;
+            double lowest = HUGE_VAL;
+            for (const auto& row : s->comparison->rows) {
+                INFO(row.id().aot_ops.front() << ": " << row.reason);
+                CHECK_FALSE(row.id().aot_ops.empty()); // an ATen node of the capture
+                if (row.status != gapscope::RowStatus::Ok) {
+                    CHECK(row.status == gapscope::RowStatus::Invalid);
+                    CHECK_FALSE(row.reason.empty());
+                    continue;
+                }
+                ++compared;
+                REQUIRE(row.gaps.size() == 1);
+                lowest = std::min(lowest, row.gaps[0].snr);
+                if (!floatReference)
+                    CHECK(row.gaps[0].snr > 100); // rounding only, or a layout taken wrongly
+            }
+            CHECK(compared >= (floatReference ? atLeast.second : atLeast.first));
+            if (floatReference) { // the quantisation gap, there and finite
+                CHECK(lowest > 10);
+                CHECK(lowest < 60);
+            }
+            REQUIRE(s->comparison->outputs.size() == expected.size());
+            for (const auto& e : expected) {
+                const auto& out = s->comparison->outputs[e.at("output").get<std::size_t>()];
+                REQUIRE(out.status == gapscope::RowStatus::Ok);
+                REQUIRE(out.metrics);
+                const double rel = e.at("relative_frobenius_error"), cosine = e.at("cosine_similarity");
+                // ExecuTorch's in float32 (and 1e-8 added to the norm), Gapscope's in double.
+                CHECK(std::abs(out.metrics->rel_l2 - rel) <= 1e-6 + 1e-4 * std::abs(rel));
+                CHECK(std::abs(out.metrics->cosine - cosine) <= 1e-6);
+                ++refereed;
+            }
+        }
+    }
+    CHECK(refereed == 9); // 6 sessions, the INT ones against two references
+}
