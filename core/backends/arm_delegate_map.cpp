@@ -89,7 +89,8 @@ std::string traceText(const ArmDebugEvent& e) {
 } // namespace
 
 ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const AotCapture& capture,
-                              const ExportGraph* graph, const std::vector<std::int64_t>* delegateHandles) {
+                              const ExportGraph* graph, const std::vector<std::int64_t>* delegateHandles,
+                              const AotCapture* naming) {
     ArmDelegateMap out;
     out.mapping.backend = kArmTosaBackend;
     const auto& records = capture.records;
@@ -124,10 +125,26 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const 
             for (const auto h : n.debug_handles)
                 if (const auto r = rowOfHandle.find(h); r != rowOfHandle.end())
                     tieName(n.name, r->second);
-    } else {
+    } else if (!naming || naming == &capture) {
         for (std::size_t r = 0; r < rows; ++r)
             for (const auto& op : records[r].ops)
                 tieName(op, r);
+    } else {
+        // The program's own capture names the nodes; the compared one (a float
+        // model's, under the same handles) holds the rows.
+        std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (const auto h : records[r].debug_handle)
+                rowOfHandle.emplace(h, r);
+        for (const auto& named : naming->records) {
+            std::size_t row = kNone;
+            for (const auto h : named.debug_handle)
+                if (const auto it = rowOfHandle.find(h); it != rowOfHandle.end())
+                    row = row == kNone || row == it->second ? it->second : kAmbiguous;
+            if (row != kNone)
+                for (const auto& op : named.ops)
+                    tieName(op, row);
+        }
     }
     std::unordered_map<std::string, const GraphNode*> nodeOf;
     if (graph)

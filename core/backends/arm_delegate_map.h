@@ -64,7 +64,12 @@ constexpr const char* kArmTosaBackend = "TOSABackend";
 // has none: then nodes are matched by name alone and no reordering is found,
 // which the notes say). `delegateHandles`: the handles the ETRecord's
 // debug_handle_map gives the delegate call (null: every row may be inside it).
+// `naming`: a capture of the ETRecord's own graph, whose op names are its
+// nodes', when `capture` is another model's under the same handles (a float
+// reference): nodes are tied to handles through it, so the rows are the same
+// whichever reference is compared. Null: `capture` names them.
 ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const AotCapture& capture,
-                              const ExportGraph* graph, const std::vector<std::int64_t>* delegateHandles);
+                              const ExportGraph* graph, const std::vector<std::int64_t>* delegateHandles,
+                              const AotCapture* naming = nullptr);
 
 } // namespace gapscope

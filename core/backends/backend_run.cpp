@@ -15,7 +15,8 @@ bool isBackendRunHeader(std::string_view header) {
 }
 
 Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& file, const EtRecord& etrecord,
-                                  const AotCapture& capture, const std::string& method) {
+                                  const AotCapture& capture, const AotCapture* naming,
+                                  const std::string& method) {
     auto read = readTosaRun(file);
     if (!read)
         return read.error();
@@ -72,7 +73,7 @@ Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& file,
         etrecord.exported_program ? &*etrecord.exported_program : etrecord.edgeProgram(method);
     ArmDelegateMap arm =
         armDelegateMap(debug.value(), run, capture, graph,
-                       handles == maps->debug_handle_map.end() ? nullptr : &handles->second.handles);
+                       handles == maps->debug_handle_map.end() ? nullptr : &handles->second.handles, naming);
 
     auto patched = std::make_shared<EtRecord>(etrecord);
     patched->methods[method].delegate_map[instruction] = arm.mapping;
@@ -86,13 +87,27 @@ Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& file,
     out.dump = std::make_shared<EtDump>(armRunEtDump(run, static_cast<std::int32_t>(instruction)));
     out.etrecord = std::move(patched);
     out.capture = std::move(laid);
-    out.notes = std::move(arm.notes);
+    // Said in a few lines: a transformer block has eight such groups, and the
+    // notes stand above the table. Every row of a group is in Coverage too.
+    constexpr std::size_t kShown = 3;
+    if (arm.notes.size() <= kShown) {
+        out.notes = std::move(arm.notes);
+    } else {
+        std::string list;
+        for (std::size_t i = 0; i < kShown; ++i)
+            list += "\n  " + arm.notes[i];
+        out.notes.push_back(std::to_string(arm.notes.size()) +
+                            " groups of rows are compared as one, where the TOSA graph does not follow the "
+                            "reference's:" +
+                            list + "\n  … and " + std::to_string(arm.notes.size() - kShown) +
+                            " more (each row of a group is in Coverage, as fused)");
+    }
     if (!arm.unmapped.empty()) {
         std::string list;
-        for (std::size_t i = 0; i < arm.unmapped.size() && i < 8; ++i)
+        for (std::size_t i = 0; i < arm.unmapped.size() && i < kShown; ++i)
             list += "\n  " + arm.unmapped[i].first + ": " + arm.unmapped[i].second;
-        if (arm.unmapped.size() > 8)
-            list += "\n  … and " + std::to_string(arm.unmapped.size() - 8) + " more";
+        if (arm.unmapped.size() > kShown)
+            list += "\n  … and " + std::to_string(arm.unmapped.size() - kShown) + " more";
         out.notes.push_back(std::to_string(arm.unmapped.size()) + " of the TOSA run's " +
                             std::to_string(run.ops.size()) + " ops belong to no row:" + list);
     }

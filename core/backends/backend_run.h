@@ -42,10 +42,13 @@ bool isBackendRunHeader(std::string_view header);
 // Reads `run` with the files it names beside it, and ties it to `etrecord`'s
 // delegate call of `method` and to `capture`'s rows, through the ETRecord's
 // exported program (the graph the Arm backend's traces name, whose debug
-// handles key the capture; its Edge program when it has none). Every refusal names
+// handles key the capture; its Edge program when it has none). `naming`: a
+// capture of that graph among those offered, when `capture` is another
+// model's (armDelegateMap). Every refusal names
 // the file and what is wrong: a debug.json missing or of another lowering
 // (its digest), an ETRecord with no such delegate or several.
 Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& run, const EtRecord& etrecord,
-                                  const AotCapture& capture, const std::string& method);
+                                  const AotCapture& capture, const AotCapture* naming,
+                                  const std::string& method);
 
 } // namespace gapscope

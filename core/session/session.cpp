@@ -299,7 +299,13 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     if (backendRun && s->etrecord && s->capture) {
         const std::string method =
             options.comparison.method.empty() ? s->capture->method : options.comparison.method;
-        auto run = openBackendRun(s->etdump_file, *s->etrecord, *s->capture, method);
+        // The capture of the ETRecord's own graph among those offered names its
+        // nodes, whichever reference is compared (a float model's).
+        const AotCapture* naming = nullptr;
+        for (const auto& c : files.parsed_captures)
+            if (c && c->method == method && c->reference_graph.value_or("") == "exported_program")
+                naming = c.get();
+        auto run = openBackendRun(s->etdump_file, *s->etrecord, *s->capture, naming, method);
         if (run) {
             s->dump = run.value().dump;
             s->etrecord = run.value().etrecord;
