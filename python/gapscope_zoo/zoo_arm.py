@@ -216,3 +216,20 @@ def write_arm_referee(directory: Path, outputs: Sequence[torch.Tensor], captures
         )
         + "\n"
     )
+
+
+def write_xnnpack_twin(directory: str | Path, model_name: str, seed: int = 0) -> Path:
+    """The same model, float, lowered to XNNPACK and run with ETDump: the other
+    side of an A/B against an Arm session of it (docs/arm.md)."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from gapscope_capture.capture import capture_from_etrecord, capture_from_program
+    from gapscope_capture.host_run import lower_and_run
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    model, inputs = ARM_MODELS[model_name](seed)
+    program = lower_and_run(directory, export(model, inputs), inputs, [XnnpackPartitioner()], 4 << 20)
+    capture = capture_from_etrecord(directory / "etrecord.bin")
+    capture.fill_quantization(capture_from_program(program))
+    capture.write(directory / "capture.gscap.safetensors")
+    return directory

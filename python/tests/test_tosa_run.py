@@ -18,7 +18,14 @@ import torch
 from safetensors import safe_open
 
 from gapscope_capture.tosa_run import TOSA_RUN_FORMAT, TosaRunError, run_every_op, run_program
-from gapscope_zoo.zoo_arm import TOSA_DIR, arm_attention_block, arm_conv_net, lower_for_tosa, write_arm_session
+from gapscope_zoo.zoo_arm import (
+    REFEREE_FILE,
+    TOSA_DIR,
+    arm_attention_block,
+    arm_conv_net,
+    lower_for_tosa,
+    write_arm_session,
+)
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +107,11 @@ def test_the_run_is_written_with_its_document(lowered: dict[str, tuple], tmp_pat
         assert document["format"] == TOSA_RUN_FORMAT and document["version"] == 1
         assert [op["output"] for op in document["ops"]] == [op.output for op in runs[0].ops]
         assert document["debug_json"]["name"] == "debug.json"
+        # Where a reader finds it, from the run's folder.
+        assert (path.parent / document["debug_json"]["path"]).resolve() == (tosa_dir / "debug.json").resolve()
+        # The convolution's TRANSPOSEs to channels-last and back, with their permutations.
+        assert [op.get("perms") for op in document["ops"] if op["op"] == "TRANSPOSE"] == [[0, 2, 3, 1], [0, 3, 1, 2]]
+        assert all("perms" not in op for op in document["ops"] if op["op"] != "TRANSPOSE")
         for op in runs[0].ops:
             assert np.array_equal(f.get_tensor(op.output), runs[0].tensors[op.output])
         for name in runs[0].graph_inputs:
@@ -141,6 +153,12 @@ def test_a_session_folder(tmp_path: Path) -> None:
         "capture.gscap.safetensors",
         "capture_float.gscap.safetensors",
         "inputs.safetensors",
+        "outputs.safetensors",
+        REFEREE_FILE,
         f"{TOSA_DIR}/debug.json",
     ):
         assert (directory / name).is_file(), name
+    # ExecuTorch's Arm referee, against the program lowered and the float model.
+    referee = json.loads((directory / REFEREE_FILE).read_text())["captures"]
+    assert referee["capture.gscap.safetensors"][0]["relative_frobenius_error"] == 0.0
+    assert 0 < referee["capture_float.gscap.safetensors"][0]["relative_frobenius_error"] < 0.1
