@@ -116,6 +116,11 @@ CaptureTensors tensorsOf(const std::string& capturePath) {
 }
 
 std::string captureWithDocument(const std::string& document, const CaptureTensors& tensors) {
+    return safetensorsWithDocument(AotCapture::kMetadataKey, document, tensors);
+}
+
+std::string safetensorsWithDocument(const std::string& key, const std::string& document,
+                                    const CaptureTensors& tensors) {
     // The header is written by hand: the document's bytes go into the JSON
     // string as they are (only quotes, backslashes and control characters
     // escaped), invalid UTF-8 included, which is what the reader must face.
@@ -132,8 +137,8 @@ std::string captureWithDocument(const std::string& document, const CaptureTensor
             escaped += c;
         }
     }
-    std::string header = R"({"__metadata__":{")" + std::string(AotCapture::kMetadataKey) + R"(":")" +
-                         escaped + R"("},)" + tensors.entries + "}";
+    std::string header =
+        R"({"__metadata__":{")" + key + R"(":")" + escaped + R"("},)" + tensors.entries + "}";
     while ((8 + header.size()) % 8 != 0)
         header.push_back(' ');
     std::string out(8, '\0');

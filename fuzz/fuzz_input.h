@@ -35,6 +35,9 @@ CaptureTensors tensorsOf(const std::string& capturePath);
 // A safetensors file holding `tensors` (by default one float32 tensor "t" of
 // two elements) and the given string as its gapscope.aot_capture metadata.
 std::string captureWithDocument(const std::string& document, const CaptureTensors& tensors = {});
+// The same with the document under another metadata key (a TOSA run's).
+std::string safetensorsWithDocument(const std::string& key, const std::string& document,
+                                    const CaptureTensors& tensors);
 
 // An ETDump and, after the separator, its debug buffer, parsed as the readers
 // get them from disk (copied into aligned memory, as a mapping is).

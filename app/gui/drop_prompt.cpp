@@ -13,7 +13,7 @@ bool startsSession(const QStringList& paths) {
     for (const auto& p : paths) {
         if (QFileInfo(p).isDir() || isSessionFile(p))
             return true;
-        if (fileKindAt(p.toStdString()) == FileKind::EtDump)
+        if (const auto kind = fileKindAt(p.toStdString()); kind && recordsARun(*kind))
             return true;
     }
     return false;

@@ -15,9 +15,11 @@ namespace gapscope {
 
 namespace {
 
-// Told by core's file kinds, as a saved session is (isSessionFile).
-bool isEtDumpFile(const QString& path) {
-    return fileKindAt(path.toStdString()) == FileKind::EtDump;
+// Told by core's file kinds, as a saved session is (isSessionFile): an ETDump,
+// or a backend's run in its place (a TOSA run).
+bool recordsARunFile(const QString& path) {
+    const auto kind = fileKindAt(path.toStdString());
+    return kind && recordsARun(*kind);
 }
 
 } // namespace
@@ -68,7 +70,7 @@ QString SessionController::openPaths(const QStringList& given, bool anew) {
     const bool startingOver = anew || m_demo || m_paths.isEmpty();
     // A dump opened alone (double click, `gapscope run.etdp`) brings the ETRecord
     // and captures beside it; added to an open session it is just one more file.
-    if (startingOver && merged.size() == 1 && isEtDumpFile(merged.front()))
+    if (startingOver && merged.size() == 1 && recordsARunFile(merged.front()))
         for (const auto& companion : companionFilesOf(merged.front().toStdString()))
             merged << QString::fromStdString(companion);
     if (startingOver)

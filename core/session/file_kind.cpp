@@ -93,6 +93,10 @@ const char* fileKindName(FileKind kind) {
     return "raw data";
 }
 
+bool recordsARun(FileKind kind) {
+    return kind == FileKind::EtDump || kind == FileKind::BackendRun;
+}
+
 FileKind detectFileKind(ByteSpan b) {
     if (b.size >= 12 && std::memcmp(b.data + 8, "ED00", 4) == 0)
         return FileKind::EtDump;

@@ -24,6 +24,9 @@ enum class FileKind {
     Raw,          // none of the above: a debug buffer candidate
 };
 const char* fileKindName(FileKind kind);
+// A record of the run a session compares: an ETDump, or a backend's own run
+// in its place. Opened alone, it starts a session with the files beside it.
+bool recordsARun(FileKind kind);
 FileKind detectFileKind(ByteSpan bytes);
 // The kind of the file at `path` (mapped, never blocking on a FIFO or device);
 // none when it cannot be opened.

@@ -35,6 +35,7 @@ private slots:
     void init() { QSettings().clear(); }
     void aDoubleClickedDumpBringsItsCompanions();
     void aDumpAddedToASessionIsOneMoreFile();
+    void aTosaRunOpenedAloneBringsItsCompanions();
 };
 
 void DesktopOpenTest::aDoubleClickedDumpBringsItsCompanions() {
@@ -83,6 +84,30 @@ void DesktopOpenTest::aDumpAddedToASessionIsOneMoreFile() {
     QVERIFY(waitShown(window));
     QCOMPARE(QString::fromStdString(window.session()->capture_file->path()),
              kDemo.filePath(QStringLiteral("capture_float.gscap.safetensors")));
+}
+
+void DesktopOpenTest::aTosaRunOpenedAloneBringsItsCompanions() {
+    // An Arm session (issue 61): the TOSA run stands where an ETDump does, so
+    // opened alone it brings the ETRecord and the capture beside it, and the
+    // debug.json it names is read from its tosa/ folder.
+    QTemporaryDir dir;
+    const QDir arm(QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/arm_tosa_nhwc_fp32"));
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("tosa")));
+    for (const char* name : {"tosa_run.safetensors", "etrecord.bin", "capture.gscap.safetensors",
+                             "outputs.safetensors", "tosa/debug.json"})
+        QVERIFY(
+            QFile::copy(arm.filePath(QString::fromLatin1(name)), dir.filePath(QString::fromLatin1(name))));
+    const QString run = dir.filePath(QStringLiteral("tosa_run.safetensors"));
+    MainWindow window;
+    window.show();
+    window.openPaths({run});
+    QVERIFY(waitShown(window));
+    const auto session = window.session();
+    QVERIFY(session->errors.empty());
+    QVERIFY(session->dump && session->etrecord_file && session->capture_file);
+    QCOMPARE(QString::fromStdString(session->etdump_file->path()), run);
+    QVERIFY(session->comparison);
+    QCOMPARE(session->comparison->rows.size(), std::size_t{6});
 }
 
 QTEST_MAIN(DesktopOpenTest)
