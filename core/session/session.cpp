@@ -432,12 +432,13 @@ std::vector<InputProvenance> hashInputs(const SessionFiles& files,
     for (const auto& [role, file] : roles)
         if (*file) {
             // A backend's run is its own debug buffer (backend_run.h): hashed once.
-            const auto same = std::find_if(
-                out.begin(), out.end(), [&](const InputProvenance& p) { return p.path == (*file)->path(); });
-            out.push_back({role, (*file)->path(), (*file)->size(),
-                           same != out.end()                           ? same->sha256
-                           : file == &files.etrecord && etrecordSha256 ? *etrecordSha256
-                                                                       : sha256Hex(**file)});
+            const std::string& path = (*file)->path();
+            const auto same = std::find_if(out.begin(), out.end(),
+                                           [&path](const InputProvenance& p) { return p.path == path; });
+            std::string digest = same != out.end()                           ? same->sha256
+                                 : file == &files.etrecord && etrecordSha256 ? *etrecordSha256
+                                                                             : sha256Hex(**file);
+            out.push_back({role, path, (*file)->size(), std::move(digest)});
         }
     return out;
 }
