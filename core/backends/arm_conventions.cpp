@@ -22,6 +22,8 @@ const BackendConventions& armConventions() {
         "gapscope_capture.tosa_run (docs/arm.md)",
         "",
         "",
+        // Its runs are TOSA runs, which ExecuTorch's Inspector cannot read.
+        false,
     };
     return kArm;
 }

@@ -53,6 +53,12 @@ struct BackendConventions {
     // share of the call's total apportions the call's time ("cycles").
     std::string_view op_event_clock_unit;
 
+    // ExecuTorch's Inspector reads this delegate's runs (an ETDump). False where
+    // Gapscope reads the backend's own run in its place (Arm's TOSA run,
+    // backend_run.h): ExecuTorch computes no number for such a row, so none is
+    // shown as ExecuTorch's.
+    bool inspector_reads_runs = true;
+
     bool relaidAt(std::size_t rank) const {
         return relaid_max_rank > 0 && rank >= relaid_min_rank && rank <= relaid_max_rank;
     }

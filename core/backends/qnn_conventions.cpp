@@ -25,6 +25,7 @@ const BackendConventions& qnnConventions() {
         // profile_level=2: each op's time in the HTP's cycles, "<node>:OpId_<n> (cycles)".
         ":OpId_",
         "cycles",
+        true,
     };
     return kQnn;
 }

@@ -128,6 +128,8 @@ ComparisonRow planRow(const AlignedPair& pair, std::size_t index, const EtDump& 
                 "'s place, carries this output's numbers";
         }
     }
+    if (!backendConventions(backend).inspector_reads_runs)
+        row.in_executorch = false; // ExecuTorch cannot read this backend's run
     for (auto& e : id.plans)
         e.executorch_numbers = row.in_executorch; // no second pass for rows ExecuTorch lacks
     for (const auto& e : id.plans)
