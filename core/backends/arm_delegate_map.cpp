@@ -1,6 +1,7 @@
 #include "core/backends/arm_delegate_map.h"
 
 #include "core/backends/arm_layout.h"
+#include "core/metrics/operand.h"
 
 #include <algorithm>
 #include <limits>
@@ -70,11 +71,24 @@ const std::vector<std::int64_t>* outputShape(const CaptureRecord& record) {
     return &record.outputs.front().resolved->shape;
 }
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? "," : "") + std::to_string(shape[i]);
-    return s + "]";
+// Every node reachable from `starts` along `next`, each visited once;
+// `visit(node)` says whether to go on past it. The walks this map makes (an
+// op's neighbours through ops with no row, the rows feeding a row through rows
+// with no op) are all this one, bounded by the node count.
+template <typename Visit>
+void walk(const std::vector<std::vector<std::size_t>>& next, const std::vector<std::size_t>& starts,
+          Visit visit) {
+    std::vector<char> seen(next.size(), 0);
+    std::vector<std::size_t> stack(starts.begin(), starts.end());
+    while (!stack.empty()) {
+        const std::size_t at = stack.back();
+        stack.pop_back();
+        if (seen[at])
+            continue;
+        seen[at] = 1;
+        if (visit(at))
+            stack.insert(stack.end(), next[at].begin(), next[at].end());
+    }
 }
 
 std::string traceText(const ArmDebugEvent& e) {
@@ -111,16 +125,17 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const 
         if (!fresh && it->second != r)
             it->second = kAmbiguous;
     };
+    // Each handle's row (kAmbiguous when two rows hold it).
+    std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
+    for (std::size_t r = 0; r < rows; ++r)
+        for (const auto h : records[r].debug_handle) {
+            const auto [it, fresh] = rowOfHandle.emplace(h, r);
+            if (!fresh && it->second != r)
+                it->second = kAmbiguous;
+        }
     const bool handled = graph && std::any_of(graph->nodes.begin(), graph->nodes.end(),
                                               [](const GraphNode& n) { return !n.debug_handles.empty(); });
     if (handled) {
-        std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
-        for (std::size_t r = 0; r < rows; ++r)
-            for (const auto h : records[r].debug_handle) {
-                const auto [it, fresh] = rowOfHandle.emplace(h, r);
-                if (!fresh && it->second != r)
-                    it->second = kAmbiguous;
-            }
         for (const auto& n : graph->nodes)
             for (const auto h : n.debug_handles)
                 if (const auto r = rowOfHandle.find(h); r != rowOfHandle.end())
@@ -132,10 +147,6 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const 
     } else {
         // The program's own capture names the nodes; the compared one (a float
         // model's, under the same handles) holds the rows.
-        std::unordered_map<std::int64_t, std::size_t> rowOfHandle;
-        for (std::size_t r = 0; r < rows; ++r)
-            for (const auto h : records[r].debug_handle)
-                rowOfHandle.emplace(h, r);
         for (const auto& named : naming->records) {
             std::size_t row = kNone;
             for (const auto h : named.debug_handle)
@@ -234,24 +245,15 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const 
         if (rowOfOp[k] < kAmbiguous)
             ownOps[rowOfOp[k]] = 1;
     const std::vector<std::size_t> traced = rowOfOp;
+    // The traced rows around op k along `next`, through ops with no row.
     const auto around = [&](std::size_t k, const std::vector<std::vector<std::size_t>>& next) {
         std::set<std::size_t> found;
-        std::vector<std::size_t> stack{k};
-        std::vector<char> seen(ops, 0);
-        seen[k] = 1;
-        while (!stack.empty()) {
-            const std::size_t at = stack.back();
-            stack.pop_back();
-            for (const std::size_t n : next[at]) {
-                if (seen[n])
-                    continue;
-                seen[n] = 1;
-                if (traced[n] < kAmbiguous)
-                    found.insert(traced[n]);
-                else
-                    stack.push_back(n);
-            }
-        }
+        walk(next, next[k], [&](std::size_t n) {
+            if (traced[n] >= kAmbiguous)
+                return true;
+            found.insert(traced[n]);
+            return false;
+        });
         return found;
     };
     for (std::size_t k = 0; k < ops; ++k) {
@@ -298,35 +300,18 @@ ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const 
     // The nearest rows with ops of their own that feed `r`, through rows without.
     const auto nearestFeeding = [&](std::size_t r) {
         std::set<std::size_t> found;
-        std::vector<std::size_t> stack(rowInputs[r].begin(), rowInputs[r].end());
-        std::vector<char> seen(rows, 0);
-        while (!stack.empty()) {
-            const std::size_t at = stack.back();
-            stack.pop_back();
-            if (seen[at])
-                continue;
-            seen[at] = 1;
-            if (opCount[at] > 0)
-                found.insert(at);
-            else
-                stack.insert(stack.end(), rowInputs[at].begin(), rowInputs[at].end());
-        }
+        walk(rowInputs, rowInputs[r], [&](std::size_t at) {
+            if (opCount[at] == 0)
+                return true;
+            found.insert(at);
+            return false;
+        });
         return found;
     };
     const auto feeds = [&](std::size_t from, std::size_t to) { // `from` is an ancestor of `to`
-        std::vector<std::size_t> stack(rowInputs[to].begin(), rowInputs[to].end());
-        std::vector<char> seen(rows, 0);
-        while (!stack.empty()) {
-            const std::size_t at = stack.back();
-            stack.pop_back();
-            if (at == from)
-                return true;
-            if (seen[at])
-                continue;
-            seen[at] = 1;
-            stack.insert(stack.end(), rowInputs[at].begin(), rowInputs[at].end());
-        }
-        return false;
+        bool found = false;
+        walk(rowInputs, rowInputs[to], [&](std::size_t at) { return !(found = found || at == from); });
+        return found;
     };
     if (graph)
         for (std::size_t k = 0; k < ops; ++k) {
