@@ -28,4 +28,16 @@ const BackendConventions& armConventions() {
     return kArm;
 }
 
+// ExecuTorch's Arm Ethos-U delegate: Vela's command stream for the NPU, read
+// from a TOSA run of the graph Vela compiled (the same route and rules).
+const BackendConventions& ethosUConventions() {
+    static const BackendConventions kEthosU = [] {
+        BackendConventions c = armConventions();
+        c.backend = "EthosUBackend";
+        c.label = "Arm Ethos-U";
+        return c;
+    }();
+    return kEthosU;
+}
+
 } // namespace gapscope

@@ -10,10 +10,11 @@
 
 namespace gapscope {
 
-// One entry of the debug.json ExecuTorch's Arm backend writes beside a TOSA
-// graph (TosaCompileSpec.dump_debug_info(DebugMode.JSON);
-// backends/arm/debug/schema.py, DebugSchema): a non-constant TOSA op and the
-// ATen node it was lowered from (docs/arm.md).
+// One entry of the Arm backend's debug schema (backends/arm/debug/schema.py,
+// DebugSchema), as ExecuTorch puts it in each non-constant TOSA op's location
+// (dump_debug_info(DebugMode.TOSA)) and a TOSA run holds it, or as
+// DebugMode.JSON writes a list of them into debug.json: a non-constant TOSA op
+// and the ATen node it was lowered from (docs/arm.md).
 struct ArmDebugEvent {
     std::int64_t event_id = 0;
     std::string tosa_tensor; // tosa_info.node_name: the op's output tensor, TOSA's name for it

@@ -102,11 +102,11 @@ std::string traceText(const ArmDebugEvent& e) {
 
 } // namespace
 
-ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const AotCapture& capture,
-                              const ExportGraph* graph, const std::vector<std::int64_t>* delegateHandles,
-                              const AotCapture* naming) {
+ArmDelegateMap armDelegateMap(const TosaRun& run, const AotCapture& capture, const ExportGraph* graph,
+                              const std::vector<std::int64_t>* delegateHandles, const AotCapture* naming) {
+    const ArmDebugMap& map = run.debug;
     ArmDelegateMap out;
-    out.mapping.backend = kArmTosaBackend;
+    out.mapping.backend = run.backend;
     const auto& records = capture.records;
     const std::size_t rows = records.size(), ops = run.ops.size();
     const auto rowName = [&](std::size_t r) -> const std::string& {

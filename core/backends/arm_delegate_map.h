@@ -58,8 +58,6 @@ struct ArmDelegateMap {
     std::vector<std::string> notes;
 };
 
-constexpr const char* kArmTosaBackend = "TOSABackend";
-
 // `graph`: the ETRecord graph the capture is keyed by (null when the ETRecord
 // has none: then nodes are matched by name alone and no reordering is found,
 // which the notes say). `delegateHandles`: the handles the ETRecord's
@@ -68,8 +66,8 @@ constexpr const char* kArmTosaBackend = "TOSABackend";
 // nodes', when `capture` is another model's under the same handles (a float
 // reference): nodes are tied to handles through it, so the rows are the same
 // whichever reference is compared. Null: `capture` names them.
-ArmDelegateMap armDelegateMap(const ArmDebugMap& map, const TosaRun& run, const AotCapture& capture,
-                              const ExportGraph* graph, const std::vector<std::int64_t>* delegateHandles,
+ArmDelegateMap armDelegateMap(const TosaRun& run, const AotCapture& capture, const ExportGraph* graph,
+                              const std::vector<std::int64_t>* delegateHandles,
                               const AotCapture* naming = nullptr);
 
 } // namespace gapscope

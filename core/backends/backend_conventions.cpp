@@ -9,8 +9,9 @@ namespace gapscope {
 namespace {
 
 // Every backend with conventions of its own; add a new one's table here.
-const std::array<const BackendConventions*, 2>& known() {
-    static const std::array<const BackendConventions*, 2> kKnown = {&qnnConventions(), &armConventions()};
+const std::array<const BackendConventions*, 3>& known() {
+    static const std::array<const BackendConventions*, 3> kKnown = {&qnnConventions(), &armConventions(),
+                                                                    &ethosUConventions()};
     return kKnown;
 }
 

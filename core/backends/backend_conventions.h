@@ -71,6 +71,7 @@ const BackendConventions& backendConventions(std::string_view backend);
 // One table per file (core/backends/<backend>_conventions.cpp).
 const BackendConventions& qnnConventions();
 const BackendConventions& armConventions();
+const BackendConventions& ethosUConventions();
 
 // A delegate's tensor named "<node>@<k>" (output_index_in_name: QNN's "split@1",
 // "output_topk@0"): the node ("split"; the whole name without an '@' or with one

@@ -2,11 +2,9 @@
 
 #include "core/backends/arm_debug_map.h"
 #include "core/backends/arm_delegate_map.h"
+#include "core/backends/arm_partitions.h"
 #include "core/backends/arm_run_events.h"
 #include "core/backends/tosa_run.h"
-#include "core/common/sha256.h"
-
-#include <filesystem>
 
 namespace gapscope {
 
@@ -20,97 +18,97 @@ Result<BackendRun> openBackendRun(const std::shared_ptr<const MappedFile>& file,
     auto read = readTosaRun(file);
     if (!read)
         return read.error();
-    const TosaRun& run = read.value();
+    const std::vector<TosaRun>& runs = read.value().delegates;
     const std::string path = file->path();
-    if (run.debug_json_name.empty())
-        return makeError(ErrorCode::Unsupported,
-                         "the TOSA run names no debug.json: without the Arm backend's map of its ops "
-                         "(TosaCompileSpec.dump_debug_info(DebugMode.JSON)) no op can be tied to a node; "
-                         "write it with TosaRun.write(..., debug_json=...)",
-                         path, std::string(kTosaRunMetadataKey) + ".debug_json");
-    // Where the run says it lies, from the run's folder; a name alone, beside it.
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    const std::string where =
-        (folder / (run.debug_json_path.empty() ? run.debug_json_name : run.debug_json_path))
-            .lexically_normal()
-            .string();
-    auto debugFile = MappedFile::open(where);
-    if (!debugFile)
-        return makeError(ErrorCode::Io,
-                         "the Arm backend's debug.json it names is not at " + where + " (" +
-                             debugFile.error().message + ")",
-                         path, std::string(kTosaRunMetadataKey) + ".debug_json.path");
-    if (sha256Hex(*debugFile.value()) != run.debug_json_sha256)
-        return makeError(ErrorCode::Unsupported,
-                         where + " is not the debug.json this run was written with (its SHA-256 differs): "
-                                 "it is of another lowering, and would tie ops to the wrong nodes",
-                         path, std::string(kTosaRunMetadataKey) + ".debug_json.sha256");
-    const ByteSpan bytes = debugFile.value()->bytes();
-    auto debug =
-        readArmDebugMap(std::string_view(reinterpret_cast<const char*>(bytes.data), bytes.size), where);
-    if (!debug)
-        return debug.error();
 
-    // The one TOSA delegate call of the method.
+    // The method's Arm delegate calls in instruction order, which is call order
+    // in ExecuTorch's plan: the k-th is the run's k-th (the TOSA runs were
+    // written in call order; delegation tags do not follow it).
     const MethodMaps* maps = etrecord.maps(method);
     std::vector<std::int64_t> calls;
     if (maps)
         for (const auto& [instruction, delegate] : maps->delegate_map)
-            if (delegate.backend == kArmTosaBackend)
+            if (delegate.backend == kArmTosaBackend || delegate.backend == kArmEthosUBackend)
                 calls.push_back(instruction);
-    if (calls.size() != 1)
+    if (calls.size() != runs.size())
         return makeError(ErrorCode::Unsupported,
-                         calls.empty() ? "the ETRecord's method '" + method + "' has no " + kArmTosaBackend +
-                                             " delegate, so this TOSA run is of another program"
-                                       : "the ETRecord's method '" + method + "' calls " +
-                                             std::to_string(calls.size()) +
-                                             " TOSA delegates, and a TOSA run "
-                                             "is of one; which one this is cannot be told (not read yet)",
+                         "the ETRecord's method '" + method + "' calls " + std::to_string(calls.size()) +
+                             " Arm delegates (" + kArmTosaBackend + ", " + kArmEthosUBackend +
+                             "), and the TOSA run holds " + std::to_string(runs.size()) +
+                             ": it is a run of another program",
                          etrecord.path, "delegate_map");
-    const std::int64_t instruction = calls.front();
-    const auto handles = maps->debug_handle_map.find(instruction);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+        if (maps->delegate_map.at(calls[k]).backend != runs[k].backend)
+            return makeError(
+                ErrorCode::Unsupported,
+                "delegate call " + std::to_string(k) + " (instruction " + std::to_string(calls[k]) + ") is " +
+                    maps->delegate_map.at(calls[k]).backend + " in the ETRecord, " + runs[k].backend +
+                    " in the TOSA run: it is a run of another program",
+                path, std::string(kTosaRunMetadataKey) + ".delegates[" + std::to_string(k) + "].backend");
     const ExportGraph* graph =
         etrecord.exported_program ? &*etrecord.exported_program : etrecord.edgeProgram(method);
-    ArmDelegateMap arm =
-        armDelegateMap(debug.value(), run, capture, graph,
-                       handles == maps->debug_handle_map.end() ? nullptr : &handles->second.handles, naming);
 
     auto patched = std::make_shared<EtRecord>(etrecord);
-    patched->methods[method].delegate_map[instruction] = arm.mapping;
     auto laid = std::make_shared<AotCapture>(capture);
-    for (const auto& [r, order] : arm.axis_orders)
-        laid->records[r].axis_order = order;
-    for (const auto& [r, problem] : arm.runtime_problems)
-        laid->records[r].runtime_problem = problem;
+    std::vector<std::string> groups;
+    std::vector<std::pair<std::string, std::string>> unmapped;
+    std::vector<std::pair<const TosaRun*, std::int32_t>> events;
+    std::size_t ops = 0;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        const auto handles = maps->debug_handle_map.find(calls[k]);
+        ArmDelegateMap arm = armDelegateMap(
+            runs[k], capture, graph,
+            handles == maps->debug_handle_map.end() ? nullptr : &handles->second.handles, naming);
+        patched->methods[method].delegate_map[calls[k]] = arm.mapping;
+        for (const auto& [r, order] : arm.axis_orders)
+            laid->records[r].axis_order = order;
+        for (const auto& [r, problem] : arm.runtime_problems)
+            laid->records[r].runtime_problem = problem;
+        // With several delegates, each op is said with its delegate's (two
+        // graphs name their tensors alike).
+        const std::string which = runs.size() > 1 ? "delegate " + std::to_string(k) + ": " : "";
+        for (auto& note : arm.notes)
+            groups.push_back(which + note);
+        for (auto& [op, why] : arm.unmapped)
+            unmapped.emplace_back(which + op, why);
+        events.emplace_back(&runs[k], static_cast<std::int32_t>(calls[k]));
+        ops += runs[k].ops.size();
+    }
 
     BackendRun out;
-    out.dump = std::make_shared<EtDump>(armRunEtDump(run, static_cast<std::int32_t>(instruction)));
+    out.dump = std::make_shared<EtDump>(armRunEtDump(events));
     out.etrecord = std::move(patched);
     out.capture = std::move(laid);
     // Said in a few lines: a transformer block has eight such groups, and the
     // notes stand above the table. Every row of a group is in Coverage too.
     constexpr std::size_t kShown = 3;
-    if (arm.notes.size() <= kShown) {
-        out.notes = std::move(arm.notes);
+    if (groups.size() <= kShown) {
+        out.notes = std::move(groups);
     } else {
         std::string list;
         for (std::size_t i = 0; i < kShown; ++i)
-            list += "\n  " + arm.notes[i];
-        out.notes.push_back(std::to_string(arm.notes.size()) +
+            list += "\n  " + groups[i];
+        out.notes.push_back(std::to_string(groups.size()) +
                             " groups of rows are compared as one, where the TOSA graph does not follow the "
                             "reference's:" +
-                            list + "\n  … and " + std::to_string(arm.notes.size() - kShown) +
+                            list + "\n  … and " + std::to_string(groups.size() - kShown) +
                             " more (each row of a group is in Coverage, as fused)");
     }
-    if (!arm.unmapped.empty()) {
+    if (!unmapped.empty()) {
         std::string list;
-        for (std::size_t i = 0; i < arm.unmapped.size() && i < kShown; ++i)
-            list += "\n  " + arm.unmapped[i].first + ": " + arm.unmapped[i].second;
-        if (arm.unmapped.size() > kShown)
-            list += "\n  … and " + std::to_string(arm.unmapped.size() - kShown) + " more";
-        out.notes.push_back(std::to_string(arm.unmapped.size()) + " of the TOSA run's " +
-                            std::to_string(run.ops.size()) + " ops belong to no row:" + list);
+        for (std::size_t i = 0; i < unmapped.size() && i < kShown; ++i)
+            list += "\n  " + unmapped[i].first + ": " + unmapped[i].second;
+        if (unmapped.size() > kShown)
+            list += "\n  … and " + std::to_string(unmapped.size() - kShown) + " more";
+        out.notes.push_back(std::to_string(unmapped.size()) + " of the TOSA run's " + std::to_string(ops) +
+                            " ops belong to no row:" + list);
     }
+    // Where the delegates meet the CPU: said for every Arm program (the input
+    // quantize and the output dequantize stand outside even one delegate), and
+    // a boundary whose two sides disagree on the dtype is a warning.
+    const ArmPartitions partitions = armPartitions(read.value());
+    out.notes.push_back(armPartitionNote(partitions, runs.front().backend));
+    out.warnings = armBoundaryFindings(partitions);
     return out;
 }
 

@@ -1,5 +1,6 @@
 #include "core/backends/tosa_run.h"
 
+#include "core/backends/arm_debug_map.h"
 #include "core/common/strict_json.h"
 
 #include <nlohmann/json.hpp>
@@ -11,26 +12,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxDepth = 8; // the document nests three levels
+// The document nests four levels to an op; a debug entry, inside it, nests as
+// the Arm backend's schema does (arm_debug_map's bound).
+constexpr std::size_t kMaxDepth = 24;
 
-// {"name": …, "sha256": …}, when the key is there.
-void fileEntry(const json& doc, const FieldPath& at, const char* key, std::string& name, std::string& sha256,
-               bool required, std::string* path = nullptr) {
-    const auto it = doc.find(key);
-    if (it == doc.end()) {
-        if (required)
-            throw JsonFault{FieldPath(at, key).str(), "missing"};
-        return;
-    }
-    const FieldPath here(at, key);
-    jsonObject(*it, here);
-    name = jsonText(*it, here, "name");
-    sha256 = jsonText(*it, here, "sha256");
-    if (path && it->contains("path"))
-        *path = jsonText(*it, here, "path");
-}
-
-TosaRunOp op(const json& o, const FieldPath& at, const SafetensorsFile& file) {
+TosaRunOp op(const json& o, const FieldPath& at, const SafetensorsFile& file, const std::string& prefix) {
     jsonObject(o, at);
     const auto fault = [&](const char* key, std::string message) {
         return JsonFault{FieldPath(at, key).str(), std::move(message)};
@@ -76,9 +62,9 @@ TosaRunOp op(const json& o, const FieldPath& at, const SafetensorsFile& file) {
     const auto dtype = tosaSafetensorsDtype(out.dtype);
     if (!dtype)
         throw fault("dtype", "\"" + out.dtype + "\" is not a TOSA type this format stores");
-    const SafetensorsTensor* tensor = file.find(out.output);
+    const SafetensorsTensor* tensor = file.find(prefix + out.output);
     if (!tensor)
-        throw fault("output", "\"" + out.output + "\" names no tensor of the file");
+        throw fault("output", "\"" + prefix + out.output + "\" names no tensor of the file");
     if (tensor->dtype != *dtype)
         throw fault("dtype", "the op's " + out.dtype + " is stored as " + tensor->dtype + ", not " + *dtype);
     if (tensor->shape != out.shape)
@@ -104,7 +90,128 @@ std::optional<std::string> tosaSafetensorsDtype(const std::string& tosaType) {
     return it == kTypes.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
-Result<TosaRun> readTosaRun(std::shared_ptr<const MappedFile> file) {
+namespace {
+
+TosaNodeRef nodeRef(const json& n, const FieldPath& at) {
+    jsonObject(n, at);
+    return {jsonText(n, at, "node"), jsonText(n, at, "target")};
+}
+
+std::vector<TosaNodeRef> nodeRefs(const json& list, const FieldPath& at) {
+    if (!list.is_array())
+        throw JsonFault{at.str(), shownJson(list) + " is not a list of nodes"};
+    std::vector<TosaNodeRef> out;
+    for (std::size_t i = 0; i < list.size(); ++i)
+        out.push_back(nodeRef(list[i], FieldPath(at, i)));
+    return out;
+}
+
+// The "call" entry: the delegate call's node and its sides, as many as the
+// graph's inputs and outputs.
+void callSides(const json& d, const FieldPath& at, TosaRun& run) {
+    const FieldPath callAt(at, "call");
+    const json& call = jsonObject(jsonMember(d, at, "call"), callAt);
+    run.call_node = jsonText(call, callAt, "node");
+    for (const bool input : {true, false}) {
+        const char* key = input ? "inputs" : "outputs";
+        const FieldPath sidesAt(callAt, key);
+        const json& sides = jsonMember(call, callAt, key);
+        const std::size_t expected = input ? run.graph_inputs.size() : run.graph_outputs.size();
+        if (!sides.is_array() || sides.size() != expected)
+            throw JsonFault{sidesAt.str(), "not a list of " + std::to_string(expected) +
+                                               " sides, one per graph " + (input ? "input" : "output")};
+        for (std::size_t i = 0; i < sides.size(); ++i) {
+            const FieldPath sideAt(sidesAt, i);
+            jsonObject(sides[i], sideAt);
+            TosaCallSide side;
+            side.dtype = jsonText(sides[i], sideAt, "dtype");
+            if (input) {
+                const json& from = jsonMember(sides[i], sideAt, "from");
+                if (!from.is_null())
+                    side.nodes.push_back(nodeRef(from, FieldPath(sideAt, "from")));
+            } else {
+                side.nodes = nodeRefs(jsonMember(sides[i], sideAt, "to"), FieldPath(sideAt, "to"));
+                const json& returned = jsonMember(sides[i], sideAt, "program_output");
+                if (!returned.is_boolean())
+                    throw JsonFault{FieldPath(sideAt, "program_output").str(),
+                                    shownJson(returned) + " is not true or false"};
+                side.program_output = returned.get<bool>();
+            }
+            (input ? run.call_inputs : run.call_outputs).push_back(std::move(side));
+        }
+    }
+}
+
+// One delegate's entry of the document (`at`: "gapscope.tosa_run.delegates[k]").
+TosaRun delegate(const json& d, const FieldPath& at, const SafetensorsFile& file, const std::string& name) {
+    jsonObject(d, at);
+    TosaRun run{};
+    run.file = file;
+    run.backend = jsonText(d, at, "backend");
+    if (run.backend != kArmTosaBackend && run.backend != kArmEthosUBackend)
+        throw JsonFault{FieldPath(at, "backend").str(), "\"" + run.backend + "\" is not an Arm backend's id"};
+    const FieldPath fileAt(at, "tosa_file");
+    const json& tosa = jsonObject(jsonMember(d, at, "tosa_file"), fileAt);
+    run.tosa_name = jsonText(tosa, fileAt, "name");
+    run.tosa_sha256 = jsonText(tosa, fileAt, "sha256");
+    const std::string prefix = jsonText(d, at, "tensor_prefix");
+    run.graph_inputs = jsonTexts(d, at, "graph_inputs");
+    run.graph_outputs = jsonTexts(d, at, "graph_outputs");
+    run.graph_input_types = jsonTexts(d, at, "graph_input_types");
+    if (run.graph_input_types.size() != run.graph_inputs.size())
+        throw JsonFault{FieldPath(at, "graph_input_types").str(),
+                        std::to_string(run.graph_input_types.size()) + " types for " +
+                            std::to_string(run.graph_inputs.size()) + " inputs"};
+    callSides(d, at, run);
+    const json& ops = jsonMember(d, at, "ops");
+    if (!ops.is_array())
+        throw JsonFault{FieldPath(at, "ops").str(), shownJson(ops) + " is not a list"};
+    const FieldPath opsAt(at, "ops");
+    std::set<std::string> outputs;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const FieldPath opAt(opsAt, i);
+        run.ops.push_back(op(ops[i], opAt, file, prefix));
+        if (!outputs.insert(run.ops.back().output).second)
+            throw JsonFault{FieldPath(opAt, "output").str(),
+                            "\"" + run.ops.back().output + "\" is another op's output too"};
+    }
+    const FieldPath outputsAt(at, "graph_outputs"), inputsAt(at, "graph_inputs");
+    for (std::size_t i = 0; i < run.graph_outputs.size(); ++i)
+        if (!outputs.count(run.graph_outputs[i]))
+            throw JsonFault{FieldPath(outputsAt, i).str(),
+                            "\"" + run.graph_outputs[i] + "\" is no op's output"};
+    for (std::size_t i = 0; i < run.graph_inputs.size(); ++i) {
+        const SafetensorsTensor* input = file.find(prefix + run.graph_inputs[i]);
+        if (!input)
+            throw JsonFault{FieldPath(inputsAt, i).str(),
+                            "\"" + prefix + run.graph_inputs[i] + "\" names no tensor of the file"};
+        run.inputs.emplace(run.graph_inputs[i], *input);
+    }
+    // Each op's debug entry, in the ops' order: the Arm backend's schema
+    // (readArmDebugMap), its tosa_info naming the op it sits beside.
+    const FieldPath debugAt(at, "debug");
+    const json& entries = jsonMember(d, at, "debug");
+    if (!entries.is_array() || entries.size() != run.ops.size())
+        throw JsonFault{debugAt.str(),
+                        "not a list of one debug entry per op (" + std::to_string(run.ops.size()) + " ops)"};
+    auto debug = readArmDebugMap(entries.dump(), name + ": " + debugAt.str());
+    if (!debug)
+        throw JsonFault{debugAt.str(),
+                        debug.error().message + (debug.error().where.field.empty()
+                                                     ? std::string()
+                                                     : " (at " + debug.error().where.field + ")")};
+    for (std::size_t i = 0; i < run.ops.size(); ++i)
+        if (debug.value().events[i].tosa_tensor != run.ops[i].output)
+            throw JsonFault{FieldPath(FieldPath(FieldPath(debugAt, i), "tosa_info"), "node_name").str(),
+                            "\"" + debug.value().events[i].tosa_tensor + "\" is not op " + std::to_string(i) +
+                                "'s output \"" + run.ops[i].output + "\""};
+    run.debug = std::move(debug.value());
+    return run;
+}
+
+} // namespace
+
+Result<TosaProgramRun> readTosaRun(std::shared_ptr<const MappedFile> file) {
     const std::string name = file ? file->path() : std::string();
     const auto problem = [&](std::string message, std::string field = {}) {
         Location where;
@@ -115,15 +222,16 @@ Result<TosaRun> readTosaRun(std::shared_ptr<const MappedFile> file) {
     auto read = SafetensorsFile::read(std::move(file));
     if (!read)
         return read.error();
-    TosaRun run{std::move(read.value()), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-    const auto key = run.file.metadata().find(kTosaRunMetadataKey);
-    if (key == run.file.metadata().end())
+    const SafetensorsFile& tensors = read.value();
+    const auto key = tensors.metadata().find(kTosaRunMetadataKey);
+    if (key == tensors.metadata().end())
         return problem(
             "no TOSA run document: a safetensors file, but not one gapscope_capture.tosa_run wrote");
     const StrictJson parsed = parseStrictJson(key->second, kMaxDepth);
     if (!parsed.value)
         return problem(parsed.problem, kTosaRunMetadataKey);
     const json& doc = *parsed.value;
+    TosaProgramRun runs;
     try {
         const FieldPath root(kTosaRunMetadataKey);
         const auto fault = [&](const char* field, std::string message) {
@@ -133,45 +241,32 @@ Result<TosaRun> readTosaRun(std::shared_ptr<const MappedFile> file) {
         if (jsonText(doc, root, "format") != kTosaRunMetadataKey)
             throw fault("format", "not \"gapscope.tosa_run\"");
         const json& version = jsonMember(doc, root, "version");
-        if (version != 1)
-            throw fault("version", shownJson(version) + ": only version 1 is read");
-        fileEntry(doc, root, "tosa_file", run.tosa_name, run.tosa_sha256, true);
-        fileEntry(doc, root, "debug_json", run.debug_json_name, run.debug_json_sha256, false,
-                  &run.debug_json_path);
-        if (const auto producer = doc.find("producer"); producer != doc.end() && producer->is_object())
-            for (const auto& [k, v] : producer->items())
+        if (version != 2)
+            throw fault("version", shownJson(version) +
+                                       ": only version 2 is read (version 1, one delegate with a debug.json "
+                                       "beside it, was never released: write the run again)");
+        std::map<std::string, std::string> producer;
+        if (const auto p = doc.find("producer"); p != doc.end() && p->is_object())
+            for (const auto& [k, v] : p->items())
                 if (v.is_string())
-                    run.producer[k] = v.get<std::string>();
-        run.graph_inputs = jsonTexts(doc, root, "graph_inputs");
-        run.graph_outputs = jsonTexts(doc, root, "graph_outputs");
-        const json& ops = jsonMember(doc, root, "ops");
-        if (!ops.is_array())
-            throw fault("ops", shownJson(ops) + " is not a list");
-        const FieldPath opsAt(root, "ops");
-        std::set<std::string> outputs;
-        for (std::size_t i = 0; i < ops.size(); ++i) {
-            const FieldPath at(opsAt, i);
-            run.ops.push_back(op(ops[i], at, run.file));
-            if (!outputs.insert(run.ops.back().output).second)
-                throw JsonFault{FieldPath(at, "output").str(),
-                                "\"" + run.ops.back().output + "\" is another op's output too"};
-        }
-        const FieldPath outputsAt(root, "graph_outputs"), inputsAt(root, "graph_inputs");
-        for (std::size_t i = 0; i < run.graph_outputs.size(); ++i)
-            if (!outputs.count(run.graph_outputs[i]))
-                throw JsonFault{FieldPath(outputsAt, i).str(),
-                                "\"" + run.graph_outputs[i] + "\" is no op's output"};
-        for (std::size_t i = 0; i < run.graph_inputs.size(); ++i) {
-            const SafetensorsTensor* input = run.file.find(run.graph_inputs[i]);
-            if (!input)
-                throw JsonFault{FieldPath(inputsAt, i).str(),
-                                "\"" + run.graph_inputs[i] + "\" names no tensor of the file"};
-            run.inputs.emplace(run.graph_inputs[i], *input);
+                    producer[k] = v.get<std::string>();
+        runs.cpu_ops = nodeRefs(jsonMember(doc, root, "cpu_ops"), FieldPath(root, "cpu_ops"));
+        const json& delegates = jsonMember(doc, root, "delegates");
+        if (!delegates.is_array() || delegates.empty())
+            throw fault("delegates", shownJson(delegates) + " is not a list of the delegate calls' runs");
+        const FieldPath delegatesAt(root, "delegates");
+        std::set<std::string> prefixes;
+        for (std::size_t k = 0; k < delegates.size(); ++k) {
+            const FieldPath at(delegatesAt, k);
+            runs.delegates.push_back(delegate(delegates[k], at, tensors, name));
+            runs.delegates.back().producer = producer;
+            if (!prefixes.insert(jsonText(delegates[k], at, "tensor_prefix")).second)
+                throw JsonFault{FieldPath(at, "tensor_prefix").str(), "another delegate's too"};
         }
     } catch (const JsonFault& f) {
         return problem(f.message, f.field);
     }
-    return run;
+    return runs;
 }
 
 } // namespace gapscope

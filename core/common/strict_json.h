@@ -12,7 +12,7 @@
 
 namespace gapscope {
 
-// Small JSON documents (a session file, the Arm backend's debug.json, a TOSA
+// Small JSON documents (a session file, the Arm backend's debug entries, a TOSA
 // run's document) parsed whole with nlohmann, after one SAX pass that refuses
 // what JSON parsers disagree on or what would overflow a recursive walk: a key
 // given twice in one object, and nesting deeper than `maxDepth`. The parsed

@@ -147,6 +147,25 @@ void collectTensorSizes(element values, std::map<std::string, std::vector<std::i
 
 } // namespace
 
+// "executorch.exir.dialects.edge.ops.aten.convolution.default" → "convolution";
+// "…quantized_decomposed.dequantize_per_channel.default" → "dequantize_per_channel";
+// an overload other than default is kept: "add.Tensor".
+std::string shortTarget(std::string target) {
+    const auto endsWith = [&](const std::string& tail) {
+        return target.size() > tail.size() &&
+               target.compare(target.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (endsWith(".default"))
+        target.resize(target.size() - 8);
+    for (const char* ns : {"aten.", "quantized_decomposed.", "dim_order_ops.", "llama.", "edge."}) {
+        const auto at = target.rfind(ns);
+        if (at != std::string::npos)
+            return target.substr(at + std::char_traits<char>::length(ns));
+    }
+    const auto dot = target.rfind('.');
+    return dot == std::string::npos ? target : target.substr(dot + 1);
+}
+
 int ExportGraph::producerOf(const std::string& tensor) const {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const auto& outs = nodes[i].output_tensors;

@@ -51,6 +51,11 @@ struct ExportGraph {
     std::vector<std::int64_t> allDebugHandles() const;
 };
 
+// A node's target as people say it: "…edge.ops.aten.convolution.default" →
+// "convolution", "…quantized_decomposed.dequantize_per_channel.default" →
+// "dequantize_per_channel"; an overload other than default is kept: "add.Tensor".
+std::string shortTarget(std::string target);
+
 // Parses the JSON text of one serialized ExportedProgram. Accepts both argument
 // encodings (a single-key union object, and the 2024 form listing every member
 // with nulls) and node tables without a `name` (2023 files: the first output's

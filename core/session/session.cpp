@@ -295,7 +295,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
     } else {
         s->missing.push_back(InputRole::Capture);
     }
-    std::vector<std::string> backendNotes;
+    std::vector<std::string> backendNotes, backendWarnings;
     if (backendRun && s->etrecord && s->capture) {
         const std::string method =
             options.comparison.method.empty() ? s->capture->method : options.comparison.method;
@@ -311,6 +311,7 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
             s->etrecord = run.value().etrecord;
             s->capture = run.value().capture;
             backendNotes = std::move(run.value().notes);
+            backendWarnings = std::move(run.value().warnings);
         } else {
             s->errors.push_back(run.error());
         }
@@ -347,6 +348,8 @@ StagedSession openSessionFiles(const SessionFiles& files, const SessionOptions& 
                 for (const auto& w : s->etrecord->warnings)
                     s->comparison->warnings.push_back(w.describe());
             s->comparison->notes.insert(s->comparison->notes.end(), backendNotes.begin(), backendNotes.end());
+            s->comparison->warnings.insert(s->comparison->warnings.end(), backendWarnings.begin(),
+                                           backendWarnings.end());
             staged.pending = std::move(c.value().pending);
             s->complete = false;
         } else {

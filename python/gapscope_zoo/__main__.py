@@ -33,10 +33,12 @@ def run_zoo(outdir: str | Path, models: list[str] | None = None) -> list[Path]:
         if name == "arm":
             from gapscope_zoo import zoo_arm
 
-            for model, profile in zoo_arm.ZOO_SESSIONS:
+            for model, profile, target in zoo_arm.ZOO_SESSIONS:
+                # conv-int, split-u55: a session's folder names its model and what it ran as.
+                kind = profile.lower() if target == "TOSA" else target.split("-")[1]
                 written.append(
                     zoo_arm.write_arm_session(
-                        Path(outdir) / name / f"{model}-{profile.lower()}", profile, model_name=model
+                        Path(outdir) / name / f"{model}-{kind}", profile, model_name=model, target=target
                     )
                 )
             continue

@@ -8,9 +8,10 @@ model (``TosaReferenceModelDispatch``). The delegate's graph runs with every op
 kept (``gapscope_capture.tosa_run``). A session folder holds:
 
 - ``etrecord.bin``, ``model.pte``: ExecuTorch's, as for any backend;
-- ``tosa/``: what the Arm backend dumped, ``output_tag0_TOSA-1.0+<profile>.tosa`` and
-  ``debug.json`` (each TOSA op's ATen node, docs/arm.md);
-- ``tosa_run.safetensors``: every op's tensor as the reference model computed it;
+- ``tosa/``: what the Arm backend dumped, ``output_tag<N>_TOSA-1.0+<profile>.tosa``, each
+  op's ATen node in its location (DebugMode.TOSA, docs/arm.md);
+- ``tosa_run.safetensors``: every op's tensor of each delegate call as the reference model
+  computed it;
 - ``capture.gscap.safetensors``: the AOT capture from the ETRecord, and, for
   INT, ``capture_float.gscap.safetensors``: the float model under the same keys;
 - ``inputs.safetensors``.
@@ -27,6 +28,10 @@ import torch
 from torch.export import export
 
 ARM_PROFILES = ("FP", "INT")
+# What a model is lowered for: the TOSA reference model alone (TOSAPartitioner),
+# or an Ethos-U55 (EthosUPartitioner: what the U55 cannot run stays on the CPU,
+# between several delegates; INT only, as the NPU is).
+ARM_TARGETS = ("TOSA", "ethos-u55-128")
 TOSA_DIR = "tosa"
 
 
@@ -72,14 +77,18 @@ def lower_for_tosa(
     profile: str,
     tosa_dir: Path,
     calibration: Sequence[Sequence[torch.Tensor]] | None = None,
+    target: str = "TOSA",
 ) -> tuple[Any, torch.nn.Module, Any]:
     """Lower ``model`` to TOSA as ExecuTorch's Arm tests do; the Arm backend dumps into ``tosa_dir``.
 
-    Returns the lowered ``EdgeProgramManager``, the module the program
-    computes in torch (the fake-quantised one for INT), and the float program
-    exported before quantisation (None for FP).
+    ``target`` is one of ``ARM_TARGETS``. Returns the lowered
+    ``EdgeProgramManager``, the module the program computes in torch (the
+    fake-quantised one for INT), and the float program exported before
+    quantisation (None for FP).
     """
+    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
     from executorch.backends.arm.quantizer.arm_quantizer import (
+        EthosUQuantizer,
         TOSAQuantizer,
         get_symmetric_quantization_config,
     )
@@ -90,19 +99,28 @@ def lower_for_tosa(
 
     if profile not in ARM_PROFILES:
         raise ValueError(f"profile {profile!r}: one of {', '.join(ARM_PROFILES)}")
+    if target not in ARM_TARGETS:
+        raise ValueError(f"target {target!r}: one of {', '.join(ARM_TARGETS)}")
+    if target != "TOSA" and profile != "INT":
+        raise ValueError(f"{target} runs the INT profile only")
     tosa_dir.mkdir(parents=True, exist_ok=True)
-    spec = (
-        TosaCompileSpec(f"TOSA-1.0+{profile}")
-        .dump_intermediate_artifacts_to(str(tosa_dir))
-        .dump_debug_info(TosaCompileSpec.DebugMode.JSON)
-    )
+    # DebugMode.TOSA: each op's ATen node in the op's own location, in each
+    # delegate's graph (DebugMode.JSON writes one debug.json per program, each
+    # delegate's over the last's).
+    if target == "TOSA":
+        spec: Any = TosaCompileSpec(f"TOSA-1.0+{profile}")
+        make_quantizer, partitioner = TOSAQuantizer, TOSAPartitioner
+    else:
+        spec = EthosUCompileSpec(target)
+        make_quantizer, partitioner = EthosUQuantizer, EthosUPartitioner
+    spec = spec.dump_intermediate_artifacts_to(str(tosa_dir)).dump_debug_info(spec.DebugMode.TOSA)
     inputs = tuple(inputs)
     exported = export(model, inputs)
     computed: torch.nn.Module = model
     float_program = None
     if profile == "INT":
         float_program = exported
-        quantizer = TOSAQuantizer(spec).set_global(get_symmetric_quantization_config(is_per_channel=True))
+        quantizer = make_quantizer(spec).set_global(get_symmetric_quantization_config(is_per_channel=True))
         # Without the guards torch.export 2.13 puts in front of a module with
         # shape guards (a call_module the Arm backend's passes refuse: "call_module
         # is not supported" on an attention block).
@@ -111,7 +129,7 @@ def lower_for_tosa(
             prepared(*sample)
         computed = convert_pt2e(prepared)
         exported = export(computed, inputs)
-    lowered = to_edge_transform_and_lower(exported, partitioner=[TOSAPartitioner(spec)], generate_etrecord=True)
+    lowered = to_edge_transform_and_lower(exported, partitioner=[partitioner(spec)], generate_etrecord=True)
     return lowered, computed, float_program
 
 
@@ -137,28 +155,57 @@ def arm_residual_conv_net(seed: int = 2) -> tuple[torch.nn.Module, tuple[torch.T
     return ArmResidualConvNet().eval(), (torch.randn(1, 3, 8, 8),)
 
 
-ARM_MODELS = {"conv": arm_conv_net, "attention": arm_attention_block, "residual": arm_residual_conv_net}
+class ArmSplitConvNet(torch.nn.Module):
+    """Two convolutions with an op between them the Ethos-U55 does not run (a
+    sort along the width): lowered for the U55, two NPU delegates and CPU ops
+    between them, the partition boundaries in int8 on either side."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv1(x))
+        y = torch.sort(y, dim=-1)[0]
+        return self.conv2(y)
+
+
+def arm_split_conv_net(seed: int = 3) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(seed)
+    return ArmSplitConvNet().eval(), (torch.randn(1, 3, 8, 8),)
+
+
+ARM_MODELS = {
+    "conv": arm_conv_net,
+    "attention": arm_attention_block,
+    "residual": arm_residual_conv_net,
+    "split": arm_split_conv_net,
+}
 # The e2e zoo's Arm sessions (python -m gapscope_zoo zoo --model arm): each
 # model in both profiles, written into <model>-<profile>.
-ZOO_SESSIONS = tuple((model, profile) for model in ("conv", "residual", "attention") for profile in ARM_PROFILES)
+ZOO_SESSIONS = tuple(
+    (model, profile, "TOSA") for model in ("conv", "residual", "attention") for profile in ARM_PROFILES
+) + (("split", "INT", "ethos-u55-128"),)
 
 
-def write_arm_session(directory: str | Path, profile: str, seed: int = 0, model_name: str = "conv") -> Path:
-    """Lower a model of ``ARM_MODELS`` for ``profile``, run it on the reference model, capture it: one session folder."""
+def write_arm_session(
+    directory: str | Path, profile: str, seed: int = 0, model_name: str = "conv", target: str = "TOSA"
+) -> Path:
+    """Lower a model of ``ARM_MODELS`` for ``profile`` and ``target``, run it on the reference model,
+    capture it: one session folder."""
     from gapscope_capture.capture import capture_float_reference, capture_from_etrecord, capture_from_program
     from gapscope_capture.capture_format import write_inputs
     from gapscope_capture.taps import save_outputs
-    from gapscope_capture.tosa_run import TOSA_RUN_FILE, run_program
+    from gapscope_capture.tosa_run import TOSA_RUN_FILE, program_partition, run_program, write_runs
     from torch.utils._pytree import tree_leaves
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     model, inputs = ARM_MODELS[model_name](seed)
-    lowered, _, float_program = lower_for_tosa(model, inputs, profile, directory / TOSA_DIR)
-    outputs, runs = run_program(lowered.exported_program(), inputs)
-    if len(runs) != 1:
-        raise RuntimeError(f"{directory}: {len(runs)} TOSA delegate calls; the zoo's models lower to one")
-    runs[0].write(directory / TOSA_RUN_FILE, debug_json=directory / TOSA_DIR / "debug.json")
+    lowered, _, float_program = lower_for_tosa(model, inputs, profile, directory / TOSA_DIR, target=target)
+    outputs, runs = run_program(lowered.exported_program(), inputs, tosa_dir=directory / TOSA_DIR)
+    write_runs(directory / TOSA_RUN_FILE, runs, program_partition(lowered.exported_program()))
 
     program = lowered.to_executorch()
     etrecord = program.get_etrecord()

@@ -17,12 +17,20 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from gapscope_capture.tosa_run import TOSA_RUN_FORMAT, TosaRunError, run_every_op, run_program
+from gapscope_capture.tosa_run import (
+    TOSA_RUN_FORMAT,
+    TosaRunError,
+    program_partition,
+    run_every_op,
+    run_program,
+    write_runs,
+)
 from gapscope_zoo.zoo_arm import (
     REFEREE_FILE,
     TOSA_DIR,
     arm_attention_block,
     arm_conv_net,
+    arm_split_conv_net,
     lower_for_tosa,
     write_arm_session,
 )
@@ -44,10 +52,10 @@ def test_the_float_profile_keeps_every_op_and_each_is_torchs(lowered: dict[str, 
     outputs, runs = run_program(program.exported_program(), inputs)
     assert len(runs) == 1
     run = runs[0]
-    debug = json.loads((tosa_dir / "debug.json").read_text())
-    # Every op debug.json names (the non-constant ones) came back, and nothing else.
-    assert sorted(e["tosa_info"]["node_name"] for e in debug) == sorted(op.output for op in run.ops)
+    # Every non-constant op came back, and nothing else; each with the Arm
+    # backend's entry from its location, tracing it to the model's own node.
     assert set(run.tensors) == {op.output for op in run.ops}
+    assert {op.debug["torch_info"]["node_trace"][-1]["name"] for op in run.ops} == {"conv2d", "relu", "flatten", "linear"}
     with torch.no_grad():
         x = inputs[0]
         conv = model.conv(x)
@@ -101,22 +109,68 @@ def test_the_run_is_written_with_its_document(lowered: dict[str, tuple], tmp_pat
     program, _, inputs, tosa_dir = lowered["INT"]
     _, runs = run_program(program.exported_program(), inputs)
     path = tmp_path / "tosa_run.safetensors"
-    runs[0].write(path, debug_json=tosa_dir / "debug.json")
+    write_runs(path, runs, program_partition(program.exported_program()))
     with safe_open(str(path), framework="numpy") as f:
         document = json.loads(f.metadata()[TOSA_RUN_FORMAT])
-        assert document["format"] == TOSA_RUN_FORMAT and document["version"] == 1
-        assert [op["output"] for op in document["ops"]] == [op.output for op in runs[0].ops]
-        assert document["debug_json"]["name"] == "debug.json"
-        # Where a reader finds it, from the run's folder.
-        assert (path.parent / document["debug_json"]["path"]).resolve() == (tosa_dir / "debug.json").resolve()
+        assert document["format"] == TOSA_RUN_FORMAT and document["version"] == 2
+        [delegate] = document["delegates"]
+        assert delegate["backend"] == "TOSABackend" and delegate["tensor_prefix"] == "d0/"
+        assert [op["output"] for op in delegate["ops"]] == [op.output for op in runs[0].ops]
+        # Each op's debug entry, from its location in the graph, naming it.
+        assert [e["tosa_info"]["node_name"] for e in delegate["debug"]] == [op.output for op in runs[0].ops]
+        assert all(e["torch_info"]["node_trace"] for e in delegate["debug"])
+        # The call's sides: the input quantize's int8 in, int8 out to the output dequantize.
+        assert delegate["graph_input_types"] == ["INT8"]
+        assert [side["dtype"] for side in delegate["call"]["inputs"] + delegate["call"]["outputs"]] == ["int8", "int8"]
+        assert delegate["call"]["inputs"][0]["from"]["target"].endswith("quantize_per_tensor.default")
+        assert [op["target"].rsplit(".", 2)[-2] for op in document["cpu_ops"]] == [
+            "quantize_per_tensor",
+            "dequantize_per_tensor",
+        ]
         # The convolution's TRANSPOSEs to channels-last and back, with their permutations.
-        assert [op.get("perms") for op in document["ops"] if op["op"] == "TRANSPOSE"] == [[0, 2, 3, 1], [0, 3, 1, 2]]
-        assert all("perms" not in op for op in document["ops"] if op["op"] != "TRANSPOSE")
+        assert [op.get("perms") for op in delegate["ops"] if op["op"] == "TRANSPOSE"] == [[0, 2, 3, 1], [0, 3, 1, 2]]
+        assert all("perms" not in op for op in delegate["ops"] if op["op"] != "TRANSPOSE")
         for op in runs[0].ops:
-            assert np.array_equal(f.get_tensor(op.output), runs[0].tensors[op.output])
+            assert np.array_equal(f.get_tensor("d0/" + op.output), runs[0].tensors[op.output])
         for name in runs[0].graph_inputs:
-            assert np.array_equal(f.get_tensor(name), runs[0].inputs[name])
+            assert np.array_equal(f.get_tensor("d0/" + name), runs[0].inputs[name])
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_a_graph_lowered_without_its_debug_entries_is_not_written(lowered: dict[str, tuple], tmp_path: Path) -> None:
+    program, _, inputs, _ = lowered["FP"]
+    _, runs = run_program(program.exported_program(), inputs)
+    runs[0].ops[1] = type(runs[0].ops[1])(**{**runs[0].ops[1].__dict__, "debug": None})
+    with pytest.raises(TosaRunError, match="DebugMode.TOSA"):
+        write_runs(tmp_path / "tosa_run.safetensors", runs, program_partition(program.exported_program()))
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_ethos_u_program_runs_each_delegate_in_call_order(tmp_path: Path) -> None:
+    # EthosUPartitioner leaves the sort on the CPU: two delegates, whose payload
+    # is Vela's command stream; their TOSA graphs, from the dump folder, run.
+    model, inputs = arm_split_conv_net()
+    program, computed, _ = lower_for_tosa(model, inputs, "INT", tmp_path / TOSA_DIR, target="ethos-u55-128")
+    outputs, runs = run_program(program.exported_program(), inputs, tosa_dir=tmp_path / TOSA_DIR)
+    assert [run.backend for run in runs] == ["EthosUBackend", "EthosUBackend"]
+    # The delegation tags do not follow call order; the runs do.
+    assert [run.tosa_name.split("_TOSA")[0] for run in runs] == ["output_tag1", "output_tag0"]
+    with torch.no_grad():
+        assert torch.equal(outputs[0] if isinstance(outputs, (list, tuple)) else outputs, computed(*inputs))
+    partition = program_partition(program.exported_program())
+    assert [op["target"].rsplit(".", 2)[-2] for op in partition.cpu_ops] == [
+        "quantize_per_tensor",
+        "dequantize_per_tensor",
+        "sort",
+        "quantize_per_tensor",
+        "dequantize_per_tensor",
+    ]
+    assert [call["inputs"][0]["from"]["node"] for call in partition.calls] == [
+        "quantized_decomposed_quantize_per_tensor_default",
+        "quantized_decomposed_quantize_per_tensor_default_2",
+    ]
+    with pytest.raises(TosaRunError, match="no dump folder"):
+        run_program(program.exported_program(), inputs)
 
 
 @pytest.mark.parametrize("profile", ["FP", "INT"])
@@ -134,8 +188,7 @@ def test_an_attention_block_runs_whole_in_both_profiles(profile: str, tmp_path: 
         assert torch.allclose(got, expected, atol=1e-5)
     else:
         assert torch.equal(got, expected)
-    debug = json.loads((tmp_path / TOSA_DIR / "debug.json").read_text())
-    assert sorted(e["tosa_info"]["node_name"] for e in debug) == sorted(op.output for op in runs[0].ops)
+    assert all(op.debug and op.debug["tosa_info"]["node_name"] == op.output for op in runs[0].ops)
     assert len(runs[0].ops) > 50
 
 
@@ -155,7 +208,7 @@ def test_a_session_folder(tmp_path: Path) -> None:
         "inputs.safetensors",
         "outputs.safetensors",
         REFEREE_FILE,
-        f"{TOSA_DIR}/debug.json",
+        f"{TOSA_DIR}/output_tag0_TOSA-1.0+INT.tosa",
     ):
         assert (directory / name).is_file(), name
     # ExecuTorch's Arm referee, against the program lowered and the float model.

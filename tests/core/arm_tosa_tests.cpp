@@ -1,13 +1,15 @@
-// Issue 61: the Arm backend's debug map (debug.json) and the TOSA reference
-// model's run (tosa_run.safetensors), read from sessions ExecuTorch's Arm
-// backend and tosa-tools wrote (tests/data/arm_tosa_*), and every way either
-// can be bogus, each refused with the field it names.
+// Issue 61: the Arm backend's debug entries and the TOSA reference model's run
+// that holds them (tosa_run.safetensors), read from sessions ExecuTorch's Arm
+// backend, Vela and tosa-tools wrote (tests/data/arm_tosa_*,
+// arm_ethosu_split_int8), and every way either can be bogus, each refused with
+// the field it names.
 #include "core/align/alignment.h"
 #include "core/align/debug_handle_resolver.h"
 #include "core/align/inspector_events.h"
 #include "core/backends/arm_debug_map.h"
 #include "core/backends/arm_delegate_map.h"
 #include "core/backends/arm_layout.h"
+#include "core/backends/arm_partitions.h"
 #include "core/backends/arm_run_events.h"
 #include "core/backends/tosa_run.h"
 #include "core/capture/aot_capture.h"
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -40,20 +43,85 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-ArmDebugMap debugMapOf(const std::string& session) {
-    const std::string path = kData + "/" + session + "/tosa/debug.json";
-    auto map = readArmDebugMap(slurp(path), path);
-    REQUIRE(map);
-    return map.value();
-}
-
-TosaRun runOf(const std::string& session) {
+TosaProgramRun programRunOf(const std::string& session) {
     auto file = MappedFile::open(kData + "/" + session + "/tosa_run.safetensors");
     REQUIRE(file);
     auto run = readTosaRun(file.value());
     if (!run)
         FAIL(run.error().describe());
     return std::move(run.value());
+}
+
+// The run of a session's one delegate call.
+TosaRun runOf(const std::string& session) {
+    TosaProgramRun program = programRunOf(session);
+    REQUIRE(program.delegates.size() == 1);
+    return std::move(program.delegates.front());
+}
+
+ArmDebugMap debugMapOf(const std::string& session) {
+    return runOf(session).debug;
+}
+
+// armDelegateMap on `run` with the debug entries `map` (the synthetic cases).
+ArmDelegateMap mapOf(const ArmDebugMap& map, TosaRun run, const AotCapture& capture, const ExportGraph* graph,
+                     const std::vector<std::int64_t>* handles) {
+    run.debug = map;
+    return armDelegateMap(run, capture, graph, handles);
+}
+
+// A debug entry as the Arm backend writes one, naming `tensor` (the synthetic runs).
+nlohmann::json debugEntry(std::size_t id, const std::string& tensor, const std::string& op) {
+    return {{"event_id", id},
+            {"tosa_info", {{"node_name", tensor}, {"operator_name", "Op." + op}}},
+            {"aten_info", {{"node_name", tensor}, {"operator_name", "tosa." + op + ".default"}}},
+            {"torch_info",
+             {{"node_trace", "No node trace available."}, {"stack_trace", nlohmann::json::array()}}}};
+}
+
+// A gapscope.tosa_run document of one delegate with no ops (SyntheticRun and
+// the bogus runs add theirs).
+nlohmann::json oneDelegateDocument() {
+    return {{"format", "gapscope.tosa_run"},
+            {"version", 2},
+            {"cpu_ops", nlohmann::json::array()},
+            {"delegates",
+             {{{"backend", "TOSABackend"},
+               {"tosa_file", {{"name", "g.tosa"}, {"sha256", "00"}}},
+               {"tensor_prefix", "d0/"},
+               {"graph_inputs", nlohmann::json::array()},
+               {"graph_input_types", nlohmann::json::array()},
+               {"graph_outputs", nlohmann::json::array()},
+               {"call",
+                {{"node", "executorch_call_delegate"},
+                 {"inputs", nlohmann::json::array()},
+                 {"outputs", nlohmann::json::array()}}},
+               {"ops", nlohmann::json::array()},
+               {"debug", nlohmann::json::array()}}}}};
+}
+
+// `session`'s tosa_run.safetensors with its document changed by `edit`: the
+// header rewritten, the tensors' bytes as they are (their offsets are from the
+// end of the header).
+std::vector<std::uint8_t> withTosaDocument(const std::string& session,
+                                           const std::function<void(nlohmann::json&)>& edit) {
+    const std::string raw = slurp(kData + "/" + session + "/tosa_run.safetensors");
+    std::uint64_t size = 0;
+    std::memcpy(&size, raw.data(), 8);
+    nlohmann::json header = nlohmann::json::parse(raw.substr(8, size));
+    nlohmann::json doc =
+        nlohmann::json::parse(header["__metadata__"][kTosaRunMetadataKey].get<std::string>());
+    edit(doc);
+    header["__metadata__"][kTosaRunMetadataKey] = doc.dump();
+    std::string text = header.dump();
+    while (text.size() % 8 != 0)
+        text.push_back(' ');
+    std::vector<std::uint8_t> out(8);
+    const std::uint64_t n = text.size();
+    std::memcpy(out.data(), &n, 8);
+    out.insert(out.end(), text.begin(), text.end());
+    out.insert(out.end(), raw.begin() + 8 + static_cast<std::ptrdiff_t>(size), raw.end());
+    return out;
 }
 
 // The record of the AOT capture that names `node` among its ops.
@@ -83,30 +151,29 @@ struct SyntheticRun {
                           const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& inputs = {
                               {"x", {2, 2}}}) {
         SafetensorsWriter w;
-        nlohmann::json doc{{"format", "gapscope.tosa_run"},
-                           {"version", 1},
-                           {"tosa_file", {{"name", "g.tosa"}, {"sha256", "00"}}},
-                           {"graph_inputs", nlohmann::json::array()},
-                           {"graph_outputs", nlohmann::json::array()},
-                           {"ops", nlohmann::json::array()}};
+        nlohmann::json doc = oneDelegateDocument();
+        nlohmann::json& d = doc["delegates"][0];
         const auto add = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
             std::size_t n = 1;
-            for (const auto d : shape)
-                n *= static_cast<std::size_t>(d);
-            REQUIRE_FALSE(w.add(name, ScalarType::Char, shape, std::vector<std::uint8_t>(n, 1)));
+            for (const auto dim : shape)
+                n *= static_cast<std::size_t>(dim);
+            REQUIRE_FALSE(w.add("d0/" + name, ScalarType::Char, shape, std::vector<std::uint8_t>(n, 1)));
         };
         for (const auto& [name, shape] : inputs) {
             add(name, shape);
-            doc["graph_inputs"].push_back(name);
+            d["graph_inputs"].push_back(name);
+            d["graph_input_types"].push_back("INT8");
+            d["call"]["inputs"].push_back({{"dtype", "int8"}, {"from", nullptr}});
         }
         std::size_t index = 0;
         for (const auto& o : ops) {
             add(o.output, o.shape);
-            nlohmann::json op{{"index", index++}, {"op", o.op},       {"output", o.output},
-                              {"dtype", "INT8"},  {"shape", o.shape}, {"inputs", o.inputs}};
+            nlohmann::json op{{"index", index},  {"op", o.op},       {"output", o.output},
+                              {"dtype", "INT8"}, {"shape", o.shape}, {"inputs", o.inputs}};
             if (!o.perms.empty())
                 op["perms"] = o.perms;
-            doc["ops"].push_back(op);
+            d["ops"].push_back(op);
+            d["debug"].push_back(debugEntry(index++, o.output, o.op));
         }
         w.setMetadata(kTosaRunMetadataKey, doc.dump());
         bytes = w.serialize();
@@ -114,7 +181,7 @@ struct SyntheticRun {
         auto read = readTosaRun(file);
         if (!read)
             FAIL(read.error().describe());
-        run = std::move(read.value());
+        run = std::move(read.value().delegates.front());
     }
     std::vector<std::uint8_t> bytes;
     TosaRun run{};
@@ -138,7 +205,7 @@ Tied tie(const std::string& session, const std::string& captureName = "capture.g
     t.instruction = t.maps.delegate_map.begin()->first;
     CHECK(t.maps.delegate_map.begin()->second.backend == kArmTosaBackend);
     CHECK(t.maps.delegate_map.begin()->second.identifiers.empty());
-    t.arm = armDelegateMap(debugMapOf(session), t.run, capture.value(), &*etrecord.value().exported_program,
+    t.arm = armDelegateMap(t.run, capture.value(), &*etrecord.value().exported_program,
                            &t.maps.debug_handle_map.at(t.instruction).handles);
     return t;
 }
@@ -179,7 +246,7 @@ TEST_CASE("the Arm backend's debug map names each TOSA op's output and the nodes
     CHECK(clamp->oldest() == "relu");
 }
 
-TEST_CASE("a TOSA run holds every op the debug map names, and says where the map lies", "[arm]") {
+TEST_CASE("a TOSA run holds every op with its debug entry, and the call it ran for", "[arm]") {
     for (const std::string session : {"arm_tosa_int8", "arm_tosa_fp32"}) {
         INFO(session);
         const ArmDebugMap map = debugMapOf(session);
@@ -190,9 +257,15 @@ TEST_CASE("a TOSA run holds every op the debug map names, and says where the map
         for (const auto& o : run.ops)
             run_ops.insert(o.output);
         CHECK(named == run_ops);
-        CHECK(run.debug_json_name == "debug.json");
-        CHECK(run.debug_json_path == "tosa/debug.json");
+        CHECK(run.backend == kArmTosaBackend);
         CHECK(run.tosa_name.find("delegate 0") == 0);
+        // The call's sides: the program's int8 (INT) or float32 (FP) input from
+        // its input quantize or the program's input, as the graph declares it.
+        REQUIRE(run.call_inputs.size() == 1);
+        const bool int8 = session == "arm_tosa_int8";
+        CHECK(run.call_inputs[0].dtype == (int8 ? "int8" : "float32"));
+        CHECK(run.graph_input_types == std::vector<std::string>{int8 ? "INT8" : "FP32"});
+        CHECK(run.call_inputs[0].nodes.size() == (int8 ? 1u : 0u));
         // The convolution's TRANSPOSEs to channels-last and back, with their permutations.
         std::vector<std::vector<std::int64_t>> perms;
         for (const auto& o : run.ops)
@@ -288,7 +361,7 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         const SyntheticRun run({{"t", "CLAMP", {"x"}}, {"t_1", "CLAMP", {"t"}}, {"t_2", "CLAMP", {"t_1"}}});
         ArmDebugMap map;
         map.events = {event("t", "a"), event("t_1", "b"), event("t_2", "c")};
-        const ArmDelegateMap arm = armDelegateMap(map, run.run, capture, &chain, nullptr);
+        const ArmDelegateMap arm = mapOf(map, run.run, capture, &chain, nullptr);
         MethodMaps maps;
         maps.delegate_map[1] = arm.mapping;
         maps.debug_handle_map[1] = InstructionHandles{{4, 5, 6}, true};
@@ -303,7 +376,7 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         ArmDebugMap map;
         map.events = {event("t", "a")};
         map.events[0].trace = {{"b", "aten.conv2d.default"}, {"a", "aten.a.default"}};
-        const ArmDelegateMap arm = armDelegateMap(map, run.run, capture, &chain, nullptr);
+        const ArmDelegateMap arm = mapOf(map, run.run, capture, &chain, nullptr);
         REQUIRE(arm.mapping.identifiers.size() == 1);
         CHECK(arm.mapping.identifiers[0].second == std::vector<std::int64_t>{4});
     }
@@ -313,18 +386,18 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         const SyntheticRun inside({{"t", "CLAMP", {"x"}}, {"u", "TABLE", {"t"}}, {"v", "CLAMP", {"u"}}});
         ArmDebugMap map;
         map.events = {event("t", "a"), event("u", "tosa_table_default"), event("v", "a")};
-        ArmDelegateMap arm = armDelegateMap(map, inside.run, capture, &chain, nullptr);
+        ArmDelegateMap arm = mapOf(map, inside.run, capture, &chain, nullptr);
         CHECK(arm.unmapped.empty());
         CHECK(arm.inside.size() == 2);
         // t (a) → u (TABLE) → v (c): u computes b, the node between with no op.
         map.events[2] = event("v", "c");
-        arm = armDelegateMap(map, inside.run, capture, &chain, nullptr);
+        arm = mapOf(map, inside.run, capture, &chain, nullptr);
         CHECK(arm.unmapped.empty());
         std::map<std::string, std::vector<std::int64_t>> got(arm.mapping.identifiers.begin(),
                                                              arm.mapping.identifiers.end());
         CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"u", {5}}, {"v", {6}}});
         // With no graph, the node between cannot be told: said, never guessed.
-        arm = armDelegateMap(map, inside.run, capture, nullptr, nullptr);
+        arm = mapOf(map, inside.run, capture, nullptr, nullptr);
         REQUIRE(arm.unmapped.size() == 1);
         CHECK(arm.unmapped[0].first == "u");
         CHECK_THAT(arm.unmapped[0].second, Catch::Contains("tosa_table_default") &&
@@ -336,7 +409,7 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         const SyntheticRun run({{"t", "CLAMP", {"x"}}});
         ArmDebugMap map;
         map.events = {event("t", "a")};
-        const ArmDelegateMap arm = armDelegateMap(map, run.run, twice, &chain, nullptr);
+        const ArmDelegateMap arm = mapOf(map, run.run, twice, &chain, nullptr);
         REQUIRE(arm.unmapped.size() == 1);
         CHECK_THAT(arm.unmapped[0].second, Catch::Contains("several of the capture's rows"));
     }
@@ -352,7 +425,7 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
             shaped.records[i].outputs[0].kind = CaptureValue::Kind::Tensor;
             shaped.records[i].outputs[0].resolved = &shapes.run.ops[i].tensor;
         }
-        ArmDelegateMap arm = armDelegateMap(map, run.run, shaped, &chain, nullptr);
+        ArmDelegateMap arm = mapOf(map, run.run, shaped, &chain, nullptr);
         std::map<std::string, std::vector<std::int64_t>> got(arm.mapping.identifiers.begin(),
                                                              arm.mapping.identifiers.end());
         CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4, 5}}, {"v", {6}}});
@@ -360,7 +433,7 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         CHECK_THAT(arm.notes[0], Catch::Contains("b has no TOSA op of its own (folded into a's)"));
         // b outside the delegate's handles: not folded.
         const std::vector<std::int64_t> delegated{4, 6};
-        arm = armDelegateMap(map, run.run, shaped, &chain, &delegated);
+        arm = mapOf(map, run.run, shaped, &chain, &delegated);
         got = {arm.mapping.identifiers.begin(), arm.mapping.identifiers.end()};
         CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"v", {6}}});
     }
@@ -369,7 +442,7 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         const SyntheticRun run({{"t", "CLAMP", {"x"}}, {"u", "CLAMP", {"t"}}, {"v", "CLAMP", {"u"}}});
         ArmDebugMap map;
         map.events = {event("t", "a"), event("u", "c"), event("v", "b")};
-        const ArmDelegateMap arm = armDelegateMap(map, run.run, capture, &chain, nullptr);
+        const ArmDelegateMap arm = mapOf(map, run.run, capture, &chain, nullptr);
         std::map<std::string, std::vector<std::int64_t>> got(arm.mapping.identifiers.begin(),
                                                              arm.mapping.identifiers.end());
         CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"v", {5, 6}}});
@@ -445,7 +518,10 @@ TEST_CASE("the TOSA run's tensors are the reference model's: int8 and int32 kept
 }
 
 TEST_CASE("Bogus Arm debug maps are refused with the entry and field they fail at", "[arm][bogus]") {
-    const std::string good = slurp(kData + "/arm_tosa_int8/tosa/debug.json");
+    // The committed INT8 run's entries, as its document holds them.
+    std::string good;
+    withTosaDocument("arm_tosa_int8",
+                     [&](nlohmann::json& doc) { good = doc["delegates"][0]["debug"].dump(); });
     REQUIRE(readArmDebugMap(good, "debug.json"));
     CHECK_THAT(debugRefusal(""), Catch::Contains("empty"));
     CHECK_THAT(debugRefusal("{\"a\": 1}"), Catch::Contains("not a list of entries"));
@@ -485,25 +561,29 @@ TEST_CASE("Bogus Arm debug maps are refused with the entry and field they fail a
 
 TEST_CASE("Bogus TOSA runs are refused with the field they fail at", "[arm][bogus]") {
     const auto document = [] {
-        return nlohmann::json{{"format", "gapscope.tosa_run"},
-                              {"version", 1},
-                              {"tosa_file", {{"name", "g.tosa"}, {"sha256", "00"}}},
-                              {"graph_inputs", {"x"}},
-                              {"graph_outputs", {"y"}},
-                              {"ops",
-                               {{{"index", 0},
-                                 {"op", "CLAMP"},
-                                 {"output", "y"},
-                                 {"dtype", "INT8"},
-                                 {"shape", {2, 2}},
-                                 {"inputs", {"x"}}}}}};
+        nlohmann::json doc = oneDelegateDocument();
+        nlohmann::json& d = doc["delegates"][0];
+        d["graph_inputs"] = {"x"};
+        d["graph_input_types"] = {"INT8"};
+        d["graph_outputs"] = {"y"};
+        d["call"]["inputs"] = {{{"dtype", "int8"}, {"from", nullptr}}};
+        d["call"]["outputs"] = {
+            {{"dtype", "int8"}, {"to", nlohmann::json::array()}, {"program_output", true}}};
+        d["ops"] = {{{"index", 0},
+                     {"op", "CLAMP"},
+                     {"output", "y"},
+                     {"dtype", "INT8"},
+                     {"shape", {2, 2}},
+                     {"inputs", {"x"}}}};
+        d["debug"] = {debugEntry(0, "y", "CLAMP")};
+        return doc;
     };
     const auto refusal = [](const nlohmann::json& doc, bool withMetadata = true,
                             ScalarType yType = ScalarType::Char) -> std::string {
         SafetensorsWriter w;
-        REQUIRE_FALSE(w.add("x", ScalarType::Char, {2, 2}, std::vector<std::uint8_t>(4, 1)));
-        REQUIRE_FALSE(
-            w.add("y", yType, {2, 2}, std::vector<std::uint8_t>(4 * (yType == ScalarType::Char ? 1 : 4), 2)));
+        REQUIRE_FALSE(w.add("d0/x", ScalarType::Char, {2, 2}, std::vector<std::uint8_t>(4, 1)));
+        REQUIRE_FALSE(w.add("d0/y", yType, {2, 2},
+                            std::vector<std::uint8_t>(4 * (yType == ScalarType::Char ? 1 : 4), 2)));
         if (withMetadata)
             w.setMetadata(kTosaRunMetadataKey, doc.dump());
         const auto bytes = w.serialize();
@@ -519,37 +599,81 @@ TEST_CASE("Bogus TOSA runs are refused with the field they fail at", "[arm][bogu
     doc["format"] = "gapscope.aot_capture";
     CHECK_THAT(refusal(doc), Catch::Contains("gapscope.tosa_run.format"));
     doc = document();
-    doc["version"] = 2;
-    CHECK_THAT(refusal(doc), Catch::Contains("version") && Catch::Contains("only version 1"));
+    doc["version"] = 1;
+    CHECK_THAT(refusal(doc), Catch::Contains("version") && Catch::Contains("only version 2"));
     doc = document();
-    doc.erase("tosa_file");
+    doc["delegates"][0].erase("tosa_file");
     CHECK_THAT(refusal(doc), Catch::Contains("tosa_file") && Catch::Contains("missing"));
     doc = document();
-    doc["ops"][0]["output"] = "z";
+    doc["delegates"][0]["ops"][0]["output"] = "z";
     CHECK_THAT(refusal(doc), Catch::Contains("ops[0].output") && Catch::Contains("names no tensor"));
     doc = document();
-    doc["ops"][0]["dtype"] = "INT48";
+    doc["delegates"][0]["ops"][0]["dtype"] = "INT48";
     CHECK_THAT(refusal(doc), Catch::Contains("ops[0].dtype") && Catch::Contains("INT48"));
     CHECK_THAT(refusal(document(), true, ScalarType::Int),
                Catch::Contains("ops[0].dtype") && Catch::Contains("stored as I32"));
     doc = document();
-    doc["ops"][0]["shape"] = {4};
+    doc["delegates"][0]["ops"][0]["shape"] = {4};
     CHECK_THAT(refusal(doc), Catch::Contains("ops[0].shape") && Catch::Contains("another shape"));
     doc = document();
-    doc["ops"][0]["shape"][0] = -2;
+    doc["delegates"][0]["ops"][0]["shape"][0] = -2;
     CHECK_THAT(refusal(doc), Catch::Contains("ops[0].shape[0]"));
     doc = document();
-    doc["ops"].push_back(doc["ops"][0]);
+    doc["delegates"][0]["ops"].push_back(doc["delegates"][0]["ops"][0]);
+    doc["delegates"][0]["debug"].push_back(doc["delegates"][0]["debug"][0]);
     CHECK_THAT(refusal(doc), Catch::Contains("ops[1].output") && Catch::Contains("another op's output"));
     doc = document();
-    doc["graph_outputs"] = {"x"};
+    doc["delegates"][0]["graph_outputs"] = {"x"};
+    doc["delegates"][0]["call"]["outputs"][0]["to"] = nlohmann::json::array();
     CHECK_THAT(refusal(doc), Catch::Contains("graph_outputs[0]") && Catch::Contains("no op's output"));
     doc = document();
-    doc["graph_inputs"] = {"w"};
+    doc["delegates"][0]["graph_inputs"] = {"w"};
     CHECK_THAT(refusal(doc), Catch::Contains("graph_inputs[0]"));
     doc = document();
-    doc["ops"][0]["index"] = -1;
+    doc["delegates"][0]["ops"][0]["index"] = -1;
     CHECK_THAT(refusal(doc), Catch::Contains("ops[0].index"));
+    // Version 2: each delegate's debug entries, its call's sides, its place.
+    doc = document();
+    doc["delegates"][0]["debug"] = nlohmann::json::array();
+    CHECK_THAT(refusal(doc),
+               Catch::Contains("delegates[0].debug") && Catch::Contains("one debug entry per op"));
+    doc = document();
+    doc["delegates"][0]["debug"][0]["tosa_info"]["node_name"] = "x";
+    CHECK_THAT(refusal(doc),
+               Catch::Contains("debug[0].tosa_info.node_name") && Catch::Contains("op 0's output"));
+    doc = document();
+    doc["delegates"][0]["debug"][0].erase("aten_info");
+    CHECK_THAT(refusal(doc), Catch::Contains("delegates[0].debug") && Catch::Contains("aten_info"));
+    doc = document();
+    doc["delegates"][0]["graph_input_types"] = nlohmann::json::array();
+    CHECK_THAT(refusal(doc), Catch::Contains("graph_input_types") && Catch::Contains("0 types for 1 inputs"));
+    doc = document();
+    doc["delegates"][0]["call"]["inputs"] = nlohmann::json::array();
+    CHECK_THAT(refusal(doc),
+               Catch::Contains("delegates[0].call.inputs") && Catch::Contains("one per graph input"));
+    doc = document();
+    doc["delegates"][0]["call"]["outputs"][0]["program_output"] = "yes";
+    CHECK_THAT(refusal(doc), Catch::Contains("call.outputs[0].program_output"));
+    doc = document();
+    doc["delegates"][0]["call"]["inputs"][0]["from"] = {{"node", 1}};
+    CHECK_THAT(refusal(doc), Catch::Contains("call.inputs[0].from.node"));
+    doc = document();
+    doc["delegates"][0]["backend"] = "XnnpackBackend";
+    CHECK_THAT(refusal(doc),
+               Catch::Contains("delegates[0].backend") && Catch::Contains("not an Arm backend"));
+    doc = document();
+    doc["delegates"] = nlohmann::json::array();
+    CHECK_THAT(refusal(doc), Catch::Contains("gapscope.tosa_run.delegates"));
+    doc = document();
+    doc["delegates"].push_back(doc["delegates"][0]);
+    CHECK_THAT(refusal(doc),
+               Catch::Contains("delegates[1].tensor_prefix") && Catch::Contains("another delegate"));
+    doc = document();
+    doc["delegates"][0]["tensor_prefix"] = "d1/";
+    CHECK_THAT(refusal(doc), Catch::Contains("delegates[0].ops[0].output") && Catch::Contains("d1/y"));
+    doc = document();
+    doc.erase("cpu_ops");
+    CHECK_THAT(refusal(doc), Catch::Contains("cpu_ops") && Catch::Contains("missing"));
     CHECK_THAT(refusal(nlohmann::json::array()), Catch::Contains("not an object"));
 }
 
@@ -563,7 +687,7 @@ TEST_CASE("a TOSA run as the delegate's events aligns with the AOT capture by Ex
         auto capture = loadAotCapture(kData + "/" + session + "/capture.gscap.safetensors");
         REQUIRE(capture);
 
-        const EtDump dump = armRunEtDump(run, static_cast<std::int32_t>(tied.instruction));
+        const EtDump dump = armRunEtDump({{&run, static_cast<std::int32_t>(tied.instruction)}});
         REQUIRE(dump.runs.size() == 1);
         REQUIRE(dump.runs[0].events.size() == run.ops.size());
         for (const auto& e : dump.runs[0].events) { // each tensor read in place is the run's
@@ -630,8 +754,13 @@ TEST_CASE("a folder with a TOSA run opens as a session: every row compared, the 
     for (const auto& [op, snr] : snrs(*fp))
         CHECK(snr > 100);
     CHECK(snrs(*fp).size() == 3); // conv2d; relu and flatten as one; linear
-    REQUIRE(fp->comparison->notes.size() == 1);
+    REQUIRE(fp->comparison->notes.size() == 2);
     CHECK_THAT(fp->comparison->notes[0], Catch::Contains("relu, flatten: compared as one"));
+    // One delegate, the program's own input into it and its output out: no CPU op.
+    CHECK_THAT(fp->comparison->notes[1],
+               Catch::Contains("1 TOSABackend delegate; 0 ops on the CPU") &&
+                   Catch::Contains("input 0 from the program's input: float32 / float32") &&
+                   Catch::Contains("to the program's output: float32 / float32"));
     // INT against the fake-quantised program it was lowered from: the same integers.
     const auto int8 = open("arm_tosa_int8", "capture.gscap.safetensors");
     for (const auto& [op, snr] : snrs(*int8))
@@ -682,12 +811,11 @@ TEST_CASE("channels-last tensors of the reference's very shape are laid back by 
     CHECK(s->comparison->outputs[0].status == RowStatus::Ok);
 }
 
-TEST_CASE("a TOSA run whose debug.json is missing, or of another lowering, is refused by name",
-          "[arm][bogus]") {
+TEST_CASE("a TOSA run of another program's delegate calls is refused by name", "[arm][bogus]") {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("gapscope-arm-" + std::to_string(::getpid()));
     fs::remove_all(dir);
-    fs::copy(kData + "/arm_tosa_fp32", dir, fs::copy_options::recursive);
+    fs::copy(kData + "/arm_tosa_int8", dir, fs::copy_options::recursive);
     const auto firstError = [&] {
         std::vector<Error> errors;
         auto s = loadSession(sessionInputsFromPaths({dir.string()}, errors));
@@ -696,14 +824,122 @@ TEST_CASE("a TOSA run whose debug.json is missing, or of another lowering, is re
         REQUIRE_FALSE(s->errors.empty());
         return s->errors.front().describe();
     };
-    {
-        std::ofstream(dir / "tosa" / "debug.json", std::ios::app) << " ";
-        CHECK_THAT(firstError(), Catch::Contains("tosa_run.safetensors") &&
-                                     Catch::Contains("not the debug.json this run was written with") &&
-                                     Catch::Contains("debug_json.sha256"));
-    }
-    fs::remove(dir / "tosa" / "debug.json");
+    // The Ethos-U program's two calls against this program's one.
+    fs::copy_file(kData + "/arm_ethosu_split_int8/tosa_run.safetensors", dir / "tosa_run.safetensors",
+                  fs::copy_options::overwrite_existing);
+    CHECK_THAT(firstError(), Catch::Contains("etrecord.bin") && Catch::Contains("calls 1 Arm delegates") &&
+                                 Catch::Contains("holds 2"));
+    // One call, but of the other backend.
+    const auto other = withTosaDocument(
+        "arm_tosa_int8", [](nlohmann::json& doc) { doc["delegates"][0]["backend"] = kArmEthosUBackend; });
+    std::ofstream(dir / "tosa_run.safetensors", std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(other.data()), static_cast<std::streamsize>(other.size()));
     CHECK_THAT(firstError(),
-               Catch::Contains("debug.json it names is not at") && Catch::Contains("debug_json.path"));
+               Catch::Contains("tosa_run.safetensors") && Catch::Contains("delegates[0].backend") &&
+                   Catch::Contains("TOSABackend in the ETRecord, EthosUBackend in the TOSA run"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("an Ethos-U program's delegate calls are each tied to their rows, and its partition is said",
+          "[arm]") {
+    // Two EthosUBackend delegates, a sort on the CPU between them; their
+    // delegation tags (tag1, tag0) do not follow call order, the run does.
+    const TosaProgramRun program = programRunOf("arm_ethosu_split_int8");
+    REQUIRE(program.delegates.size() == 2);
+    for (const auto& d : program.delegates)
+        CHECK(d.backend == kArmEthosUBackend);
+    CHECK_THAT(program.delegates[0].tosa_name, Catch::StartsWith("output_tag1_"));
+    CHECK_THAT(program.delegates[1].tosa_name, Catch::StartsWith("output_tag0_"));
+    // Both graphs name their tensors alike; each op's tensor is its own delegate's.
+    REQUIRE(program.delegates[0].find("tosa_conv2d_default"));
+    REQUIRE(program.delegates[1].find("tosa_conv2d_default"));
+    CHECK(program.delegates[0].find("tosa_conv2d_default")->tensor.begin !=
+          program.delegates[1].find("tosa_conv2d_default")->tensor.begin);
+
+    // The partition: what runs on the CPU, and every boundary in int8 on both sides.
+    const ArmPartitions p = armPartitions(program);
+    CHECK(p.delegates == 2);
+    CHECK(p.cpu_ops == std::vector<std::string>{"quantize_per_tensor", "dequantize_per_tensor", "sort",
+                                                "quantize_per_tensor", "dequantize_per_tensor"});
+    REQUIRE(p.boundaries.size() == 4);
+    for (const auto& b : p.boundaries) {
+        CHECK(b.program_dtype == "int8");
+        CHECK(b.tosa_dtype == "int8");
+    }
+    CHECK_THAT(p.boundaries[1].cpu_side, Catch::Contains("dequantize_per_tensor"));
+    CHECK_THAT(p.boundaries[2].cpu_side, Catch::Contains("quantize_per_tensor_default_2"));
+    CHECK(armBoundaryFindings(p).empty());
+
+    // As a session: each delegate's rows, compared against the program it was
+    // lowered from, read the same integers (rounding only).
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.capture = kData + "/arm_ethosu_split_int8/capture.gscap.safetensors";
+    auto s = loadSession(sessionInputsFromPaths({kData + "/arm_ethosu_split_int8"}, errors), options);
+    REQUIRE(errors.empty());
+    if (!s->errors.empty())
+        FAIL(s->errors.front().describe());
+    REQUIRE(s->comparison);
+    CHECK(s->comparison->warnings.empty());
+    std::set<std::int32_t> instructions;
+    std::size_t compared = 0;
+    for (const auto& row : s->comparison->rows) {
+        INFO(row.id().aot_ops.front() << ": " << row.reason);
+        if (row.status != RowStatus::Ok)
+            continue;
+        ++compared;
+        CHECK(row.gaps[0].snr > 100);
+        CHECK_FALSE(
+            row.in_executorch); // ExecuTorch's Inspector cannot read a TOSA run of Vela's graph either
+        instructions.insert(row.instruction_id);
+    }
+    // conv2d with its relu in the first delegate, conv2d_1 in the second (the
+    // sort ran on the CPU, in torch, and left no event: no row of its own).
+    CHECK(compared == 2);
+    CHECK(instructions == std::set<std::int32_t>{1, 5});
+    const std::string notes = [&] {
+        std::string all;
+        for (const auto& n : s->comparison->notes)
+            all += n + "\n";
+        return all;
+    }();
+    CHECK_THAT(notes, Catch::Contains("2 EthosUBackend delegates; 5 ops on the CPU "
+                                      "(dequantize_per_tensor ×2, quantize_per_tensor ×2, sort)"));
+    CHECK_THAT(notes,
+               Catch::Contains("delegate 1 input 0 from quantized_decomposed_quantize_per_tensor_default_2 "
+                               "(quantize_per_tensor): int8 / int8"));
+}
+
+TEST_CASE("a partition boundary whose dtypes disagree is a warning that names it", "[arm]") {
+    namespace fs = std::filesystem;
+    // The second delegate's input as if the CPU handed it the sort's float32
+    // (its quantize dropped): the NPU would read float bits as int8.
+    const auto bytes = withTosaDocument("arm_ethosu_split_int8", [](nlohmann::json& doc) {
+        doc["delegates"][1]["call"]["inputs"][0]["dtype"] = "float32";
+    });
+    auto file = MappedFile::fromBytes("tosa_run.safetensors", bytes.data(), bytes.size());
+    auto program = readTosaRun(file);
+    REQUIRE(program);
+    const ArmPartitions p = armPartitions(program.value());
+    REQUIRE(armBoundaryFindings(p).size() == 1);
+    CHECK_THAT(armBoundaryFindings(p)[0],
+               Catch::Contains("delegate 1's input 0") &&
+                   Catch::Contains("float32 in the program but int8") &&
+                   Catch::Contains("the NPU reads the CPU's float32 bytes as int8"));
+    CHECK_THAT(armPartitionNote(p, kArmEthosUBackend), Catch::Contains("float32 / int8  ← disagree"));
+
+    // And in a session, among the comparison's warnings.
+    const fs::path dir = fs::temp_directory_path() / ("gapscope-arm-boundary-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::copy(kData + "/arm_ethosu_split_int8", dir, fs::copy_options::recursive);
+    std::ofstream(dir / "tosa_run.safetensors", std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    std::vector<Error> errors;
+    SessionOptions options;
+    options.capture = (dir / "capture.gscap.safetensors").string();
+    auto s = loadSession(sessionInputsFromPaths({dir.string()}, errors), options);
+    REQUIRE(s->comparison);
+    REQUIRE(s->comparison->warnings.size() == 1);
+    CHECK_THAT(s->comparison->warnings[0], Catch::Contains("partition boundary"));
     fs::remove_all(dir);
 }

@@ -88,13 +88,11 @@ void DesktopOpenTest::aDumpAddedToASessionIsOneMoreFile() {
 
 void DesktopOpenTest::aTosaRunOpenedAloneBringsItsCompanions() {
     // An Arm session (issue 61): the TOSA run stands where an ETDump does, so
-    // opened alone it brings the ETRecord and the capture beside it, and the
-    // debug.json it names is read from its tosa/ folder.
+    // opened alone it brings the ETRecord and the capture beside it.
     QTemporaryDir dir;
     const QDir arm(QStringLiteral(GAPSCOPE_TEST_DATA_DIR "/arm_tosa_nhwc_fp32"));
-    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("tosa")));
-    for (const char* name : {"tosa_run.safetensors", "etrecord.bin", "capture.gscap.safetensors",
-                             "outputs.safetensors", "tosa/debug.json"})
+    for (const char* name :
+         {"tosa_run.safetensors", "etrecord.bin", "capture.gscap.safetensors", "outputs.safetensors"})
         QVERIFY(
             QFile::copy(arm.filePath(QString::fromLatin1(name)), dir.filePath(QString::fromLatin1(name))));
     const QString run = dir.filePath(QStringLiteral("tosa_run.safetensors"));
