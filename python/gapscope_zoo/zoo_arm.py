@@ -71,6 +71,23 @@ def arm_attention_block(seed: int = 1) -> tuple[torch.nn.Module, tuple[torch.Ten
     return ArmAttentionBlock().eval(), (torch.randn(1, 8, 32),)
 
 
+class ArmSmallTransformer(torch.nn.Module):
+    """A small transformer: two of the blocks above, then a classifier head on the mean token."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = torch.nn.Sequential(ArmAttentionBlock(), ArmAttentionBlock())
+        self.head = torch.nn.Linear(32, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.blocks(x).mean(1))
+
+
+def arm_small_transformer(seed: int = 4) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(seed)
+    return ArmSmallTransformer().eval(), (torch.randn(1, 8, 32),)
+
+
 def lower_for_tosa(
     model: torch.nn.Module,
     inputs: Sequence[torch.Tensor],
@@ -181,11 +198,14 @@ ARM_MODELS = {
     "attention": arm_attention_block,
     "residual": arm_residual_conv_net,
     "split": arm_split_conv_net,
+    "transformer": arm_small_transformer,
 }
 # The e2e zoo's Arm sessions (python -m gapscope_zoo zoo --model arm): each
 # model in both profiles, written into <model>-<profile>.
 ZOO_SESSIONS = tuple(
-    (model, profile, "TOSA") for model in ("conv", "residual", "attention") for profile in ARM_PROFILES
+    (model, profile, "TOSA")
+    for model in ("conv", "residual", "attention", "transformer")
+    for profile in ARM_PROFILES
 ) + (("split", "INT", "ethos-u55-128"),)
 
 

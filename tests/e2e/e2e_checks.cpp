@@ -816,6 +816,9 @@ TEST_CASE("e2e: Arm TOSA sessions open, compare each op, and match ExecuTorch's 
         {"residual-int", {5, 3}},
         {"attention-fp", {8, 0}},
         {"attention-int", {8, 5}},
+        // Two blocks and a head: the same node names in both blocks' traces.
+        {"transformer-fp", {18, 0}},
+        {"transformer-int", {20, 9}},
         // Ethos-U55: two NPU delegates, the sort between them on the CPU.
         {"split-u55", {2, 2}}};
     std::size_t refereed = 0;
@@ -875,5 +878,5 @@ TEST_CASE("e2e: Arm TOSA sessions open, compare each op, and match ExecuTorch's 
             }
         }
     }
-    CHECK(refereed == 11); // 7 sessions, the INT ones against two references
+    CHECK(refereed == 14); // 9 sessions, the INT ones against two references
 }
