@@ -338,13 +338,25 @@ ArmDelegateMap armDelegateMap(const TosaRun& run, const AotCapture& capture, con
                 reasons[n].insert(reason);
             }
         }
-    // A row without ops of its own, of the shape of the one row feeding it.
+    // A row without ops of its own, of the shape of the one row feeding it. A
+    // node's shape is the naming capture's where the compared one holds no
+    // value for it (a float model's row with no counterpart in the program):
+    // the node is the same, and so is its fold.
+    const auto nodeShape = [&](std::size_t r) {
+        const auto* shape = outputShape(records[r]);
+        if (shape || !naming || naming == &capture)
+            return shape;
+        for (const auto& named : naming->records)
+            if (named.debug_handle == records[r].debug_handle)
+                return outputShape(named);
+        return shape;
+    };
     for (std::size_t r = 0; r < rows; ++r) {
         if (opCount[r] > 0 || !inDelegate(r) || rowInputs[r].size() != 1)
             continue;
         const std::size_t p = rowInputs[r].front();
-        const auto* shape = outputShape(records[r]);
-        const auto* fedShape = outputShape(records[p]);
+        const auto* shape = nodeShape(r);
+        const auto* fedShape = nodeShape(p);
         if (groups.ops(p) == 0 || !shape || !fedShape || *shape != *fedShape)
             continue;
         groups.join(r, p);

@@ -43,9 +43,8 @@ ArmPartitions armPartitions(const TosaProgramRun& program) {
             std::string to = nodesText(side.nodes);
             if (side.program_output)
                 to += (to.empty() ? "" : ", ") + std::string("the program's output");
-            const TosaRunOp* op = run.find(run.graph_outputs[i]);
             out.boundaries.push_back({k, false, i, run.graph_outputs[i], to.empty() ? "nothing" : to,
-                                      side.dtype, op ? tosaTorchDtype(op->dtype) : ""});
+                                      side.dtype, tosaTorchDtype(run.graph_output_types[i])});
         }
     }
     return out;
@@ -74,14 +73,15 @@ std::vector<std::string> armBoundaryFindings(const ArmPartitions& p) {
     std::vector<std::string> out;
     for (const auto& b : p.boundaries)
         if (b.disagrees())
-            out.push_back("partition boundary: delegate " + std::to_string(b.delegate) +
-                          (b.input ? "'s input " : "'s output ") + std::to_string(b.index) + " (" +
-                          b.tosa_tensor + ") is " + b.program_dtype + " in the program but " + b.tosa_dtype +
-                          " in the delegate's TOSA graph: " +
-                          (b.input
-                               ? "the NPU reads the CPU's " + b.program_dtype + " bytes as " + b.tosa_dtype
-                               : "the CPU reads the NPU's " + b.tosa_dtype + " bytes as " + b.program_dtype) +
-                          ", a loss no row shows by itself");
+            out.push_back(
+                "partition boundary: delegate " + std::to_string(b.delegate) +
+                (b.input ? "'s input " : "'s output ") + std::to_string(b.index) + " (" + b.tosa_tensor +
+                ", " + (b.input ? "from " : "to ") + b.cpu_side + ") is " + b.program_dtype +
+                " in the program but " + b.tosa_dtype + " in the delegate's TOSA graph: " +
+                (b.input ? "the CPU hands the NPU " + b.program_dtype + " where it reads " + b.tosa_dtype
+                         : "the NPU hands the CPU " + b.tosa_dtype + " where it reads " + b.program_dtype) +
+                ". On a device ExecuTorch's Ethos-U runtime refuses the call or reads the bytes as the other "
+                "type; this run, in torch, converted the value, so no row shows it");
     return out;
 }
 

@@ -14,7 +14,7 @@ namespace gapscope {
 // delegate takes or gives is a partition boundary. Its dtype is said twice:
 // by the lowered program (what the CPU side makes or reads, as the TOSA run's
 // writer read it from the program's graph) and by the delegate's TOSA graph
-// (what the NPU reads or writes: its declared input types, its output ops').
+// (what the NPU reads or writes: its declared input and output types).
 struct ArmBoundary {
     std::size_t delegate = 0; // the k-th delegate call
     bool input = true;        // into the delegate, or out of it
@@ -42,8 +42,10 @@ ArmPartitions armPartitions(const TosaProgramRun& program);
 std::string tosaTorchDtype(const std::string& tosaType);
 
 // The partitions in a few lines for the comparison's notes; one warning per
-// boundary whose dtypes disagree: the NPU reads (or the CPU reads) the bytes as
-// another type, a silent loss no row's numbers show by themselves.
+// boundary whose dtypes disagree. On a device such a boundary fails the call
+// (ExecuTorch's Ethos-U runtime checks each tensor against Vela's descriptor)
+// or its bytes are read as the other type; the run here, in torch, converts
+// the value at the call, so no row's numbers show it.
 std::string armPartitionNote(const ArmPartitions& p, const std::string& backend);
 std::vector<std::string> armBoundaryFindings(const ArmPartitions& p);
 

@@ -162,6 +162,11 @@ TosaRun delegate(const json& d, const FieldPath& at, const SafetensorsFile& file
         throw JsonFault{FieldPath(at, "graph_input_types").str(),
                         std::to_string(run.graph_input_types.size()) + " types for " +
                             std::to_string(run.graph_inputs.size()) + " inputs"};
+    run.graph_output_types = jsonTexts(d, at, "graph_output_types");
+    if (run.graph_output_types.size() != run.graph_outputs.size())
+        throw JsonFault{FieldPath(at, "graph_output_types").str(),
+                        std::to_string(run.graph_output_types.size()) + " types for " +
+                            std::to_string(run.graph_outputs.size()) + " outputs"};
     callSides(d, at, run);
     const json& ops = jsonMember(d, at, "ops");
     if (!ops.is_array())
@@ -177,9 +182,9 @@ TosaRun delegate(const json& d, const FieldPath& at, const SafetensorsFile& file
     }
     const FieldPath outputsAt(at, "graph_outputs"), inputsAt(at, "graph_inputs");
     for (std::size_t i = 0; i < run.graph_outputs.size(); ++i)
-        if (!outputs.count(run.graph_outputs[i]))
+        if (!outputs.count(run.graph_outputs[i]) && !file.find(prefix + run.graph_outputs[i]))
             throw JsonFault{FieldPath(outputsAt, i).str(),
-                            "\"" + run.graph_outputs[i] + "\" is no op's output"};
+                            "\"" + run.graph_outputs[i] + "\" is no op's output, nor a constant of the file"};
     for (std::size_t i = 0; i < run.graph_inputs.size(); ++i) {
         const SafetensorsTensor* input = file.find(prefix + run.graph_inputs[i]);
         if (!input)

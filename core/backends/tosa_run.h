@@ -54,6 +54,9 @@ struct TosaRun {
     std::map<std::string, std::string> producer;
     std::vector<std::string> graph_inputs, graph_outputs;
     std::vector<std::string> graph_input_types;      // the graph's declared type of each input ("INT8")
+    // ... and of each output: an output may be a constant of the graph (a
+    // folded `full`), which no op computes; its tensor is in the file.
+    std::vector<std::string> graph_output_types;
     std::map<std::string, SafetensorsTensor> inputs; // what the graph was run with, by input name
     // The call in the lowered program: its node, and each input's and output's
     // side there, in the graph's order (arm_partitions).

@@ -86,6 +86,9 @@ class TosaRun:
     inputs: dict[str, np.ndarray]  # what the graph was run with, by input name
     backend: str = "TOSABackend"  # the delegate's backend id (EthosUBackend for an Ethos-U program)
     graph_input_types: list[str] = field(default_factory=list)  # the graph's declared input types ("INT8")
+    # The graph's declared output types: an output may be a constant of the
+    # graph (a folded ``full``), which no op computes.
+    graph_output_types: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,7 @@ def write_runs(path: str | Path, runs: Sequence[TosaRun], partition: ProgramPart
                 "graph_inputs": run.graph_inputs,
                 "graph_input_types": run.graph_input_types,
                 "graph_outputs": run.graph_outputs,
+                "graph_output_types": run.graph_output_types,
                 "call": partition.calls[k],
                 "ops": [
                     {
@@ -254,6 +258,7 @@ def run_every_op(tosa: bytes, inputs: Sequence[np.ndarray], name: str = "graph.t
         tensors={output: np.asarray(array) for output, array in zip(kept, outputs)},
         inputs={name: np.asarray(x) for name, x in zip(block.get("inputs", []), inputs)},
         graph_input_types=[str(types.get(i, "")) for i in block.get("inputs", [])],
+        graph_output_types=[str(types.get(o, "")) for o in graph_outputs],
     )
 
 

@@ -193,12 +193,36 @@ def arm_split_conv_net(seed: int = 3) -> tuple[torch.nn.Module, tuple[torch.Tens
     return ArmSplitConvNet().eval(), (torch.randn(1, 3, 8, 8),)
 
 
+class ArmMaskedConvNet(torch.nn.Module):
+    """Keeps the positions where the channel argmax is past 3: the argmax, the
+    comparison and the mask's product stay on the CPU of an Ethos-U55, and the
+    first delegate hands the comparison its constant 3 as TOSA's int32 where the
+    program reads int64 (a partition boundary whose dtypes disagree)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.fc = torch.nn.Linear(16, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv1(x))
+        y = y * (y.argmax(1, keepdim=True) > 3)
+        return self.fc(torch.relu(self.conv2(y)).mean((2, 3)))
+
+
+def arm_masked_conv_net(seed: int = 5) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(seed)
+    return ArmMaskedConvNet().eval(), (torch.randn(1, 3, 12, 12),)
+
+
 ARM_MODELS = {
     "conv": arm_conv_net,
     "attention": arm_attention_block,
     "residual": arm_residual_conv_net,
     "split": arm_split_conv_net,
     "transformer": arm_small_transformer,
+    "masked": arm_masked_conv_net,
 }
 # The e2e zoo's Arm sessions (python -m gapscope_zoo zoo --model arm): each
 # model in both profiles, written into <model>-<profile>.
@@ -206,7 +230,7 @@ ZOO_SESSIONS = tuple(
     (model, profile, "TOSA")
     for model in ("conv", "residual", "attention", "transformer")
     for profile in ARM_PROFILES
-) + (("split", "INT", "ethos-u55-128"),)
+) + (("split", "INT", "ethos-u55-128"), ("masked", "INT", "ethos-u55-128"))
 
 
 def write_arm_session(

@@ -65,9 +65,9 @@ ArmDebugMap debugMapOf(const std::string& session) {
 
 // armDelegateMap on `run` with the debug entries `map` (the synthetic cases).
 ArmDelegateMap mapOf(const ArmDebugMap& map, TosaRun run, const AotCapture& capture, const ExportGraph* graph,
-                     const std::vector<std::int64_t>* handles) {
+                     const std::vector<std::int64_t>* handles, const AotCapture* naming = nullptr) {
     run.debug = map;
-    return armDelegateMap(run, capture, graph, handles);
+    return armDelegateMap(run, capture, graph, handles, naming);
 }
 
 // A debug entry as the Arm backend writes one, naming `tensor` (the synthetic runs).
@@ -92,6 +92,7 @@ nlohmann::json oneDelegateDocument() {
                {"graph_inputs", nlohmann::json::array()},
                {"graph_input_types", nlohmann::json::array()},
                {"graph_outputs", nlohmann::json::array()},
+               {"graph_output_types", nlohmann::json::array()},
                {"call",
                 {{"node", "executorch_call_delegate"},
                  {"inputs", nlohmann::json::array()},
@@ -436,6 +437,16 @@ TEST_CASE("the Arm delegate map's rules, one at a time", "[arm]") {
         arm = mapOf(map, run.run, shaped, &chain, &delegated);
         got = {arm.mapping.identifiers.begin(), arm.mapping.identifiers.end()};
         CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"v", {6}}});
+        // A float model's capture with no value for b (no counterpart in the
+        // program): b's shape is the program's capture's, so it folds the same.
+        AotCapture floatModel = shaped;
+        floatModel.records[1].outputs[0] = CaptureValue{};
+        arm = mapOf(map, run.run, floatModel, &chain, nullptr, &shaped);
+        got = {arm.mapping.identifiers.begin(), arm.mapping.identifiers.end()};
+        CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4, 5}}, {"v", {6}}});
+        arm = mapOf(map, run.run, floatModel, &chain, nullptr); // no shape for b anywhere: not folded
+        got = {arm.mapping.identifiers.begin(), arm.mapping.identifiers.end()};
+        CHECK(got == std::map<std::string, std::vector<std::int64_t>>{{"t", {4}}, {"v", {6}}});
     }
     SECTION("two rows whose ops a pass swapped are one group") {
         // The graph is a → b → c; the TOSA graph runs a, then c's op, then b's.
@@ -566,6 +577,7 @@ TEST_CASE("Bogus TOSA runs are refused with the field they fail at", "[arm][bogu
         d["graph_inputs"] = {"x"};
         d["graph_input_types"] = {"INT8"};
         d["graph_outputs"] = {"y"};
+        d["graph_output_types"] = {"INT8"};
         d["call"]["inputs"] = {{{"dtype", "int8"}, {"from", nullptr}}};
         d["call"]["outputs"] = {
             {{"dtype", "int8"}, {"to", nlohmann::json::array()}, {"program_output", true}}};
@@ -623,9 +635,13 @@ TEST_CASE("Bogus TOSA runs are refused with the field they fail at", "[arm][bogu
     doc["delegates"][0]["debug"].push_back(doc["delegates"][0]["debug"][0]);
     CHECK_THAT(refusal(doc), Catch::Contains("ops[1].output") && Catch::Contains("another op's output"));
     doc = document();
-    doc["delegates"][0]["graph_outputs"] = {"x"};
-    doc["delegates"][0]["call"]["outputs"][0]["to"] = nlohmann::json::array();
-    CHECK_THAT(refusal(doc), Catch::Contains("graph_outputs[0]") && Catch::Contains("no op's output"));
+    doc["delegates"][0]["graph_outputs"] = {"z"};
+    CHECK_THAT(refusal(doc),
+               Catch::Contains("graph_outputs[0]") && Catch::Contains("no op's output, nor a constant"));
+    doc = document();
+    doc["delegates"][0]["graph_output_types"] = nlohmann::json::array();
+    CHECK_THAT(refusal(doc),
+               Catch::Contains("graph_output_types") && Catch::Contains("0 types for 1 outputs"));
     doc = document();
     doc["delegates"][0]["graph_inputs"] = {"w"};
     CHECK_THAT(refusal(doc), Catch::Contains("graph_inputs[0]"));
@@ -925,7 +941,8 @@ TEST_CASE("a partition boundary whose dtypes disagree is a warning that names it
     CHECK_THAT(armBoundaryFindings(p)[0],
                Catch::Contains("delegate 1's input 0") &&
                    Catch::Contains("float32 in the program but int8") &&
-                   Catch::Contains("the NPU reads the CPU's float32 bytes as int8"));
+                   Catch::Contains("the CPU hands the NPU float32 where it reads int8") &&
+                   Catch::Contains("from quantized_decomposed_quantize_per_tensor_default_2"));
     CHECK_THAT(armPartitionNote(p, kArmEthosUBackend), Catch::Contains("float32 / int8  ← disagree"));
 
     // And in a session, among the comparison's warnings.
