@@ -53,7 +53,7 @@ struct TosaRun {
     std::string tosa_name, tosa_sha256; // the graph as lowered
     std::map<std::string, std::string> producer;
     std::vector<std::string> graph_inputs, graph_outputs;
-    std::vector<std::string> graph_input_types;      // the graph's declared type of each input ("INT8")
+    std::vector<std::string> graph_input_types; // the graph's declared type of each input ("INT8")
     // ... and of each output: an output may be a constant of the graph (a
     // folded `full`), which no op computes; its tensor is in the file.
     std::vector<std::string> graph_output_types;
