@@ -224,8 +224,9 @@ ARM_MODELS = {
     "transformer": arm_small_transformer,
     "masked": arm_masked_conv_net,
 }
-# The e2e zoo's Arm sessions (python -m gapscope_zoo zoo --model arm): each
-# model in both profiles, written into <model>-<profile>.
+# The e2e zoo's Arm sessions (python -m gapscope_zoo zoo --model arm): the TOSA
+# models in both profiles, written into <model>-<profile>, and the Ethos-U55
+# ones (INT) into <model>-u55. (model, profile, target) each.
 ZOO_SESSIONS = tuple(
     (model, profile, "TOSA")
     for model in ("conv", "residual", "attention", "transformer")
