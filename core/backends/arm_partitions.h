@@ -37,10 +37,6 @@ struct ArmPartitions {
 
 ArmPartitions armPartitions(const TosaProgramRun& program);
 
-// TOSA's type as torch names it: "INT8" → "int8", "FP32" → "float32"; empty for
-// one that has no torch dtype.
-std::string tosaTorchDtype(const std::string& tosaType);
-
 // The partitions in a few lines for the comparison's notes; one warning per
 // boundary whose dtypes disagree. On a device such a boundary fails the call
 // (ExecuTorch's Ethos-U runtime checks each tensor against Vela's descriptor)

@@ -1,6 +1,5 @@
 #include "core/backends/backend_run.h"
 
-#include "core/backends/arm_debug_map.h"
 #include "core/backends/arm_delegate_map.h"
 #include "core/backends/arm_partitions.h"
 #include "core/backends/arm_run_events.h"
