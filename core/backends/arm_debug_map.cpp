@@ -80,26 +80,31 @@ Result<ArmDebugMap> readArmDebugMap(std::string_view text, const std::string& pa
     const StrictJson parsed = parseStrictJson(text, kMaxDepth);
     if (!parsed.value)
         return problem(parsed.problem);
-    const json& root = *parsed.value;
-    if (!root.is_array())
-        return problem("not the Arm backend's debug map: " + shownJson(root) + " is not a list of entries");
     ArmDebugMap map;
     map.path = path;
-    map.events.reserve(root.size());
     try {
-        const FieldPath entries("");
-        for (std::size_t i = 0; i < root.size(); ++i)
-            map.events.push_back(event(root[i], FieldPath(entries, i)));
+        map.events = readArmDebugEntries(*parsed.value, FieldPath(""));
     } catch (const JsonFault& f) {
         return problem(f.message, f.field);
     }
-    std::unordered_map<std::string_view, std::size_t> named;
-    for (std::size_t i = 0; i < map.events.size(); ++i)
-        if (const auto [at, first] = named.emplace(map.events[i].tosa_tensor, i); !first)
-            return problem("the TOSA tensor \"" + map.events[i].tosa_tensor + "\" is named by entry " +
-                               std::to_string(at->second) + " too",
-                           "[" + std::to_string(i) + "].tosa_info.node_name");
     return map;
+}
+
+std::vector<ArmDebugEvent> readArmDebugEntries(const json& entries, const FieldPath& at) {
+    if (!entries.is_array())
+        throw JsonFault{at.str(), "not the Arm backend's debug map: " + shownJson(entries) +
+                                      " is not a list of entries"};
+    std::vector<ArmDebugEvent> events;
+    events.reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        events.push_back(event(entries[i], FieldPath(at, i)));
+    std::unordered_map<std::string_view, std::size_t> named;
+    for (std::size_t i = 0; i < events.size(); ++i)
+        if (const auto [first, fresh] = named.emplace(events[i].tosa_tensor, i); !fresh)
+            throw JsonFault{FieldPath(FieldPath(FieldPath(at, i), "tosa_info"), "node_name").str(),
+                            "the TOSA tensor \"" + events[i].tosa_tensor + "\" is named by entry " +
+                                std::to_string(first->second) + " too"};
+    return events;
 }
 
 } // namespace gapscope

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "core/common/field_path.h"
 #include "core/common/result.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +53,11 @@ struct ArmDebugMap {
 // Larger than kMaxArmDebugMapBytes, or nested deeper than the schema's few
 // levels, is refused before it is parsed.
 Result<ArmDebugMap> readArmDebugMap(std::string_view text, const std::string& path);
+
+// The same for entries already parsed as part of a larger document (a TOSA
+// run's `debug` list): fields are named from `at`, and a fault throws
+// JsonFault (core/common/json_fault.h) for the caller to place in its file.
+std::vector<ArmDebugEvent> readArmDebugEntries(const nlohmann::json& entries, const FieldPath& at);
 
 constexpr std::size_t kMaxArmDebugMapBytes = 256u << 20;
 

@@ -193,24 +193,20 @@ TosaRun delegate(const json& d, const FieldPath& at, const SafetensorsFile& file
         run.inputs.emplace(run.graph_inputs[i], *input);
     }
     // Each op's debug entry, in the ops' order: the Arm backend's schema
-    // (readArmDebugMap), its tosa_info naming the op it sits beside.
+    // (readArmDebugEntries, on the document already parsed), its tosa_info
+    // naming the op it sits beside.
     const FieldPath debugAt(at, "debug");
     const json& entries = jsonMember(d, at, "debug");
     if (!entries.is_array() || entries.size() != run.ops.size())
         throw JsonFault{debugAt.str(),
                         "not a list of one debug entry per op (" + std::to_string(run.ops.size()) + " ops)"};
-    auto debug = readArmDebugMap(entries.dump(), name + ": " + debugAt.str());
-    if (!debug)
-        throw JsonFault{debugAt.str(),
-                        debug.error().message + (debug.error().where.field.empty()
-                                                     ? std::string()
-                                                     : " (at " + debug.error().where.field + ")")};
+    run.debug.path = name;
+    run.debug.events = readArmDebugEntries(entries, debugAt);
     for (std::size_t i = 0; i < run.ops.size(); ++i)
-        if (debug.value().events[i].tosa_tensor != run.ops[i].output)
+        if (run.debug.events[i].tosa_tensor != run.ops[i].output)
             throw JsonFault{FieldPath(FieldPath(FieldPath(debugAt, i), "tosa_info"), "node_name").str(),
-                            "\"" + debug.value().events[i].tosa_tensor + "\" is not op " + std::to_string(i) +
+                            "\"" + run.debug.events[i].tosa_tensor + "\" is not op " + std::to_string(i) +
                                 "'s output \"" + run.ops[i].output + "\""};
-    run.debug = std::move(debug.value());
     return run;
 }
 
