@@ -15,16 +15,6 @@ std::string nodesText(const std::vector<TosaNodeRef>& nodes) {
     return out;
 }
 
-// TOSA's type as torch names it: "INT8" → "int8", "FP32" → "float32"; empty for
-// one that has no torch dtype (so a boundary of it is not called a disagreement).
-std::string tosaTorchDtype(const std::string& tosaType) {
-    static const std::map<std::string, std::string> kNames = {
-        {"FP32", "float32"}, {"FP16", "float16"}, {"BF16", "bfloat16"}, {"INT8", "int8"},
-        {"INT16", "int16"},  {"INT32", "int32"},  {"BOOL", "bool"}};
-    const auto it = kNames.find(tosaType);
-    return it == kNames.end() ? std::string() : it->second;
-}
-
 } // namespace
 
 ArmPartitions armPartitions(const TosaProgramRun& program) {

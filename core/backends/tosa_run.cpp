@@ -82,12 +82,32 @@ const TosaRunOp* TosaRun::find(const std::string& output) const {
     return nullptr;
 }
 
-std::optional<std::string> tosaSafetensorsDtype(const std::string& tosaType) {
-    static const std::map<std::string, std::string> kTypes = {
-        {"FP32", "F32"},  {"FP16", "F16"},  {"BF16", "BF16"}, {"INT8", "I8"},
-        {"INT16", "I16"}, {"INT32", "I32"}, {"BOOL", "BOOL"}};
+namespace {
+
+// The TOSA types a run stores, each as safetensors stores it and as torch names it.
+struct TosaTypeNames {
+    const char* safetensors;
+    const char* torch;
+};
+const TosaTypeNames* tosaType(const std::string& tosaType) {
+    static const std::map<std::string, TosaTypeNames> kTypes = {
+        {"FP32", {"F32", "float32"}}, {"FP16", {"F16", "float16"}}, {"BF16", {"BF16", "bfloat16"}},
+        {"INT8", {"I8", "int8"}},     {"INT16", {"I16", "int16"}},  {"INT32", {"I32", "int32"}},
+        {"BOOL", {"BOOL", "bool"}}};
     const auto it = kTypes.find(tosaType);
-    return it == kTypes.end() ? std::nullopt : std::optional<std::string>(it->second);
+    return it == kTypes.end() ? nullptr : &it->second;
+}
+
+} // namespace
+
+std::optional<std::string> tosaSafetensorsDtype(const std::string& type) {
+    const TosaTypeNames* names = tosaType(type);
+    return names ? std::optional<std::string>(names->safetensors) : std::nullopt;
+}
+
+std::string tosaTorchDtype(const std::string& type) {
+    const TosaTypeNames* names = tosaType(type);
+    return names ? names->torch : "";
 }
 
 namespace {

@@ -81,6 +81,10 @@ struct TosaProgramRun {
 // for a type the format does not store.
 std::optional<std::string> tosaSafetensorsDtype(const std::string& tosaType);
 
+// TOSA's type as torch names it ("INT8" → "int8", "FP32" → "float32"); empty
+// for one that has no torch dtype (arm_partitions then calls no disagreement).
+std::string tosaTorchDtype(const std::string& tosaType);
+
 // Reads a TOSA run file: the safetensors header, then the "gapscope.tosa_run"
 // document in its metadata, one run per delegate call in call order. Every op
 // must name a tensor of the file (under its delegate's prefix) whose dtype and
