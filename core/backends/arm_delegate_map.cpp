@@ -399,7 +399,19 @@ ArmDelegateMap armDelegateMap(const TosaRun& run, const AotCapture& capture, con
         const AxisOrder& order = orders[k];
         std::optional<std::string> problem;
         std::optional<std::vector<std::int64_t>> axisOrder;
-        if (!order) {
+        // The group is compared at its last op with its last row's value: that
+        // holds only if the op's own row is the last row or feeds it (a fold,
+        // a reorder). A group that merged rows of
+        // unrelated branches (the key and the value projections of an
+        // attention, through a LayerNorm's decomposition) would otherwise pair
+        // one branch's tensor with the other's value: a wrong number, not a gap.
+        const std::size_t own = rowOfOp[k], lastRow = group.back();
+        if (own != lastRow && !feeds(own, lastRow)) {
+            problem = "its TOSA tensor '" + last.output + "' is " + rowName(own) +
+                      "'s, which does not feed " + rowName(lastRow) +
+                      ", the group's last row, whose value the group is compared with: the " +
+                      "rows grouped cannot be compared as one";
+        } else if (!order) {
             problem = "the layout of its TOSA tensor '" + last.output + "' (" + last.op +
                       ") against torch's cannot be told from the graph";
         } else if (!keepsElementOrder(*order, last.shape)) {
